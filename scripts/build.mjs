@@ -1,0 +1,32 @@
+// Bundles the proxy CLI (one file, runs with plain node >= 20, no node_modules beside it),
+// the Electron main process, the preload script and the status panel page.
+import { build } from 'esbuild';
+import { readFileSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
+const only = process.argv[2];
+
+const targets = {
+  proxy: () =>
+    build({
+      entryPoints: [join(root, 'src/proxy/cli.ts')],
+      outfile: join(root, 'dist/proxy/qiming-mcp-stdio-proxy.cjs'),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      banner: { js: '#!/usr/bin/env node' },
+      define,
+      logLevel: 'warning',
+      legalComments: 'none',
+    }),
+};
+
+for (const [name, run] of Object.entries(targets)) {
+  if (only && only !== name) continue;
+  if (existsSync(join(root, name === 'proxy' ? 'src/proxy/cli.ts' : 'src'))) await run();
+}

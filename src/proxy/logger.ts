@@ -1,0 +1,143 @@
+/**
+ * The proxy's one logger. Lines look like `[YYYY-MM-DD HH:mm:ss.SSS] [level] [tag] message`
+ * (local time). They always go to stderr and, when `MCP_PROXY_LOG_FILE` is set, are also
+ * appended to that file with one write per entry, so several processes can share it.
+ * Nothing here ever writes to stdout: stdout belongs to the protocol.
+ */
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+const LEVEL_RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+
+/** Environment variable naming the shared log file. */
+export const LOG_FILE_ENV = 'MCP_PROXY_LOG_FILE';
+/** Environment variable setting the minimum level (default `info`). */
+export const LOG_LEVEL_ENV = 'MCP_PROXY_LOG_LEVEL';
+
+export interface LogSink {
+  write(line: string): void;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Where lines go; defaults to stderr plus the `MCP_PROXY_LOG_FILE` file when set. */
+  sinks?: LogSink[];
+}
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** Formats a local timestamp as `YYYY-MM-DD HH:mm:ss.SSS`. */
+export function formatTimestamp(d: Date): string {
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+    `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}`
+  );
+}
+
+/** Formats one entry; continuation lines of a multi-line message are indented. */
+export function formatEntry(level: LogLevel, tag: string, message: string, now = new Date()): string {
+  const body = message.replace(/\r?\n$/, '').replace(/\r?\n/g, '\n    ');
+  return `[${formatTimestamp(now)}] [${level}] [${tag}] ${body}\n`;
+}
+
+export function parseLevel(value: string | undefined, fallback: LogLevel = 'info'): LogLevel {
+  const v = (value ?? '').trim().toLowerCase();
+  return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LogLevel) : fallback;
+}
+
+export const stderrSink: LogSink = {
+  write(line) {
+    try {
+      process.stderr.write(line);
+    } catch {
+      // A closed stderr must never take the proxy down.
+    }
+  },
+};
+
+/** Appends each entry with one synchronous write; failures are swallowed (and reported once). */
+export function fileSink(path: string): LogSink {
+  let dirReady = false;
+  let warned = false;
+  return {
+    write(line) {
+      try {
+        if (!dirReady) {
+          mkdirSync(dirname(path), { recursive: true });
+          dirReady = true;
+        }
+        appendFileSync(path, line);
+      } catch (err) {
+        if (!warned) {
+          warned = true;
+          stderrSink.write(formatEntry('warn', 'logger', `cannot write log file ${path}: ${(err as Error).message}`));
+        }
+      }
+    },
+  };
+}
+
+export function defaultSinks(env: NodeJS.ProcessEnv = process.env): LogSink[] {
+  const file = env[LOG_FILE_ENV];
+  return file ? [stderrSink, fileSink(file)] : [stderrSink];
+}
+
+/** A tagged logger; `child(tag)` shares sinks and level. */
+export class Logger {
+  private readonly rank: number;
+  constructor(
+    readonly tag: string,
+    private readonly opts: { level: LogLevel; sinks: LogSink[] },
+  ) {
+    this.rank = LEVEL_RANK[opts.level];
+  }
+
+  static create(tag = 'proxy', options: LoggerOptions = {}): Logger {
+    return new Logger(tag, {
+      level: options.level ?? parseLevel(process.env[LOG_LEVEL_ENV]),
+      sinks: options.sinks ?? defaultSinks(),
+    });
+  }
+
+  child(tag: string): Logger {
+    return new Logger(tag, this.opts);
+  }
+
+  get level(): LogLevel {
+    return this.opts.level;
+  }
+
+  enabled(level: LogLevel): boolean {
+    return LEVEL_RANK[level] >= this.rank;
+  }
+
+  log(level: LogLevel, message: string): void {
+    if (!this.enabled(level)) return;
+    const line = formatEntry(level, this.tag, message);
+    for (const sink of this.opts.sinks) sink.write(line);
+  }
+
+  debug(message: string): void {
+    this.log('debug', message);
+  }
+  info(message: string): void {
+    this.log('info', message);
+  }
+  warn(message: string): void {
+    this.log('warn', message);
+  }
+  error(message: string): void {
+    this.log('error', message);
+  }
+}
+
+/** Best-effort text of an unknown thrown value. */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
