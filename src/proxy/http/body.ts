@@ -1,0 +1,117 @@
+/**
+ * Request bodies (read with a size cap, parsed once) and the small JSON responses the
+ * bridge sends itself (errors, /health, /status).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Default cap on a request body: 10 MiB, as for the stdio transport. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+/** JSON-RPC error codes used by the HTTP layer. */
+export const JSONRPC_PARSE_ERROR = -32700;
+export const JSONRPC_INVALID_REQUEST = -32600;
+export const JSONRPC_INTERNAL_ERROR = -32603;
+/** The SDK's code for a server-defined transport error (bad session header, etc.). */
+export const JSONRPC_SERVER_ERROR = -32000;
+/** The SDK's code for an unknown session (sent with HTTP 404). */
+export const JSONRPC_SESSION_NOT_FOUND = -32001;
+
+/** Why a body could not be read. */
+export type BodyFailure = 'too-large' | 'aborted' | 'bad-json';
+
+export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: BodyFailure };
+
+/**
+ * Reads the whole body, refusing a declared `Content-Length` over `maxBytes` before
+ * reading anything and stopping as soon as more than `maxBytes` arrived otherwise.
+ * Chunks are kept as a list and joined once, so a 10 MiB body costs one copy.
+ */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: 'too-large' });
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let settled = false;
+    const finish = (r: { ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }) => {
+      if (settled) return;
+      settled = true;
+      req.off('data', onData);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > maxBytes) {
+        // Stop buffering; the 413 reply closes the connection, so the rest is never read.
+        req.pause();
+        finish({ ok: false, reason: 'too-large' });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () => finish({ ok: true, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) }));
+    req.once('error', () => finish({ ok: false, reason: 'aborted' }));
+    req.once('close', () => finish({ ok: false, reason: 'aborted' }));
+  });
+}
+
+/** Reads and parses a JSON body. */
+export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
+  const body = await readBody(req, maxBytes);
+  if (!body.ok) return body;
+  try {
+    return { ok: true, value: JSON.parse(body.bytes.toString('utf8')) };
+  } catch {
+    return { ok: false, reason: 'bad-json' };
+  }
+}
+
+/** Headers sent with every response the bridge writes itself. */
+const BASE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
+
+/** Sends `value` as JSON with `status`; a no-op when the response already started. */
+export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.writableEnded) return;
+  const body = JSON.stringify(value);
+  res.writeHead(status, {
+    ...BASE_HEADERS,
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** Sends a JSON-RPC error object (`id: null`), the shape MCP clients expect from transport errors. */
+export function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
+}
+
+/**
+ * Answers a body that could not be read: 413 (with `Connection: close`, since the rest
+ * of an oversized body is left unread), 400 with a JSON-RPC parse error for bad JSON.
+ * An aborted request gets nothing: its client is gone.
+ */
+export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxBytes: number): void {
+  if (reason === 'too-large') {
+    sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body must not exceed ${maxBytes} bytes`, {
+      Connection: 'close',
+    });
+  } else if (reason === 'bad-json') {
+    sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, 'Parse error: invalid JSON');
+  } else if (!res.writableEnded) {
+    res.destroy();
+  }
+}
+
+/** Sends a plain `{ error }` JSON body for non-MCP routes. */
+export function sendError(res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+  sendJson(res, status, { error: message, ...extra }, headers);
+}
