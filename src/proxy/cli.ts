@@ -1,0 +1,67 @@
+/**
+ * Entry point of `qiming-mcp-stdio-proxy`. Parses the command line and runs one mode.
+ * Usage errors print the usage on stderr and exit 2; config errors exit 2 with the list
+ * of problems; nothing but protocol bytes (and the bridge's one ready line) goes to stdout.
+ */
+import { parseArgs, UsageError, USAGE } from './cli/cliArgs.js';
+import { ConfigError } from './config.js';
+import { Logger, errorText, type LogLevel } from './logger.js';
+import { runStdioMode } from './modes/stdioMode.js';
+import { runConvertMode } from './modes/convertMode.js';
+import { runBridgeMode } from './modes/bridgeMode.js';
+
+declare const __QIMING_VERSION__: string | undefined;
+const VERSION = typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0-dev';
+
+function say(text: string): void {
+  process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  let opts;
+  try {
+    opts = parseArgs(argv);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      say(`qiming-mcp-stdio-proxy: ${err.message}\n\n${USAGE}`);
+      return 2;
+    }
+    throw err;
+  }
+  if (opts.mode === 'help') {
+    say(USAGE);
+    return 0;
+  }
+  if (opts.mode === 'version') {
+    say(VERSION);
+    return 0;
+  }
+  const logger = Logger.create('proxy', opts.logLevel ? { level: opts.logLevel as LogLevel } : {});
+  try {
+    if (opts.mode === 'convert') return await runConvertMode(opts, logger);
+    if (opts.mode === 'proxy' || opts.transport === 'http') return await runBridgeMode(opts, logger);
+    return await runStdioMode(opts, logger);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      say(`qiming-mcp-stdio-proxy: invalid config:\n  ${err.issues.join('\n  ')}`);
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      say(`qiming-mcp-stdio-proxy: ${err.message}`);
+      return 2;
+    }
+    logger.error(`fatal: ${errorText(err)}`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+    if (code !== 0) process.exit(code);
+  },
+  (err) => {
+    say(`qiming-mcp-stdio-proxy: ${errorText(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,185 @@
+/**
+ * Command-line parsing for `qiming-mcp-stdio-proxy`. Every bad argument is a `UsageError`
+ * (the CLI prints it with the usage text on stderr and exits 2).
+ */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export type Mode = 'stdio' | 'convert' | 'proxy' | 'help' | 'version';
+
+export interface CliOptions {
+  mode: Mode;
+  url?: string;
+  config?: string;
+  configFile?: string;
+  name?: string;
+  port?: number;
+  host: string;
+  allowNonLoopback: boolean;
+  tokenFile?: string;
+  transport?: 'auto' | 'http' | 'sse' | 'stdio';
+  headers: Record<string, string>;
+  allowTools?: string[];
+  denyTools?: string[];
+  idleTimeoutMs?: number;
+  watchdog: boolean;
+  watchdogIntervalMs?: number;
+  parentPid?: number;
+  readyTimeoutMs?: number;
+  maxMessageBytes?: number;
+  pingIntervalMs?: number;
+  pingTimeoutMs?: number;
+  toolNaming?: 'prefixed' | 'original';
+  logLevel?: string;
+  shutdownTimeoutMs?: number;
+}
+
+type Kind = 'string' | 'int' | 'bool' | 'list';
+const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; modes?: Mode[] }> = {
+  '--config': { key: 'config', kind: 'string' },
+  '-c': { key: 'config', kind: 'string' },
+  '--config-file': { key: 'configFile', kind: 'string' },
+  '--name': { key: 'name', kind: 'string', modes: ['convert'] },
+  '-n': { key: 'name', kind: 'string', modes: ['convert'] },
+  '--port': { key: 'port', kind: 'int', modes: ['proxy', 'stdio'] },
+  '-p': { key: 'port', kind: 'int', modes: ['proxy', 'stdio'] },
+  '--host': { key: 'host', kind: 'string', modes: ['proxy', 'stdio'] },
+  '--dangerously-allow-non-loopback': { key: 'allowNonLoopback', kind: 'bool', modes: ['proxy', 'stdio'] },
+  '--token-file': { key: 'tokenFile', kind: 'string', modes: ['proxy', 'stdio'] },
+  '--transport': { key: 'transport', kind: 'string' },
+  '--protocol': { key: 'transport', kind: 'string', modes: ['convert'] },
+  '--header': { key: 'header', kind: 'string', modes: ['convert'] },
+  '-H': { key: 'header', kind: 'string', modes: ['convert'] },
+  '--allow-tools': { key: 'allowTools', kind: 'list', modes: ['stdio', 'convert'] },
+  '--deny-tools': { key: 'denyTools', kind: 'list', modes: ['stdio', 'convert'] },
+  '--idle-timeout': { key: 'idleTimeoutMs', kind: 'int' },
+  '--no-watchdog': { key: 'watchdog', kind: 'bool' },
+  '--watchdog-interval': { key: 'watchdogIntervalMs', kind: 'int' },
+  '--parent-pid': { key: 'parentPid', kind: 'int' },
+  '--ready-timeout': { key: 'readyTimeoutMs', kind: 'int' },
+  '--max-message-bytes': { key: 'maxMessageBytes', kind: 'int' },
+  '--ping-interval': { key: 'pingIntervalMs', kind: 'int', modes: ['convert'] },
+  '--ping-timeout': { key: 'pingTimeoutMs', kind: 'int', modes: ['convert'] },
+  '--tool-naming': { key: 'toolNaming', kind: 'string', modes: ['stdio', 'proxy'] },
+  '--log-level': { key: 'logLevel', kind: 'string' },
+  '--shutdown-timeout': { key: 'shutdownTimeoutMs', kind: 'int' },
+};
+
+const TRANSPORTS: Record<Mode, string[]> = {
+  convert: ['auto', 'http', 'sse', 'stream', 'streamable-http'],
+  stdio: ['stdio', 'http'],
+  proxy: ['http'],
+  help: [],
+  version: [],
+};
+
+export function parseArgs(argv: string[]): CliOptions {
+  const opts: CliOptions = { mode: 'stdio', host: '127.0.0.1', allowNonLoopback: false, headers: {}, watchdog: true };
+  const args = [...argv];
+  if (args[0] === 'convert' || args[0] === 'proxy') opts.mode = args.shift() as Mode;
+  else if (args[0] !== undefined && !args[0].startsWith('-')) throw new UsageError(`unknown mode "${args[0]}" (modes: convert, proxy, or none for stdio aggregation)`);
+  const positional: string[] = [];
+  while (args.length) {
+    const raw = args.shift()!;
+    if (raw === '--help' || raw === '-h') return { ...opts, mode: 'help' };
+    if (raw === '--version' || raw === '-v') return { ...opts, mode: 'version' };
+    if (!raw.startsWith('-')) {
+      positional.push(raw);
+      continue;
+    }
+    const eq = raw.indexOf('=');
+    const flag = eq > 0 && raw.startsWith('--') ? raw.slice(0, eq) : raw;
+    const spec = FLAGS[flag];
+    if (!spec) throw new UsageError(`unknown option ${flag}`);
+    if (spec.modes && !spec.modes.includes(opts.mode)) throw new UsageError(`option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`);
+    if (spec.kind === 'bool') {
+      (opts as unknown as Record<string, unknown>)[spec.key] = flag !== '--no-watchdog';
+      continue;
+    }
+    const value = eq > 0 && raw.startsWith('--') ? raw.slice(eq + 1) : args.shift();
+    if (value === undefined) throw new UsageError(`option ${flag} needs a value`);
+    if (spec.key === 'header') {
+      const colon = value.indexOf(':');
+      if (colon <= 0) throw new UsageError(`option ${flag} takes 'Name: value', got a value without a colon`);
+      opts.headers[value.slice(0, colon).trim()] = value.slice(colon + 1).trim();
+    } else if (spec.kind === 'int') {
+      if (!/^\d+$/.test(value)) throw new UsageError(`option ${flag} takes a non-negative whole number, got "${value}"`);
+      const n = Number(value);
+      if (!Number.isSafeInteger(n)) throw new UsageError(`option ${flag}: ${value} is too large`);
+      (opts as unknown as Record<string, unknown>)[spec.key] = n;
+    } else if (spec.kind === 'list') {
+      const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+      (opts as unknown as Record<string, unknown>)[spec.key] = list;
+    } else {
+      (opts as unknown as Record<string, unknown>)[spec.key] = value;
+    }
+  }
+  return validate(opts, positional);
+}
+
+function validate(opts: CliOptions, positional: string[]): CliOptions {
+  if (opts.mode === 'convert') {
+    if (positional.length > 1) throw new UsageError(`convert takes one URL, got ${positional.length}`);
+    opts.url = positional[0];
+    if (!opts.url && !opts.config && !opts.configFile) throw new UsageError('convert needs a URL (or --config with --name)');
+    if (opts.url && !/^https?:\/\//i.test(opts.url)) throw new UsageError(`convert needs an http(s) URL, got "${opts.url}"`);
+  } else if (positional.length) {
+    throw new UsageError(`unexpected argument "${positional[0]}"`);
+  }
+  if (opts.config !== undefined && opts.configFile !== undefined) throw new UsageError('give either --config or --config-file, not both');
+  if (opts.mode !== 'convert' && opts.config === undefined && opts.configFile === undefined) {
+    throw new UsageError(`${opts.mode === 'proxy' ? 'proxy' : 'stdio aggregation'} mode needs --config <json|path> or --config-file <path>`);
+  }
+  if (opts.mode === 'proxy' && opts.port === undefined) throw new UsageError('proxy mode needs --port <n> (0 picks a free port)');
+  if (opts.port !== undefined && opts.port > 65535) throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
+  if (opts.transport !== undefined) {
+    if (!TRANSPORTS[opts.mode].includes(opts.transport)) {
+      throw new UsageError(`--transport ${opts.transport} is not valid here (expected ${TRANSPORTS[opts.mode].join(', ')})`);
+    }
+    const t = opts.transport as string;
+    if (t === 'stream' || t === 'streamable-http') opts.transport = 'http';
+  }
+  if (opts.toolNaming !== undefined && opts.toolNaming !== 'prefixed' && opts.toolNaming !== 'original') {
+    throw new UsageError(`--tool-naming takes prefixed or original, got "${opts.toolNaming}"`);
+  }
+  if (opts.logLevel !== undefined && !['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
+    throw new UsageError(`--log-level takes debug, info, warn or error, got "${opts.logLevel}"`);
+  }
+  if (opts.watchdogIntervalMs === 0) throw new UsageError('--watchdog-interval must be at least 1 ms (use --no-watchdog to turn it off)');
+  if (opts.maxMessageBytes === 0) throw new UsageError('--max-message-bytes must be at least 1');
+  return opts;
+}
+
+export const USAGE = `Usage:
+  qiming-mcp-stdio-proxy --config <json|path> [options]      stdio aggregation of every configured server
+  qiming-mcp-stdio-proxy convert <url> [options]             one remote server exposed over stdio
+  qiming-mcp-stdio-proxy proxy --port <n|0> --config <json|path> [options]
+                                                             the persistent bridge over loopback HTTP
+
+Config: {"mcpServers": {"<id>": {"command": ..., "args": [...], "env": {...}} | {"url": ..., "type": "http"|"sse"}}}
+  --config <json|path>       inline JSON or a file path      --config-file <path>   a file path
+Common options:
+  --idle-timeout <ms>        exit after this long without input (default 600000, 0 disables; stdio modes)
+  --no-watchdog              do not exit when the parent process dies (stdio modes watch it by default)
+  --watchdog-interval <ms>   parent check interval (default 2000)      --parent-pid <pid>  pid to watch
+  --max-message-bytes <n>    largest accepted message (default 10485760)
+  --log-level <level>        debug|info|warn|error (or MCP_PROXY_LOG_LEVEL); logs go to stderr
+                             and to $MCP_PROXY_LOG_FILE when set, never to stdout
+Stdio aggregation:
+  --ready-timeout <ms>       how long the first list waits for servers still starting (default 30000)
+  --tool-naming <mode>       prefixed (serverId__tool, default) or original (raw names where unique)
+  --allow-tools a,b  --deny-tools a,b   filters applied after each server's own
+  --transport http --port <n>   serve the aggregate over loopback HTTP instead of stdio
+Convert:
+  --transport auto|http|sse  (alias --protocol sse|stream; default auto: streamable HTTP, SSE fallback)
+  -H, --header 'Name: value' (repeatable)     -n, --name <id>  pick one entry of --config
+  --ping-interval <ms>  --ping-timeout <ms>   heartbeat (default 30000 / 5000)
+Proxy (bridge):
+  --port <n|0>  --host 127.0.0.1  --token-file <path> (or MCP_BRIDGE_TOKEN; default: random per launch)
+  --shutdown-timeout <ms>    bound on a graceful stop (default 5000)
+  --help, --version
+`;

@@ -1,0 +1,78 @@
+/**
+ * How a proxy process ends: SIGTERM/SIGINT/SIGHUP, the parent's death (watchdog), or the
+ * mode's own end (stdin EOF). The first trigger runs the mode's graceful `stop` with a
+ * deadline; a second signal, or the deadline, exits at once after a synchronous kill of
+ * every child process tree still registered.
+ */
+import { startParentWatchdog } from '../parentWatchdog.js';
+import type { Logger } from '../logger.js';
+
+export interface LifecycleOptions {
+  logger: Logger;
+  stop: (reason: string) => Promise<void>;
+  /** Bound on the graceful stop before a forced exit. */
+  shutdownTimeoutMs?: number;
+  watchdog?: { pid: number; intervalMs?: number };
+  /** Process exit; injectable for tests. */
+  exit?: (code: number) => void;
+}
+
+export interface Lifecycle {
+  /** Starts the shutdown (idempotent); resolves when the process is about to exit. */
+  shutdown(reason: string, code?: number): Promise<void>;
+  readonly done: Promise<number>;
+}
+
+export function installLifecycle(o: LifecycleOptions): Lifecycle {
+  const exit = o.exit ?? ((code: number) => process.exit(code));
+  const timeoutMs = o.shutdownTimeoutMs ?? 5_000;
+  let stopping: Promise<void> | undefined;
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((r) => (resolveDone = r));
+  let stopWatchdog: (() => void) | undefined;
+
+  const shutdown = (reason: string, code = 0): Promise<void> => {
+    if (stopping) return stopping;
+    o.logger.info(`shutting down: ${reason}`);
+    stopWatchdog?.();
+    const timer = setTimeout(() => {
+      o.logger.warn(`graceful stop took longer than ${timeoutMs} ms; forcing exit`);
+      finish(code);
+    }, timeoutMs);
+    timer.unref();
+    stopping = o
+      .stop(reason)
+      .catch((err: Error) => o.logger.error(`error while stopping: ${err.message}`))
+      .then(() => {
+        clearTimeout(timer);
+        finish(code);
+      });
+    return stopping;
+  };
+
+  let finished = false;
+  function finish(code: number): void {
+    if (finished) return;
+    finished = true;
+    resolveDone(code);
+    exit(code);
+  }
+
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (stopping) {
+      o.logger.warn(`second ${sig}: exiting now`);
+      finish(130);
+      return;
+    }
+    void shutdown(`received ${sig}`);
+  };
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal);
+  if (o.watchdog) {
+    stopWatchdog = startParentWatchdog({
+      pid: o.watchdog.pid,
+      intervalMs: o.watchdog.intervalMs,
+      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`),
+    });
+  }
+  return { shutdown, done };
+}

@@ -1,0 +1,308 @@
+/**
+ * One downstream MCP session (the agent's stdio connection, or one HTTP session of the
+ * bridge). Lists are answered from the hub's cache; calls are forwarded to the owning
+ * upstream with only the id, the name and the progress token rewritten.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { JsonRpcPeer, type PendingHandle } from './rpc/jsonRpcPeer.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from './rpc/jsonRpc.js';
+import { toolTimeoutFor } from './toolFilter.js';
+import { CLIENT_INFO, type Upstream } from './upstream.js';
+import type { Hub, SessionScope } from './hub.js';
+import type { ListKind } from './listCache.js';
+
+/** How long a session whose client closed its input keeps finishing received requests. */
+export const DRAIN_ON_EOF_MS = 10_000;
+
+interface InFlight {
+  upstream: Upstream;
+  handle?: PendingHandle;
+  startedAt: number;
+  cancelled?: boolean;
+}
+
+const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
+  'tools/list': { kind: 'tools', field: 'tools' },
+  'prompts/list': { kind: 'prompts', field: 'prompts' },
+  'resources/list': { kind: 'resources', field: 'resources' },
+  'resources/templates/list': { kind: 'templates', field: 'resourceTemplates' },
+};
+
+export class DownstreamSession {
+  readonly peer: JsonRpcPeer;
+  onclosed?: () => void;
+  clientCapabilities: Record<string, unknown> = {};
+  lastActive = Date.now();
+  private initialized = false;
+  private readonly inflight = new Map<RequestId, InFlight>();
+  private readonly subscriptions = new Map<string, Upstream>();
+  private pendingListChanged = new Set<ListKind>();
+  /** The hub's list version this session last received, per kind (absent: never listed). */
+  private readonly seen = new Map<ListKind, number>();
+  /** Requests being handled (including those waiting for readiness). */
+  private active = 0;
+  private drained?: () => void;
+  private closing = false;
+  private closed = false;
+
+  constructor(
+    private readonly hub: Hub,
+    transport: Transport,
+    readonly scope: SessionScope,
+  ) {
+    this.peer = new JsonRpcPeer(transport);
+    this.peer.onrequest = (req) => {
+      this.active++;
+      void this.onRequest(req).finally(() => {
+        if (--this.active === 0) this.drained?.();
+      });
+    };
+    this.peer.onnotification = (n) => this.onNotification(n);
+    this.peer.onerror = (e) => hub.logger.debug(`downstream transport: ${e.message}`);
+    this.peer.onclose = () => void this.close(DRAIN_ON_EOF_MS);
+  }
+
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  get single(): Upstream | undefined {
+    return this.scope.serverId !== undefined ? this.hub.upstreams.get(this.scope.serverId) : undefined;
+  }
+
+  isSubscribed(u: Upstream, uri: string): boolean {
+    return this.subscriptions.get(uri) === u;
+  }
+
+  /** The downstream id of this session's most recent call in flight on `u`, if any. */
+  relatedCallOn(u: Upstream): RequestId | undefined {
+    let best: { id: RequestId; at: number } | undefined;
+    for (const [id, f] of this.inflight) if (f.upstream === u && (!best || f.startedAt >= best.at)) best = { id, at: f.startedAt };
+    return best?.id;
+  }
+
+  hasCallOn(u: Upstream): boolean {
+    return this.relatedCallOn(u) !== undefined;
+  }
+
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
+    if (!this.closed && this.initialized) void this.peer.notify(method, params, relatedRequestId);
+  }
+
+  /**
+   * Coalesces list changes into one notification per kind per tick, sent only to a session
+   * that has received that list before the change (a list it has not read yet is not stale).
+   */
+  listChanged(kind: ListKind): void {
+    if (!this.initialized) return;
+    this.pendingListChanged.add(kind);
+    if (this.pendingListChanged.size > 1) return;
+    setImmediate(() => {
+      const kinds = [...this.pendingListChanged];
+      this.pendingListChanged.clear();
+      for (const k of kinds) {
+        const seen = this.seen.get(k);
+        if (seen === undefined || seen >= this.hub.listVersion[k]) continue;
+        this.seen.set(k, this.hub.listVersion[k]);
+        this.notify(`notifications/${k}/list_changed`);
+      }
+    });
+  }
+
+  /**
+   * Closes the session. When the client closed its side (stdin EOF), requests already
+   * received are finished first (bounded by `drainMs`), so `echo request | proxy` works.
+   */
+  async close(drainMs = 0): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    if (drainMs > 0 && this.active > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.closed = true;
+    for (const [, f] of this.inflight) {
+      if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
+    }
+    this.inflight.clear();
+    for (const [uri, u] of this.subscriptions) this.hub.serverRequests.unsubscribe(u, uri, this);
+    this.subscriptions.clear();
+    if (!this.peer.isClosed) await this.peer.close().catch(() => undefined);
+    this.onclosed?.();
+  }
+
+  private async onRequest(req: RpcRequest): Promise<void> {
+    this.lastActive = Date.now();
+    const p = req.params ?? {};
+    const list = LIST_METHODS[req.method];
+    if (list) {
+      await this.hub.waitReady(this.scope);
+      const kind = list.kind === 'templates' ? 'resources' : list.kind;
+      this.seen.set(kind, this.hub.listVersion[kind]);
+      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope) });
+    }
+    switch (req.method) {
+      case 'initialize':
+        return this.initialize(req);
+      case 'ping':
+        return this.reply(req.id, {});
+      case 'tools/call':
+        return this.callNamed(req, 'tool');
+      case 'prompts/get':
+        return this.callNamed(req, 'prompt');
+      case 'resources/read':
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        return this.callResource(req);
+      case 'completion/complete':
+        return this.complete(req);
+      case 'logging/setLevel':
+        if (!this.single) {
+          for (const u of this.hub.inScope(this.scope)) if (u.isReady && u.capabilities.logging) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
+          return this.reply(req.id, {});
+        }
+        return this.forward(req, this.single, p);
+      default:
+        if (this.single) return this.forward(req, this.single, p);
+        return this.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+    }
+  }
+
+  private onNotification(n: RpcNotification): void {
+    this.lastActive = Date.now();
+    if (n.method === 'notifications/initialized') return;
+    if (n.method === 'notifications/cancelled') {
+      const f = this.inflight.get(n.params?.requestId as RequestId);
+      if (!f) return;
+      f.cancelled = true;
+      if (f.handle) {
+        f.upstream.notify(n.method, { ...n.params, requestId: f.handle.id });
+        f.handle.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled' });
+      }
+      return;
+    }
+    if (n.method === 'notifications/roots/list_changed') {
+      for (const u of this.hub.inScope(this.scope)) u.notify(n.method, n.params);
+      return;
+    }
+    if (this.single) this.single.notify(n.method, n.params);
+  }
+
+  private async initialize(req: RpcRequest): Promise<void> {
+    const p = req.params ?? {};
+    this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
+    const asked = String(p.protocolVersion ?? '');
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    const u = this.single;
+    let result: Record<string, unknown>;
+    if (u) {
+      await this.hub.waitReady(this.scope);
+      const init = u.initResult ?? {};
+      result = { ...init, protocolVersion };
+    } else {
+      const instructions = this.hub
+        .inScope(this.scope)
+        .filter((x) => typeof x.initResult?.instructions === 'string')
+        .map((x) => `## ${x.id}\n${String(x.initResult!.instructions)}`)
+        .join('\n\n');
+      result = {
+        protocolVersion,
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        serverInfo: CLIENT_INFO,
+        ...(instructions ? { instructions } : {}),
+      };
+    }
+    this.initialized = true;
+    return this.reply(req.id, result);
+  }
+
+  private async callNamed(req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
+    const p = req.params ?? {};
+    const exposed = String(p.name ?? '');
+    let u = this.single;
+    let name = exposed;
+    if (!u) {
+      await this.hub.waitReady(this.scope);
+      const item = what === 'tool' ? this.hub.resolveTool(exposed) : this.hub.resolvePrompt(exposed);
+      u = item && this.hub.upstreams.get(item.serverId);
+      name = item?.name ?? exposed;
+    }
+    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
+    if (what === 'tool' && !this.hub.toolAllowed(u, name)) {
+      return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
+    }
+    const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, this.hub.config.toolTimeouts) : u.entry.timeoutMs;
+    return this.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs);
+  }
+
+  private async callResource(req: RpcRequest): Promise<void> {
+    const uri = String(req.params?.uri ?? '');
+    if (!this.single) await this.hub.waitReady(this.scope);
+    const u = this.hub.resourceOwner(uri, this.scope);
+    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}` });
+    if (req.method === 'resources/subscribe') {
+      this.subscriptions.set(uri, u);
+      return this.hub.serverRequests.subscribe(u, uri, this, req);
+    }
+    if (req.method === 'resources/unsubscribe') {
+      this.subscriptions.delete(uri);
+      return this.hub.serverRequests.unsubscribe(u, uri, this, req);
+    }
+    return this.forward(req, u, req.params ?? {});
+  }
+
+  private async complete(req: RpcRequest): Promise<void> {
+    const p = req.params ?? {};
+    const ref = (p.ref ?? {}) as Record<string, unknown>;
+    if (this.single) return this.forward(req, this.single, p);
+    await this.hub.waitReady(this.scope);
+    if (ref.type === 'ref/prompt') {
+      const item = this.hub.resolvePrompt(String(ref.name));
+      const u = item && this.hub.upstreams.get(item.serverId);
+      if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown prompt: ${String(ref.name)}` });
+      return this.forward(req, u, { ...p, ref: { ...ref, name: item!.name } });
+    }
+    const u = this.hub.resourceOwner(String(ref.uri ?? ''), this.scope);
+    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
+    return this.forward(req, u, p);
+  }
+
+  /** Forwards one request, routing its progress token and cancellation. */
+  async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const f: InFlight = { upstream: u, startedAt: Date.now() };
+    this.inflight.set(req.id, f);
+    let upstreamToken: string | undefined;
+    const response = await u.forward(req.method, params, { timeoutMs }, (h) => {
+      f.handle = h;
+      if (meta?.progressToken === undefined) return;
+      upstreamToken = this.hub.routeProgress(u, this, meta.progressToken as string | number, req.id, h.touch);
+      return { ...params, _meta: { ...meta, progressToken: upstreamToken } };
+    });
+    if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
+    this.inflight.delete(req.id);
+    if (f.cancelled || this.closed) return;
+    if ('error' in response) return this.fail(req.id, response.error);
+    return this.reply(req.id, response.result);
+  }
+
+  private reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    return this.closed ? Promise.resolve() : this.peer.respond(id, result);
+  }
+
+  private fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The cached lists of one server (tools, prompts, resources, resource templates), every page
+ * fetched, refreshed on `list_changed`. Items are kept as the server sent them.
+ */
+export type ListKind = 'tools' | 'prompts' | 'resources';
+export type Item = Record<string, unknown>;
+type Call = (method: string, params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** Upper bound on pages fetched for one list, against a server that never stops paging. */
+const MAX_PAGES = 1000;
+
+export class ListCache {
+  tools: Item[] = [];
+  prompts: Item[] = [];
+  resources: Item[] = [];
+  templates: Item[] = [];
+
+  constructor(private readonly call: Call) {}
+
+  async refreshAll(capabilities: Record<string, unknown>): Promise<void> {
+    await Promise.all((['tools', 'prompts', 'resources'] as const).map((k) => this.refresh(k, capabilities)));
+  }
+
+  async refresh(kind: ListKind, capabilities: Record<string, unknown>): Promise<void> {
+    if (!capabilities[kind]) return;
+    if (kind === 'tools') this.tools = await this.all('tools/list', 'tools');
+    else if (kind === 'prompts') this.prompts = await this.all('prompts/list', 'prompts');
+    else {
+      const [resources, templates] = await Promise.all([
+        this.all('resources/list', 'resources'),
+        this.all('resources/templates/list', 'resourceTemplates').catch(() => [] as Item[]),
+      ]);
+      this.resources = resources;
+      this.templates = templates;
+    }
+  }
+
+  clear(): void {
+    this.tools = [];
+    this.prompts = [];
+    this.resources = [];
+    this.templates = [];
+  }
+
+  private async all(method: string, field: string): Promise<Item[]> {
+    const out: Item[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const res = await this.call(method, cursor ? { cursor } : undefined);
+      const items = res[field];
+      if (Array.isArray(items)) out.push(...(items as Item[]));
+      cursor = typeof res.nextCursor === 'string' && res.nextCursor ? res.nextCursor : undefined;
+      if (!cursor) break;
+    }
+    return out;
+  }
+}

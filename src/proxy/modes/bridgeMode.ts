@@ -1,0 +1,137 @@
+/**
+ * The PersistentMcpBridge (`proxy` mode): every configured server started once, in
+ * parallel, and served to any number of sessions over loopback HTTP (`/mcp/<id>`,
+ * aggregated `/mcp`, legacy `/sse/<id>`), plus `/health`, `/status`, `/events` and the
+ * status panel. When every server has settled it prints one JSON ready line on stdout
+ * (and sends it over IPC when there is a channel). Ends on SIGTERM/SIGINT, stdin EOF,
+ * an IPC `{"type":"shutdown"}`, or the parent's death.
+ */
+import { readFileSync, fstatSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Hub } from '../hub.js';
+import { BridgeHttpServer } from '../http/httpBridgeServer.js';
+import { generateToken } from '../http/security.js';
+import { installLifecycle } from '../cli/lifecycle.js';
+import { loadCliConfig } from './loadCliConfig.js';
+import { UsageError, type CliOptions } from '../cli/cliArgs.js';
+import { errorText, type Logger } from '../logger.js';
+import { StatusFeed } from './statusFeed.js';
+
+export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
+
+function readToken(opts: CliOptions): string {
+  if (opts.tokenFile) {
+    let text: string;
+    try {
+      text = readFileSync(opts.tokenFile, 'utf8').trim();
+    } catch (err) {
+      throw new UsageError(`cannot read --token-file ${opts.tokenFile}: ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`);
+    }
+    if (text.length < 16) throw new UsageError(`the token in ${opts.tokenFile} is too short (at least 16 characters)`);
+    return text;
+  }
+  const env = process.env[TOKEN_ENV];
+  if (env && env.length >= 16) return env;
+  return generateToken();
+}
+
+/** The status panel's files: next to the bundled CLI (dist/renderer) in every layout. */
+export function panelDir(): string | undefined {
+  const here = typeof __dirname === 'string' ? __dirname : process.cwd();
+  for (const candidate of [join(here, '..', 'renderer'), join(dirname(here), 'renderer')]) {
+    if (existsSync(join(candidate, 'index.html'))) return candidate;
+  }
+  return undefined;
+}
+
+function stdinIsPipe(): boolean {
+  try {
+    const st = fstatSync(0);
+    return st.isFIFO() || st.isSocket();
+  } catch {
+    return false;
+  }
+}
+
+export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<number> {
+  const config = loadCliConfig(opts);
+  const token = readToken(opts);
+  const log = logger.child('bridge');
+  const hub = new Hub(config, logger, {
+    extraFilter: { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) },
+  });
+  const feed = new StatusFeed(hub);
+  const http = new BridgeHttpServer({
+    host: opts.host,
+    port: opts.port ?? 0,
+    token,
+    allowNonLoopback: opts.allowNonLoopback,
+    maxBodyBytes: opts.maxMessageBytes,
+    logger: logger.child('http'),
+    staticDir: panelDir(),
+    handler: {
+      connect: (transport, route) => hub.connect(transport, { serverId: route.serverId }).start(),
+      routeState: (serverId) => {
+        if (serverId === undefined) return 'ok';
+        const u = hub.upstreams.get(serverId);
+        if (!u) return 'unknown';
+        return u.isReady ? 'ok' : { notReady: u.state };
+      },
+    },
+    status: () => feed.current(),
+    subscribeStatus: (cb) => feed.subscribe(cb),
+    onRestart: async (id) => {
+      const u = hub.upstreams.get(id);
+      if (!u) return { ok: false, error: `no server "${id}"` };
+      if (u.entry.disabled) return { ok: false, error: `server "${id}" is disabled` };
+      void u.restart();
+      return { ok: true };
+    },
+  });
+  let bound: { port: number; url: string };
+  try {
+    bound = await http.listen();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is already in use`);
+    throw err;
+  }
+  feed.setBridge({ state: 'starting', pid: process.pid, port: bound.port });
+  const lifecycle = installLifecycle({
+    logger,
+    shutdownTimeoutMs: opts.shutdownTimeoutMs,
+    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    stop: async () => {
+      feed.setBridge({ state: 'stopping', pid: process.pid, port: bound.port });
+      await Promise.all([http.close(), hub.stop()]);
+    },
+  });
+  if (stdinIsPipe()) {
+    process.stdin.on('end', () => void lifecycle.shutdown('stdin closed'));
+    process.stdin.on('error', () => void lifecycle.shutdown('stdin error'));
+    process.stdin.resume();
+  }
+  process.on('message', (m: unknown) => {
+    if (m && typeof m === 'object' && (m as { type?: string }).type === 'shutdown') void lifecycle.shutdown('shutdown requested over IPC');
+  });
+  process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
+
+  log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
+  await hub.start();
+  feed.setBridge({ state: 'ready', pid: process.pid, port: bound.port });
+  const ready = {
+    event: 'ready',
+    port: bound.port,
+    url: bound.url,
+    token,
+    pid: process.pid,
+    servers: hub.status().map((s) => ({ id: s.id, state: s.state, tools: s.tools.length, ...(s.lastError ? { error: s.lastError } : {}) })),
+  };
+  // The one line this mode ever writes to stdout.
+  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  process.send?.(ready);
+  // Not through the logger: the token must not land in the shared log file.
+  process.stderr.write(`status panel: ${bound.url}/#token=${token}\n`);
+  log.info(`ready: ${ready.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
+  return lifecycle.done;
+}

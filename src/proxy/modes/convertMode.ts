@@ -1,0 +1,105 @@
+/**
+ * Convert: one remote MCP server (streamable HTTP or SSE) exposed over stdio. Messages pass
+ * through untouched in both directions (any method, any field); the reconnecting wrapper
+ * keeps the connection and replays `initialize`. Tool filters, when given, are the only
+ * rewrite: filtered tools vanish from `tools/list` and calling one is refused.
+ */
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { StdioServerTransport } from '../stdioServerTransport.js';
+import { ResilientTransportWrapper } from '../resilientTransport.js';
+import { remoteTransport } from '../upstreamTransport.js';
+import { probeTransport } from '../transportProbe.js';
+import { installLifecycle } from '../cli/lifecycle.js';
+import { loadCliConfig } from './loadCliConfig.js';
+import { UsageError, type CliOptions } from '../cli/cliArgs.js';
+import { isToolAllowed, mergeFilters, type ToolFilter } from '../toolFilter.js';
+import { ErrorCode, type RequestId, type RpcMessage } from '../rpc/jsonRpc.js';
+import { redactUrl } from '../redact.js';
+import type { Logger } from '../logger.js';
+
+interface Target {
+  url: string;
+  kind: 'auto' | 'http' | 'sse';
+  headers: Record<string, string>;
+  filter: ToolFilter;
+  pingIntervalMs?: number;
+  pingTimeoutMs?: number;
+}
+
+function resolveTarget(opts: CliOptions): Target {
+  const cliFilter: ToolFilter = { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) };
+  const kind = (opts.transport ?? 'auto') as Target['kind'];
+  if (opts.url) return { url: opts.url, kind, headers: opts.headers, filter: cliFilter, pingIntervalMs: opts.pingIntervalMs, pingTimeoutMs: opts.pingTimeoutMs };
+  const config = loadCliConfig(opts);
+  const remotes = config.servers.filter((s) => s.kind === 'remote');
+  const entry = opts.name ? config.servers.find((s) => s.id === opts.name) : remotes.length === 1 ? remotes[0] : undefined;
+  if (!entry) {
+    throw new UsageError(opts.name ? `no server "${opts.name}" in the config` : `the config has ${remotes.length} remote servers: pick one with --name`);
+  }
+  if (entry.kind !== 'remote') throw new UsageError(`server "${entry.id}" is not a remote (url) server`);
+  return {
+    url: entry.url,
+    kind: opts.transport ? kind : entry.type === 'sse' ? 'sse' : entry.type === 'auto' ? 'auto' : 'http',
+    headers: { ...entry.headers, ...opts.headers },
+    filter: mergeFilters(entry.toolFilter, cliFilter),
+    pingIntervalMs: opts.pingIntervalMs ?? entry.pingIntervalMs,
+    pingTimeoutMs: opts.pingTimeoutMs ?? entry.pingTimeoutMs,
+  };
+}
+
+export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<number> {
+  const target = resolveTarget(opts);
+  const log = logger.child('convert');
+  const kind = target.kind === 'auto' ? await probeTransport(target.url, target.headers, { logger: log }) : target.kind;
+  log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
+  const upstream = new ResilientTransportWrapper({
+    factory: () => remoteTransport(kind, target.url, target.headers),
+    heartbeatIntervalMs: target.pingIntervalMs,
+    heartbeatTimeoutMs: target.pingTimeoutMs,
+    logger: log,
+    onstatechange: (s, reason) => log.info(`upstream ${s}${reason ? `: ${reason}` : ''}`),
+  });
+  const downstream = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
+  const filtered = Object.keys(target.filter).length > 0;
+  const listRequests = new Set<RequestId>();
+
+  const lifecycle = installLifecycle({
+    logger,
+    shutdownTimeoutMs: opts.shutdownTimeoutMs,
+    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    stop: async () => {
+      await upstream.close();
+      await downstream.close();
+    },
+  });
+
+  downstream.onmessage = (message) => {
+    const m = message as unknown as RpcMessage;
+    if (filtered && 'method' in m && 'id' in m && m.id !== undefined) {
+      if (m.method === 'tools/list') listRequests.add(m.id);
+      const name = String(m.params?.name ?? '');
+      if (m.method === 'tools/call' && !isToolAllowed(target.filter, name)) {
+        void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: `Tool ${name} is not allowed by the proxy configuration` } } as JSONRPCMessage);
+        return;
+      }
+    }
+    upstream.send(message).catch((err: Error) => {
+      if ('id' in m && 'method' in m && m.id !== undefined) {
+        void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.QueueFull, message: err.message } } as JSONRPCMessage);
+      }
+    });
+  };
+  upstream.onmessage = (message) => {
+    const m = message as unknown as RpcMessage;
+    if (filtered && !('method' in m) && 'result' in m && m.id !== null && listRequests.delete(m.id)) {
+      const tools = (m.result.tools as { name: string }[] | undefined) ?? [];
+      void downstream.send({ ...m, result: { ...m.result, tools: tools.filter((t) => isToolAllowed(target.filter, t.name)) } } as unknown as JSONRPCMessage);
+      return;
+    }
+    void downstream.send(message);
+  };
+  downstream.onclose = () => void lifecycle.shutdown('client closed the connection');
+  await upstream.start();
+  await downstream.start();
+  return lifecycle.done;
+}

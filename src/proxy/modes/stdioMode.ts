@@ -1,0 +1,35 @@
+/**
+ * Stdio aggregation: every configured server merged into one MCP server on stdin/stdout.
+ * Upstreams start in parallel; the first list waits (bounded) for those still starting.
+ * The process ends on stdin EOF (after answering what was already received), on a signal,
+ * on idle timeout, or when its parent dies.
+ */
+import { Hub } from '../hub.js';
+import { StdioServerTransport } from '../stdioServerTransport.js';
+import { installLifecycle } from '../cli/lifecycle.js';
+import { loadCliConfig } from './loadCliConfig.js';
+import type { CliOptions } from '../cli/cliArgs.js';
+import { errorText, type Logger } from '../logger.js';
+
+export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
+  const config = loadCliConfig(opts);
+  const hub = new Hub(config, logger, {
+    extraFilter: { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) },
+  });
+  const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
+  const lifecycle = installLifecycle({
+    logger,
+    shutdownTimeoutMs: opts.shutdownTimeoutMs,
+    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    stop: async () => {
+      await session.close();
+      await hub.stop();
+    },
+  });
+  const session = hub.connect(transport, {}, () => void lifecycle.shutdown('client closed the connection'));
+  const enabled = config.servers.filter((s) => !s.disabled).length;
+  logger.info(`stdio aggregation of ${enabled} server(s): ${config.servers.map((s) => s.id).join(', ') || '(none)'}`);
+  hub.start().catch((err) => logger.error(`start failed: ${errorText(err)}`));
+  await session.start();
+  return lifecycle.done;
+}

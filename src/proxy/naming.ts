@@ -1,0 +1,67 @@
+/**
+ * Tool and prompt names in aggregation: `<serverId>__<name>`, sanitised to `[A-Za-z0-9_-]`,
+ * at most 64 characters (longer names keep a prefix and gain a stable hash suffix). The
+ * mapping is kept in a table, so it is reversible even where sanitising lost characters.
+ */
+import { createHash } from 'node:crypto';
+
+export const NAME_SEPARATOR = '__';
+export const MAX_NAME_LENGTH = 64;
+
+export type NamingMode = 'prefixed' | 'original';
+
+function sanitize(s: string): string {
+  return s.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+function shortHash(s: string): string {
+  return createHash('sha256').update(s).digest('hex').slice(0, 8);
+}
+
+/** The stable namespaced name of `name` on server `serverId`. */
+export function namespacedName(serverId: string, name: string): string {
+  const raw = `${sanitize(serverId)}${NAME_SEPARATOR}${sanitize(name)}`;
+  const lossy = raw !== `${serverId}${NAME_SEPARATOR}${name}`;
+  if (raw.length <= MAX_NAME_LENGTH && !lossy) return raw;
+  // Sanitising can make two names equal; a hash of the exact original keeps them apart.
+  const suffix = `_${shortHash(`${serverId}\0${name}`)}`;
+  if (raw.length + suffix.length <= MAX_NAME_LENGTH && lossy) return raw + suffix;
+  return raw.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
+}
+
+export interface NamedItem {
+  serverId: string;
+  name: string;
+}
+
+/**
+ * A two-way table between exposed names and (server, original name). Built from the
+ * current lists; rebuilt whenever a list changes.
+ */
+export class NameTable {
+  private readonly byExposed = new Map<string, NamedItem>();
+  private readonly byOriginal = new Map<string, string>();
+
+  constructor(items: NamedItem[], mode: NamingMode) {
+    const counts = new Map<string, number>();
+    if (mode === 'original') for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
+    for (const it of items) {
+      const keepRaw = mode === 'original' && counts.get(it.name) === 1;
+      const exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
+      this.byExposed.set(exposed, it);
+      this.byOriginal.set(key(it), exposed);
+    }
+  }
+
+  resolve(exposed: string): NamedItem | undefined {
+    return this.byExposed.get(exposed);
+  }
+
+  exposedName(serverId: string, name: string): string | undefined {
+    return this.byOriginal.get(key({ serverId, name }));
+  }
+}
+
+function key(it: NamedItem): string {
+  return `${it.serverId}\0${it.name}`;
+}

@@ -1,0 +1,304 @@
+/**
+ * ResilientTransportWrapper: an SDK `Transport` around a factory of transports that keeps a
+ * remote connection alive. Heartbeat pings (scheduled after each completed check), an
+ * immediate reconnect on close or error, exponential backoff (1 s doubling to 60 s, no
+ * retry limit, reset on success), the client's `initialize` replayed on every reconnect,
+ * and up to 100 messages queued while reconnecting.
+ *
+ * Requests that were in flight when the connection dropped are answered with a
+ * ConnectionClosed error (they may or may not have run upstream); messages whose send
+ * failed are put back at the head of the queue and delivered after the reconnect.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from './rpc/jsonRpc.js';
+import { errorText, type Logger } from './logger.js';
+
+export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+export interface ResilientOptions {
+  factory: () => Transport | Promise<Transport>;
+  heartbeatIntervalMs?: number;
+  heartbeatTimeoutMs?: number;
+  maxHeartbeatFailures?: number;
+  initialDelayMs?: number;
+  maxDelayMs?: number;
+  maxQueue?: number;
+  /** Bound on one connection attempt (start + initialize replay). */
+  attemptTimeoutMs?: number;
+  logger?: Logger;
+  onstatechange?: (state: ResilientState, reason?: string) => void;
+}
+
+interface Queued {
+  msg: JSONRPCMessage;
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+const INTERNAL_PREFIX = 'qiming-resilient-';
+
+export class ResilientTransportWrapper implements Transport {
+  onmessage?: Transport['onmessage'];
+  onerror?: (e: Error) => void;
+  onclose?: () => void;
+
+  private _state: ResilientState = 'idle';
+  private inner?: Transport;
+  private generation = 0;
+  private queue: Queued[] = [];
+  private readonly inFlight = new Set<RequestId>();
+  private initRequest?: RpcRequest;
+  private initializedSent = false;
+  private initAnswered = false;
+  private delayMs: number;
+  private reconnectTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private heartbeatBusy = false;
+  private heartbeatFailures = 0;
+  private internalId = 0;
+  private readonly internalWaiters = new Map<string, (m: RpcMessage | Error) => void>();
+  private readonly o: Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
+
+  constructor(options: ResilientOptions) {
+    this.o = {
+      heartbeatIntervalMs: 30_000,
+      heartbeatTimeoutMs: 5_000,
+      maxHeartbeatFailures: 3,
+      initialDelayMs: 1_000,
+      maxDelayMs: 60_000,
+      maxQueue: 100,
+      attemptTimeoutMs: 20_000,
+      ...options,
+    };
+    this.delayMs = this.o.initialDelayMs;
+  }
+
+  get state(): ResilientState {
+    return this._state;
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  /** Connects once; on failure, keeps retrying in the background and resolves anyway. */
+  async start(): Promise<void> {
+    if (this._state !== 'idle') throw new Error('ResilientTransportWrapper already started');
+    this.setState('connecting');
+    await this.attempt();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const m = message as unknown as RpcMessage;
+    if (this._state === 'closed') throw new Error('transport closed');
+    const connected = this._state === 'connected' && this.inner !== undefined;
+    if ('method' in m && m.method === 'initialize' && 'id' in m) {
+      this.initRequest = m as RpcRequest;
+      this.initAnswered = false;
+      // While disconnected, the replay on connect sends it and answers with this id.
+      if (!connected) return;
+    }
+    if ('method' in m && m.method === 'notifications/initialized') {
+      this.initializedSent = true;
+      if (!connected) return;
+    }
+    if (connected) return this.sendNow(message);
+    if (this.queue.length >= this.o.maxQueue) {
+      throw new Error(`upstream is reconnecting and ${this.o.maxQueue} messages are already queued; request rejected`);
+    }
+    return new Promise<void>((resolve, reject) => this.queue.push({ msg: message, resolve, reject }));
+  }
+
+  async close(): Promise<void> {
+    if (this._state === 'closed') return;
+    this.setState('closed');
+    this.clearTimers();
+    for (const q of this.queue.splice(0)) q.reject(new Error('transport closed'));
+    for (const w of this.internalWaiters.values()) w(new Error('transport closed'));
+    this.internalWaiters.clear();
+    const inner = this.inner;
+    this.inner = undefined;
+    this.generation++;
+    await inner?.close().catch(() => undefined);
+    this.onclose?.();
+  }
+
+  private setState(s: ResilientState, reason?: string): void {
+    if (this._state === s) return;
+    this._state = s;
+    this.o.onstatechange?.(s, reason);
+  }
+
+  private async sendNow(message: JSONRPCMessage): Promise<void> {
+    const m = message as unknown as RpcMessage;
+    const isReq = 'method' in m && 'id' in m && m.id !== undefined;
+    if (isReq) this.inFlight.add((m as RpcRequest).id);
+    try {
+      await this.inner!.send(message);
+    } catch (err) {
+      if (isReq) this.inFlight.delete((m as RpcRequest).id);
+      if (this._state === 'closed') throw err;
+      // Not delivered: keep it for the next connection instead of losing it.
+      const p = new Promise<void>((resolve, reject) => this.queue.unshift({ msg: message, resolve, reject }));
+      this.connectionLost(`send failed: ${errorText(err)}`);
+      return p;
+    }
+  }
+
+  private async attempt(): Promise<void> {
+    const gen = ++this.generation;
+    let t: Transport | undefined;
+    try {
+      t = await this.o.factory();
+      this.wire(t, gen);
+      this.inner = t;
+      await withTimeout(t.start(), this.o.attemptTimeoutMs, 'connect');
+      if (this.initRequest) await this.replayInitialize(t);
+      if (gen !== this.generation || this._state === 'closed') return;
+      this.setState('connected');
+      this.delayMs = this.o.initialDelayMs;
+      this.heartbeatFailures = 0;
+      this.o.logger?.debug('connected');
+      await this.flush();
+      this.scheduleHeartbeat();
+    } catch (err) {
+      if (gen !== this.generation || this._state === 'closed') return;
+      this.inner = undefined;
+      await t?.close().catch(() => undefined);
+      this.scheduleReconnect(`connect failed: ${errorText(err)}`);
+    }
+  }
+
+  private async replayInitialize(t: Transport): Promise<void> {
+    const reply = await this.internalRequest(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
+    if ('error' in reply) throw new Error(`initialize refused: ${(reply as { error: { message: string } }).error.message}`);
+    const version = (reply as { result?: { protocolVersion?: string } }).result?.protocolVersion;
+    if (version) t.setProtocolVersion?.(version);
+    if (!this.initAnswered) {
+      // The caller's own initialize was waiting for this connection: answer it.
+      this.initAnswered = true;
+      this.onmessage?.({ ...(reply as object), id: this.initRequest!.id } as JSONRPCMessage);
+      return;
+    }
+    if (this.initializedSent) await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+  }
+
+  private wire(t: Transport, gen: number): void {
+    t.onmessage = (message, extra) => {
+      if (gen !== this.generation) return;
+      const m = message as unknown as RpcMessage;
+      if (!('method' in m) && 'id' in m && m.id !== null) {
+        if (typeof m.id === 'string' && m.id.startsWith(INTERNAL_PREFIX)) {
+          this.internalWaiters.get(m.id)?.(m);
+          return;
+        }
+        this.inFlight.delete(m.id);
+        if (this.initRequest && m.id === this.initRequest.id) this.initAnswered = true;
+      }
+      this.onmessage?.(message, extra);
+    };
+    t.onerror = (e) => {
+      if (gen !== this.generation) return;
+      this.onerror?.(e);
+      if (this._state === 'connected') this.connectionLost(`transport error: ${e.message}`);
+    };
+    t.onclose = () => {
+      if (gen !== this.generation) return;
+      if (this._state === 'connected') this.connectionLost('transport closed');
+    };
+  }
+
+  /** Drops the current connection, fails in-flight requests, and reconnects at once. */
+  private connectionLost(reason: string): void {
+    if (this._state !== 'connected') return;
+    const old = this.inner;
+    this.inner = undefined;
+    this.generation++;
+    this.clearTimers();
+    void old?.close().catch(() => undefined);
+    for (const id of [...this.inFlight]) {
+      this.inFlight.delete(id);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.ConnectionClosed, message: `connection to upstream lost (${reason}); reconnecting` },
+      } as JSONRPCMessage);
+    }
+    this.o.logger?.warn(`connection lost (${reason}); reconnecting`);
+    this.setState('reconnecting', reason);
+    void this.attempt();
+  }
+
+  private scheduleReconnect(reason: string): void {
+    this.setState('reconnecting', reason);
+    const delay = this.delayMs;
+    this.delayMs = Math.min(this.delayMs * 2, this.o.maxDelayMs);
+    this.o.logger?.warn(`${reason}; retrying in ${delay} ms`);
+    this.reconnectTimer = setTimeout(() => void this.attempt(), delay);
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length && this._state === 'connected' && this.inner) {
+      const q = this.queue.shift()!;
+      this.sendNow(q.msg).then(q.resolve, q.reject);
+    }
+  }
+
+  private scheduleHeartbeat(): void {
+    if (!this.o.heartbeatIntervalMs || this._state !== 'connected') return;
+    this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.o.heartbeatIntervalMs);
+    this.heartbeatTimer.unref?.();
+  }
+
+  private async heartbeat(): Promise<void> {
+    const t = this.inner;
+    if (this.heartbeatBusy || !t || this._state !== 'connected') return;
+    this.heartbeatBusy = true;
+    try {
+      await this.internalRequest(t, 'ping', undefined, this.o.heartbeatTimeoutMs);
+      this.heartbeatFailures = 0;
+    } catch (err) {
+      this.heartbeatFailures++;
+      this.o.logger?.warn(`heartbeat failed (${this.heartbeatFailures}/${this.o.maxHeartbeatFailures}): ${errorText(err)}`);
+    } finally {
+      this.heartbeatBusy = false;
+    }
+    if (t !== this.inner) return;
+    if (this.heartbeatFailures >= this.o.maxHeartbeatFailures) this.connectionLost('heartbeat failed');
+    else this.scheduleHeartbeat();
+  }
+
+  private internalRequest(t: Transport, method: string, params: unknown, timeoutMs: number): Promise<RpcMessage> {
+    const id = `${INTERNAL_PREFIX}${++this.internalId}`;
+    return new Promise<RpcMessage>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`${method} timed out after ${timeoutMs} ms`)), timeoutMs);
+      const done = (m: RpcMessage | Error) => {
+        clearTimeout(timer);
+        this.internalWaiters.delete(id);
+        if (m instanceof Error) reject(m);
+        else resolve(m);
+      };
+      this.internalWaiters.set(id, done);
+      const msg = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      t.send(msg as JSONRPCMessage).catch((e: Error) => done(e));
+    });
+  }
+
+  private clearTimers(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
+    this.reconnectTimer = this.heartbeatTimer = undefined;
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  if (!ms) return p;
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]);
+}

@@ -1,0 +1,94 @@
+/**
+ * Minimal JSON-RPC 2.0 shapes and helpers used on the forwarding path. Messages are handled
+ * as plain objects: the proxy parses each message once, rewrites only what routing needs
+ * (id, name, progress token) and serialises once; payloads are never schema-validated here.
+ */
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+export type RequestId = string | number;
+export type Params = Record<string, unknown> | undefined;
+
+export interface RpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface RpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+export interface RpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+export interface RpcResult {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+export interface RpcError {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: RpcErrorObject;
+}
+export type RpcResponse = RpcResult | RpcError;
+export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
+
+/** JSON-RPC and MCP error codes used by the proxy. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ConnectionClosed: -32000,
+  RequestTimeout: -32001,
+  ServerNotReady: -32002,
+  QueueFull: -32003,
+} as const;
+
+export function isRequest(m: RpcMessage): m is RpcRequest {
+  return 'method' in m && 'id' in m && m.id !== undefined && m.id !== null;
+}
+export function isNotification(m: RpcMessage): m is RpcNotification {
+  return 'method' in m && !('id' in m && m.id !== undefined && m.id !== null);
+}
+export function isResponse(m: RpcMessage): m is RpcResponse {
+  return !('method' in m) && ('result' in m || 'error' in m);
+}
+
+export function asWire(m: RpcMessage): JSONRPCMessage {
+  return m as unknown as JSONRPCMessage;
+}
+
+/** An error carrying a JSON-RPC code, raised by the proxy's own requests. */
+export class RpcRequestError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcRequestError';
+  }
+  static connectionClosed(detail: string): RpcRequestError {
+    return new RpcRequestError(ErrorCode.ConnectionClosed, detail);
+  }
+  static timeout(method: string, ms: number): RpcRequestError {
+    return new RpcRequestError(ErrorCode.RequestTimeout, `request ${method} timed out after ${ms} ms`);
+  }
+  static methodNotFound(method: string): RpcRequestError {
+    return new RpcRequestError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+  toObject(): RpcErrorObject {
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function errorObjectOf(err: unknown): RpcErrorObject {
+  if (err instanceof RpcRequestError) return err.toObject();
+  return { code: ErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
+}

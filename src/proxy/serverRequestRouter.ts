@@ -1,0 +1,102 @@
+/**
+ * Requests a server sends to its client (sampling, elicitation, roots/list), and resource
+ * subscriptions, when several downstream sessions share one upstream.
+ *
+ * Routing rule for a server-to-client request: the session with a call in flight on that
+ * server goes first (the most recently started call, when several sessions have one); with
+ * none in flight, the most recently active session. The request is sent on the stream of that
+ * call (`relatedRequestId`), so streamable HTTP clients see it where a direct server puts it.
+ * `roots/list` with no session able to answer gets an empty list; sampling or elicitation
+ * to a client that did not declare the capability gets -32601.
+ */
+import { ErrorCode, type RequestId, type RpcRequest } from './rpc/jsonRpc.js';
+import type { Upstream } from './upstream.js';
+import type { DownstreamSession } from './downstreamSession.js';
+import type { Hub } from './hub.js';
+
+const CAPABILITY_OF: Record<string, string> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
+};
+
+export class ServerRequestRouter {
+  /** upstream id + upstream request id -> the session and the id it got downstream. */
+  private readonly routed = new Map<string, { session: DownstreamSession; downstreamId: RequestId; abandon: () => void }>();
+  /** upstream id + uri -> sessions subscribed. */
+  private readonly subscribers = new Map<string, Set<DownstreamSession>>();
+
+  constructor(private readonly hub: Hub) {}
+
+  pickSession(u: Upstream, capability?: string): DownstreamSession | undefined {
+    const sessions = this.hub.sessionsFor(u).filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
+    let best: { s: DownstreamSession; related: boolean; at: number } | undefined;
+    for (const s of sessions) {
+      const related = s.hasCallOn(u);
+      const at = s.lastActive;
+      if (!best || (related && !best.related) || (related === best.related && at >= best.at)) best = { s, related, at };
+    }
+    return best?.s;
+  }
+
+  route(u: Upstream, req: RpcRequest): void {
+    const capability = CAPABILITY_OF[req.method];
+    const session = this.pickSession(u, capability);
+    if (!session) {
+      if (req.method === 'roots/list') u.respond(req.id, { roots: [] });
+      else u.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `no connected client supports ${req.method}` });
+      return;
+    }
+    const key = `${u.id}\0${String(req.id)}`;
+    void session.peer
+      .request(req.method, req.params, { relatedRequestId: session.relatedCallOn(u) }, (h) => {
+        this.routed.set(key, { session, downstreamId: h.id, abandon: () => h.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled by server' }) });
+      })
+      .then((res) => {
+        const wasRouted = this.routed.delete(key);
+        if (!wasRouted) return; // cancelled by the server meanwhile
+        if ('error' in res) u.respondError(req.id, res.error);
+        else u.respond(req.id, res.result);
+      });
+  }
+
+  /** The server cancelled one of its requests: tell the session that got it. */
+  cancelled(u: Upstream, params: Record<string, unknown>): void {
+    const key = `${u.id}\0${String(params.requestId)}`;
+    const r = this.routed.get(key);
+    if (!r) return;
+    this.routed.delete(key);
+    r.session.notify('notifications/cancelled', { ...params, requestId: r.downstreamId });
+    r.abandon();
+  }
+
+  /** Subscribes upstream on the first session's subscribe; later ones are answered locally. */
+  async subscribe(u: Upstream, uri: string, s: DownstreamSession, req: RpcRequest): Promise<void> {
+    const key = `${u.id}\0${uri}`;
+    const set = this.subscribers.get(key) ?? new Set();
+    const first = set.size === 0;
+    set.add(s);
+    this.subscribers.set(key, set);
+    if (!first) return void s.peer.respond(req.id, {});
+    const res = await u.forward('resources/subscribe', req.params, { timeoutMs: u.entry.timeoutMs });
+    if ('error' in res) {
+      set.delete(s);
+      return void s.peer.respondError(req.id, res.error);
+    }
+    return void s.peer.respond(req.id, res.result);
+  }
+
+  /** Unsubscribes upstream when the last session leaves (on unsubscribe or session close). */
+  async unsubscribe(u: Upstream, uri: string, s: DownstreamSession, req?: RpcRequest): Promise<void> {
+    const key = `${u.id}\0${uri}`;
+    const set = this.subscribers.get(key);
+    set?.delete(s);
+    if (set && set.size === 0) {
+      this.subscribers.delete(key);
+      const res = await u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
+      if (req) return void ('error' in res ? s.peer.respondError(req.id, res.error) : s.peer.respond(req.id, res.result));
+      return;
+    }
+    if (req) void s.peer.respond(req.id, {});
+  }
+}

@@ -1,0 +1,340 @@
+/**
+ * One configured MCP server as seen by the proxy: its connection (through
+ * `upstreamTransport`), the `initialize` handshake, cached lists refreshed on
+ * `list_changed`, a state machine with reasons, and supervision (restart with backoff,
+ * `failed` after repeated failures; a first failed start is retried like a later crash).
+ */
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import type { ServerEntry } from './config.js';
+import { errorText, type Logger } from './logger.js';
+import { JsonRpcPeer, type PendingHandle, type RequestOptions } from './rpc/jsonRpcPeer.js';
+import { ErrorCode, type RpcNotification, type RpcRequest, type RpcResponse } from './rpc/jsonRpc.js';
+import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport.js';
+import { ListCache, type ListKind } from './listCache.js';
+import type { ServerState, ServerStatus } from '../shared/status.js';
+
+export const CLIENT_INFO = { name: 'qiming-mcp-stdio-proxy', version: typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0' };
+declare const __QIMING_VERSION__: string | undefined;
+
+export interface SupervisionOptions {
+  /** Restart after an unexpected exit or a failed start. */
+  restart: boolean;
+  /** Consecutive failures after which the server is marked failed. */
+  maxAttempts: number;
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** A run at least this long resets the failure count. */
+  stableAfterMs: number;
+}
+
+export const DEFAULT_SUPERVISION: SupervisionOptions = {
+  restart: true,
+  maxAttempts: 5,
+  initialDelayMs: 1_000,
+  maxDelayMs: 60_000,
+  stableAfterMs: 30_000,
+};
+
+export interface UpstreamListener {
+  state?(u: Upstream): void;
+  listChanged?(u: Upstream, kind: ListKind): void;
+  notification?(u: Upstream, n: RpcNotification): void;
+  /** A request from the server to its client (sampling, elicitation, roots/list). */
+  request?(u: Upstream, req: RpcRequest): void;
+}
+
+export class Upstream {
+  state: ServerState;
+  lastError?: string;
+  startedAt?: Date;
+  readyAt?: Date;
+  restarts = 0;
+  initResult?: Record<string, unknown>;
+  readonly lists: ListCache;
+  private peer?: JsonRpcPeer;
+  private built?: BuiltTransport;
+  private failures = 0;
+  private restartTimer?: NodeJS.Timeout;
+  private stopping = false;
+  private settledWaiters: (() => void)[] = [];
+  private readonly log: Logger;
+
+  constructor(
+    readonly entry: ServerEntry,
+    logger: Logger,
+    private readonly listener: UpstreamListener = {},
+    private readonly supervision: SupervisionOptions = DEFAULT_SUPERVISION,
+  ) {
+    this.log = logger.child(entry.id);
+    this.state = entry.disabled ? 'disabled' : 'stopped';
+    this.lists = new ListCache((m, p) => this.callOwn(m, p));
+  }
+
+  get id(): string {
+    return this.entry.id;
+  }
+  get transportKind(): 'stdio' | 'http' | 'sse' {
+    return this.built?.kind ?? (this.entry.kind === 'stdio' ? 'stdio' : this.entry.type === 'sse' ? 'sse' : 'http');
+  }
+  get pid(): number | undefined {
+    return this.built?.child?.pid;
+  }
+  get capabilities(): Record<string, unknown> {
+    return (this.initResult?.capabilities as Record<string, unknown>) ?? {};
+  }
+  get isReady(): boolean {
+    return this.state === 'ready';
+  }
+  /** Settled = no longer starting: ready, failed, stopped or disabled. */
+  get isSettled(): boolean {
+    return this.state !== 'starting' && this.state !== 'restarting';
+  }
+
+  /** Starts (or restarts) the server; resolves when it is ready or has failed this attempt. */
+  async start(): Promise<void> {
+    if (this.entry.disabled) return;
+    this.stopping = false;
+    this.clearRestart();
+    this.setState(this.startedAt ? 'restarting' : 'starting');
+    this.startedAt = new Date();
+    this.readyAt = undefined;
+    try {
+      await this.connect();
+      this.readyAt = new Date();
+      this.lastError = undefined;
+      this.setState('ready');
+      this.log.info(`ready: ${this.lists.tools.length} tools`);
+    } catch (err) {
+      if (this.stopping) return;
+      await this.dropConnection();
+      this.onFailure(`start failed: ${errorText(err)}`);
+    }
+  }
+
+  /** Stops the server (its whole process tree for stdio) and cancels any restart. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.clearRestart();
+    await this.dropConnection();
+    if (!this.entry.disabled) this.setState('stopped');
+  }
+
+  /** Restart on demand: resets the failure count. */
+  async restart(): Promise<void> {
+    this.failures = 0;
+    this.restarts++;
+    await this.stop();
+    await this.start();
+  }
+
+  /** Resolves once the server is settled, or after `timeoutMs`. */
+  whenSettled(timeoutMs: number): Promise<void> {
+    if (this.isSettled) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.settledWaiters = self.settledWaiters.filter((w) => w !== done);
+        resolve();
+      }
+      this.settledWaiters.push(done);
+    });
+  }
+
+  /** Forwards a request to the server and resolves with its raw response. */
+  forward(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    opts: RequestOptions,
+    beforeSend?: (h: PendingHandle) => Record<string, unknown> | void,
+  ): Promise<RpcResponse> {
+    if (!this.peer || this.state !== 'ready') {
+      return Promise.resolve({
+        jsonrpc: '2.0',
+        id: 0,
+        error: { code: ErrorCode.ServerNotReady, message: `server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})` },
+      });
+    }
+    return this.peer.request(method, params, opts, beforeSend);
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (this.peer && this.state === 'ready') void this.peer.notify(method, params);
+  }
+
+  respond(id: RpcRequest['id'], result: Record<string, unknown>): void {
+    void this.peer?.respond(id, result);
+  }
+
+  respondError(id: RpcRequest['id'], error: { code: number; message: string; data?: unknown }): void {
+    void this.peer?.respondError(id, error);
+  }
+
+  status(sessions = 0): ServerStatus {
+    return {
+      id: this.id,
+      transport: this.transportKind,
+      state: this.state,
+      pid: this.pid,
+      startedAt: this.startedAt?.toISOString(),
+      readyAt: this.readyAt?.toISOString(),
+      restarts: this.restarts,
+      tools: this.lists.tools.map((t) => ({ name: String(t.name), ...(t.description ? { description: String(t.description) } : {}) })),
+      lastError: this.lastError,
+      stderrTail: this.built?.child?.stderrTail() ?? this.lastStderr,
+      sessions,
+    };
+  }
+
+  private lastStderr: string[] = [];
+
+  private async connect(): Promise<void> {
+    const built = await buildUpstreamTransport(this.entry, {
+      logger: this.log,
+      onresilientstate: (s, reason) => this.onResilientState(s, reason),
+    });
+    this.built = built;
+    const peer = new JsonRpcPeer(built.transport);
+    this.peer = peer;
+    peer.onrequest = (req) => this.onServerRequest(req);
+    peer.onnotification = (n) => this.onServerNotification(n);
+    peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
+    peer.onclose = () => this.onClosed(peer);
+    if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
+    const timeout = this.entry.connectionTimeoutMs;
+    await withDeadline(peer.start(), timeout, `server "${this.id}" did not start within ${timeout} ms`);
+    const init = await withDeadline(
+      peer.call('initialize', {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+        clientInfo: CLIENT_INFO,
+      }),
+      built.resilient ? 0 : timeout,
+      `server "${this.id}" did not answer initialize within ${timeout} ms`,
+    );
+    this.initResult = init;
+    await peer.notify('notifications/initialized');
+    await withDeadline(this.lists.refreshAll(this.capabilities), timeout, `server "${this.id}" did not list its tools within ${timeout} ms`);
+  }
+
+  private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (!this.peer) throw new Error('not connected');
+    return this.peer.call(method, params, { timeoutMs: this.entry.timeoutMs });
+  }
+
+  private onServerNotification(n: RpcNotification): void {
+    const kind = LIST_CHANGED[n.method];
+    if (kind) {
+      this.lists
+        .refresh(kind, this.capabilities)
+        .then(() => this.listener.listChanged?.(this, kind))
+        .catch((err) => this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`));
+      return;
+    }
+    this.listener.notification?.(this, n);
+  }
+
+  private onServerRequest(req: RpcRequest): void {
+    if (req.method === 'ping') {
+      this.respond(req.id, {});
+      return;
+    }
+    if (this.listener.request) this.listener.request(this, req);
+    else this.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+  }
+
+  private onResilientState(s: string, reason?: string): void {
+    if (s === 'reconnecting' && this.state === 'ready') {
+      this.lastError = reason;
+      this.setState('restarting');
+    } else if (s === 'connected' && this.state === 'restarting' && this.initResult) {
+      // Reconnected (initialize was replayed): the lists may have changed meanwhile.
+      this.lists
+        .refreshAll(this.capabilities)
+        .then(() => {
+          this.readyAt = new Date();
+          this.setState('ready');
+          for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
+        })
+        .catch((err) => this.log.warn(`refresh after reconnect failed: ${errorText(err)}`));
+    }
+  }
+
+  private onClosed(peer: JsonRpcPeer): void {
+    if (peer !== this.peer || this.stopping) return;
+    const reason = this.built?.child?.exitInfo
+      ? exitText(this.id, this.built.child.exitInfo.code, this.built.child.exitInfo.signal)
+      : `server "${this.id}" closed the connection`;
+    this.lastStderr = this.built?.child?.stderrTail() ?? [];
+    this.peer = undefined;
+    this.built = undefined;
+    if (this.state === 'ready') this.onFailure(reason);
+  }
+
+  private onFailure(reason: string): void {
+    this.lastError = reason;
+    this.log.error(reason);
+    const ranFor = this.readyAt ? Date.now() - this.readyAt.getTime() : 0;
+    if (ranFor >= this.supervision.stableAfterMs) this.failures = 0;
+    this.failures++;
+    const hadTools = this.lists.tools.length > 0;
+    this.lists.clear();
+    if (hadTools) for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
+    if (!this.supervision.restart || this.failures >= this.supervision.maxAttempts) {
+      this.setState('failed');
+      return;
+    }
+    const delay = Math.min(this.supervision.initialDelayMs * 2 ** (this.failures - 1), this.supervision.maxDelayMs);
+    this.setState('restarting');
+    this.log.warn(`restarting in ${delay} ms (attempt ${this.failures + 1} of ${this.supervision.maxAttempts})`);
+    this.restartTimer = setTimeout(() => {
+      this.restarts++;
+      void this.start();
+    }, delay);
+  }
+
+  private async dropConnection(): Promise<void> {
+    const peer = this.peer;
+    const built = this.built;
+    this.peer = undefined;
+    if (built?.child) this.lastStderr = built.child.stderrTail();
+    this.built = undefined;
+    if (peer) await peer.close().catch(() => undefined);
+    else await built?.transport.close().catch(() => undefined);
+  }
+
+  private clearRestart(): void {
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.restartTimer = undefined;
+  }
+
+  private setState(s: ServerState): void {
+    if (this.state === s) return;
+    this.state = s;
+    if (this.isSettled) for (const w of this.settledWaiters.splice(0)) w();
+    this.listener.state?.(this);
+  }
+}
+
+const LIST_CHANGED: Record<string, ListKind | undefined> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
+
+function exitText(id: string, code: number | null, signal: string | null): string {
+  return `server "${id}" exited ${signal ? `on signal ${signal}` : `with code ${code}`}`;
+}
+
+function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  if (!ms) return p;
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    p.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(message)), ms);
+    }),
+  ]);
+}

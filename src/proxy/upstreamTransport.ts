@@ -1,0 +1,74 @@
+/**
+ * Builds the client transport for one configured server: a process-tree-safe child for
+ * stdio entries; streamable HTTP or SSE for remote ones (a `url` with no type probes
+ * streamable HTTP first and falls back to SSE); every remote transport is wrapped in the
+ * ResilientTransportWrapper so it reconnects and replays `initialize`.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { ChildProcessTransport } from './childProcessTransport.js';
+import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
+import { probeTransport } from './transportProbe.js';
+import type { RemoteEntry, ServerEntry } from './config.js';
+import type { Logger } from './logger.js';
+
+export interface UpstreamTransportHooks {
+  logger: Logger;
+  onresilientstate?: (state: ResilientState, reason?: string) => void;
+  onstderr?: (line: string) => void;
+}
+
+export interface BuiltTransport {
+  transport: Transport;
+  child?: ChildProcessTransport;
+  resilient?: ResilientTransportWrapper;
+  kind: 'stdio' | 'http' | 'sse';
+}
+
+export function remoteHeaders(entry: RemoteEntry): Record<string, string> {
+  return { ...entry.headers };
+}
+
+/** One remote transport of a fixed kind. */
+export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>): Transport {
+  const u = new URL(url);
+  if (kind === 'http') return new StreamableHTTPClientTransport(u, { requestInit: { headers } });
+  return new SSEClientTransport(u, {
+    requestInit: { headers },
+    // The SSE GET also needs the headers (for example Authorization).
+    eventSourceInit: {
+      fetch: (input: string | URL | Request, init?: RequestInit) =>
+        fetch(input, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string> | undefined), Accept: 'text/event-stream' } }),
+    },
+  });
+}
+
+export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
+  if (entry.kind === 'stdio') {
+    const child = new ChildProcessTransport({
+      command: entry.command,
+      args: entry.args,
+      env: entry.env,
+      cwd: entry.cwd,
+      name: entry.id,
+      logger: hooks.logger,
+    });
+    if (hooks.onstderr) child.onstderr = hooks.onstderr;
+    return { transport: child, child, kind: 'stdio' };
+  }
+  const headers = remoteHeaders(entry);
+  let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
+  if (entry.type === 'auto') {
+    kind = await probeTransport(entry.url, headers, { logger: hooks.logger });
+  }
+  const resilient = new ResilientTransportWrapper({
+    factory: () => remoteTransport(kind, entry.url, headers),
+    heartbeatIntervalMs: entry.pingIntervalMs,
+    heartbeatTimeoutMs: entry.pingTimeoutMs,
+    attemptTimeoutMs: entry.connectionTimeoutMs,
+    logger: hooks.logger,
+    onstatechange: hooks.onresilientstate,
+  });
+  return { transport: resilient, resilient, kind };
+}
