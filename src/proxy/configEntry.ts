@@ -1,0 +1,222 @@
+/**
+ * One `mcpServers` entry: its zod schema and its normalisation into a {@link ServerEntry}
+ * (kind detection, `${VAR}` expansion, authToken, defaults). Split from config.ts only to
+ * keep files small; config.ts is the public face and re-exports the constants.
+ *
+ * Messages name the field path and never quote a value, which may be a secret.
+ */
+import { z } from 'zod';
+import type { ServerEntry } from './config.js';
+import { expandVars } from './envExpand.js';
+import type { ToolFilter } from './toolFilter.js';
+
+/** Per-request timeout when an entry sets none. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+/** Connection (start + initialize + first list) timeout of a stdio server. */
+export const DEFAULT_STDIO_CONNECTION_TIMEOUT_MS = 60_000;
+/** Connection timeout of a remote (url) server. */
+export const DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS = 20_000;
+/** How long the first `tools/list` waits for servers still starting. */
+export const DEFAULT_READY_TIMEOUT_MS = 30_000;
+/** Largest delay `setTimeout` honours; bigger values fire at once, so they are rejected. */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+/** Server ids double as URL path segments and tool-name prefixes, hence the narrow set. */
+export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** zod error callback: "is required" for a missing value, else "must be <what>". */
+export const must = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`);
+const str = () => z.string({ error: must('a string') });
+const strList = () => z.array(str(), { error: must('an array of strings') });
+const strMap = (hint = '') =>
+  z.record(z.string(), z.string({ error: `must be a string${hint}` }), { error: must('an object of strings') });
+const bool = () => z.boolean({ error: must('true or false') });
+export function ms(min: 0 | 1) {
+  const what = min === 0 ? 'a non-negative integer (milliseconds; 0 disables)' : 'a positive integer (milliseconds)';
+  return z
+    .number({ error: must(what) })
+    .int({ error: `must be ${what}` })
+    .min(min, { error: `must be ${what}` })
+    .max(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` });
+}
+export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
+
+const TYPES = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse', 'bridge'] as const;
+const TRANSPORTS = ['streamable-http', 'sse', 'http'] as const;
+const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
+  stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse', bridge: 'bridge',
+};
+export const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(', ')}`;
+
+// Loose objects: unknown fields (other clients' extensions) are kept and ignored, never rejected.
+const entrySchema = z.looseObject(
+  {
+    command: str().optional(),
+    args: strList().optional(),
+    env: strMap(' (quote numbers and booleans)').optional(),
+    cwd: str().optional(),
+    type: z.enum(TYPES, { error: oneOf(TYPES) }).optional(),
+    transport: z.enum(TRANSPORTS, { error: oneOf(TRANSPORTS) }).optional(),
+    url: str().optional(),
+    headers: strMap().optional(),
+    authToken: str().optional(),
+    pingIntervalMs: ms(0).optional(),
+    pingTimeoutMs: ms(1).optional(),
+    disabled: bool().optional(),
+    timeoutMs: ms(1).optional(),
+    connectionTimeoutMs: ms(1).optional(),
+    tools: z
+      .looseObject({ allow: strList().optional(), deny: strList().optional() }, {
+        error: must('an object like {"allow": ["glob"], "deny": ["glob"]}'),
+      })
+      .optional(),
+    allowTools: strList().optional(),
+    denyTools: strList().optional(),
+    toolTimeouts: msMap().optional(),
+    persistent: bool().optional(),
+  },
+  { error: must('an object') },
+);
+type RawEntry = z.infer<typeof entrySchema>;
+
+
+const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
+const REMOTE_ONLY = ['url', 'headers', 'authToken', 'pingIntervalMs', 'pingTimeoutMs'] as const;
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+// ---- helpers ------------------------------------------------------------------------------
+
+/** `['env', 'API-KEY']` -> `env["API-KEY"]`, `['args', 1]` -> `args[1]`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (typeof seg === 'string' && /^[A-Za-z_$][\w$]*$/.test(seg)) out += out ? `.${seg}` : seg;
+    else out += `[${JSON.stringify(String(seg))}]`;
+  }
+  return out;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isEmptyValue(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
+}
+
+// ---- entries ------------------------------------------------------------------------------
+
+export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, issues: string[]): ServerEntry | undefined {
+  const shownId = id.length > 80 ? `${id.slice(0, 80)}...` : id;
+  const add = (path: string, msg: string) => issues.push(`server ${JSON.stringify(shownId)}: ${path ? `${path} ` : ''}${msg}`);
+  const before = issues.length;
+  if (!SERVER_ID_RE.test(id)) {
+    add('', 'has an invalid id: ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long');
+  }
+  const parsed = entrySchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const iss of parsed.error.issues) add(formatPath(iss.path), iss.message);
+    return undefined;
+  }
+  const e: RawEntry = parsed.data;
+  const disabled = e.disabled ?? false;
+  const declared = NORMAL_TYPE[e.type ?? e.transport ?? ''] as 'stdio' | 'http' | 'sse' | 'bridge' | undefined;
+  if (e.type !== undefined && e.transport !== undefined && NORMAL_TYPE[e.type] !== NORMAL_TYPE[e.transport]) {
+    add('transport', `("${e.transport}") contradicts type ("${e.type}"); give only one of them`);
+  }
+  if ((e.command === undefined) === (e.url === undefined)) {
+    add('', e.command === undefined
+      ? 'needs either command (a stdio server) or url (a remote server)'
+      : 'has both command and url: a server is either stdio (command) or remote (url)');
+    return undefined;
+  }
+  const kind = e.command !== undefined ? 'stdio' : 'remote';
+  if (kind === 'stdio' && declared !== undefined && declared !== 'stdio') {
+    add(e.type !== undefined ? 'type' : 'transport', `"${e.type ?? e.transport}" needs url, not command`);
+  }
+  if (kind === 'remote' && declared === 'stdio') add('type', '"stdio" needs command, not url');
+  for (const f of kind === 'stdio' ? REMOTE_ONLY : STDIO_ONLY) {
+    const v = (e as Record<string, unknown>)[f];
+    if (v !== undefined && !isEmptyValue(v)) add(f, `applies only to ${kind === 'stdio' ? 'remote (url)' : 'stdio (command)'} servers`);
+  }
+
+  let unresolved = false;
+  /**
+   * Expands one string field and rejects characters that spawn or HTTP would choke on.
+   * A disabled entry tolerates unset variables: it is never started, and a user often
+   * disables a server precisely because its token is not set.
+   */
+  const val = (path: string, value: string, singleLine = false): string => {
+    const r = expandVars(value, env);
+    for (const m of r.errors) add(path, `has an ${m}`);
+    for (const name of disabled ? [] : r.missing) {
+      add(path, `references \${${name}}, but that variable is not set (write \${${name}:-default} to give a fallback)`);
+    }
+    unresolved = r.missing.length > 0;
+    if ((singleLine ? /[\r\n\0]/ : /\0/).test(r.value)) {
+      add(path, singleLine ? 'must not contain line breaks or NUL characters' : 'must not contain NUL characters');
+    }
+    return r.value;
+  };
+
+  const toolFilter: ToolFilter = {};
+  if (e.tools?.allow) toolFilter.allow = [...e.tools.allow];
+  if (e.tools?.deny) toolFilter.deny = [...e.tools.deny];
+  if (e.allowTools) toolFilter.allowExact = [...e.allowTools];
+  if (e.denyTools) toolFilter.denyExact = [...e.denyTools];
+  const toolTimeouts = { ...(e.toolTimeouts ?? {}) };
+  if ('' in toolTimeouts) add('toolTimeouts', 'must not have an empty tool pattern');
+  const common = { id, disabled, timeoutMs: e.timeoutMs ?? DEFAULT_TIMEOUT_MS, toolFilter, toolTimeouts, persistent: e.persistent ?? true };
+
+  let entry: ServerEntry;
+  if (kind === 'stdio') {
+    const command = val('command', e.command as string);
+    if (command.trim() === '') add('command', 'must not be empty');
+    const args = (e.args ?? []).map((a, i) => val(`args[${i}]`, a));
+    const childEnv: Record<string, string> = {};
+    for (const [k, v] of Object.entries(e.env ?? {})) {
+      const path = formatPath(['env', k]);
+      if (k === '' || /[=\0]/.test(k)) add(path, 'is not a valid environment variable name');
+      childEnv[k] = val(path, v);
+    }
+    const connectionTimeoutMs = e.connectionTimeoutMs ?? DEFAULT_STDIO_CONNECTION_TIMEOUT_MS;
+    entry = { ...common, kind, connectionTimeoutMs, command, args, env: childEnv };
+    if (e.cwd !== undefined) {
+      entry.cwd = val('cwd', e.cwd);
+      if (entry.cwd.trim() === '') add('cwd', 'must not be empty');
+    }
+  } else {
+    const url = val('url', e.url as string, true);
+    if (!unresolved) checkUrl(url, (msg) => add('url', msg));
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(e.headers ?? {})) {
+      const path = formatPath(['headers', k]);
+      if (!HEADER_NAME_RE.test(k)) add(path, 'is not a valid HTTP header name');
+      headers[k] = val(path, v, true);
+    }
+    // An empty token (e.g. `${TOKEN:-}`) means "no token", which keeps optional auth simple.
+    const token = e.authToken === undefined ? '' : val('authToken', e.authToken, true);
+    if (token !== '') {
+      for (const k of Object.keys(headers)) if (k.toLowerCase() === 'authorization') delete headers[k];
+      headers.Authorization = `Bearer ${token}`;
+    }
+    const type = declared === undefined || declared === 'stdio' ? 'auto' : declared;
+    const connectionTimeoutMs = e.connectionTimeoutMs ?? DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS;
+    entry = { ...common, kind, type, connectionTimeoutMs, url, headers };
+    if (e.pingIntervalMs !== undefined) entry.pingIntervalMs = e.pingIntervalMs;
+    if (e.pingTimeoutMs !== undefined) entry.pingTimeoutMs = e.pingTimeoutMs;
+  }
+  return issues.length === before ? entry : undefined;
+}
+
+/** Checks an expanded url without ever quoting it (it may carry credentials). */
+function checkUrl(value: string, fail: (msg: string) => void): void {
+  let u: URL;
+  try {
+    u = new URL(value);
+  } catch {
+    return fail('is not a valid absolute URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(`must be an http or https URL (got scheme "${u.protocol}")`);
+}
+

@@ -1,0 +1,155 @@
+/**
+ * Secret redaction for logs and status: urls lose their userinfo and query values, known
+ * secret strings become `***`, and entries are summarised without env or header values.
+ */
+import type { ServerEntry } from './config.js';
+
+const MASK = '***';
+/** Values shorter than this are not treated as secrets: masking "1" would wreck every log line. */
+const MIN_SECRET_LENGTH = 4;
+/** Env values that are plainly flags, not secrets. */
+const NOT_SECRET_RE = /^(true|false|yes|no|on|off|null|undefined|\d{1,5})$/i;
+/** Flag or variable names whose value is a credential (`--api-key`, `GITHUB_TOKEN=`). */
+const SECRET_NAME_RE = /(token|secret|passw(or)?d|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer)/i;
+/** Well-known token prefixes (GitHub, OpenAI/Anthropic, Slack, GitLab) seen as bare args. */
+const TOKEN_PREFIX_RE = /^(ghp_|gho_|ghs_|ghu_|github_pat_|sk-|xox[abpr]-|glpat-)/;
+const URL_IN_TEXT_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
+
+/**
+ * Returns `url` without userinfo and with every query value (and any fragment) masked:
+ * `https://u:p@h/x?key=abc&flag` -> `https://h/x?key=***&***`. Unparseable input is
+ * masked from the first `?` or `#` on, and loses anything between `//` and `@`.
+ */
+export function redactUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url.replace(/\/\/[^/?#]*@/, '//').replace(/[?#][\s\S]*$/, `?${MASK}`);
+  }
+  u.username = '';
+  u.password = '';
+  if (u.search) {
+    const parts = u.search
+      .slice(1)
+      .split('&')
+      .map((p) => {
+        const eq = p.indexOf('=');
+        // A bare item (`?sk-123`) may itself be the secret, so it is masked whole.
+        return eq < 0 ? MASK : `${p.slice(0, eq)}=${MASK}`;
+      });
+    u.search = `?${parts.join('&')}`;
+  }
+  if (u.hash) u.hash = MASK;
+  return u.toString();
+}
+
+/**
+ * Replaces every occurrence of each secret in `text` with `***`, including the secret's
+ * JSON-escaped and URL-encoded spellings. Longer secrets go first so that a secret
+ * containing another is masked whole. Empty strings are ignored.
+ */
+export function redactText(text: string, secrets: string[]): string {
+  const variants = new Set<string>();
+  for (const s of secrets) {
+    if (!s) continue;
+    variants.add(s);
+    variants.add(JSON.stringify(s).slice(1, -1));
+    variants.add(encodeURIComponent(s));
+  }
+  let out = text;
+  for (const v of [...variants].sort((a, b) => b.length - a.length)) {
+    if (v && out.includes(v)) out = out.split(v).join(MASK);
+  }
+  return out;
+}
+
+function isSecretLike(value: string): boolean {
+  return value.length >= MIN_SECRET_LENGTH && !NOT_SECRET_RE.test(value);
+}
+
+/** Credentials carried inside a url: userinfo parts and query values (raw and decoded). */
+function urlSecrets(url: string): string[] {
+  const out: string[] = [];
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return out;
+  }
+  for (const part of [u.username, u.password]) {
+    if (part) out.push(part, safeDecode(part));
+  }
+  for (const [name, value] of u.searchParams) {
+    out.push(value || name);
+  }
+  for (const item of u.search.slice(1).split('&')) {
+    const eq = item.indexOf('=');
+    if (eq >= 0 && eq < item.length - 1) out.push(item.slice(eq + 1));
+  }
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/**
+ * The strings of `entry` that must never reach a log or status: env values, header values,
+ * the bearer token alone, and credentials inside the url. Trivial values ("1", "true",
+ * shorter than 4 characters) are left out. Deduplicated, longest first.
+ */
+export function entrySecrets(entry: ServerEntry): string[] {
+  const found: string[] = [];
+  if (entry.kind === 'stdio') {
+    found.push(...Object.values(entry.env));
+  } else {
+    for (const [name, value] of Object.entries(entry.headers)) {
+      found.push(value);
+      const bearer = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
+      if (bearer && name.toLowerCase() === 'authorization') found.push(bearer[2].trim());
+    }
+    found.push(...urlSecrets(entry.url));
+  }
+  return [...new Set(found.filter(isSecretLike))].sort((a, b) => b.length - a.length);
+}
+
+/** Masks credential-looking args: `--token X`, `--api-key=X`, `GITHUB_TOKEN=X`, urls, `ghp_...`. */
+function redactArgs(args: string[]): string[] {
+  return args.map((arg, i) => {
+    const prev = i > 0 ? args[i - 1] : '';
+    if (/^--?[\w.-]+$/.test(prev) && SECRET_NAME_RE.test(prev) && !arg.startsWith('-')) return MASK;
+    const assign = /^(-{0,2}[\w.-]+)=([\s\S]+)$/.exec(arg);
+    if (assign && SECRET_NAME_RE.test(assign[1])) return `${assign[1]}=${MASK}`;
+    if (TOKEN_PREFIX_RE.test(arg)) return MASK;
+    return arg.replace(URL_IN_TEXT_RE, (m) => redactUrl(m));
+  });
+}
+
+/**
+ * A one-line, log-safe description of an entry for logs and the status panel. It shows the
+ * command and args (credential-looking args masked) or the redacted url, env and header
+ * NAMES only, and never a value from {@link entrySecrets}.
+ */
+export function describeEntry(entry: ServerEntry): { id: string; transport: 'stdio' | 'http' | 'sse'; summary: string } {
+  let summary: string;
+  let transport: 'stdio' | 'http' | 'sse';
+  if (entry.kind === 'stdio') {
+    transport = 'stdio';
+    summary = ['stdio:', entry.command, ...redactArgs(entry.args)].join(' ');
+    if (entry.cwd) summary += ` (cwd ${entry.cwd})`;
+    const names = Object.keys(entry.env);
+    if (names.length > 0) summary += ` env: ${names.join(', ')}`;
+  } else {
+    transport = entry.type === 'sse' ? 'sse' : 'http';
+    summary = `${entry.type}: ${redactUrl(entry.url)}`;
+    const names = Object.keys(entry.headers);
+    if (names.length > 0) summary += ` headers: ${names.join(', ')}`;
+  }
+  if (entry.disabled) summary += ' [disabled]';
+  return { id: entry.id, transport, summary: redactText(summary, entrySecrets(entry)) };
+}

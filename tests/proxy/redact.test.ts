@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config.js';
+import { describeEntry, entrySecrets, redactText, redactUrl } from '../../src/proxy/redact.js';
+
+const SECRET = 'Sup3rSecretValue';
+
+describe('redactUrl', () => {
+  it('strips userinfo and masks query values and fragments, keeping the rest', () => {
+    expect(redactUrl(`https://user:${SECRET}@api.example.com:8443/v1/mcp?key=${SECRET}&mode=x#frag`)).toBe(
+      'https://api.example.com:8443/v1/mcp?key=***&mode=***#***',
+    );
+    expect(redactUrl('http://127.0.0.1:3000/mcp')).toBe('http://127.0.0.1:3000/mcp');
+    expect(redactUrl(`http://h/?${SECRET}`)).toBe('http://h/?***');
+  });
+
+  it('masks unparseable urls from the query on and drops userinfo', () => {
+    const out = redactUrl(`not a url //me:${SECRET}@host/x?token=${SECRET}`);
+    expect(out).not.toContain(SECRET);
+    expect(out).toContain('host/x?***');
+  });
+});
+
+describe('redactText', () => {
+  it('masks every occurrence, longest secret first, including escaped spellings', () => {
+    expect(redactText('a abcdef b abc c abcdef', ['abc', 'abcdef'])).toBe('a *** b *** c ***');
+    expect(redactText('p="x\\"y" q=x%22y', ['x"y'])).toBe('p="***" q=***');
+    expect(redactText('nothing here', ['', 'zzz'])).toBe('nothing here');
+  });
+});
+
+describe('entrySecrets and describeEntry', () => {
+  const cfg = parseConfig(
+    {
+      mcpServers: {
+        gh: {
+          command: 'npx',
+          args: ['-y', 'server-github', '--token', SECRET, '--api-key=abc123456', 'postgres://u:pw12345@db/x', 'ghp_abcdef123'],
+          env: { GITHUB_TOKEN: SECRET, DEBUG: '1', FLAG: 'true' },
+          cwd: '/srv',
+        },
+        remote: {
+          url: `https://bobby:${SECRET}@h.example/mcp?apikey=${SECRET}`,
+          headers: { 'X-Api-Key': 'hdr-value-1' },
+          authToken: 'tok-value-22',
+          type: 'sse',
+        },
+        off: { type: 'bridge', url: 'http://127.0.0.1:1/mcp/x', disabled: true },
+      },
+    },
+    { env: {} },
+  );
+  const [gh, remote, off] = cfg.servers as [StdioEntry, RemoteEntry, RemoteEntry];
+
+  it('lists env and header values, the bare token and url credentials, skipping trivial values', () => {
+    expect(entrySecrets(gh)).toEqual([SECRET]);
+    expect(entrySecrets(remote)).toEqual(
+      expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']),
+    );
+    expect(entrySecrets(off)).toEqual([]);
+  });
+
+  it('summarises without any secret value', () => {
+    const d = describeEntry(gh);
+    expect(d.id).toBe('gh');
+    expect(d.transport).toBe('stdio');
+    expect(d.summary).toContain('npx -y server-github --token ***');
+    expect(d.summary).toContain('--api-key=***');
+    expect(d.summary).toContain('env: GITHUB_TOKEN, DEBUG, FLAG');
+    for (const secret of [SECRET, 'abc123456', 'pw12345', 'ghp_abcdef123']) expect(d.summary).not.toContain(secret);
+
+    const r = describeEntry(remote);
+    expect(r.transport).toBe('sse');
+    expect(r.summary).toBe('sse: https://h.example/mcp?apikey=*** headers: X-Api-Key, Authorization');
+    for (const secret of [SECRET, 'bobby', 'hdr-value-1', 'tok-value-22']) expect(r.summary).not.toContain(secret);
+
+    expect(describeEntry(off)).toEqual({ id: 'off', transport: 'http', summary: 'bridge: http://127.0.0.1:1/mcp/x [disabled]' });
+  });
+});
