@@ -19,6 +19,9 @@ import { StatusFeed } from './statusFeed.js';
 
 export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
 
+/** Where the ready line goes: stdout, which carries nothing else in this mode. */
+const readyOut: NodeJS.WritableStream = process.stdout;
+
 function readToken(opts: CliOptions): string {
   if (opts.tokenFile) {
     let text: string;
@@ -128,7 +131,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     servers: hub.status().map((s) => ({ id: s.id, state: s.state, tools: s.tools.length, ...(s.lastError ? { error: s.lastError } : {}) })),
   };
   // The one line this mode ever writes to stdout.
-  process.stdout.write(`${JSON.stringify(ready)}\n`);
+  readyOut.write(`${JSON.stringify(ready)}\n`);
   process.send?.(ready);
   // Not through the logger: the token must not land in the shared log file.
   process.stderr.write(`status panel: ${bound.url}/#token=${token}\n`);
