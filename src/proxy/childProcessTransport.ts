@@ -1,0 +1,353 @@
+/**
+ * The client side of a stdio MCP server: spawns it (no shell; its own process group on
+ * POSIX so the whole tree can be signalled), reads newline-framed JSON-RPC from stdout,
+ * logs stderr line by line under the server's tag, and stops it in steps: stdin EOF,
+ * grace, SIGTERM to the group, grace, SIGKILL to the group, then waits until no process
+ * of the group is left. Nothing started here should outlive a `close()`.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { FrameDecoder, type DecodedFrame } from './framing.js';
+import { Logger, errorText } from './logger.js';
+import { isGroupAlive, killTree, killTreeOnExit, signalGroup, waitForGroupExit } from './processTree.js';
+import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
+
+export const DEFAULT_STDIN_GRACE_MS = 2000;
+export const DEFAULT_TERM_GRACE_MS = 2000;
+export const DEFAULT_STDERR_TAIL_LINES = 200;
+/** Replies (resource reads, big tool results) may be large; this only stops runaway output. */
+export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+/** How long to wait for the group to empty once SIGKILLed (orphans are reaped by init). */
+export const DEFAULT_GROUP_EXIT_TIMEOUT_MS = 5000;
+/** How long after exit the pipes may stay open (a grandchild outside the group holds them). */
+const STDIO_CLOSE_WAIT_MS = 500;
+/** A stderr "line" longer than this is logged in pieces rather than buffered without end. */
+const MAX_STDERR_LINE_CHARS = 64 * 1024;
+
+export interface ChildProcessTransportOptions {
+  command: string;
+  args?: string[];
+  /** The entry's own variables, on top of a safe inherited set (see `buildChildEnv`). */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** Server id; the log tag for everything about this server, its stderr included. */
+  name: string;
+  logger?: Logger;
+  stdinGraceMs?: number;
+  termGraceMs?: number;
+  stderrTailLines?: number;
+  maxMessageBytes?: number;
+  groupExitTimeoutMs?: number;
+}
+
+export interface ChildExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** True when the exit followed `close()`. */
+  expected: boolean;
+}
+
+/** A message on stdout bigger than `maxMessageBytes`; it was skipped, not parsed. */
+export class OversizeMessageError extends Error {
+  constructor(
+    readonly bytes: number,
+    readonly idHint: string | number | undefined,
+    server: string,
+  ) {
+    super(`server '${server}' wrote a ${bytes}-byte message (id ${idHint ?? 'unknown'}), over the size cap; skipped`);
+    this.name = 'OversizeMessageError';
+  }
+}
+
+/** `p`, or `fallback` once `ms` have passed. */
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((r) => (timer = setTimeout(r, ms, fallback)))]).finally(() => clearTimeout(timer));
+}
+
+/** SDK `Transport` over a spawned stdio MCP server; see the module comment. */
+export class ChildProcessTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Each complete stderr line, as it arrives (also logged and kept in `stderrTail()`). */
+  onstderr?: (line: string) => void;
+  /** The direct child's exit, expected or not. */
+  onexit?: (info: ChildExitInfo) => void;
+
+  private readonly log: Logger;
+  private child?: ChildProcessWithoutNullStreams;
+  private started = false;
+  private startPromise?: Promise<void>;
+  private closing = false;
+  private closedFired = false;
+  private shutdownPromise?: Promise<void>;
+  private exitInfoValue?: ChildExitInfo;
+  private resolveExited!: () => void;
+  private readonly exited = new Promise<void>((r) => (this.resolveExited = r));
+  private unregisterExitKill?: () => void;
+  private readonly tail: string[] = [];
+  private stderrPartial = '';
+  private readonly stderrDecoder = new StringDecoder('utf8');
+  private readonly decoder: FrameDecoder;
+
+  constructor(private readonly opts: ChildProcessTransportOptions) {
+    this.log = (opts.logger ?? Logger.create('proxy')).child(opts.name);
+    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES });
+  }
+
+  /** The direct child's pid once spawned (on POSIX also its process group id). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the direct child exited, once it has. */
+  get exitInfo(): ChildExitInfo | undefined {
+    return this.exitInfoValue;
+  }
+
+  /** The last stderr lines (at most `stderrTailLines`), oldest first. */
+  stderrTail(): string[] {
+    return [...this.tail];
+  }
+
+  start(): Promise<void> {
+    if (this.started) return Promise.reject(new Error(`ChildProcessTransport '${this.opts.name}' already started`));
+    this.started = true;
+    this.startPromise = new Promise<void>((resolve, reject) => this.spawnChild(resolve, reject));
+    return this.startPromise;
+  }
+
+  private spawnChild(resolve: () => void, reject: (e: Error) => void): void {
+    const { command, args = [], cwd, name } = this.opts;
+    const fail = (err: Error) => {
+      this.log.error(err.message);
+      reject(err);
+      this.onerror?.(err);
+      this.closing = true;
+      this.fireClose();
+    };
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      const env = buildChildEnv(this.opts.env);
+      const plan = resolveSpawnCommand(command, args, { env, cwd });
+      child = spawn(plan.command, plan.args, {
+        cwd,
+        env,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+        // Own process group on POSIX, so `kill(-pid)` reaches the whole tree. Not unref'd:
+        // the child is ours to stop.
+        detached: process.platform !== 'win32',
+        windowsHide: plan.windowsHide,
+        windowsVerbatimArguments: plan.windowsVerbatimArguments,
+      });
+    } catch (err) {
+      fail(spawnError(name, command, cwd, err as NodeJS.ErrnoException));
+      return;
+    }
+    this.child = child;
+    let spawned = false;
+    child.once('spawn', () => {
+      spawned = true;
+      this.unregisterExitKill = killTreeOnExit(child.pid!);
+      this.log.debug(`started pid ${child.pid}: ${command} ${args.join(' ')}`.trimEnd());
+      resolve();
+    });
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      if (!spawned) fail(spawnError(name, command, cwd, err));
+      else this.onerror?.(err);
+    });
+    child.on('exit', (code, signal) => {
+      if (spawned) this.onChildExit(code, signal);
+    });
+    child.stdin.on('error', (err) => {
+      // EPIPE after the child died: the exit handler reports that; sends see the error.
+      this.log.debug(`stdin: ${errorText(err)}`);
+    });
+    child.stdout.on('data', (chunk: Buffer) => this.onFrames(this.decoder.push(chunk)));
+    child.stdout.on('end', () => this.onFrames(this.decoder.end()));
+    child.stderr.on('data', (chunk: Buffer) => this.onStderr(this.stderrDecoder.write(chunk)));
+    child.stderr.on('end', () => this.flushStderr());
+  }
+
+  private onFrames(frames: DecodedFrame[]): void {
+    for (const frame of frames) {
+      if (frame.kind === 'oversize') {
+        const err = new OversizeMessageError(frame.bytes, frame.idHint, this.opts.name);
+        this.log.warn(err.message);
+        this.onerror?.(err);
+        continue;
+      }
+      let msg: unknown;
+      try {
+        msg = JSON.parse(frame.body);
+      } catch {
+        msg = undefined;
+      }
+      // A shape check only: forwarded payloads are the endpoints' business to validate.
+      if (typeof msg !== 'object' || msg === null || (msg as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+        const shown = frame.body.length > 200 ? `${frame.body.slice(0, 200)}...` : frame.body;
+        this.log.warn(`non-JSON-RPC line on stdout ignored: ${shown}`);
+        this.onerror?.(new Error(`server '${this.opts.name}' wrote a line that is not JSON-RPC: ${shown}`));
+        continue;
+      }
+      this.safely('onmessage', () => this.onmessage?.(msg as JSONRPCMessage));
+    }
+  }
+
+  private onStderr(text: string): void {
+    this.stderrPartial += text;
+    const lines = this.stderrPartial.split('\n');
+    this.stderrPartial = lines.pop() ?? '';
+    for (const line of lines) this.emitStderrLine(line);
+    while (this.stderrPartial.length > MAX_STDERR_LINE_CHARS) {
+      this.emitStderrLine(this.stderrPartial.slice(0, MAX_STDERR_LINE_CHARS));
+      this.stderrPartial = this.stderrPartial.slice(MAX_STDERR_LINE_CHARS);
+    }
+  }
+
+  private flushStderr(): void {
+    this.stderrPartial += this.stderrDecoder.end();
+    if (this.stderrPartial) this.onStderr('\n');
+  }
+
+  private emitStderrLine(raw: string): void {
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    this.log.info(line);
+    this.tail.push(line);
+    if (this.tail.length > (this.opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES)) this.tail.shift();
+    this.safely('onstderr', () => this.onstderr?.(line));
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closing || this.exitInfoValue || !stdin.writable) {
+      return Promise.reject(new Error(`server '${this.opts.name}' is not connected`));
+    }
+    return new Promise<void>((resolve, reject) => {
+      // Settles on the first of: written into the buffer, drained, write error, stdin closed.
+      const finish = (err?: Error | null) => {
+        stdin.off('drain', finish).off('close', onClose);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onClose = () => finish(new Error(`server '${this.opts.name}' stdin closed before the message was written`));
+      if (stdin.write(JSON.stringify(message) + '\n', (err) => err && finish(err))) finish();
+      else stdin.once('drain', finish).once('close', onClose);
+    });
+  }
+
+  private onChildExit(code: number | null, signal: NodeJS.Signals | null): void {
+    const info: ChildExitInfo = { code, signal, expected: this.closing };
+    this.exitInfoValue = info;
+    this.unregisterExitKill?.();
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    if (info.expected) this.log.debug(`exited with ${how}`);
+    else this.log.warn(`exited unexpectedly with ${how}`);
+    this.resolveExited();
+    this.safely('onexit', () => this.onexit?.(info));
+    if (!this.closing) {
+      // Unexpected: clean up what is left of the tree, then report the close.
+      this.closing = true;
+      this.shutdownPromise = this.shutdown();
+    }
+  }
+
+  /** Resolves true once the direct child has exited, false after `ms`. */
+  private waitExit(ms: number): Promise<boolean> {
+    return within(this.exited.then(() => true), ms, false);
+  }
+
+  /**
+   * Stops the server and its whole tree; resolves once the child has exited and (POSIX)
+   * its process group is empty. A second call while the first runs kills at once.
+   */
+  async close(): Promise<void> {
+    if (!this.started) {
+      this.started = true;
+      this.closing = true;
+      this.fireClose();
+      return;
+    }
+    if (this.shutdownPromise) {
+      if (!this.closedFired) this.kill('SIGKILL');
+      return this.shutdownPromise;
+    }
+    this.closing = true;
+    this.shutdownPromise = (async () => {
+      await this.startPromise?.catch(() => undefined);
+      if (this.child?.pid !== undefined) await this.shutdown();
+    })();
+    return this.shutdownPromise;
+  }
+
+  /** Signals the tree; once the leader is gone only the group is signalled (its pid may be reused). */
+  private kill(signal: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      if (!this.exitInfoValue) killTree(pid, signal);
+      else if (process.platform !== 'win32') signalGroup(pid, signal);
+    } catch (err) {
+      this.log.warn(`cannot send ${signal}: ${errorText(err)}`);
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    const child = this.child!;
+    const pid = child.pid!;
+    const stdinGrace = this.opts.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS;
+    const termGrace = this.opts.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
+    const groupTimeout = this.opts.groupExitTimeoutMs ?? DEFAULT_GROUP_EXIT_TIMEOUT_MS;
+    if (!this.exitInfoValue) {
+      child.stdin.end();
+      if (!(await this.waitExit(stdinGrace))) {
+        this.log.debug(`no exit ${stdinGrace} ms after stdin EOF; SIGTERM`);
+        this.kill('SIGTERM');
+        if (!(await this.waitExit(termGrace))) {
+          this.log.warn(`no exit ${termGrace} ms after SIGTERM; SIGKILL`);
+          this.kill('SIGKILL');
+          if (!(await this.waitExit(groupTimeout))) this.log.error(`pid ${pid} survived SIGKILL`);
+        }
+      }
+    }
+    // The leader is gone; descendants left in its group (a server's own children) go too.
+    if (isGroupAlive(pid)) {
+      this.kill('SIGTERM');
+      if (!(await waitForGroupExit(pid, termGrace))) {
+        this.kill('SIGKILL');
+        if (!(await waitForGroupExit(pid, groupTimeout))) this.log.error(`process group ${pid} still present after SIGKILL`);
+      }
+    }
+    await this.waitStdioClosed(child);
+    this.fireClose();
+  }
+
+  private async waitStdioClosed(child: ChildProcessWithoutNullStreams): Promise<void> {
+    const closed = (s: typeof child.stdout) => (s.closed ? undefined : new Promise((r) => s.once('close', r)));
+    await within(Promise.all([closed(child.stdout), closed(child.stderr)]).then(() => true), STDIO_CLOSE_WAIT_MS, false);
+    // A process outside the group may still hold the pipes; stop reading them anyway.
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.stdin.destroy();
+    this.flushStderr();
+  }
+
+  private fireClose(): void {
+    if (this.closedFired) return;
+    this.closedFired = true;
+    this.safely('onclose', () => this.onclose?.());
+  }
+
+  /** A throwing listener must not break the transport's own bookkeeping. */
+  private safely(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.log.warn(`${what} listener failed: ${errorText(err)}`);
+    }
+  }
+}
