@@ -85,9 +85,12 @@ export class Upstream {
   get isReady(): boolean {
     return this.state === 'ready';
   }
-  /** Settled = no longer starting: ready, failed, stopped or disabled. */
+  /**
+   * Settled = its first attempt is over: ready, failed, stopped, disabled, or waiting to retry
+   * after a failure. A list never waits on a server already known to have failed.
+   */
   get isSettled(): boolean {
-    return this.state !== 'starting' && this.state !== 'restarting';
+    return this.state !== 'starting';
   }
 
   /** Starts (or restarts) the server; resolves when it is ready or has failed this attempt. */

@@ -1,0 +1,173 @@
+// Stdio aggregation end to end: the built CLI under an SDK client, real upstream servers.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
+
+let handles: ProxyHandle[] = [];
+let dirs: { remove: () => void }[] = [];
+
+beforeAll(() => ensureBuilt());
+afterEach(async () => {
+  for (const h of handles) await h.close();
+  handles = [];
+  for (const d of dirs) d.remove();
+  dirs = [];
+});
+
+async function proxy(servers: Record<string, unknown>, extra: string[] = [], caps: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
+  const h = await connectProxy(['--config', JSON.stringify({ mcpServers: servers, ...top }), '--no-watchdog', ...extra], caps);
+  handles.push(h);
+  return h;
+}
+
+function text(res: unknown): string {
+  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
+}
+
+describe('stdio aggregation', () => {
+  it('merges tools, prompts and resources of several servers and routes calls', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a'), b: fixtureEntry('b'), everything: { command: process.execPath, args: [EVERYTHING] } });
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('a__echo');
+    expect(tools).toContain('b__echo'); // the same tool name on two servers does not collide
+    expect(tools).toContain('everything__get-sum');
+    expect(text(await client.callTool({ name: 'a__whoami', arguments: {} }))).toContain('"name":"a"');
+    expect(text(await client.callTool({ name: 'b__echo', arguments: { text: 'héllo 漢字' } }))).toBe('héllo 漢字');
+    const sum = await client.callTool({ name: 'everything__get-sum', arguments: { a: 2, b: 3 } });
+    expect(text(sum)).toContain('5');
+
+    const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+    expect(prompts).toEqual(expect.arrayContaining(['a__greet', 'b__greet', 'everything__simple-prompt']));
+    const greet = await client.getPrompt({ name: 'b__greet', arguments: { who: 'x' } });
+    expect(JSON.stringify(greet.messages)).toContain('hello x from b');
+
+    // Resource URIs stay as they are and route to their owner (exact and by template).
+    const resources = (await client.listResources()).resources.map((r) => r.uri);
+    expect(resources).toContain('fixture://info');
+    const templated = await client.readResource({ uri: 'demo://resource/dynamic/text/7' });
+    expect(JSON.stringify(templated.contents)).toContain('7');
+
+    // Completion routed by prompt name.
+    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'everything__completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    expect(completion.completion.values.length).toBeGreaterThan(0);
+  });
+
+  it('answers an unknown tool with an error naming it, and keeps serving', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a') });
+    await expect(client.callTool({ name: 'a__nope', arguments: {} })).rejects.toThrow(/a__nope/);
+    await expect(client.callTool({ name: 'zz', arguments: {} })).rejects.toThrow(/Unknown tool: zz/);
+    expect(text(await client.callTool({ name: 'a__echo', arguments: { text: 'ok' } }))).toBe('ok');
+  });
+
+  it('keeps original names where they do not collide when asked', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a', ['--tools', 'echo,whoami']), b: fixtureEntry('b', ['--tools', 'echo,blob']) }, [], {}, { toolNaming: 'original' });
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    expect(tools).toEqual(['a__echo', 'b__echo', 'blob', 'whoami']);
+    expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toContain('"name":"a"');
+  });
+
+  it('applies allow/deny filters to listing and calling', async () => {
+    const { client } = await proxy({ a: { ...fixtureEntry('a'), tools: { deny: ['d*', 'slow'] } } }, ['--deny-tools', 'blob']);
+    const tools = (await client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('a__echo');
+    expect(tools).not.toContain('a__die');
+    expect(tools).not.toContain('a__slow');
+    expect(tools).not.toContain('a__blob');
+    await expect(client.callTool({ name: 'a__die', arguments: {} })).rejects.toThrow(/not allowed/);
+  });
+
+  it('passes progress through with the caller token, and cancellation reaches the upstream', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const state = `${dir.path}/state.jsonl`;
+    const { client } = await proxy({ a: fixtureEntry('a', [], state) });
+    const progress: number[] = [];
+    const res = await client.callTool({ name: 'a__slow', arguments: { ms: 200, steps: 4 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    expect(text(res)).toBe('slept 200');
+    expect(progress).toEqual([1, 2, 3, 4]);
+
+    const ctrl = new AbortController();
+    const call = client.callTool({ name: 'a__slow', arguments: { ms: 5000, steps: 2 } }, undefined, { signal: ctrl.signal });
+    await new Promise((r) => setTimeout(r, 300));
+    ctrl.abort('user stop');
+    await expect(call).rejects.toThrow();
+    await waitFor(() => readState(state).some((e) => e.event === 'cancelled'), 5000, 'upstream to see the cancellation');
+  });
+
+  it('forwards sampling from an upstream to the client and the answer back', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a') }, [], { sampling: {} });
+    client.setRequestHandler(CreateMessageRequestSchema, async (req) => ({
+      model: 'test-model',
+      role: 'assistant',
+      content: { type: 'text', text: `echo:${(req.params.messages[0].content as { text: string }).text}` },
+    }));
+    const res = await client.callTool({ name: 'a__sample', arguments: { prompt: 'hi' } });
+    expect(text(res)).toBe('sampled: echo:hi');
+  });
+
+  it('waits for a slow server on the first list, and a later server arrives with list_changed', async () => {
+    const { client } = await proxy(
+      { fast: fixtureEntry('fast'), slow: fixtureEntry('slow', ['--start-delay', '1000']), late: fixtureEntry('late', ['--start-delay', '9000']) },
+      ['--ready-timeout', '6000'],
+    );
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    const first = (await client.listTools()).tools.map((t) => t.name);
+    expect(first).toContain('fast__echo');
+    expect(first).toContain('slow__echo'); // waited for it
+    expect(first).not.toContain('late__echo'); // past the ready timeout
+    await waitFor(() => changed > 0, 15_000, 'list_changed for the late server');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('late__echo');
+  });
+
+  it('leaves a failing server out and keeps the others working', async () => {
+    const h = await proxy({ good: fixtureEntry('good'), bad: { command: 'definitely-not-a-command-xyz' } });
+    const tools = (await h.client.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('good__echo');
+    expect(tools.some((t) => t.startsWith('bad__'))).toBe(false);
+    expect(h.stderr.join('\n')).toMatch(/bad.*not found/);
+    expect(text(await h.client.callTool({ name: 'good__echo', arguments: { text: 'still here' } }))).toBe('still here');
+  });
+
+  it('fails a call quickly when its upstream dies mid-call, and the server comes back', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const state = `${dir.path}/state.jsonl`;
+    const { client } = await proxy({ a: fixtureEntry('a', [], state), b: fixtureEntry('b') });
+    const firstPid = JSON.parse(text(await client.callTool({ name: 'a__whoami', arguments: {} }))).pid as number;
+    const started = Date.now();
+    await expect(client.callTool({ name: 'a__die', arguments: {} })).rejects.toThrow(/exited with code 3/);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(text(await client.callTool({ name: 'b__echo', arguments: { text: 'b ok' } }))).toBe('b ok');
+    expect(await waitGone(firstPid, 2000)).toBe(true);
+    // Supervision restarts it (backoff 1 s) and its tools return.
+    const who = await waitFor(async () => {
+      try {
+        return text(await client.callTool({ name: 'a__whoami', arguments: {} }));
+      } catch {
+        return undefined;
+      }
+    }, 10_000, 'server a to restart');
+    expect(JSON.parse(who).pid).not.toBe(firstPid);
+  });
+
+  it('returns a 10 MiB tool result intact', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a') });
+    // The SDK's own stdio client reads at most 10 MiB per message, envelope included.
+    const size = 10 * 1024 * 1024 - 1024;
+    const res = await client.callTool({ name: 'a__blob', arguments: { bytes: size } }, undefined, { timeout: 60_000 });
+    expect(text(res).length).toBe(size);
+    expect(text(await client.callTool({ name: 'a__echo', arguments: { text: 'after' } }))).toBe('after');
+  });
+
+  it('forwards list_changed from an upstream with the new tool routed', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a') });
+    await client.listTools();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    await client.callTool({ name: 'a__add_tool', arguments: { id: 'fresh' } });
+    await waitFor(() => changed > 0, 5000, 'list_changed');
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('a__fresh');
+    expect(text(await client.callTool({ name: 'a__fresh', arguments: {} }))).toBe('fresh');
+  });
+});
