@@ -1,0 +1,37 @@
+// Bundles the status panel (src/renderer/main.ts) into dist/renderer/panel.js and copies
+// index.html and panel.css beside it. The bundle is a classic IIFE script: ES modules do
+// not load from file:// pages, and the page must also work when Electron loads it from disk.
+import { build } from 'esbuild';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Builds the panel into `outDir` (default `<repo>/dist/renderer`). Returns the output directory.
+ * @param {{ outDir?: string, minify?: boolean }} [options]
+ * @returns {Promise<string>}
+ */
+export async function buildRenderer(options = {}) {
+  const outDir = resolve(options.outDir ?? join(root, 'dist/renderer'));
+  mkdirSync(outDir, { recursive: true });
+  await build({
+    entryPoints: [join(root, 'src/renderer/main.ts')],
+    outfile: join(outDir, 'panel.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome120'],
+    minify: options.minify ?? false,
+    sourcemap: false,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  for (const file of ['index.html', 'panel.css']) copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
+  return outDir;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  await buildRenderer({ outDir: process.argv[2] });
+}

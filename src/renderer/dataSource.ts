@@ -1,0 +1,23 @@
+/**
+ * Where the status panel gets its data. Two implementations: the Electron preload API
+ * (preloadSource.ts) and the bridge's HTTP `/status` + `/events` (httpSource.ts).
+ */
+import type { RuntimeStatus } from '../shared/status.js';
+import type { RestartResult } from '../shared/ipcContract.js';
+
+/** Link state between the panel and the runtime, for sources that have one. */
+export type ConnectionState = 'connected' | 'reconnecting' | 'down';
+
+/** The panel's view of the runtime. */
+export interface StatusSource {
+  /** The current status, fetched once. */
+  getStatus(): Promise<RuntimeStatus>;
+  /** Live updates; returns the unsubscribe function. */
+  onStatus(cb: (s: RuntimeStatus) => void): () => void;
+  /** Asks the runtime to restart one server. Never rejects for expected failures. */
+  restart(id: string): Promise<RestartResult>;
+  /** Recent log lines of one server, if the source can provide them beyond `stderrTail`. */
+  getLogs?(id: string): Promise<string[]>;
+  /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
+  onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
+}

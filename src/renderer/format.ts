@@ -1,0 +1,80 @@
+/** Small pure formatting helpers for the status panel. */
+import type { BridgeState, RuntimeStatus, ServerState } from '../shared/status.js';
+
+/** Words for each server state: the badge never relies on colour alone. */
+export const SERVER_STATE_LABELS: Record<ServerState, string> = {
+  starting: 'Starting',
+  ready: 'Ready',
+  failed: 'Failed',
+  restarting: 'Restarting',
+  stopped: 'Stopped',
+  disabled: 'Disabled',
+};
+
+/** A shape cue per state, next to the colour and the word. */
+export const SERVER_STATE_GLYPHS: Record<ServerState, string> = {
+  starting: '\u25cc', // dotted circle
+  ready: '\u2713', // check mark
+  failed: '\u2715', // cross
+  restarting: '\u21bb', // clockwise arrow
+  stopped: '\u25a0', // square
+  disabled: '\u2013', // dash
+};
+
+export const BRIDGE_STATE_LABELS: Record<BridgeState, string> = {
+  starting: 'Starting',
+  ready: 'Ready',
+  stopping: 'Stopping',
+  stopped: 'Stopped',
+  crashed: 'Crashed',
+};
+
+/** States in which the Restart button would only race with the runtime's own work. */
+export function restartBlocked(state: ServerState): boolean {
+  return state === 'starting' || state === 'restarting' || state === 'disabled';
+}
+
+/** States in which `startedAt` describes a live process or connection. */
+export function showsUptime(state: ServerState): boolean {
+  return state === 'ready' || state === 'starting';
+}
+
+/** `3d 4h`, `2h 05m`, `7m 03s`, `42s`. Negative or unknown input gives `—`. */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 0) return '\u2014';
+  const s = Math.floor(ms / 1000);
+  const d = Math.floor(s / 86_400);
+  const h = Math.floor((s % 86_400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (d > 0) return `${d}d ${h}h`;
+  if (h > 0) return `${h}h ${two(m)}m`;
+  if (m > 0) return `${m}m ${two(sec)}s`;
+  return `${sec}s`;
+}
+
+/** Uptime text for a server, or `—` when it has none. */
+export function uptimeText(state: ServerState, startedAt: string | undefined, nowMs: number): string {
+  if (!startedAt || !showsUptime(state)) return '\u2014';
+  const started = Date.parse(startedAt);
+  return Number.isNaN(started) ? '\u2014' : formatDuration(Math.max(0, nowMs - started));
+}
+
+/** Start-up progress: servers ready out of servers that are supposed to run. */
+export function startupProgress(status: RuntimeStatus): { ready: number; total: number; disabled: number; failed: number } {
+  let ready = 0;
+  let disabled = 0;
+  let failed = 0;
+  for (const s of status.servers) {
+    if (s.state === 'ready') ready++;
+    else if (s.state === 'disabled') disabled++;
+    else if (s.state === 'failed') failed++;
+  }
+  return { ready, total: status.servers.length - disabled, disabled, failed };
+}
+
+/** `1 tool`, `3 tools`. */
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

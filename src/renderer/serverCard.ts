@@ -1,0 +1,163 @@
+/** One server's card in the panel: built once per server id, then updated in place. */
+import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
+import { el, setHidden, setText, uniqueId } from './dom.js';
+import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
+
+/** Why a server shows no tools, by state. */
+const NO_TOOLS_TEXT: Record<ServerState, string> = {
+  ready: 'This server offers no tools.',
+  starting: 'Tools are listed once the server is ready.',
+  restarting: 'Tools are listed once the server is ready.',
+  failed: 'No tools while the server is not running.',
+  stopped: 'No tools while the server is not running.',
+  disabled: 'This server is disabled in the MCP config.',
+};
+
+/** The live card of one server. */
+export interface ServerCard {
+  readonly root: HTMLLIElement;
+  update(server: ServerStatus, nowMs: number): void;
+  /** A restart request is in flight (true) or finished (false, with its error if it failed). */
+  setRestartPending(pending: boolean, error?: string): void;
+  /** The link to the runtime is down: restarting cannot work, so the button is blocked. */
+  setOffline(offline: boolean): void;
+  /** Refreshes the ticking uptime. */
+  tick(nowMs: number): void;
+}
+
+/** Builds the card for server `id`; `onRestart` runs when its Restart button is activated. */
+export function createServerCard(id: string, onRestart: (id: string) => void): ServerCard {
+  const nameId = uniqueId('server-name');
+  const root = el('li', 'server');
+  root.dataset.serverId = id;
+  const article = el('article', 'server-card', undefined, { 'aria-labelledby': nameId });
+  root.append(article);
+
+  const head = el('div', 'server-head');
+  const name = el('h2', 'server-name', id, { id: nameId });
+  const badge = el('span', 'badge');
+  const glyph = el('span', 'badge-glyph', undefined, { 'aria-hidden': 'true' });
+  const badgeText = el('span', 'badge-text');
+  badge.append(glyph, badgeText);
+  const transport = el('span', 'transport');
+  const restart = el('button', 'restart', 'Restart', { type: 'button', 'aria-label': `Restart ${id}` });
+  head.append(name, badge, transport, restart);
+
+  const facts = el('dl', 'facts');
+  const fact = (label: string) => {
+    const wrap = el('div', 'fact');
+    const dd = el('dd');
+    wrap.append(el('dt', undefined, label), dd);
+    facts.append(wrap);
+    return dd;
+  };
+  const toolCount = fact('Tools');
+  const pid = fact('PID');
+  const uptime = fact('Uptime');
+  const restarts = fact('Restarts');
+  const sessions = fact('Sessions');
+
+  const restartError = el('p', 'restart-error', undefined, { role: 'alert' });
+  restartError.hidden = true;
+
+  const errorBox = el('section', 'last-error');
+  const errorHeadingId = uniqueId('error-heading');
+  errorBox.setAttribute('aria-labelledby', errorHeadingId);
+  const errorText = el('pre', 'last-error-text', undefined, { tabindex: '0' });
+  errorBox.append(el('h3', undefined, 'Last error', { id: errorHeadingId }), errorText);
+  errorBox.hidden = true;
+
+  const tools = el('details', 'tools');
+  const toolsSummary = el('summary');
+  const toolList = el('ul', 'tool-list');
+  tools.append(toolsSummary, toolList);
+  const noTools = el('p', 'no-tools');
+
+  const logs = el('details', 'logs');
+  const logsSummary = el('summary');
+  const logText = el('pre', 'log-text', undefined, { tabindex: '0' });
+  logText.setAttribute('aria-label', `Recent log lines of ${id}`);
+  logs.append(logsSummary, logText);
+
+  article.append(head, facts, restartError, errorBox, tools, noTools, logs);
+
+  let current: ServerStatus | undefined;
+  let pending = false;
+  let offline = false;
+  let toolsKey = '';
+
+  const refreshButton = () => {
+    const blocked = pending || offline || (current !== undefined && restartBlocked(current.state));
+    // aria-disabled instead of `disabled`: a focused button keeps keyboard focus while blocked.
+    restart.setAttribute('aria-disabled', String(blocked));
+    setText(restart, pending ? 'Restarting\u2026' : 'Restart');
+    restart.setAttribute('aria-label', pending ? `Restarting ${id}` : `Restart ${id}`);
+  };
+
+  restart.addEventListener('click', () => {
+    if (restart.getAttribute('aria-disabled') === 'true') return;
+    onRestart(id);
+  });
+
+  const renderTools = (list: ToolSummary[]) => {
+    const key = JSON.stringify(list);
+    if (key === toolsKey) return; // unchanged: keep the DOM (and any text selection) as it is
+    toolsKey = key;
+    const items = list.map((t) => {
+      const li = el('li', 'tool');
+      li.append(el('code', 'tool-name', t.name));
+      if (t.description) li.append(el('span', 'tool-description', t.description));
+      return li;
+    });
+    toolList.replaceChildren(...items);
+  };
+
+  return {
+    root,
+    update(server, nowMs) {
+      const prev = current;
+      current = server;
+      if (!prev || prev.state !== server.state) {
+        badge.className = `badge badge-${server.state}`;
+        setText(glyph, SERVER_STATE_GLYPHS[server.state] ?? '?');
+        setText(badgeText, SERVER_STATE_LABELS[server.state] ?? server.state);
+        root.dataset.state = server.state;
+      }
+      setText(transport, server.transport);
+      setText(toolCount, String(server.tools.length));
+      setText(pid, server.pid !== undefined ? String(server.pid) : '\u2014');
+      setText(uptime, uptimeText(server.state, server.startedAt, nowMs));
+      setText(restarts, String(server.restarts));
+      setText(sessions, String(server.sessions));
+
+      setHidden(errorBox, !server.lastError);
+      setText(errorText, server.lastError ?? '');
+
+      setHidden(tools, server.tools.length === 0);
+      setHidden(noTools, server.tools.length > 0);
+      setText(toolsSummary, plural(server.tools.length, 'tool'));
+      setText(noTools, NO_TOOLS_TEXT[server.state] ?? '');
+      renderTools(server.tools);
+
+      const lines = server.stderrTail;
+      setText(logsSummary, lines.length ? `Recent log (${plural(lines.length, 'line')})` : 'Recent log (empty)');
+      setText(logText, lines.length ? lines.join('\n') : 'No log lines yet.');
+      // A server that failed from the start shows its log right away; later the user decides.
+      if (!prev && server.state === 'failed' && lines.length) logs.open = true;
+      refreshButton();
+    },
+    setRestartPending(isPending, error) {
+      pending = isPending;
+      setHidden(restartError, !error);
+      setText(restartError, error ? `Restart failed: ${error}` : '');
+      refreshButton();
+    },
+    setOffline(isOffline) {
+      offline = isOffline;
+      refreshButton();
+    },
+    tick(nowMs) {
+      if (current) setText(uptime, uptimeText(current.state, current.startedAt, nowMs));
+    },
+  };
+}
