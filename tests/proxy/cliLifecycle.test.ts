@@ -1,0 +1,158 @@
+// How the built CLI ends, as a real process: stdin EOF, its parent SIGKILLed (watchdog),
+// stdout's reader gone (EPIPE), and the idle timeout. Each case checks that the upstream
+// server (and its own child) is gone too, by pids the fixture server recorded.
+import { afterEach, describe, expect, it } from 'vitest';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLI, CliProcess, ROOT, cleanup, configJson, isAlive, pidServerEntry, readPids, sleep, tempDir, trackPids, waitFor, waitGone } from '../helpers/cliProcess.js';
+
+afterEach(cleanup);
+
+const HOLDING_PARENT = join(ROOT, 'tests', 'fixtures', 'holdingParent.mjs');
+
+/** A proxy over one pidServer (with a grandchild); returns it with the pid file path. */
+function proxyWithPidServer(extraArgs: string[] = []): { p: CliProcess; pidFile: string } {
+  const pidFile = join(tempDir(), 'pids.jsonl');
+  const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile, ['--grandchild']) }), ...extraArgs]);
+  return { p, pidFile };
+}
+
+/**
+ * Starts holdingParent.mjs, which spawns the CLI with `args` and stdin from a FIFO whose
+ * writer this test holds (so the parent's death is not an EOF for the proxy).
+ */
+async function startUnderHoldingParent(args: string[], dir: string) {
+  const fifo = join(dir, 'stdin.fifo');
+  execFileSync('mkfifo', [fifo]);
+  // O_RDWR never blocks on a FIFO (Linux), and keeps a writer open for as long as we like.
+  const stdinFd = openSync(fifo, constants.O_RDWR);
+  const proxyPidFile = join(dir, 'proxy.pid');
+  const parent = spawn(process.execPath, [HOLDING_PARENT, proxyPidFile, fifo, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  parent.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString('utf8')));
+  parent.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString('utf8')));
+  trackPids(parent.pid!);
+  const proxyPid = await waitFor(() => existsSync(proxyPidFile) && Number(readFileSync(proxyPidFile, 'utf8')), 10_000, 'the proxy pid');
+  trackPids(proxyPid);
+  let closed = false;
+  return {
+    parent,
+    proxyPid,
+    out,
+    send: (msg: unknown) => writeSync(stdinFd, `${JSON.stringify(msg)}\n`),
+    closeStdin: () => {
+      if (!closed) closeSync(stdinFd);
+      closed = true;
+    },
+    killParent: async () => {
+      const gone = new Promise((r) => parent.once('exit', r));
+      parent.kill('SIGKILL');
+      await gone;
+    },
+  };
+}
+
+async function upstreamPids(pidFile: string): Promise<number[]> {
+  const pids = await waitFor(() => {
+    const r = readPids(pidFile);
+    return r.server.length > 0 && r.grandchild.length > 0 && r;
+  }, 10_000, 'the fixture server to record its pids');
+  return [...pids.server, ...pids.grandchild];
+}
+
+describe('CLI lifecycle', () => {
+  it('exits 0 on stdin EOF and takes its server and the server child with it', async () => {
+    const { p, pidFile } = proxyWithPidServer();
+    await p.initialize();
+    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect((await p.reply(2)).result.tools.map((t: { name: string }) => t.name)).toContain('srv__echo');
+    const pids = await upstreamPids(pidFile);
+    for (const pid of pids) expect(isAlive(pid)).toBe(true);
+
+    p.child.stdin!.end();
+    expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+  });
+
+  it.skipIf(process.platform === 'win32')('exits through the parent watchdog when the process that spawned it is SIGKILLed', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'pids.jsonl');
+    const args = ['--config', configJson({ srv: pidServerEntry(pidFile, ['--grandchild']) }), '--watchdog-interval', '200'];
+    const h = await startUnderHoldingParent(args, dir);
+    try {
+      // The proxy really serves through the FIFO before its parent dies.
+      h.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      await waitFor(() => h.out.stdout.includes('"id":1'), 10_000, 'the initialize reply');
+      const pids = await upstreamPids(pidFile);
+
+      await h.killParent();
+      expect(await waitGone(h.proxyPid, 5000)).toBe(true);
+      for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+      // It was the watchdog, not an EOF (our writer on its stdin is still open).
+      expect(h.out.stderr).toMatch(/shutting down: parent process \d+ is gone/);
+      expect(h.out.stderr).not.toMatch(/client closed the connection/);
+    } finally {
+      h.closeStdin();
+    }
+  });
+
+  it.skipIf(process.platform === 'win32')('with --no-watchdog stays up after its parent is SIGKILLed, until stdin ends', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'pids.jsonl');
+    const h = await startUnderHoldingParent(['--config', configJson({ srv: pidServerEntry(pidFile) }), '--no-watchdog'], dir);
+    try {
+      const pids = await waitFor(() => readPids(pidFile).server.length > 0 && readPids(pidFile).server, 10_000, 'the server pid');
+      await h.killParent();
+      // The control for the test above: without the watchdog nothing notices the parent's death.
+      await sleep(1500);
+      expect(isAlive(h.proxyPid)).toBe(true);
+      h.closeStdin();
+      expect(await waitGone(h.proxyPid, 10_000)).toBe(true);
+      for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+      expect(h.out.stderr).toMatch(/client closed the connection/);
+    } finally {
+      h.closeStdin();
+    }
+  });
+
+  it('exits 0 when the reader of its stdout goes away (EPIPE)', async () => {
+    const { p, pidFile } = proxyWithPidServer();
+    await p.initialize();
+    const pids = await upstreamPids(pidFile);
+    p.child.stdout!.destroy();
+    // Replies now hit a pipe without a reader; keep asking until the proxy notices.
+    for (let id = 10; id < 20 && p.exit === undefined; id++) {
+      p.send({ jsonrpc: '2.0', id, method: 'ping' });
+      await sleep(100);
+    }
+    expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+    expect(p.stderr).toMatch(/output closed by peer \(EPIPE\)/);
+    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+  });
+
+  it('exits after --idle-timeout without input, and its server goes too', async () => {
+    const { p, pidFile } = proxyWithPidServer(['--idle-timeout', '300']);
+    // Input keeps it alive while the server starts (so its pids are known), then silence.
+    let id = 100;
+    const keepAlive = setInterval(() => p.send({ jsonrpc: '2.0', id: id++, method: 'ping' }), 100);
+    const pids = await upstreamPids(pidFile).finally(() => clearInterval(keepAlive));
+    expect(p.exit).toBeUndefined();
+    expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+    expect(p.stderr).toMatch(/no message for 300 ms/);
+    expect(p.child.stdin!.writableEnded).toBe(false); // it was not EOF
+    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+  });
+
+  it('with --idle-timeout 0 never exits for idleness', async () => {
+    const { p } = proxyWithPidServer(['--idle-timeout', '0']);
+    await p.initialize();
+    await sleep(1500);
+    expect(p.exit).toBeUndefined();
+    p.send({ jsonrpc: '2.0', id: 2, method: 'ping' });
+    expect((await p.reply(2)).result).toEqual({});
+    p.child.stdin!.end();
+    expect((await p.waitExit(10_000)).code).toBe(0);
+    expect(p.stderr).not.toMatch(/no message for/);
+  });
+});
