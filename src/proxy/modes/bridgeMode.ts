@@ -10,12 +10,13 @@ import { readFileSync, fstatSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Hub } from '../hub.js';
 import { BridgeHttpServer } from '../http/httpBridgeServer.js';
-import { generateToken } from '../http/security.js';
+import { generateToken, isLoopbackHost } from '../http/security.js';
 import { installLifecycle } from '../cli/lifecycle.js';
 import { loadCliConfig } from './loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../logger.js';
 import { StatusFeed } from './statusFeed.js';
+import type { ServerStatus } from '../../shared/status.js';
 
 export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
 
@@ -34,7 +35,11 @@ function readToken(opts: CliOptions): string {
     return text;
   }
   const env = process.env[TOKEN_ENV];
-  if (env && env.length >= 16) return env;
+  if (env !== undefined && env !== '') {
+    // A short token is a mistake to report, not to replace silently with a random one.
+    if (env.trim().length < 16) throw new UsageError(`${TOKEN_ENV} is too short (at least 16 characters)`);
+    return env.trim();
+  }
   return generateToken();
 }
 
@@ -56,13 +61,23 @@ function stdinIsPipe(): boolean {
   }
 }
 
+/** How many stderr lines of a server that did not start the ready line carries. */
+const READY_STDERR_LINES = 5;
+
+/** One server in the ready line: its state and tool count; why it is not ready, if it is not. */
+function readyEntry(s: ServerStatus): { id: string; state: string; tools: number; error?: string; stderrTail?: string[] } {
+  const out: { id: string; state: string; tools: number; error?: string; stderrTail?: string[] } = { id: s.id, state: s.state, tools: s.tools.length };
+  if (s.lastError) out.error = s.lastError;
+  if (s.state !== 'ready' && s.stderrTail.length) out.stderrTail = s.stderrTail.slice(-READY_STDERR_LINES);
+  return out;
+}
+
 export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);
   const token = readToken(opts);
   const log = logger.child('bridge');
-  const hub = new Hub(config, logger, {
-    extraFilter: { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) },
-  });
+  // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
+  const hub = new Hub(config, logger);
   const feed = new StatusFeed(hub);
   const http = new BridgeHttpServer({
     host: opts.host,
@@ -91,12 +106,16 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
       return { ok: true };
     },
   });
+  if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {
+    throw new UsageError(`refusing to serve on non-loopback host ${opts.host}: the bridge exposes every configured server (pass --dangerously-allow-non-loopback to override)`);
+  }
   let bound: { port: number; url: string };
   try {
     bound = await http.listen();
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new UsageError(`port ${opts.port} on ${opts.host} is already in use`);
+    if (code === 'EADDRNOTAVAIL') throw new UsageError(`cannot bind ${opts.host}: no such local address`);
     throw err;
   }
   feed.setBridge({ state: 'starting', pid: process.pid, port: bound.port });
@@ -128,7 +147,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     url: bound.url,
     token,
     pid: process.pid,
-    servers: hub.status().map((s) => ({ id: s.id, state: s.state, tools: s.tools.length, ...(s.lastError ? { error: s.lastError } : {}) })),
+    servers: hub.status().map(readyEntry),
   };
   // The one line this mode ever writes to stdout.
   readyOut.write(`${JSON.stringify(ready)}\n`);
