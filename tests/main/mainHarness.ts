@@ -1,0 +1,96 @@
+// Shared helpers of the src/main tests: temp folders, user config files with real servers
+// from node_modules, the built proxy CLI, bounded waits, and the "process is gone" check.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isRunning } from '../../src/main/serverReaper.js';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+export const FIXTURES = join(ROOT, 'tests', 'fixtures');
+const MCP = join(ROOT, 'node_modules', '@modelcontextprotocol');
+export const EVERYTHING_SERVER = join(MCP, 'server-everything', 'dist', 'index.js');
+export const MEMORY_SERVER = join(MCP, 'server-memory', 'dist', 'index.js');
+
+/** Builds the proxy CLI once if dist has none (the test run's build step normally did). */
+export function ensureCli(): string {
+  if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
+  return CLI;
+}
+
+const dirs: string[] = [];
+/** A fresh temp folder, removed by {@link removeTempDirs}. */
+export function tempDir(prefix = 'qiming-main-'): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+export function removeTempDirs(): void {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+}
+
+export const memoryEntry = (dir: string) => ({
+  command: process.execPath,
+  args: [MEMORY_SERVER],
+  env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+});
+export const everythingEntry = () => ({ command: process.execPath, args: [EVERYTHING_SERVER] });
+/** A server (behind `sh`) that ignores SIGTERM and stdin EOF; appends its pid to `pidFile`. */
+export const stubbornEntry = (pidFile: string) => ({ command: 'sh', args: [join(FIXTURES, 'ignoresTermServer.sh'), pidFile] });
+
+/** Writes a config file atomically (temp file + rename, as editors do). */
+export function writeConfig(path: string, config: unknown): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, JSON.stringify(config, null, 2));
+  renameSync(tmp, path);
+}
+
+/** Polls `check` until it returns a truthy value or `timeoutMs` passes (then throws `what`). */
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/**
+ * Whether `pid` is gone: kill(pid, 0) fails with ESRCH, or it is a zombie (it exited, and
+ * only its reaper is missing: orphans are adopted by pid 1, which in this sandbox never reaps).
+ */
+export function isGone(pid: number): boolean {
+  return !isRunning(pid);
+}
+
+/** Waits until every pid is gone; returns those still running at the deadline. */
+export async function waitGone(pids: number[], timeoutMs = 5000): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = pids.filter((p) => !isGone(p));
+  while (left.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 25));
+    left = left.filter((p) => !isGone(p));
+  }
+  return left;
+}
+
+/** SIGKILLs a pid (and its group) if it still runs: test cleanup after a failure. */
+export function killQuietly(pid: number | undefined): void {
+  if (!pid) return;
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** An array-backed logger for the runtime. */
+export function memoryLogger() {
+  const lines: string[] = [];
+  const at = (level: string) => (m: string) => void lines.push(`${level} ${m}`);
+  return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+}
