@@ -39,7 +39,10 @@ export class Hub {
   private nextToken = 1;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
-  private readonly progressRoutes = new Map<string, { session: DownstreamSession; token: string | number; requestId: string | number; touch: () => void }>();
+  private readonly progressRoutes = new Map<
+    string,
+    { session: DownstreamSession; token: string | number; requestId: string | number; touch: () => void }
+  >();
 
   constructor(
     readonly config: ProxyConfig,

@@ -48,6 +48,8 @@ export class ResilientTransportWrapper implements Transport {
   private generation = 0;
   private queue: Queued[] = [];
   private readonly inFlight = new Set<RequestId>();
+  /** Requests whose send has not completed yet: a failure puts them back in the queue. */
+  private readonly sending = new Set<RequestId>();
   private initRequest?: RpcRequest;
   private initializedSent = false;
   private initAnswered = false;
@@ -132,12 +134,14 @@ export class ResilientTransportWrapper implements Transport {
 
   private async sendNow(message: JSONRPCMessage): Promise<void> {
     const m = message as unknown as RpcMessage;
-    const isReq = 'method' in m && 'id' in m && m.id !== undefined;
-    if (isReq) this.inFlight.add((m as RpcRequest).id);
+    const id = 'method' in m && 'id' in m && m.id !== undefined ? (m as RpcRequest).id : undefined;
+    if (id !== undefined) this.sending.add(id);
     try {
       await this.inner!.send(message);
+      // Still unanswered: from now on it is in flight on this connection.
+      if (id !== undefined && this.sending.delete(id)) this.inFlight.add(id);
     } catch (err) {
-      if (isReq) this.inFlight.delete((m as RpcRequest).id);
+      if (id !== undefined) this.sending.delete(id);
       if (this._state === 'closed') throw err;
       // Not delivered: keep it for the next connection instead of losing it.
       const p = new Promise<void>((resolve, reject) => this.queue.unshift({ msg: message, resolve, reject }));
@@ -194,6 +198,7 @@ export class ResilientTransportWrapper implements Transport {
           return;
         }
         this.inFlight.delete(m.id);
+        this.sending.delete(m.id);
         if (this.initRequest && m.id === this.initRequest.id) this.initAnswered = true;
       }
       this.onmessage?.(message, extra);
