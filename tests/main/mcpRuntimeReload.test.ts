@@ -1,0 +1,119 @@
+// Config reload: chokidar sees the user's file change; the bridge is restarted (on the same
+// port) only when its servers changed; other changes, and invalid files, leave it running.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { McpRuntime } from '../../src/main/mcpRuntime.js';
+import { viewOf } from '../../src/main/userConfig.js';
+import {
+  ensureCli, everythingEntry, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
+} from './mainHarness.js';
+
+let cli: string;
+const runtimes: McpRuntime[] = [];
+const pids = new Set<number>();
+
+beforeAll(() => {
+  cli = ensureCli();
+});
+
+afterEach(async () => {
+  for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
+  for (const p of pids) if (!isGone(p)) killQuietly(p);
+  const left = await waitGone([...pids], 3000);
+  pids.clear();
+  removeTempDirs();
+  expect(left).toEqual([]);
+});
+
+function setup(initial: (dir: string) => unknown) {
+  const dir = tempDir();
+  const configFile = join(dir, 'mcp.json');
+  const write = (c: unknown) => writeConfig(configFile, c);
+  const text = initial(dir);
+  if (typeof text === 'string') writeFileSync(configFile, text);
+  else write(text);
+  const log = memoryLogger();
+  const runtime = new McpRuntime({ configFile, cliPath: cli, logger: log.logger, configDebounceMs: 100 });
+  runtimes.push(runtime);
+  runtime.on('status', (s) => {
+    for (const p of [s.bridge.pid, ...s.servers.map((x) => x.pid)]) if (p) pids.add(p);
+  });
+  return { dir, configFile, write, runtime, log };
+}
+
+describe('McpRuntime config reload', () => {
+  it('keeps the bridge for unrelated changes and restarts it on the same port when a server is added', async () => {
+    const { dir, write, runtime, log } = setup((d) => ({ mcpServers: { memory: memoryEntry(d) } }));
+    await runtime.start();
+    const first = await runtime.whenReady();
+    const st0 = runtime.status();
+    const bridge0 = st0.bridge.pid!;
+    const memory0 = st0.servers[0].pid!;
+
+    // A per-session server and an app-level key: nothing the bridge runs.
+    write({ theme: 'dark', mcpServers: { memory: memoryEntry(dir), scratch: { command: 'node', args: ['x.js'], persistent: false } } });
+    await waitFor(() => log.lines.some((l) => l.includes('the bridge keeps running')), 5000, 'the unrelated change to be seen');
+    expect(runtime.status().bridge.pid).toBe(bridge0);
+    expect(runtime.status().bridge.restarts).toBe(0);
+    expect(runtime.mcpServerPlan()).toEqual({
+      bridgeIds: ['memory'],
+      sessionEntries: { scratch: { command: 'node', args: ['x.js'], persistent: false } },
+    });
+
+    // An invalid file is reported and changes nothing.
+    writeFileSync(join(dir, 'mcp.json'), '{"mcpServers": {"memory": ');
+    await waitFor(() => log.lines.some((l) => l.includes('MCP config not applied')), 5000, 'the invalid file to be reported');
+    expect(runtime.status().bridge.pid).toBe(bridge0);
+
+    // A new bridge server: the bridge is replaced, on the same port and with the same token.
+    write({ mcpServers: { memory: memoryEntry(dir), everything: everythingEntry() } });
+    const after = await waitFor(() => {
+      const s = runtime.status();
+      return s.bridge.state === 'ready' && s.bridge.pid !== bridge0 && s.servers.some((x) => x.id === 'everything' && x.state === 'ready') ? s : undefined;
+    }, 20_000, 'the bridge restarted with the new server');
+    const info = await runtime.whenReady();
+    expect(info.port).toBe(first.port);
+    expect(info.token).toBe(first.token);
+    expect(after.bridge.restarts).toBe(1);
+    expect(after.servers.map((s) => s.id)).toEqual(['memory', 'everything']);
+    expect(await waitGone([bridge0, memory0], 3000)).toEqual([]);
+  });
+
+  it('serialises concurrent reloads: the same change restarts the bridge once', async () => {
+    const { dir, write, runtime } = setup((d) => ({ mcpServers: { memory: memoryEntry(d) } }));
+    await runtime.start();
+    await runtime.whenReady();
+    const bridge0 = runtime.status().bridge.pid!;
+    write({ mcpServers: { memory: { ...memoryEntry(dir), timeoutMs: 30_000 } } });
+    // Three explicit reloads racing with the watcher's own.
+    await Promise.all([runtime.reload(), runtime.reload(), runtime.reload()]);
+    await runtime.whenReady();
+    const st = runtime.status();
+    expect(st.bridge.pid).not.toBe(bridge0);
+    expect(st.bridge.restarts).toBe(1);
+    await new Promise((r) => setTimeout(r, 400)); // past the watcher's debounce
+    await runtime.reload();
+    expect(runtime.status().bridge.restarts).toBe(1);
+  });
+
+  it('reports an invalid config at start and starts the bridge once the file is fixed', async () => {
+    const { dir, write, runtime } = setup(() => '{"mcpServers": {"memory": {"command": 42}}}');
+    await runtime.start();
+    await expect(runtime.whenReady()).rejects.toThrow(/command/);
+    expect(runtime.status().bridge.state).toBe('crashed');
+    expect(runtime.status().bridge.lastError).toMatch(/memory/);
+    write({ mcpServers: { memory: memoryEntry(dir) } });
+    const info = await waitFor(async () => runtime.whenReady().catch(() => undefined), 20_000, 'ready after the fix');
+    expect(info.servers.map((s) => s.state)).toEqual(['ready']);
+  });
+
+  it('computes the bridge signature from bridge servers and serving options only', () => {
+    const base = { mcpServers: { a: { command: 'x', args: ['1'] }, b: { url: 'http://h/', persistent: false } } };
+    const same = viewOf({ theme: 1, mcpServers: { b: { url: 'http://other/', persistent: false }, a: { args: ['1'], command: 'x' } } });
+    expect(same.bridgeSignature).toBe(viewOf(base).bridgeSignature);
+    expect(viewOf({ ...base, toolNaming: 'original' }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
+    expect(viewOf({ mcpServers: { a: { command: 'x', args: ['2'] } } }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
+    expect(viewOf(base).sessionEntries).toEqual({ b: { url: 'http://h/', persistent: false } });
+  });
+});
