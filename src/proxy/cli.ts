@@ -13,6 +13,9 @@ import { runBridgeMode } from './modes/bridgeMode.js';
 declare const __QIMING_VERSION__: string | undefined;
 const VERSION = typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0-dev';
 
+/** ConfigError issues about the file itself rather than its content. */
+const FILE_PROBLEM = /^(config file not found|config path is a directory|cannot read config file|config is empty)/;
+
 function say(text: string): void {
   process.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
 }
@@ -43,7 +46,9 @@ export async function main(argv: string[]): Promise<number> {
     return await runStdioMode(opts, logger);
   } catch (err) {
     if (err instanceof ConfigError) {
-      say(`qiming-mcp-stdio-proxy: invalid config:\n  ${err.issues.join('\n  ')}`);
+      // A file that cannot be read is not an invalid config; say just what is wrong.
+      const [first] = err.issues;
+      say(`qiming-mcp-stdio-proxy: ${err.issues.length === 1 && FILE_PROBLEM.test(first) ? first : err.message}`);
       return 2;
     }
     if (err instanceof UsageError) {

@@ -39,6 +39,9 @@ export interface CliOptions {
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'list';
+
+/** Largest delay a Node timer takes; beyond it Node warns and fires after 1 ms instead. */
+export const MAX_TIMER_MS = 2_147_483_647;
 const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; modes?: Mode[] }> = {
   '--config': { key: 'config', kind: 'string' },
   '-c': { key: 'config', kind: 'string' },
@@ -101,7 +104,8 @@ export function parseArgs(argv: string[]): CliOptions {
       continue;
     }
     const value = eq > 0 && raw.startsWith('--') ? raw.slice(eq + 1) : args.shift();
-    if (value === undefined) throw new UsageError(`option ${flag} needs a value`);
+    // `--config --idle-timeout 5` forgot the config: say so rather than read a flag as a value.
+    if (value === undefined || (eq < 0 && isOption(value))) throw new UsageError(`option ${flag} needs a value`);
     if (spec.key === 'header') {
       const colon = value.indexOf(':');
       if (colon <= 0) throw new UsageError(`option ${flag} takes 'Name: value', got a value without a colon`);
@@ -109,16 +113,27 @@ export function parseArgs(argv: string[]): CliOptions {
     } else if (spec.kind === 'int') {
       if (!/^\d+$/.test(value)) throw new UsageError(`option ${flag} takes a non-negative whole number, got "${value}"`);
       const n = Number(value);
-      if (!Number.isSafeInteger(n)) throw new UsageError(`option ${flag}: ${value} is too large`);
+      const max = spec.key === 'port' || spec.key === 'parentPid' || spec.key === 'maxMessageBytes' ? Number.MAX_SAFE_INTEGER : MAX_TIMER_MS;
+      if (!Number.isSafeInteger(n) || n > max) throw new UsageError(`option ${flag}: ${value} is too large (at most ${max})`);
       (opts as unknown as Record<string, unknown>)[spec.key] = n;
     } else if (spec.kind === 'list') {
       const list = value.split(',').map((s) => s.trim()).filter(Boolean);
       (opts as unknown as Record<string, unknown>)[spec.key] = list;
     } else {
+      if (flag === '--protocol' && !PROTOCOLS.includes(value)) throw new UsageError(`option --protocol takes ${PROTOCOLS.join(' or ')}, got "${value}"`);
       (opts as unknown as Record<string, unknown>)[spec.key] = value;
     }
   }
   return validate(opts, positional);
+}
+
+/** `--protocol` is the seed's name for the transport of convert: `stream` is streamable HTTP. */
+const PROTOCOLS = ['sse', 'stream'];
+
+/** Whether an argument is one of our options (so it cannot be another option's value). */
+function isOption(arg: string): boolean {
+  const name = arg.startsWith('--') && arg.includes('=') ? arg.slice(0, arg.indexOf('=')) : arg;
+  return name in FLAGS || ['--help', '-h', '--version', '-v'].includes(name);
 }
 
 function validate(opts: CliOptions, positional: string[]): CliOptions {
@@ -149,6 +164,11 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
   if (opts.logLevel !== undefined && !['debug', 'info', 'warn', 'error'].includes(opts.logLevel)) {
     throw new UsageError(`--log-level takes debug, info, warn or error, got "${opts.logLevel}"`);
   }
+  if (opts.mode === 'stdio' && opts.transport !== 'http') {
+    const httpOnly = [opts.port !== undefined && '--port', opts.tokenFile !== undefined && '--token-file', opts.allowNonLoopback && '--dangerously-allow-non-loopback', opts.host !== '127.0.0.1' && '--host'].filter(Boolean);
+    if (httpOnly.length) throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`);
+  }
+  if (opts.pingTimeoutMs === 0) throw new UsageError('--ping-timeout must be at least 1 ms (use --ping-interval 0 to turn the heartbeat off)');
   if (opts.watchdogIntervalMs === 0) throw new UsageError('--watchdog-interval must be at least 1 ms (use --no-watchdog to turn it off)');
   if (opts.maxMessageBytes === 0) throw new UsageError('--max-message-bytes must be at least 1');
   return opts;

@@ -13,9 +13,8 @@ import { errorText, type Logger } from '../logger.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);
-  const hub = new Hub(config, logger, {
-    extraFilter: { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) },
-  });
+  // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
+  const hub = new Hub(config, logger);
   const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
   const lifecycle = installLifecycle({
     logger,
