@@ -1,0 +1,335 @@
+/**
+ * Dual framing for stdio JSON-RPC: newline-delimited JSON (what MCP specifies) and
+ * LSP-style `Content-Length` headers (what some clients still send). The framing is
+ * detected per message, so one stream may mix both.
+ *
+ * The decoder keeps arrived chunks in a list and scans only new bytes for a delimiter,
+ * so a 10 MiB message costs one concatenation plus one UTF-8 decode. Messages over the
+ * size cap are skipped without being buffered: the decoder keeps only a short head (to
+ * recover the request id) and counts the rest until the next frame boundary.
+ * Pushed chunks are referenced, not copied; callers must not mutate them afterwards.
+ */
+
+export type Framing = 'newline' | 'content-length';
+
+export type DecodedFrame =
+  | { kind: 'message'; body: string; framing: Framing }
+  | { kind: 'oversize'; framing: Framing; bytes: number; idHint?: string | number };
+
+/** Default cap on one message's body, in bytes. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+/** Bytes kept from a skipped message to find its id. */
+const HEAD_BYTES = 512;
+/** A header block larger than this is malformed (real ones are under 100 bytes). */
+const MAX_HEADER_BLOCK_BYTES = 8192;
+const HEADER_START_RE = /^content-(length|type)[ \t]*:/i;
+const HEADER_LINE_RE = /^([!#-'*+.0-9A-Z^-z|~-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/;
+
+type State = 'line' | 'headers' | 'body' | 'skipLine' | 'skipBody';
+
+/** A header block being read; `length` is -1 until a valid Content-Length, -2 if invalid. */
+interface HeaderBlock {
+  lines: string[];
+  bytes: number;
+  length: number;
+}
+
+/** A message being skipped: its size so far and a short copy of its head. */
+interface Skipped {
+  framing: Framing;
+  bytes: number;
+  head: Buffer[];
+  headBytes: number;
+  endsWithCR: boolean;
+}
+
+const newHeaderBlock = (): HeaderBlock => ({ lines: [], bytes: 0, length: -1 });
+
+/** Splits a byte stream into JSON-RPC message bodies; see the module comment. */
+export class FrameDecoder {
+  private readonly max: number;
+  /** Longest line held while looking for its end: a header line may exceed a tiny cap. */
+  private readonly lineLimit: number;
+  private readonly auto: boolean;
+  private state: State = 'line';
+  /** Pieces of the line or body being collected, and their total size. */
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  private headers = newHeaderBlock();
+  /** Body bytes still expected (body and skipBody states). */
+  private remaining = 0;
+  private skipped: Skipped = { framing: 'newline', bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+
+  constructor(opts: { maxMessageBytes?: number; mode?: 'auto' | 'newline' } = {}) {
+    this.max = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.lineLimit = Math.max(this.max, MAX_HEADER_BLOCK_BYTES);
+    this.auto = (opts.mode ?? 'auto') === 'auto';
+  }
+
+  /** Bytes held for the frame in progress (at most the cap, or 8 KiB if larger, plus one). */
+  get bufferedBytes(): number {
+    return this.partBytes;
+  }
+
+  /** Feeds bytes; returns the frames this chunk completed, in order. */
+  push(chunk: Buffer): DecodedFrame[] {
+    const out: DecodedFrame[] = [];
+    let pos = 0;
+    while (pos < chunk.length) {
+      if (this.state === 'line' || this.state === 'headers') pos = this.readLine(chunk, pos, out);
+      else if (this.state === 'body') pos = this.readBody(chunk, pos, out);
+      else if (this.state === 'skipLine') pos = this.skipLine(chunk, pos, out);
+      else pos = this.skipBody(chunk, pos, out);
+    }
+    return out;
+  }
+
+  /**
+   * Ends the stream: a final newline-framed message without its newline is returned, a
+   * message being skipped is reported as oversize, and an incomplete Content-Length
+   * header or body is dropped (it can never be completed). The decoder is then reset.
+   */
+  end(): DecodedFrame[] {
+    const out: DecodedFrame[] = [];
+    if (this.state === 'line' && this.partBytes > 0) this.onLine(this.takeParts(), out);
+    else if (this.state === 'skipLine' || this.state === 'skipBody') this.emitOversize(out);
+    this.state = 'line';
+    this.parts = [];
+    this.partBytes = 0;
+    this.headers = newHeaderBlock();
+    return out;
+  }
+
+  private takeParts(last?: Buffer): Buffer {
+    const parts = this.parts;
+    this.parts = [];
+    this.partBytes = 0;
+    if (last) parts.push(last);
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  private readLine(chunk: Buffer, pos: number, out: DecodedFrame[]): number {
+    const nl = chunk.indexOf(LF, pos);
+    const piece = chunk.subarray(pos, nl === -1 ? chunk.length : nl);
+    // One byte over the cap is allowed for a '\r' that may precede the '\n'; beyond that
+    // the line is skipped without being concatenated or buffered any further.
+    if (this.partBytes + piece.length > this.lineLimit + 1) {
+      this.skipHeldLine(piece);
+      if (nl !== -1) this.emitOversize(out);
+    } else if (nl === -1) {
+      this.parts.push(piece);
+      this.partBytes += piece.length;
+    } else {
+      this.onLine(this.takeParts(piece), out);
+    }
+    return nl === -1 ? chunk.length : nl + 1;
+  }
+
+  /** Switches to skipping the current line (held parts plus `piece`), keeping only its head. */
+  private skipHeldLine(piece: Buffer): void {
+    const held = this.parts; // counted piece by piece, never concatenated
+    this.parts = [];
+    this.partBytes = 0;
+    this.startSkip(this.state === 'headers' ? 'content-length' : 'newline', 'skipLine');
+    for (const p of held) this.addSkipped(p);
+    this.addSkipped(piece);
+  }
+
+  /** Handles one complete line (without its '\n') in the line or headers state. */
+  private onLine(line: Buffer, out: DecodedFrame[]): void {
+    const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
+    if (this.state === 'headers') return this.onHeaderLine(line, end, out);
+    if (isBlank(line, end)) return;
+    if (this.auto && (line[0] === 0x43 || line[0] === 0x63) && HEADER_START_RE.test(line.toString('latin1', 0, Math.min(end, 32)))) {
+      this.state = 'headers';
+      return this.onHeaderLine(line, end, out);
+    }
+    if (end > this.max) {
+      this.startSkip('newline', 'skipLine');
+      this.addSkipped(line.subarray(0, end));
+      return this.emitOversize(out);
+    }
+    out.push({ kind: 'message', body: line.toString('utf8', 0, end), framing: 'newline' });
+  }
+
+  private onHeaderLine(line: Buffer, end: number, out: DecodedFrame[]): void {
+    if (end === 0) return this.endHeaders(out);
+    const text = line.toString('latin1', 0, end);
+    const m = HEADER_LINE_RE.exec(text);
+    this.headers.bytes += end;
+    if (!m || this.headers.bytes > MAX_HEADER_BLOCK_BYTES) {
+      // Not a header after all: report the block as a bad message, then read this line afresh.
+      this.emitBadHeaders(out);
+      if (!m) this.onLine(line, out);
+      return;
+    }
+    this.headers.lines.push(text);
+    if (m[1]!.toLowerCase() === 'content-length') this.headers.length = /^\d{1,15}$/.test(m[2]!) ? Number(m[2]) : -2;
+  }
+
+  private endHeaders(out: DecodedFrame[]): void {
+    const length = this.headers.length;
+    if (length < 0) return this.emitBadHeaders(out);
+    this.headers = newHeaderBlock();
+    this.remaining = length;
+    if (length > this.max) {
+      this.startSkip('content-length', 'skipBody');
+    } else if (length === 0) {
+      this.state = 'line';
+      out.push({ kind: 'message', body: '', framing: 'content-length' });
+    } else {
+      this.state = 'body';
+    }
+  }
+
+  /** A header block without a usable Content-Length becomes a message that fails to parse. */
+  private emitBadHeaders(out: DecodedFrame[]): void {
+    out.push({ kind: 'message', body: this.headers.lines.join('\r\n'), framing: 'content-length' });
+    this.headers = newHeaderBlock();
+    this.state = 'line';
+  }
+
+  private readBody(chunk: Buffer, pos: number, out: DecodedFrame[]): number {
+    const take = Math.min(this.remaining, chunk.length - pos);
+    this.remaining -= take;
+    const piece = chunk.subarray(pos, pos + take);
+    if (this.remaining > 0) {
+      this.parts.push(piece);
+      this.partBytes += take;
+    } else {
+      this.state = 'line';
+      out.push({ kind: 'message', body: this.takeParts(piece).toString('utf8'), framing: 'content-length' });
+    }
+    return pos + take;
+  }
+
+  private skipLine(chunk: Buffer, pos: number, out: DecodedFrame[]): number {
+    const nl = chunk.indexOf(LF, pos);
+    this.addSkipped(chunk.subarray(pos, nl === -1 ? chunk.length : nl));
+    if (nl === -1) return chunk.length;
+    this.emitOversize(out);
+    return nl + 1;
+  }
+
+  private skipBody(chunk: Buffer, pos: number, out: DecodedFrame[]): number {
+    const take = Math.min(this.remaining, chunk.length - pos);
+    this.addSkipped(chunk.subarray(pos, pos + take));
+    this.remaining -= take;
+    if (this.remaining === 0) this.emitOversize(out);
+    return pos + take;
+  }
+
+  private startSkip(framing: Framing, state: 'skipLine' | 'skipBody'): void {
+    this.state = state;
+    this.headers = newHeaderBlock();
+    this.skipped = { framing, bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+  }
+
+  /** Counts skipped bytes; copies at most HEAD_BYTES so the skipped chunks are not retained. */
+  private addSkipped(buf: Buffer): void {
+    const s = this.skipped;
+    if (buf.length === 0) return;
+    s.bytes += buf.length;
+    s.endsWithCR = buf[buf.length - 1] === CR;
+    if (s.headBytes >= HEAD_BYTES) return;
+    const piece = Buffer.from(buf.subarray(0, HEAD_BYTES - s.headBytes));
+    s.head.push(piece);
+    s.headBytes += piece.length;
+  }
+
+  private emitOversize(out: DecodedFrame[]): void {
+    const s = this.skipped;
+    // The '\r' of a line's '\r\n' is framing, not message.
+    const bytes = this.state === 'skipLine' && s.endsWithCR ? s.bytes - 1 : s.bytes;
+    const frame: DecodedFrame = { kind: 'oversize', framing: s.framing, bytes };
+    const idHint = extractIdHint(Buffer.concat(s.head).toString('utf8'));
+    if (idHint !== undefined) frame.idHint = idHint;
+    out.push(frame);
+    this.state = 'line';
+    this.remaining = 0;
+    this.skipped = { framing: 'newline', bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+  }
+}
+
+/** Whether the first `end` bytes are only spaces, tabs and '\r' (stops at the first other byte). */
+function isBlank(line: Buffer, end: number): boolean {
+  for (let i = 0; i < end; i++) {
+    const b = line[i];
+    if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  }
+  return true;
+}
+
+/** Encodes one message; the Content-Length is the body's UTF-8 byte count. */
+export function encodeFrame(json: string, framing: Framing): string {
+  if (framing === 'newline') return json + '\n';
+  return `Content-Length: ${Buffer.byteLength(json, 'utf8')}\r\n\r\n${json}`;
+}
+
+const ID_VALUE_RE = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"/y;
+
+/**
+ * Reads the top-level `"id"` of a (possibly truncated) JSON object text without parsing
+ * the whole text; nested `"id"` keys are ignored. Returns undefined when unsure.
+ */
+export function extractIdHint(text: string): string | number | undefined {
+  let depth = 0;
+  let prev = '';
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '"') {
+      const close = stringEnd(text, i);
+      if (close < 0) return undefined;
+      if (depth === 1 && (prev === '{' || prev === ',')) {
+        let j = skipSpace(text, close + 1);
+        if (text[j] !== ':') return undefined;
+        j = skipSpace(text, j + 1);
+        if (text.slice(i + 1, close) === 'id') return idValueAt(text, j);
+        i = j - 1;
+        prev = ':';
+        continue;
+      }
+      i = close;
+      prev = '"';
+    } else if (ch === '{' || ch === '[') {
+      depth++;
+      prev = ch;
+    } else if (ch === '}' || ch === ']') {
+      depth--;
+      prev = ch;
+    } else if (ch !== ' ' && ch !== '\t' && ch !== '\r' && ch !== '\n') {
+      prev = ch;
+    }
+  }
+  return undefined;
+}
+
+function stringEnd(text: string, open: number): number {
+  for (let i = open + 1; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === '\\') i++;
+    else if (ch === '"') return i;
+  }
+  return -1;
+}
+
+function skipSpace(text: string, i: number): number {
+  while (i < text.length && ' \t\r\n'.includes(text[i]!)) i++;
+  return i;
+}
+
+function idValueAt(text: string, at: number): string | number | undefined {
+  ID_VALUE_RE.lastIndex = at;
+  const m = ID_VALUE_RE.exec(text);
+  // A value touching the end of the head may be cut short: no hint rather than a wrong one.
+  if (!m || at + m[0].length >= text.length) return undefined;
+  try {
+    const v: unknown = JSON.parse(m[0]);
+    return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  FrameDecoder,
+  encodeFrame,
+  extractIdHint,
+  type DecodedFrame,
+  type Framing,
+} from '../../src/proxy/framing.js';
+
+const MiB = 1024 * 1024;
+
+/** Feeds `data` cut at `cuts` (byte offsets) and flushes. */
+function decodeSplit(data: Buffer, cuts: number[], decoder = new FrameDecoder()): DecodedFrame[] {
+  const out: DecodedFrame[] = [];
+  let prev = 0;
+  for (const cut of [...new Set(cuts)].sort((a, b) => a - b)) {
+    out.push(...decoder.push(data.subarray(prev, cut)));
+    prev = cut;
+  }
+  out.push(...decoder.push(data.subarray(prev)));
+  out.push(...decoder.end());
+  return out;
+}
+
+function messages(frames: DecodedFrame[]): { body: string; framing: Framing }[] {
+  return frames.map((f) => {
+    if (f.kind !== 'message') throw new Error(`unexpected ${JSON.stringify(f)}`);
+    return { body: f.body, framing: f.framing };
+  });
+}
+
+const unicodeText = fc.string({ unit: 'binary', maxLength: 40 });
+const jsonText = fc
+  .record({
+    jsonrpc: fc.constant('2.0'),
+    id: fc.oneof(fc.integer(), unicodeText),
+    method: unicodeText,
+    params: fc.jsonValue({ maxDepth: 2 }),
+  })
+  .map((v) => JSON.stringify(v));
+
+/** One message encoded in one of several legal shapes. */
+const encoded = fc.record({
+  body: jsonText,
+  framing: fc.constantFrom<Framing>('newline', 'content-length'),
+  crlf: fc.boolean(),
+  headerStyle: fc.constantFrom('plain', 'lower', 'typeAfter', 'typeBefore', 'spaced'),
+  blankBefore: fc.constantFrom('', '\n', '\r\n', '\n\n', ' \t\r\n'),
+});
+
+type Encoded = typeof encoded extends fc.Arbitrary<infer T> ? T : never;
+
+function encode(m: Encoded): string {
+  let text = m.blankBefore;
+  if (m.framing === 'newline') return text + m.body + (m.crlf ? '\r\n' : '\n');
+  const n = Buffer.byteLength(m.body);
+  const type = 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n';
+  switch (m.headerStyle) {
+    case 'plain': text += `Content-Length: ${n}\r\n\r\n`; break;
+    case 'lower': text += `content-length:${n}\n\n`; break;
+    case 'typeAfter': text += `CONTENT-LENGTH: ${n}\r\n${type}\r\n`; break;
+    case 'typeBefore': text += `${type}Content-Length: ${n}\r\n\r\n`; break;
+    case 'spaced': text += `Content-Length : ${n} \r\n\r\n`; break;
+  }
+  return text + m.body;
+}
+
+describe('FrameDecoder', () => {
+  it('decodes any mix of framings split at any chunk boundaries (property)', () => {
+    fc.assert(
+      fc.property(fc.array(encoded, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 30 }), (msgs, rawCuts) => {
+        const data = Buffer.from(msgs.map(encode).join(''), 'utf8');
+        const cuts = rawCuts.map((c) => (data.length === 0 ? 0 : c % data.length));
+        expect(messages(decodeSplit(data, cuts))).toEqual(msgs.map((m) => ({ body: m.body, framing: m.framing })));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('skips messages over the cap and resyncs, whatever the framing and chunking (property)', () => {
+    const cap = 60;
+    fc.assert(
+      fc.property(fc.array(encoded, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 30 }), (msgs, rawCuts) => {
+        const data = Buffer.from(msgs.map(encode).join(''), 'utf8');
+        const cuts = rawCuts.map((c) => (data.length === 0 ? 0 : c % data.length));
+        const frames = decodeSplit(data, cuts, new FrameDecoder({ maxMessageBytes: cap }));
+        const expected = msgs.map((m) => {
+          const bytes = Buffer.byteLength(m.body);
+          return bytes > cap ? { kind: 'oversize', framing: m.framing, bytes } : { kind: 'message', body: m.body, framing: m.framing };
+        });
+        expect(frames.map((f) => (f.kind === 'oversize' ? { kind: f.kind, framing: f.framing, bytes: f.bytes } : f))).toEqual(expected);
+        frames.forEach((f, i) => {
+          if (f.kind === 'oversize' && f.idHint !== undefined) expect(f.idHint).toBe(JSON.parse(msgs[i]!.body).id);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('decodes byte by byte, including inside headers and multi-byte characters', () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'é世🎉', params: { s: '\u00e9\u4e16\u{1f389}' } });
+    const data = Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}${body}\n`);
+    const decoder = new FrameDecoder();
+    const frames: DecodedFrame[] = [];
+    for (let i = 0; i < data.length; i++) frames.push(...decoder.push(data.subarray(i, i + 1)));
+    expect(messages(frames)).toEqual([
+      { body, framing: 'content-length' },
+      { body, framing: 'newline' },
+    ]);
+  });
+
+  it('returns many messages from one chunk and flushes a final line without newline at end()', () => {
+    const decoder = new FrameDecoder();
+    expect(messages(decoder.push(Buffer.from('{"a":1}\n\n{"b":2}\r\n{"c"')))).toEqual([
+      { body: '{"a":1}', framing: 'newline' },
+      { body: '{"b":2}', framing: 'newline' },
+    ]);
+    expect(decoder.bufferedBytes).toBe(4);
+    expect(messages(decoder.push(Buffer.from(':3}')))).toEqual([]);
+    expect(messages(decoder.end())).toEqual([{ body: '{"c":3}', framing: 'newline' }]);
+    expect(decoder.bufferedBytes).toBe(0);
+  });
+
+  it('drops an incomplete Content-Length body at end()', () => {
+    const decoder = new FrameDecoder();
+    expect(decoder.push(Buffer.from('Content-Length: 10\r\n\r\n{"a"'))).toEqual([]);
+    expect(decoder.end()).toEqual([]);
+  });
+
+  it('in newline mode never treats Content-Length as a header', () => {
+    const data = Buffer.from('Content-Length: 2\r\n\r\n{}');
+    expect(messages(decodeSplit(data, [], new FrameDecoder({ mode: 'newline' })))).toEqual([
+      { body: 'Content-Length: 2', framing: 'newline' },
+      { body: '{}', framing: 'newline' },
+    ]);
+  });
+
+  it('turns a header block without a usable length into an unparsable message, then resyncs', () => {
+    const good = '{"jsonrpc":"2.0","method":"x"}';
+    expect(messages(decodeSplit(Buffer.from(`Content-Length: abc\r\n\r\n${good}\n`), []))).toEqual([
+      { body: 'Content-Length: abc', framing: 'content-length' },
+      { body: good, framing: 'newline' },
+    ]);
+    // Missing blank line: the header is reported, the JSON line is read afresh.
+    expect(messages(decodeSplit(Buffer.from(`Content-Length: 5\r\n${good}\n`), []))).toEqual([
+      { body: 'Content-Length: 5', framing: 'content-length' },
+      { body: good, framing: 'newline' },
+    ]);
+    // Content-Type alone.
+    expect(messages(decodeSplit(Buffer.from(`Content-Type: x\r\n\r\n${good}\n`), []))).toEqual([
+      { body: 'Content-Type: x', framing: 'content-length' },
+      { body: good, framing: 'newline' },
+    ]);
+  });
+
+  it('accepts a message exactly at the cap (even with \\r\\n) and skips one byte over', () => {
+    const cap = 16;
+    const at = 'x'.repeat(cap);
+    const over = 'y'.repeat(cap + 1);
+    const frames = decodeSplit(Buffer.from(`${at}\r\n${over}\n${over}\r\n${at}\n`), [3, 20], new FrameDecoder({ maxMessageBytes: cap }));
+    expect(frames).toEqual([
+      { kind: 'message', body: at, framing: 'newline' },
+      { kind: 'oversize', framing: 'newline', bytes: cap + 1 },
+      { kind: 'oversize', framing: 'newline', bytes: cap + 1 },
+      { kind: 'message', body: at, framing: 'newline' },
+    ]);
+    const cl = decodeSplit(Buffer.from(`Content-Length: ${cap + 1}\r\n\r\n${over}Content-Length: ${cap}\r\n\r\n${at}`), [5, 30], new FrameDecoder({ maxMessageBytes: cap }));
+    expect(cl).toEqual([
+      { kind: 'oversize', framing: 'content-length', bytes: cap + 1 },
+      { kind: 'message', body: at, framing: 'content-length' },
+    ]);
+  });
+
+  it('skips a 12 MiB line without buffering it, keeps the id, then decodes the next request', () => {
+    const decoder = new FrameDecoder();
+    const head = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"blob":"';
+    const total = 12 * MiB;
+    const line = Buffer.alloc(total, 0x61);
+    line.write(head, 0);
+    const frames: DecodedFrame[] = [];
+    let maxBuffered = 0;
+    for (let off = 0; off < total; off += 64 * 1024) {
+      frames.push(...decoder.push(line.subarray(off, off + 64 * 1024)));
+      maxBuffered = Math.max(maxBuffered, decoder.bufferedBytes);
+    }
+    expect(frames).toEqual([]);
+    expect(decoder.bufferedBytes).toBe(0); // past the cap nothing is held
+    const next = '{"jsonrpc":"2.0","id":8,"method":"ping"}';
+    frames.push(...decoder.push(Buffer.from(`"}}\n${next}\n`)));
+    expect(maxBuffered).toBeLessThanOrEqual(DEFAULT_MAX_MESSAGE_BYTES);
+    expect(frames).toEqual([
+      { kind: 'oversize', framing: 'newline', bytes: total + 3, idHint: 7 },
+      { kind: 'message', body: next, framing: 'newline' },
+    ]);
+  });
+
+  it('skips an oversize Content-Length body by its declared length without buffering it', () => {
+    const decoder = new FrameDecoder({ maxMessageBytes: 1 * MiB });
+    const size = 3 * MiB;
+    const body = Buffer.alloc(size, 0x20);
+    body.write('{"jsonrpc":"2.0","id":"big-1","method":"x","params":"', 0);
+    const frames = decoder.push(Buffer.from(`Content-Length: ${size}\r\n\r\n`));
+    for (let off = 0; off < size; off += 100_000) {
+      frames.push(...decoder.push(body.subarray(off, off + 100_000)));
+      expect(decoder.bufferedBytes).toBe(0);
+    }
+    // The body may contain anything, even newlines: the declared length is what counts.
+    frames.push(...decoder.push(Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')));
+    expect(frames).toEqual([
+      { kind: 'oversize', framing: 'content-length', bytes: size, idHint: 'big-1' },
+      { kind: 'message', body: '{"jsonrpc":"2.0","id":2,"method":"ping"}', framing: 'newline' },
+    ]);
+  });
+
+  it('counts a skipped line without its \\r\\n even when it overflows before the newline', () => {
+    const decoder = new FrameDecoder({ maxMessageBytes: 8192 });
+    const frames = decoder.push(Buffer.from('z'.repeat(9000) + '\r'));
+    frames.push(...decoder.push(Buffer.from('\n{}\n')));
+    expect(frames).toEqual([
+      { kind: 'oversize', framing: 'newline', bytes: 9000 },
+      { kind: 'message', body: '{}', framing: 'newline' },
+    ]);
+  });
+
+  it('reports an oversize line still open at end()', () => {
+    const decoder = new FrameDecoder({ maxMessageBytes: 8 });
+    expect(decoder.push(Buffer.from('x'.repeat(20)))).toEqual([]);
+    expect(decoder.end()).toEqual([{ kind: 'oversize', framing: 'newline', bytes: 20 }]);
+  });
+});
+
+describe('encodeFrame', () => {
+  it('uses the UTF-8 byte count as Content-Length and a blank line separator', () => {
+    const json = JSON.stringify({ text: 'héllo 世界 🎉' });
+    const frame = encodeFrame(json, 'content-length');
+    expect(frame).toBe(`Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+    expect(Buffer.byteLength(json)).toBeGreaterThan(json.length);
+    expect(encodeFrame(json, 'newline')).toBe(`${json}\n`);
+    expect(messages(decodeSplit(Buffer.from(frame + frame), [7]))).toEqual([
+      { body: json, framing: 'content-length' },
+      { body: json, framing: 'content-length' },
+    ]);
+  });
+});
+
+describe('extractIdHint', () => {
+  it('reads the top-level id only, and gives up on truncated values', () => {
+    expect(extractIdHint('{"jsonrpc":"2.0","id":12,"method":"x"')).toBe(12);
+    expect(extractIdHint('{"params":{"id":99,"x":[{"id":1}]},"id":"a\\"b","method":')).toBe('a"b');
+    expect(extractIdHint('{"method":"x","params":{"id":5}')).toBeUndefined();
+    expect(extractIdHint('{"jsonrpc":"2.0","id":123')).toBeUndefined();
+    expect(extractIdHint('{"id":null,')).toBeUndefined();
+    expect(extractIdHint('{"s":"\\"id\\":3","id":4,')).toBe(4);
+    expect(extractIdHint('garbage')).toBeUndefined();
+  });
+});
