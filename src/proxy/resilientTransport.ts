@@ -143,6 +143,13 @@ export class ResilientTransportWrapper implements Transport {
     } catch (err) {
       if (id !== undefined) this.sending.delete(id);
       if (this._state === 'closed') throw err;
+      const handshake = 'method' in m && (m.method === 'initialize' || m.method === 'notifications/initialized');
+      if (handshake) {
+        // The replay on the next connection sends these (and answers the initialize).
+        if (m.method === 'initialize') this.initAnswered = false;
+        this.connectionLost(`send failed: ${errorText(err)}`);
+        return;
+      }
       // Not delivered: keep it for the next connection instead of losing it.
       const p = new Promise<void>((resolve, reject) => this.queue.unshift({ msg: message, resolve, reject }));
       this.connectionLost(`send failed: ${errorText(err)}`);

@@ -1,0 +1,161 @@
+// ResilientTransportWrapper against a real streamable HTTP server on 127.0.0.1 (the fixture),
+// with every timing shortened through its options.
+import { afterEach, describe, expect, it } from 'vitest';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from 'node:net';
+import { ResilientTransportWrapper, type ResilientState } from '../../src/proxy/resilientTransport.js';
+import { startHttpFixture, waitFor } from '../helpers/proxyCli.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+} as JSONRPCMessage;
+
+function wrapper(url: string, opts: Partial<ConstructorParameters<typeof ResilientTransportWrapper>[0]> = {}) {
+  const states: { s: ResilientState; at: number }[] = [];
+  const received: Record<string, unknown>[] = [];
+  const w = new ResilientTransportWrapper({
+    factory: () => new StreamableHTTPClientTransport(new URL(url)),
+    initialDelayMs: 50,
+    maxDelayMs: 400,
+    heartbeatIntervalMs: 0,
+    attemptTimeoutMs: 2000,
+    onstatechange: (s) => states.push({ s, at: Date.now() }),
+    ...opts,
+  });
+  w.onmessage = (m) => received.push(m as unknown as Record<string, unknown>);
+  cleanups.push(() => w.close());
+  const reply = (id: number | string) => waitFor(() => received.find((m) => m.id === id), 15_000, `reply ${id}`);
+  return { w, states, received, reply };
+}
+
+async function handshake(t: ReturnType<typeof wrapper>): Promise<void> {
+  await t.w.send(INIT);
+  await t.reply(1);
+  await t.w.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+}
+
+describe('ResilientTransportWrapper', () => {
+  it('goes idle -> connecting -> connected -> closed, and start() twice throws', async () => {
+    const server = await startHttpFixture('http');
+    cleanups.push(server.stop);
+    const t = wrapper(server.url);
+    await t.w.start();
+    await expect(t.w.start()).rejects.toThrow(/already started/);
+    await handshake(t);
+    await t.w.close();
+    expect(t.states.map((s) => s.s)).toEqual(['connecting', 'connected', 'closed']);
+  });
+
+  it('retries with backoff doubling to the cap while the server is down, then connects and answers the waiting initialize', async () => {
+    const port = await freePort();
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`);
+    // Streamable HTTP contacts the server on the first message, so start() succeeds; the
+    // initialize then fails to send and the wrapper keeps retrying in the background.
+    await t.w.start();
+    await t.w.send(INIT);
+    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
+    await new Promise((r) => setTimeout(r, 1300));
+    const attempts = t.states.filter((s) => s.s === 'reconnecting').length;
+    expect(attempts).toBeGreaterThanOrEqual(1);
+    const server = await startHttpFixture('http', { port });
+    cleanups.push(server.stop);
+    const reply = await t.reply(1);
+    expect((reply.result as { serverInfo: { name: string } }).serverInfo.name).toBe('http');
+    expect(t.w.state).toBe('connected');
+    // Answered once: the replay, not a second initialize from the queue.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.received.filter((m) => m.id === 1)).toHaveLength(1);
+  });
+
+  it('spaces attempts 50, 100, 200, 400, 400 ms apart (doubling, capped)', async () => {
+    const port = await freePort();
+    const attemptsAt: number[] = [];
+    const w = new ResilientTransportWrapper({
+      factory: () => {
+        attemptsAt.push(Date.now());
+        return new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+      },
+      initialDelayMs: 50,
+      maxDelayMs: 400,
+      heartbeatIntervalMs: 0,
+    });
+    cleanups.push(() => w.close());
+    await w.send(INIT); // an initialize makes every attempt try the handshake
+    await w.start();
+    await waitFor(() => attemptsAt.length >= 6, 10_000, 'six attempts');
+    const gaps = attemptsAt.slice(1, 6).map((t, i) => t - attemptsAt[i]);
+    const expected = [50, 100, 200, 400, 400];
+    gaps.forEach((g, i) => {
+      expect(g).toBeGreaterThanOrEqual(expected[i] - 5);
+      expect(g).toBeLessThan(expected[i] + 400); // generous: a busy machine delays timers
+    });
+  });
+
+  it('queues up to maxQueue messages while reconnecting and rejects the next one at once', async () => {
+    const port = await freePort();
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`, { maxQueue: 100 });
+    await t.w.start();
+    await t.w.send(INIT);
+    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
+    const queued = Array.from({ length: 100 }, (_, i) => t.w.send({ jsonrpc: '2.0', id: 100 + i, method: 'ping' } as JSONRPCMessage));
+    expect(t.w.queued).toBe(100);
+    await expect(t.w.send({ jsonrpc: '2.0', id: 999, method: 'ping' } as JSONRPCMessage)).rejects.toThrow(/100 messages are already queued/);
+    await t.w.close();
+    const settled = await Promise.allSettled(queued);
+    expect(settled.every((s) => s.status === 'rejected')).toBe(true);
+  });
+
+  it('reconnects after 3 failed heartbeats, replays initialize on the new connection, and delivers what was queued', async () => {
+    const server = await startHttpFixture('http');
+    cleanups.push(server.stop);
+    const t = wrapper(server.url, { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 100, maxHeartbeatFailures: 3 });
+    await t.w.start();
+    await handshake(t);
+    // A frozen server answers nothing: heartbeats time out.
+    process.kill(server.child.pid!, 'SIGSTOP');
+    cleanups.push(() => void process.kill(server.child.pid!, 'SIGCONT'));
+    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting after heartbeat failures');
+    const later = t.w.send({ jsonrpc: '2.0', id: 42, method: 'tools/list' } as JSONRPCMessage);
+    process.kill(server.child.pid!, 'SIGCONT');
+    await later;
+    const reply = await t.reply(42);
+    expect(Array.isArray((reply.result as { tools: unknown[] }).tools)).toBe(true);
+    // The overlapping-heartbeat guard means failures counted one at a time: 3 before reconnect.
+    expect(t.states.some((s) => s.s === 'reconnecting')).toBe(true);
+    expect(t.w.state).toBe('connected');
+  });
+
+  it('answers requests in flight when the connection drops with a clear error, and reconnects', async () => {
+    const server = await startHttpFixture('http');
+    cleanups.push(server.stop);
+    const t = wrapper(server.url);
+    await t.w.start();
+    await handshake(t);
+    await t.w.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms: 5000 } } } as JSONRPCMessage);
+    await new Promise((r) => setTimeout(r, 200));
+    await server.stop();
+    const reply = await t.reply(7);
+    expect((reply.error as { message: string }).message).toMatch(/connection to upstream lost/);
+    const again = await startHttpFixture('http', { port: server.port });
+    cleanups.push(again.stop);
+    await t.w.send({ jsonrpc: '2.0', id: 8, method: 'tools/list' } as JSONRPCMessage);
+    expect((await t.reply(8)).result).toBeDefined();
+  });
+});
