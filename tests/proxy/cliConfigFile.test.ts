@@ -1,0 +1,136 @@
+// `--config-file <path>` in every mode of the built CLI (stdio aggregation, proxy, convert),
+// and convert's argument handling: -n/--name, --protocol sse|stream, --ping-* validation.
+// (Convert's data path and its tool filters are covered by convert.test.ts.)
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliProcess, ROOT, cleanup, configJson, pidServerEntry, readPids, runCli, tempDir, trackPids, waitFor, waitGone } from '../helpers/cliProcess.js';
+
+const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
+const servers: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    if (s.exitCode === null && s.signalCode === null) {
+      const gone = new Promise((r) => s.once('exit', r));
+      s.kill('SIGKILL');
+      await gone;
+    }
+  }
+  await cleanup();
+});
+
+/** The SDK fixture server over HTTP ('http' = streamable HTTP at /mcp, 'sse' at /sse) on a free port. */
+async function remoteFixture(kind: 'http' | 'sse'): Promise<string> {
+  const child = spawn(process.execPath, [FIXTURE, '--transport', kind, '--port', '0', '--name', `remote-${kind}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  servers.push(child);
+  trackPids(child.pid!);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const port = await waitFor(() => /listening (\d+)/.exec(out)?.[1], 10_000, 'the fixture server to listen');
+  return `http://127.0.0.1:${port}/${kind === 'http' ? 'mcp' : 'sse'}`;
+}
+
+function writeConfig(servers: Record<string, unknown>): { dir: string; file: string } {
+  const dir = tempDir();
+  const file = join(dir, 'mcp config.json'); // a space in the path, as on real desktops
+  writeFileSync(file, configJson(servers));
+  return { dir, file };
+}
+
+/** initialize + tools/list over a raw session; returns the tool names, then ends stdin. */
+async function toolNames(p: CliProcess): Promise<string[]> {
+  await p.initialize();
+  p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  const names = ((await p.reply(2)).result.tools as { name: string }[]).map((t) => t.name);
+  p.child.stdin!.end();
+  expect((await p.waitExit(10_000)).code).toBe(0);
+  return names;
+}
+
+describe('--config-file in every mode', () => {
+  it('stdio aggregation reads the file', async () => {
+    const { dir, file } = writeConfig({ srv: pidServerEntry(join(tempDir(), 'pids.jsonl')) });
+    expect(await toolNames(new CliProcess(['--config-file', file], { cwd: dir }))).toEqual(['srv__echo', 'srv__add', 'srv__secret_tool']);
+  });
+
+  it('proxy mode reads the file and reports its servers in the ready line', async () => {
+    const pidFile = join(tempDir(), 'pids.jsonl');
+    const { file } = writeConfig({ srv: pidServerEntry(pidFile), off: { command: 'node', disabled: true } });
+    const p = new CliProcess(['proxy', '--port', '0', '--config-file', file]);
+    const ready = await waitFor(() => p.lines()[0] && (JSON.parse(p.lines()[0]) as Record<string, any>), 15_000, 'the ready line');
+    expect(ready).toMatchObject({ event: 'ready', pid: p.pid });
+    expect(ready.servers).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'srv', state: 'ready', tools: 3 })]));
+    const pids = readPids(pidFile).server;
+    expect(pids).toHaveLength(1);
+    p.child.stdin!.end(); // stdin EOF stops the bridge too
+    expect((await p.waitExit(10_000)).code).toBe(0);
+    expect(p.lines()).toHaveLength(1); // one ready line, nothing else on stdout
+    expect(await waitGone(pids[0], 5000)).toBe(true);
+  });
+
+  it('convert reads the file and -n / --name picks the entry', async () => {
+    const url = await remoteFixture('http');
+    const { file } = writeConfig({
+      local: pidServerEntry(join(tempDir(), 'pids.jsonl')),
+      dead: { url: 'http://127.0.0.1:9/mcp' },
+      live: { url, type: 'http' },
+    });
+    expect(await toolNames(new CliProcess(['convert', '--config-file', file, '-n', 'live', '--no-watchdog']))).toContain('echo');
+    expect(await toolNames(new CliProcess(['convert', '--config-file', file, '--name', 'live', '--no-watchdog']))).toContain('whoami');
+
+    const r1 = await runCli(['convert', '--config-file', file, '-n', 'nope']);
+    expect(r1).toMatchObject({ code: 2, stdout: '' });
+    expect(r1.stderr).toMatch(/no server "nope" in the config/);
+    const r2 = await runCli(['convert', '--config-file', file, '-n', 'local']);
+    expect(r2).toMatchObject({ code: 2, stdout: '' });
+    expect(r2.stderr).toMatch(/server "local" is not a remote \(url\) server/);
+    const r3 = await runCli(['convert', '--config-file', file]);
+    expect(r3).toMatchObject({ code: 2, stdout: '' });
+    expect(r3.stderr).toMatch(/the config has 2 remote servers: pick one with --name/);
+  });
+});
+
+describe('convert arguments', () => {
+  it('--protocol stream and --protocol sse pick the transport', async () => {
+    const httpUrl = await remoteFixture('http');
+    const sseUrl = await remoteFixture('sse');
+    const viaStream = new CliProcess(['convert', httpUrl, '--protocol', 'stream', '--ping-interval', '0', '--no-watchdog', '--log-level', 'debug']);
+    expect(await toolNames(viaStream)).toContain('echo');
+    expect(viaStream.stderr).toMatch(/\(streamable HTTP\) over stdio/);
+    const viaSse = new CliProcess(['convert', sseUrl, '--protocol', 'sse', '--ping-interval', '500', '--ping-timeout', '200', '--no-watchdog']);
+    expect(await toolNames(viaSse)).toContain('echo');
+    expect(viaSse.stderr).toMatch(/\(SSE\) over stdio/);
+  });
+
+  it('rejects a bad --protocol, --ping-interval or --ping-timeout with exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [['--protocol', 'websocket'], /option --protocol takes sse or stream, got "websocket"/],
+      [['--protocol'], /option --protocol needs a value/],
+      [['--ping-interval', 'abc'], /--ping-interval takes a non-negative whole number, got "abc"/],
+      [['--ping-interval', '-5'], /--ping-interval takes a non-negative whole number, got "-5"/],
+      [['--ping-interval', '99999999999'], /--ping-interval: 99999999999 is too large/],
+      [['--ping-timeout', '0'], /--ping-timeout must be at least 1 ms/],
+      [['--ping-timeout', '2.5'], /--ping-timeout takes a non-negative whole number, got "2.5"/],
+      [['--name'], /option --name needs a value/],
+      [['-H', 'no-colon'], /takes 'Name: value'/],
+    ];
+    for (const [extra, message] of cases) {
+      const r = await runCli(['convert', 'http://127.0.0.1:9/mcp', ...extra]);
+      expect(r.code, `${extra.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(message);
+    }
+    const noUrl = await runCli(['convert']);
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toMatch(/convert needs a URL \(or --config with --name\)/);
+    const notHttp = await runCli(['convert', 'ftp://example.com/mcp']);
+    expect(notHttp.code).toBe(2);
+    expect(notHttp.stderr).toMatch(/convert needs an http\(s\) URL/);
+    // --protocol belongs to convert only.
+    const stdio = await runCli(['--config', configJson({}), '--protocol', 'sse']);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toMatch(/option --protocol does not apply to stdio aggregation mode/);
+  });
+});
