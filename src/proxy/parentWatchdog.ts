@@ -86,7 +86,8 @@ export function startParentWatchdog(opts: ParentWatchdogOptions): () => void {
     }
   };
 
-  const timer = setInterval(check, intervalMs);
+  // Node turns a delay above 2^31-1 ms into 1 ms: clamp instead of polling a thousand times a second.
+  const timer = setInterval(check, Math.min(Math.max(intervalMs, 1), 2 ** 31 - 1));
   timer.unref();
   function stop(): void {
     stopped = true;

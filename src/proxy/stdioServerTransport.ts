@@ -20,6 +20,7 @@ export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
 
 /** Write errors meaning the reader is gone (ECONNRESET covers a socket as output). */
 const PEER_GONE_CODES = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END', 'ECONNRESET']);
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Requests remembered for reply framing; beyond this the oldest are forgotten. */
 const MAX_TRACKED_REQUESTS = 10_000;
 /** Bad frames logged at warn level before the rest go to debug. */
@@ -99,7 +100,8 @@ export class StdioServerTransport implements Transport {
     this.input.on('close', this.onInputEnd);
     this.input.on('error', this.onInputError);
     if (this.idleMs > 0) {
-      this.idleTimer = setTimeout(this.onIdle, this.idleMs);
+      // Node fires a delay above 2^31-1 ms at once (TimeoutOverflowWarning): clamp it (~24.8 days).
+      this.idleTimer = setTimeout(this.onIdle, Math.min(this.idleMs, MAX_TIMER_MS));
       this.idleTimer.unref();
     }
   }

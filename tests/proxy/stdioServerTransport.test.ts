@@ -253,12 +253,17 @@ describe('StdioServerTransport: lifecycle', () => {
     await within(new Promise<void>((r) => (busy.transport.onclose = r)), 5000, 'idle close after traffic stops');
     expect(busy.input.destroyed).toBe(true);
 
+    const huge = harness({ idleTimeoutMs: 2 ** 40 }); // beyond Node's timer range: must not fire at once
+    await huge.transport.start();
+
     const never = harness({ idleTimeoutMs: 0 });
     await never.transport.start();
     await new Promise((r) => setTimeout(r, 200));
     expect(never.closes()).toBe(0);
     expect(never.input.destroyed).toBe(false);
+    expect(huge.closes()).toBe(0);
     await never.transport.close();
+    await huge.transport.close();
   });
 });
 
