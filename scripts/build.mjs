@@ -1,7 +1,8 @@
 // Bundles the proxy CLI (one file, runs with plain node >= 20, no node_modules beside it),
 // the Electron main process, the preload script and the status panel page.
 import { build } from 'esbuild';
-import { readFileSync, mkdirSync, copyFileSync, existsSync } from 'node:fs';
+import { buildRenderer } from './buildRenderer.mjs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,9 +25,10 @@ const targets = {
       logLevel: 'warning',
       legalComments: 'none',
     }),
+  renderer: () => buildRenderer(),
 };
 
 for (const [name, run] of Object.entries(targets)) {
   if (only && only !== name) continue;
-  if (existsSync(join(root, name === 'proxy' ? 'src/proxy/cli.ts' : 'src'))) await run();
+  await run();
 }
