@@ -47,7 +47,9 @@ export class NameTable {
     if (mode === 'original') for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
     for (const it of items) {
       const keepRaw = mode === 'original' && counts.get(it.name) === 1;
-      const exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
+      let exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
+      // "a" + "b__c" and "a__b" + "c" meet at "a__b__c": the later one gets a hashed name.
+      if (this.byExposed.has(exposed)) exposed = withHash(exposed, `${it.serverId}\0${it.name}`);
       this.byExposed.set(exposed, it);
       this.byOriginal.set(key(it), exposed);
     }
@@ -60,6 +62,11 @@ export class NameTable {
   exposedName(serverId: string, name: string): string | undefined {
     return this.byOriginal.get(key({ serverId, name }));
   }
+}
+
+function withHash(name: string, original: string): string {
+  const suffix = `_${shortHash(original)}`;
+  return name.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
 }
 
 function key(it: NamedItem): string {

@@ -1,0 +1,71 @@
+// Namespaced tool names: sanitised, at most 64 characters, stable, and reversible via the table.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { MAX_NAME_LENGTH, NameTable, namespacedName } from '../../src/proxy/naming.js';
+
+describe('namespacedName', () => {
+  it('joins server id and name with a double underscore', () => {
+    expect(namespacedName('fs', 'read_file')).toBe('fs__read_file');
+    expect(namespacedName('everything', 'get-sum')).toBe('everything__get-sum');
+  });
+
+  it('sanitises to [A-Za-z0-9_-] and keeps sanitised names apart with a hash', () => {
+    const a = namespacedName('my.server', 'do it');
+    const b = namespacedName('my_server', 'do_it');
+    expect(a).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(b).toBe('my_server__do_it');
+    expect(a).not.toBe(b);
+  });
+
+  it('shortens long names to 64 characters with a stable suffix', () => {
+    const long = 'x'.repeat(80);
+    const n = namespacedName('server', long);
+    expect(n.length).toBe(MAX_NAME_LENGTH);
+    expect(namespacedName('server', long)).toBe(n);
+    expect(namespacedName('server', `${long}y`)).not.toBe(n);
+  });
+
+  it('always yields a valid, unique name (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1, maxLength: 90 })), { selector: ([s, n]) => `${s}\0${n}`, maxLength: 30 }), (pairs) => {
+        const names = pairs.map(([s, n]) => namespacedName(s, n));
+        for (const n of names) {
+          expect(n.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+          expect(n).toMatch(/^[A-Za-z0-9_-]+$/);
+        }
+        expect(new Set(names).size).toBe(names.length);
+      }),
+    );
+  });
+});
+
+describe('NameTable', () => {
+  const items = [
+    { serverId: 'a', name: 'echo' },
+    { serverId: 'b', name: 'echo' },
+    { serverId: 'a', name: 'only-a' },
+  ];
+
+  it('maps both ways in prefixed mode', () => {
+    const t = new NameTable(items, 'prefixed');
+    expect(t.exposedName('b', 'echo')).toBe('b__echo');
+    expect(t.resolve('b__echo')).toEqual({ serverId: 'b', name: 'echo' });
+    expect(t.resolve('echo')).toBeUndefined();
+  });
+
+  it('keeps names apart when a server id contains the separator', () => {
+    const t = new NameTable([{ serverId: 'a', name: 'b__c' }, { serverId: 'a__b', name: 'c' }], 'prefixed');
+    const x = t.exposedName('a', 'b__c')!;
+    const y = t.exposedName('a__b', 'c')!;
+    expect(x).not.toBe(y);
+    expect(t.resolve(x)).toEqual({ serverId: 'a', name: 'b__c' });
+    expect(t.resolve(y)).toEqual({ serverId: 'a__b', name: 'c' });
+  });
+
+  it('keeps unique names raw in original mode and prefixes collisions', () => {
+    const t = new NameTable(items, 'original');
+    expect(t.exposedName('a', 'only-a')).toBe('only-a');
+    expect(t.exposedName('a', 'echo')).toBe('a__echo');
+    expect(t.resolve('only-a')).toEqual({ serverId: 'a', name: 'only-a' });
+  });
+});
