@@ -2,6 +2,7 @@
 // the Electron main process, the preload script and the status panel page.
 import { build } from 'esbuild';
 import { buildRenderer } from './buildRenderer.mjs';
+import { buildServers } from './buildServers.mjs';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +27,8 @@ const targets = {
       legalComments: 'none',
     }),
   renderer: () => buildRenderer(),
+  // The default MCP servers the app ships, one bundled file each (see buildServers.mjs).
+  servers: () => buildServers(),
 };
 
 for (const [name, run] of Object.entries(targets)) {
