@@ -225,7 +225,10 @@ export class DownstreamSession {
       };
     }
     this.initialized = true;
-    return this.reply(req.id, result);
+    await this.reply(req.id, result);
+    // The shared upstreams were initialised before this client existed: a client with roots
+    // makes them ask again, so they see its roots as on a direct connection.
+    if (this.clientCapabilities.roots) for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
   }
 
   private async callNamed(req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {

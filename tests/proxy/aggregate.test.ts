@@ -1,6 +1,6 @@
 // Stdio aggregation end to end: the built CLI under an SDK client, real upstream servers.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
 
 let handles: ProxyHandle[] = [];
@@ -103,6 +103,16 @@ describe('stdio aggregation', () => {
     }));
     const res = await client.callTool({ name: 'a__sample', arguments: { prompt: 'hi' } });
     expect(text(res)).toBe('sampled: echo:hi');
+  });
+
+  it('lets an upstream see the client roots (roots/list forwarded), as on a direct connection', async () => {
+    const { client } = await proxy({ everything: { command: process.execPath, args: [EVERYTHING] } }, [], { roots: { listChanged: true } });
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/qiming-root', name: 'qiming-root' }] }));
+    const res = await waitFor(async () => {
+      const r = text(await client.callTool({ name: 'everything__get-roots-list', arguments: {} }));
+      return r.includes('qiming-root') ? r : undefined;
+    }, 10_000, 'the server to list the client roots');
+    expect(res).toContain('file:///tmp/qiming-root');
   });
 
   it('waits for a slow server on the first list, and a later server arrives with list_changed', async () => {
