@@ -1,0 +1,88 @@
+// acpMcpServers: the ACP v1 shape of the session/new entries, where the token goes, and
+// which servers go through the bridge, straight over http, or into the session's own proxy.
+// The config handed to the proxy is checked with the proxy's own parser.
+import { describe, expect, it } from 'vitest';
+import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
+import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp.js';
+import { parseConfig } from '../../src/proxy/index.js';
+
+const TOKEN = 'tok-0123456789abcdef-secret';
+const base: AcpMcpServersOptions = {
+  bridge: { url: 'http://127.0.0.1:4567', token: TOKEN },
+  bridgeIds: ['memory', 'everything'],
+  cliPath: '/app/dist/proxy/qiming-mcp-stdio-proxy.cjs',
+  node: { command: '/usr/bin/node', env: {}, electron: false },
+  logFile: '/logs/mcp-proxy.log',
+};
+const electron = { command: '/opt/App/app', env: { ELECTRON_RUN_AS_NODE: '1' }, electron: true };
+const envOf = (e: McpServerStdio) => Object.fromEntries(e.env.map((v) => [v.name, v.value]));
+const configOf = (e: McpServerStdio) => JSON.parse(e.args[e.args.indexOf('--config') + 1]) as { mcpServers: Record<string, Record<string, unknown>> };
+const stdio = (servers: McpServer[]) => servers.filter((s): s is McpServerStdio => !('type' in s));
+
+describe('acpMcpServers', () => {
+  it('builds one stdio entry running the proxy with bridge upstreams; the token only in env', () => {
+    const out = acpMcpServers(undefined, { ...base, node: electron });
+    expect(out).toHaveLength(1);
+    const e = out[0] as McpServerStdio;
+    expect(e).not.toHaveProperty('type');
+    expect(e.name).toBe('mcp');
+    expect(e.command).toBe('/opt/App/app');
+    expect(e.args.slice(0, 2)).toEqual([base.cliPath, '--config']);
+    expect(JSON.stringify(e.args)).not.toContain(TOKEN);
+    expect(envOf(e)).toEqual({ MCP_BRIDGE_TOKEN: TOKEN, MCP_PROXY_LOG_FILE: '/logs/mcp-proxy.log', ELECTRON_RUN_AS_NODE: '1' });
+    const cfg = configOf(e);
+    expect(cfg.mcpServers.memory).toEqual({
+      type: 'bridge',
+      url: 'http://127.0.0.1:4567/mcp/memory',
+      headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+    });
+    // The proxy accepts it and expands the token from its environment.
+    const parsed = parseConfig(cfg, { env: { MCP_BRIDGE_TOKEN: TOKEN } });
+    expect(parsed.servers.map((s) => [s.id, s.kind === 'remote' && s.type, s.kind === 'remote' && s.headers.Authorization])).toEqual([
+      ['memory', 'bridge', `Bearer ${TOKEN}`],
+      ['everything', 'bridge', `Bearer ${TOKEN}`],
+    ]);
+  });
+
+  it('does not set ELECTRON_RUN_AS_NODE for plain node and refuses relative commands', () => {
+    const e = acpMcpServers(undefined, base)[0] as McpServerStdio;
+    expect(envOf(e)).not.toHaveProperty('ELECTRON_RUN_AS_NODE');
+    expect(() => acpMcpServers(undefined, { ...base, node: { ...base.node, command: 'node' } })).toThrow(/absolute/);
+  });
+
+  it('puts persistent:false entries into the session proxy config, not through the bridge', () => {
+    const scratch = { command: 'npx', args: ['-y', 'some-server'], persistent: false, env: { KEY: '${KEY}' } };
+    const e = acpMcpServers(undefined, { ...base, bridgeIds: ['memory', 'scratch'], sessionEntries: { scratch } })[0] as McpServerStdio;
+    const cfg = configOf(e);
+    expect(Object.keys(cfg.mcpServers)).toEqual(['memory', 'scratch']);
+    expect(cfg.mcpServers.scratch).toEqual(scratch); // raw: ${KEY} is expanded by the proxy
+    // Only session servers: no bridge token needed.
+    const only = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch } })[0] as McpServerStdio;
+    expect(envOf(only)).not.toHaveProperty('MCP_BRIDGE_TOKEN');
+    expect(acpMcpServers(undefined, { ...base, bridgeIds: [] })).toEqual([]);
+  });
+
+  it('one entry per server when asked, with raw tool names', () => {
+    const out = stdio(acpMcpServers(undefined, { ...base, layout: 'perServer' }));
+    expect(out.map((e) => e.name)).toEqual(['memory', 'everything']);
+    for (const e of out) {
+      expect(Object.keys(configOf(e).mcpServers)).toEqual([e.name]);
+      expect(e.args.slice(-2)).toEqual(['--tool-naming', 'original']);
+    }
+  });
+
+  it('uses http entries only when the agent supports http AND the app prefers them', () => {
+    const caps = { mcpCapabilities: { http: true } };
+    expect(stdio(acpMcpServers(caps, base))).toHaveLength(1); // not asked
+    expect(stdio(acpMcpServers({ mcpCapabilities: { http: false } }, { ...base, preferHttp: true }))).toHaveLength(1); // not supported
+    const out = acpMcpServers(caps, { ...base, preferHttp: true, sessionEntries: { s: { command: 'x', persistent: false } } });
+    const http = out.filter((s) => 'type' in s && s.type === 'http');
+    expect(http).toEqual([
+      { type: 'http', name: 'memory', url: 'http://127.0.0.1:4567/mcp/memory', headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }] },
+      { type: 'http', name: 'everything', url: 'http://127.0.0.1:4567/mcp/everything', headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }] },
+    ]);
+    const rest = stdio(out);
+    expect(rest).toHaveLength(1);
+    expect(Object.keys(configOf(rest[0]).mcpServers)).toEqual(['s']);
+  });
+});

@@ -1,0 +1,143 @@
+// The ACP path end to end: McpRuntime (real bridge, real servers) + AcpEngine driving a real
+// ACP agent fixture, which spawns the stdio proxy it is handed (the app's grandchild) and
+// lists its tools; the proxy's log lines reach MCP_PROXY_LOG_FILE and, through LogTail, an
+// electron-log file; killing the agent leaves no proxy behind.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import log from 'electron-log/node';
+import { McpRuntime } from '../../src/main/mcpRuntime.js';
+import { AcpEngine } from '../../src/main/acpEngine.js';
+import { nodeCommand } from '../../src/main/cliPath.js';
+import { proxyLogFilePath } from '../../src/main/logPaths.js';
+import { LogTail } from '../../src/main/logTail.js';
+import { createElectronLogSink } from '../../src/main/logForwarder.js';
+import {
+  ensureCli, everythingEntry, FIXTURES, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
+} from './mainHarness.js';
+
+const AGENT = join(FIXTURES, 'acpAgent.mjs');
+interface EntryReport { type: string; pid: number | null; tools: string[]; firstListMs: number }
+
+let cli: string;
+let dir: string;
+let runtime: McpRuntime;
+let logFile: string;
+let mainLog: string;
+let tail: LogTail;
+const pids = new Set<number>();
+
+beforeAll(async () => {
+  cli = ensureCli();
+  dir = tempDir();
+  const configFile = join(dir, 'mcp.json');
+  writeConfig(configFile, {
+    mcpServers: {
+      memory: memoryEntry(dir),
+      everything: everythingEntry(),
+      // Spawned per session by the agent's proxy, not in the bridge.
+      scratch: { ...memoryEntry(join(dir, 'scratch')), persistent: false },
+    },
+  });
+  logFile = proxyLogFilePath(join(dir, 'logs'));
+  mainLog = join(dir, 'logs', 'main.log');
+  const elog = log.create({ logId: 'acp-e2e' });
+  elog.transports.file.resolvePathFn = () => mainLog;
+  elog.transports.console.level = false;
+  tail = new LogTail({ path: logFile, onEntry: createElectronLogSink(elog), startAt: 'start', pollMs: 200 });
+  await tail.start();
+  runtime = new McpRuntime({ configFile, cliPath: cli, logger: memoryLogger().logger, watchConfig: false });
+  runtime.on('status', (s) => {
+    for (const p of [s.bridge.pid, ...s.servers.map((x) => x.pid)]) if (p) pids.add(p);
+  });
+  await runtime.start();
+});
+
+afterAll(async () => {
+  await runtime?.stop({ deadlineMs: 3000 });
+  await tail?.stop();
+  for (const p of pids) if (!isGone(p)) killQuietly(p);
+  const left = await waitGone([...pids], 3000);
+  removeTempDirs();
+  expect(left).toEqual([]);
+});
+
+function engine(args: string[] = [], mcp: { preferHttp?: boolean; layout?: 'aggregate' | 'perServer' } = {}) {
+  const e = new AcpEngine({
+    command: process.execPath,
+    args: [AGENT, ...args],
+    runtime,
+    mcp: { cliPath: cli, node: nodeCommand(), logFile, ...mcp },
+    logger: memoryLogger().logger,
+  });
+  return e;
+}
+
+async function openSession(e: AcpEngine) {
+  await e.start();
+  pids.add(e.pid!);
+  const res = await e.newSession(dir);
+  const mcp = (res._meta as { mcp: Record<string, EntryReport> }).mcp;
+  for (const r of Object.values(mcp)) if (r.pid) pids.add(r.pid);
+  return { res, mcp, entries: (res._meta as { entries: Record<string, unknown>[] }).entries };
+}
+
+describe('ACP engine with the runtime', () => {
+  it('gives the agent one stdio proxy whose first tools/list is complete, logging into electron-log', async () => {
+    const e = engine();
+    const { mcp, entries } = await openSession(e);
+    // The agent received one stdio entry of the ACP v1 shape.
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).not.toHaveProperty('type');
+    expect(entries[0].command).toBe(process.execPath);
+    expect(JSON.stringify(entries[0].args)).not.toContain((await runtime.whenReady()).token);
+
+    const bridgeTools = runtime.status().servers.filter((s) => s.id !== 'scratch');
+    const expected = bridgeTools.flatMap((s) => s.tools.map((t) => `${s.id}__${t.name}`));
+    expect(expected.length).toBeGreaterThan(10);
+    const report = mcp.mcp;
+    // Every bridge tool is there on the FIRST list, plus the per-session server's own tools.
+    for (const name of expected) expect(report.tools).toContain(name);
+    expect(report.tools.filter((t) => t.startsWith('scratch__')).length).toBeGreaterThan(0);
+    expect(report.tools).toHaveLength(expected.length + report.tools.filter((t) => t.startsWith('scratch__')).length);
+
+    // The grandchild proxy wrote its log file; LogTail carried its lines into electron-log.
+    const proxyLine = await waitFor(() => {
+      const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+      return /\] \[info\] \[[^\]]+\] (.+)/.exec(text)?.[1];
+    }, 10_000, 'a line in MCP_PROXY_LOG_FILE');
+    await waitFor(() => existsSync(mainLog) && readFileSync(mainLog, 'utf8').includes(proxyLine), 10_000, 'the line in the electron-log file');
+
+    // SIGKILL of the agent alone (not its group): the proxy notices (stdin EOF / watchdog) and exits.
+    const proxyPid = report.pid!;
+    expect(isGone(proxyPid)).toBe(false);
+    process.kill(e.pid!, 'SIGKILL');
+    await e.exited();
+    expect(await waitGone([proxyPid], 8000)).toEqual([]);
+    await e.stop();
+  });
+
+  it('stop() ends the agent and the proxies it spawned', async () => {
+    const e = engine([], { layout: 'perServer' });
+    const { mcp } = await openSession(e);
+    expect(Object.keys(mcp).sort()).toEqual(['everything', 'memory', 'scratch']);
+    // One server per entry: raw tool names.
+    expect(mcp.memory.tools).toContain('create_entities');
+    const all = [e.pid!, ...Object.values(mcp).map((r) => r.pid!)];
+    await e.stop({ deadlineMs: 3000 });
+    expect(all.filter((p) => !isGone(p))).toEqual([]);
+    await e.stop(); // idempotent
+  });
+
+  it('uses http entries straight to the bridge only when the agent supports them and the app asks', async () => {
+    const e = engine(['--http'], { preferHttp: true });
+    const { mcp, entries } = await openSession(e);
+    expect(entries.filter((x) => x.type === 'http').map((x) => x.name).sort()).toEqual(['everything', 'memory']);
+    expect(mcp.memory).toMatchObject({ type: 'http' });
+    expect(mcp.memory.tools).toContain('create_entities');
+    // The per-session server still needs a stdio proxy.
+    expect(mcp.mcp.tools.every((t) => t.startsWith('scratch__'))).toBe(true);
+    await e.stop({ deadlineMs: 3000 });
+    expect(isGone(e.pid!)).toBe(true);
+  });
+});
