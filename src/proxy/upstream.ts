@@ -126,7 +126,12 @@ export class Upstream {
   async restart(): Promise<void> {
     this.failures = 0;
     this.restarts++;
-    await this.stop();
+    // 'restarting' from the first moment: while the old process goes away, /status must
+    // not show 'ready' without a pid (nor flicker through 'stopped').
+    this.setState('restarting');
+    this.stopping = true;
+    this.clearRestart();
+    await this.dropConnection();
     await this.start();
   }
 

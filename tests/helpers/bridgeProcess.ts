@@ -148,6 +148,8 @@ export class BridgeProcess {
   /** Every server pid seen in /status, /events or the ready line, plus pids a test adds. */
   readonly pids = new Set<number>();
   readonly ipcMessages: unknown[] = [];
+  /** Every status /events delivered, oldest first (followed from the port being known). */
+  readonly history: RuntimeStatus[] = [];
   stdout = '';
   stderr = '';
   exit?: ExitInfo;
@@ -282,7 +284,9 @@ export class BridgeProcess {
             .join('\n');
           if (!data) continue;
           try {
-            this.remember(...(JSON.parse(data) as RuntimeStatus).servers.map((x) => x.pid));
+            const status = JSON.parse(data) as RuntimeStatus;
+            this.history.push(status);
+            this.remember(...status.servers.map((x) => x.pid));
           } catch {
             // not a status event
           }
@@ -291,6 +295,16 @@ export class BridgeProcess {
       res.on('error', () => {});
     });
     this.events.on('error', () => {});
+  }
+
+  /** The states server `id` went through per /events, repeats collapsed. */
+  statesOf(id: string): string[] {
+    const out: string[] = [];
+    for (const st of this.history) {
+      const state = st.servers.find((x) => x.id === id)?.state;
+      if (state !== undefined && out[out.length - 1] !== state) out.push(state);
+    }
+    return out;
   }
 
   /** Stops following /events. */
