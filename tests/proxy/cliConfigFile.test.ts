@@ -59,7 +59,7 @@ describe('--config-file in every mode', () => {
     const pidFile = join(tempDir(), 'pids.jsonl');
     const { file } = writeConfig({ srv: pidServerEntry(pidFile), off: { command: 'node', disabled: true } });
     const p = new CliProcess(['proxy', '--port', '0', '--config-file', file]);
-    const ready = await waitFor(() => p.lines()[0] && (JSON.parse(p.lines()[0]) as Record<string, any>), 15_000, 'the ready line');
+    const ready = await waitFor(() => (p.lines().length > 0 ? (JSON.parse(p.lines()[0]) as Record<string, any>) : undefined), 15_000, 'the ready line');
     expect(ready).toMatchObject({ event: 'ready', pid: p.pid });
     expect(ready.servers).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'srv', state: 'ready', tools: 3 })]));
     const pids = readPids(pidFile).server;

@@ -2,6 +2,8 @@
  * Command-line parsing for `qiming-mcp-stdio-proxy`. Every bad argument is a `UsageError`
  * (the CLI prints it with the usage text on stderr and exits 2).
  */
+import { MAX_TIMEOUT_MS } from '../config.js';
+
 export class UsageError extends Error {
   constructor(message: string) {
     super(message);
@@ -40,8 +42,6 @@ export interface CliOptions {
 
 type Kind = 'string' | 'int' | 'bool' | 'list';
 
-/** Largest delay a Node timer takes; beyond it Node warns and fires after 1 ms instead. */
-export const MAX_TIMER_MS = 2_147_483_647;
 const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; modes?: Mode[] }> = {
   '--config': { key: 'config', kind: 'string' },
   '-c': { key: 'config', kind: 'string' },
@@ -113,7 +113,8 @@ export function parseArgs(argv: string[]): CliOptions {
     } else if (spec.kind === 'int') {
       if (!/^\d+$/.test(value)) throw new UsageError(`option ${flag} takes a non-negative whole number, got "${value}"`);
       const n = Number(value);
-      const max = spec.key === 'port' || spec.key === 'parentPid' || spec.key === 'maxMessageBytes' ? Number.MAX_SAFE_INTEGER : MAX_TIMER_MS;
+      // Beyond MAX_TIMEOUT_MS a Node timer fires after 1 ms instead: --idle-timeout would exit at once.
+      const max = spec.key === 'port' || spec.key === 'parentPid' || spec.key === 'maxMessageBytes' ? Number.MAX_SAFE_INTEGER : MAX_TIMEOUT_MS;
       if (!Number.isSafeInteger(n) || n > max) throw new UsageError(`option ${flag}: ${value} is too large (at most ${max})`);
       (opts as unknown as Record<string, unknown>)[spec.key] = n;
     } else if (spec.kind === 'list') {
