@@ -1,13 +1,20 @@
 // Stdio aggregation end to end: the built CLI under an SDK client, real upstream servers.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMessageRequestSchema, ListRootsRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
+import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CLI, connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
 
 let handles: ProxyHandle[] = [];
 let dirs: { remove: () => void }[] = [];
+let cleanupChild: ChildProcess | undefined;
 
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  if (cleanupChild?.pid) {
+    cleanupChild.stdin?.end();
+    expect(await waitGone(cleanupChild.pid, 8000)).toBe(true);
+    cleanupChild = undefined;
+  }
   for (const h of handles) await h.close();
   handles = [];
   for (const d of dirs) d.remove();
@@ -105,14 +112,39 @@ describe('stdio aggregation', () => {
     expect(text(res)).toBe('sampled: echo:hi');
   });
 
-  it('lets an upstream see the client roots (roots/list forwarded), as on a direct connection', async () => {
-    const { client } = await proxy({ everything: { command: process.execPath, args: [EVERYTHING] } }, [], { roots: { listChanged: true } });
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp/qiming-root', name: 'qiming-root' }] }));
-    const res = await waitFor(async () => {
-      const r = text(await client.callTool({ name: 'everything__get-roots-list', arguments: {} }));
+  it('lets a client that arrives after the servers are up give them its roots', async () => {
+    // Raw JSON lines, so the client can initialise after the upstream has finished its own
+    // handshake (and asked for roots while no client could answer).
+    const child = spawn(process.execPath, [CLI, '--config', JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    cleanupChild = child;
+    const messages: Record<string, unknown>[] = [];
+    let buf = '';
+    child.stdout.on('data', (d: Buffer) => {
+      buf += d.toString('utf8');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const m = JSON.parse(buf.slice(0, i)) as Record<string, unknown>;
+        buf = buf.slice(i + 1);
+        messages.push(m);
+        if (m.method === 'roots/list') send({ jsonrpc: '2.0', id: m.id, result: { roots: [{ uri: 'file:///tmp/qiming-root', name: 'qiming-root' }] } });
+      }
+    });
+    const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    const reply = (id: number) => waitFor(() => messages.find((m) => m.id === id && !('method' in m)), 15_000, `reply ${id}`);
+    await new Promise((r) => setTimeout(r, 2500)); // the upstream is up and has asked for roots
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'raw', version: '1' } } });
+    await reply(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const roots = await waitFor(async () => {
+      const id = 100 + messages.length;
+      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'everything__get-roots-list', arguments: {} } });
+      const r = JSON.stringify(await reply(id));
       return r.includes('qiming-root') ? r : undefined;
-    }, 10_000, 'the server to list the client roots');
-    expect(res).toContain('file:///tmp/qiming-root');
+    }, 15_000, 'the server to list the client roots');
+    expect(roots).toContain('file:///tmp/qiming-root');
+    expect(messages.some((m) => m.method === 'roots/list')).toBe(true);
   });
 
   it('waits for a slow server on the first list, and a later server arrives with list_changed', async () => {
