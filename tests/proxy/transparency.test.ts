@@ -1,0 +1,83 @@
+// The proxy is invisible: the same server-everything features, direct and through stdio
+// aggregation, give the same results (names aside).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  ElicitRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { connectProxy, ensureBuilt, EVERYTHING, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
+
+const caps = { elicitation: {}, sampling: {} };
+let proxied: ProxyHandle;
+let direct: Client;
+let directTransport: StdioClientTransport;
+
+beforeAll(async () => {
+  ensureBuilt();
+  proxied = await connectProxy(['--config', JSON.stringify({ mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], caps);
+  directTransport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING], stderr: 'pipe' });
+  direct = new Client({ name: 'direct', version: '1' }, { capabilities: caps });
+  await direct.connect(directTransport);
+}, 60_000);
+
+afterAll(async () => {
+  const pid = directTransport.pid;
+  await direct.close();
+  if (pid) await waitGone(pid, 8000);
+  await proxied.close();
+});
+
+describe('transparency against server-everything', () => {
+  it('binary content (image) is byte-identical', async () => {
+    const a = await direct.callTool({ name: 'get-tiny-image', arguments: {} });
+    const b = await proxied.client.callTool({ name: 'e__get-tiny-image', arguments: {} });
+    expect(b).toEqual(a);
+    expect(JSON.stringify(b)).toMatch(/"type":"image"/);
+  });
+
+  it('structured content and annotations are unchanged', async () => {
+    const a = await direct.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } });
+    const b = await proxied.client.callTool({ name: 'e__get-structured-content', arguments: { location: 'New York' } });
+    expect(b).toEqual(a);
+  });
+
+  it('pagination: the proxy lists every resource the server pages through', async () => {
+    const all: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await direct.listResources(cursor ? { cursor } : undefined);
+      all.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+    } while (cursor);
+    const viaProxy = (await proxied.client.listResources()).resources.map((r) => r.uri);
+    expect(viaProxy).toEqual(all);
+  });
+
+  it('elicitation reaches the client and its answer the server', async () => {
+    proxied.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada', check: true, email: 'ada@example.com' } }));
+    const res = JSON.stringify(await proxied.client.callTool({ name: 'e__trigger-elicitation-request', arguments: {} }));
+    expect(res).toContain('Ada');
+  });
+
+  it('resource subscriptions deliver resources/updated', async () => {
+    const updated: string[] = [];
+    proxied.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
+    const uri = (await proxied.client.listResources()).resources[0].uri;
+    await proxied.client.subscribeResource({ uri });
+    await proxied.client.callTool({ name: 'e__toggle-subscriber-updates', arguments: {} });
+    await waitFor(() => updated.includes(uri), 10_000, 'resources/updated');
+    await proxied.client.unsubscribeResource({ uri });
+  });
+
+  it('log messages pass through', async () => {
+    const logs: unknown[] = [];
+    proxied.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+    await proxied.client.setLoggingLevel('debug');
+    await proxied.client.callTool({ name: 'e__toggle-simulated-logging', arguments: {} });
+    await waitFor(() => logs.length > 0, 12_000, 'a log message');
+    await proxied.client.callTool({ name: 'e__toggle-simulated-logging', arguments: {} });
+  });
+});
