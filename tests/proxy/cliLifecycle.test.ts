@@ -155,4 +155,47 @@ describe('CLI lifecycle', () => {
     expect((await p.waitExit(10_000)).code).toBe(0);
     expect(p.stderr).not.toMatch(/no message for/);
   });
+
+  it('exits 0 on SIGTERM and takes the whole server tree with it', async () => {
+    const { p, pidFile } = proxyWithPidServer();
+    await p.initialize();
+    const pids = await upstreamPids(pidFile);
+    p.child.kill('SIGTERM');
+    expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+    expect(p.stderr).toMatch(/shutting down: received SIGTERM/);
+    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+  });
+
+  describe.skipIf(process.platform === 'win32')('with a server (behind sh) that ignores SIGTERM and stdin EOF', () => {
+    const IGNORES_TERM = join(ROOT, 'tests', 'fixtures', 'ignoresTermServer.sh');
+
+    async function start(extra: string[]): Promise<{ p: CliProcess; serverPid: number }> {
+      const pidFile = join(tempDir(), 'pid.txt');
+      const p = new CliProcess(['--config', configJson({ stubborn: { command: 'sh', args: [IGNORES_TERM, pidFile] } }), ...extra]);
+      await p.initialize();
+      p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+      expect((await p.reply(2)).result.tools.map((t: { name: string }) => t.name)).toContain('stubborn__pid');
+      const serverPid = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()), 10_000, 'the server pid');
+      trackPids(serverPid);
+      return { p, serverPid };
+    }
+
+    it('a second SIGTERM exits at once with 130, and the server is still killed', async () => {
+      const { p, serverPid } = await start([]);
+      p.child.kill('SIGTERM');
+      await waitFor(() => p.stderr.includes('shutting down: received SIGTERM'), 5000, 'the graceful stop to begin');
+      p.child.kill('SIGTERM');
+      expect(await p.waitExit(5000)).toEqual({ code: 130, signal: null });
+      expect(p.stderr).toMatch(/second SIGTERM: exiting now/);
+      expect(await waitGone(serverPid, 5000)).toBe(true);
+    });
+
+    it('--shutdown-timeout bounds the graceful stop; the server is killed on the way out', async () => {
+      const { p, serverPid } = await start(['--shutdown-timeout', '300']);
+      p.child.stdin!.end();
+      expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+      expect(p.stderr).toMatch(/graceful stop took longer than 300 ms; forcing exit/);
+      expect(await waitGone(serverPid, 5000)).toBe(true);
+    });
+  });
 });
