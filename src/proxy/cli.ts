@@ -21,6 +21,9 @@ function say(text: string): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
+  // Our stderr may have no reader (a client that closed the pipe it gave us): an EPIPE from
+  // a log line must not crash the proxy. Logs still reach MCP_PROXY_LOG_FILE when set.
+  process.stderr.on('error', () => {});
   let opts;
   try {
     opts = parseArgs(argv);

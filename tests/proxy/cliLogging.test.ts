@@ -98,4 +98,19 @@ describe('CLI logging', () => {
     expect(warnings).toHaveLength(1);
     expect(entries(p.stderr)).toContainEqual(expect.objectContaining({ tag: 'srv', message: 'ready: 3 tools' }));
   });
+
+  it('keeps serving when nobody reads its stderr any more (EPIPE on stderr), logging on to the file', async () => {
+    const file = join(tempDir(), 'after-stderr.log');
+    const pidFile = join(tempDir(), 'pids.jsonl');
+    const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server line after the reader left']) }), '--log-level', 'debug'], {
+      env: { ...process.env, MCP_PROXY_LOG_FILE: file },
+    });
+    p.child.stderr!.destroy();
+    await p.initialize();
+    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'still answering' } } });
+    expect((await p.reply(2)).result.content[0].text).toBe('still answering');
+    p.child.stdin!.end();
+    expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
+    expect(entries(readFileSync(file, 'utf8'))).toContainEqual(expect.objectContaining({ tag: 'srv', message: 'server line after the reader left' }));
+  });
 });
