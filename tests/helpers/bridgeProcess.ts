@@ -60,6 +60,8 @@ export interface BridgeSpawnOptions {
 }
 
 const bridges: BridgeProcess[] = [];
+/** Pids a test started some other way (a bridge behind an intermediate parent, say). */
+const loosePids = new Set<number>();
 const clients: Client[] = [];
 const tempDirs: string[] = [];
 
@@ -100,6 +102,11 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<boolean>
     await sleep(25);
   }
   return true;
+}
+
+/** Registers pids that `cleanupBridges()` must find gone (and kills if not). */
+export function trackPids(...pids: (number | undefined)[]): void {
+  for (const p of pids) if (p !== undefined) loosePids.add(p);
 }
 
 /** A fresh temp dir, removed by `cleanupBridges()`. */
@@ -438,6 +445,18 @@ export async function cleanupBridges(): Promise<void> {
         } catch {
           // gone meanwhile
         }
+      }
+    }
+  }
+  for (const pid of [...loosePids]) {
+    loosePids.delete(pid);
+    if (await waitGone(pid, 6000)) continue;
+    problems.push(`pid ${pid} is still alive`);
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone meanwhile
       }
     }
   }

@@ -2,9 +2,11 @@
 // IPC channel; a second signal; the shutdown deadline; and a SIGKILLed bridge. Every way
 // leaves no server process behind, including one that ignores SIGTERM and stdin EOF
 // behind a shell wrapper.
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CLI,
   cleanupBridges,
   everythingEntry,
   fixture,
@@ -12,11 +14,14 @@ import {
   memoryEntry,
   nodeEntry,
   readPidFile,
+  spawnBridge,
   startBridge,
   tempDir,
+  trackPids,
   waitFor,
   waitGone,
   type BridgeProcess,
+  type ReadyLine,
 } from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
@@ -105,6 +110,58 @@ describe('bridge shutdown', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(b.stderr).toMatch(/graceful stop took longer than 800 ms; forcing exit/);
     await expectAllGone(pids);
+  });
+
+  it('stopped while servers are still starting: exits promptly, prints no ready line, leaves no server', async () => {
+    const dir = tempDir();
+    const b = spawnBridge({
+      config: {
+        mcpServers: {
+          never: nodeEntry(fixture('neverStartsServer.mjs')),
+          gated: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', join(dir, 'never-created')]),
+        },
+      },
+    });
+    await b.waitListening();
+    const pids = (await waitFor(async () => {
+      const s = await b.status();
+      return s.servers.every((x) => x.pid !== undefined && x.state === 'starting') && s.servers.map((x) => x.pid!);
+    }, 10_000, 'both servers spawned and starting')) as number[];
+    b.child.kill('SIGTERM');
+    expect(await b.waitExit(EXIT_BOUND_MS)).toEqual({ code: 0, signal: null });
+    expect(b.stdout).toBe('');
+    expect(b.stderr).not.toMatch(/\[bridge\] ready/);
+    await expectAllGone(pids);
+  });
+
+  it("exits when its parent dies (watchdog), even with stdin and IPC out of play, and its servers go too", async () => {
+    // parent: a node process that starts the bridge with stdin from /dev/null and its
+    // stdout/stderr passed through to us, then waits to be killed.
+    const cfg = JSON.stringify({ mcpServers: { memory: memoryEntry(tempDir()) } });
+    const launcher = `const { spawn } = require('node:child_process');
+      spawn(process.execPath, ${JSON.stringify([CLI, 'proxy', '--port', '0', '--config', cfg, '--watchdog-interval', '200'])}, { stdio: ['ignore', 'inherit', 'inherit'] });
+      setInterval(() => {}, 1000);`;
+    const env: NodeJS.ProcessEnv = { ...process.env, MCP_BRIDGE_TOKEN: 'watchdog-token-0123456789' };
+    delete env.MCP_PROXY_LOG_FILE;
+    const parent = spawn(process.execPath, ['-e', launcher], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    trackPids(parent.pid);
+    let out = '';
+    let err = '';
+    parent.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+    parent.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    await waitFor(() => out.includes('\n'), 30_000, `the ready line (stderr: ${err.slice(-1000)})`);
+    const ready = JSON.parse(out.split('\n')[0]) as ReadyLine;
+    trackPids(ready.pid);
+    const status = (await (await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })).json()) as { servers: { pid: number }[] };
+    const serverPid = status.servers[0].pid;
+    trackPids(serverPid);
+    expect(isGone(ready.pid)).toBe(false);
+
+    parent.kill('SIGKILL');
+    expect(await waitGone(ready.pid, EXIT_BOUND_MS + 2000), 'the bridge exits after its parent died').toBe(true);
+    await waitFor(() => /parent process \d+ is gone/.test(err), 5000, 'the watchdog log line');
+    expect(await waitGone(serverPid, 2000)).toBe(true);
+    expect(out.split('\n').filter(Boolean)).toHaveLength(1);
   });
 
   it('when the bridge is SIGKILLed, its servers still go away (their stdin closes)', async () => {

@@ -119,11 +119,13 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     throw err;
   }
   feed.setBridge({ state: 'starting', pid: process.pid, port: bound.port });
+  let stopping = false;
   const lifecycle = installLifecycle({
     logger,
     shutdownTimeoutMs: opts.shutdownTimeoutMs,
     watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
     stop: async () => {
+      stopping = true;
       feed.setBridge({ state: 'stopping', pid: process.pid, port: bound.port });
       await Promise.all([http.close(), hub.stop()]);
     },
@@ -140,6 +142,8 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
 
   log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
   await hub.start();
+  // Stopped while servers were still starting: a ready line now would be a lie.
+  if (stopping) return lifecycle.done;
   feed.setBridge({ state: 'ready', pid: process.pid, port: bound.port });
   const ready = {
     event: 'ready',
