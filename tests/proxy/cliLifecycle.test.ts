@@ -116,6 +116,20 @@ describe('CLI lifecycle', () => {
     }
   });
 
+  it('--parent-pid watches another process than its parent', async () => {
+    const watched = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    trackPids(watched.pid!);
+    const { p, pidFile } = proxyWithPidServer(['--parent-pid', String(watched.pid), '--watchdog-interval', '200']);
+    await p.initialize();
+    const pids = await upstreamPids(pidFile);
+    const gone = new Promise((r) => watched.once('exit', r));
+    watched.kill('SIGKILL');
+    await gone;
+    expect(await p.waitExit(5000)).toEqual({ code: 0, signal: null });
+    expect(p.stderr).toContain(`shutting down: parent process ${watched.pid} is gone`);
+    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+  });
+
   it('exits 0 when the reader of its stdout goes away (EPIPE)', async () => {
     const { p, pidFile } = proxyWithPidServer();
     await p.initialize();

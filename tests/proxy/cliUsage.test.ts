@@ -53,6 +53,7 @@ describe('CLI usage', () => {
     // Beyond 2^31-1 ms a Node timer fires after 1 ms instead: that would exit at once.
     await expectExit2(['--config', EMPTY, '--idle-timeout', '99999999999'], /--idle-timeout: 99999999999 is too large \(at most 2147483647\)/);
     await expectExit2(['--config', EMPTY, '--watchdog-interval', '0'], /--watchdog-interval must be at least 1 ms/);
+    await expectExit2(['--config', EMPTY, '--parent-pid', '0'], /--parent-pid must be a process id/);
     await expectExit2(['--config', EMPTY, '--max-message-bytes', '0'], /--max-message-bytes must be at least 1/);
     await expectExit2(['--config', EMPTY, '--ready-timeout', '5s'], /--ready-timeout takes a non-negative whole number, got "5s"/);
     await expectExit2(['proxy', '--config', EMPTY, '--port', '70000'], /--port must be 0\.\.65535/);

@@ -170,6 +170,7 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
     if (httpOnly.length) throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`);
   }
   if (opts.pingTimeoutMs === 0) throw new UsageError('--ping-timeout must be at least 1 ms (use --ping-interval 0 to turn the heartbeat off)');
+  if (opts.parentPid === 0) throw new UsageError('--parent-pid must be a process id (at least 1)');
   if (opts.watchdogIntervalMs === 0) throw new UsageError('--watchdog-interval must be at least 1 ms (use --no-watchdog to turn it off)');
   if (opts.maxMessageBytes === 0) throw new UsageError('--max-message-bytes must be at least 1');
   return opts;
