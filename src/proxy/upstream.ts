@@ -56,6 +56,9 @@ export class Upstream {
   private failures = 0;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
+  /** stop() was called (and no restart since): a restart in progress must not start again. */
+  private halted = false;
+  private restartInFlight?: Promise<void>;
   private settledWaiters: (() => void)[] = [];
   private readonly log: Logger;
 
@@ -117,13 +120,23 @@ export class Upstream {
   /** Stops the server (its whole process tree for stdio) and cancels any restart. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.halted = true;
     this.clearRestart();
     await this.dropConnection();
     if (!this.entry.disabled) this.setState('stopped');
   }
 
-  /** Restart on demand: resets the failure count. */
-  async restart(): Promise<void> {
+  /**
+   * Restart on demand: resets the failure count. One restart at a time: a request while
+   * one runs joins it (two would each spawn a process, leaving the first untracked).
+   */
+  restart(): Promise<void> {
+    this.restartInFlight ??= this.doRestart().finally(() => (this.restartInFlight = undefined));
+    return this.restartInFlight;
+  }
+
+  private async doRestart(): Promise<void> {
+    this.halted = false;
     this.failures = 0;
     this.restarts++;
     // 'restarting' from the first moment: while the old process goes away, /status must
@@ -132,6 +145,8 @@ export class Upstream {
     this.stopping = true;
     this.clearRestart();
     await this.dropConnection();
+    // Stopped meanwhile (the bridge is shutting down): stay stopped.
+    if (this.halted) return;
     await this.start();
   }
 

@@ -71,11 +71,12 @@ describe('bridge supervision', () => {
     expect(await refused.json()).toMatchObject({ state: 'failed' });
   }, 40_000);
 
-  it('restarts one server on POST /servers/<id>/restart', async () => {
+  it('restarts one server on POST /servers/<id>/restart; concurrent requests make one restart', async () => {
+    const pidFile = join(tempDir(), 'a.pids');
     const b = await startBridge({
       config: {
         mcpServers: {
-          a: nodeEntry(fixture('slowStartServer.mjs')),
+          a: nodeEntry(fixture('slowStartServer.mjs'), ['--pid-file', pidFile]),
           b: nodeEntry(fixture('slowStartServer.mjs')),
           off: { ...nodeEntry(fixture('slowStartServer.mjs')), disabled: true },
         },
@@ -107,5 +108,15 @@ describe('bridge supervision', () => {
     expect(disabled.status).toBe(500);
     expect(await disabled.json()).toEqual({ ok: false, error: 'server "off" is disabled' });
     expect((await b.fetch('/servers/a/restart')).status).toBe(405);
+
+    // Three requests at once: one restart, one new process, nothing left running untracked.
+    const results = await Promise.all([1, 2, 3].map(() => b.fetch('/servers/a/restart', { method: 'POST' })));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
+    const third = await b.waitServer('a', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== after.pid, 15_000, 'ready after the concurrent restarts');
+    expect(third.restarts).toBe(2);
+    const spawned = readPidFile(pidFile);
+    expect(spawned).toEqual([pidOf('a'), after.pid, third.pid]);
+    for (const pid of spawned.slice(0, 2)) expect(await waitGone(pid, 5000), `old pid ${pid}`).toBe(true);
+    expect(isGone(third.pid!)).toBe(false);
   });
 });
