@@ -26,6 +26,36 @@ const targets = {
       logLevel: 'warning',
       legalComments: 'none',
     }),
+  // Electron main (dist/main/main.cjs, package.json "main"). electron stays external; chokidar 5
+  // (ESM-only) and the rest are bundled into the CJS file. `import.meta.url` (used by modules
+  // that also run as ESM in tests) is given its CJS value.
+  main: () =>
+    build({
+      entryPoints: [join(root, 'src/main/main.ts')],
+      outfile: join(root, 'dist/main/main.cjs'),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: ['electron'],
+      banner: { js: "const __qimingImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+      define: { ...define, 'import.meta.url': '__qimingImportMetaUrl' },
+      logLevel: 'warning',
+      legalComments: 'none',
+    }),
+  // The status window's preload: sandboxed, so one CJS file requiring only electron.
+  preload: () =>
+    build({
+      entryPoints: [join(root, 'src/main/preload.ts')],
+      outfile: join(root, 'dist/main/preload.cjs'),
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      external: ['electron'],
+      logLevel: 'warning',
+      legalComments: 'none',
+    }),
   renderer: () => buildRenderer(),
   // The default MCP servers the app ships, one bundled file each (see buildServers.mjs).
   servers: () => buildServers(),

@@ -15,67 +15,19 @@ import type { RuntimeStatus, ServerStatus } from '../shared/status.js';
 import type { RestartResult } from '../shared/ipcContract.js';
 import { BridgeProcess, describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { BridgeClient } from './bridgeClient.js';
-import { nodeCommand, resolveProxyCliPath, type NodeCommand } from './cliPath.js';
+import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from './configWatcher.js';
-import { freePort, reapServers, serverPids } from './serverReaper.js';
+import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { readUserConfig, type UserConfigView } from './userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from './runtimeLogger.js';
+import {
+  DEFAULT_BACKOFF, RuntimeListeners, startupProgress,
+  type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents,
+} from './runtimeTypes.js';
 
-/** What `whenReady()` resolves with. */
-export interface BridgeInfo {
-  port: number;
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  token: string;
-  servers: BridgeReadyMessage['servers'];
-}
+export * from './runtimeTypes.js';
 
-/** Start-up progress: `settled` of `total` enabled servers are ready or failed. */
-export interface StartupProgress {
-  settled: number;
-  total: number;
-}
-
-export interface RuntimeEvents {
-  status: RuntimeStatus;
-  progress: StartupProgress;
-  ready: BridgeInfo;
-}
-
-export interface BackoffOptions {
-  initialMs: number;
-  maxMs: number;
-  /** A bridge up this long before crashing resets the backoff. */
-  stableMs: number;
-  /** Consecutive failed launches before giving up (until the config changes). */
-  maxAttempts: number;
-}
-
-export interface McpRuntimeOptions {
-  /** The user's MCP config file (`{"mcpServers": {...}}`), read by the bridge and watched. */
-  configFile: string;
-  logger?: RuntimeLogger;
-  /** Default: resolved with {@link resolveProxyCliPath}. */
-  cliPath?: string;
-  /** Default: this process's executable (`ELECTRON_RUN_AS_NODE=1` inside Electron). */
-  node?: NodeCommand;
-  /** First port to bind; default: a free one, then kept across restarts. */
-  port?: number;
-  /** Bearer token of the bridge; default: random, kept across restarts. */
-  token?: string;
-  /** Watch the config file. Default true. */
-  watchConfig?: boolean;
-  configDebounceMs?: number;
-  backoff?: Partial<BackoffOptions>;
-  /** Deadline of the old bridge's stop when the config changed. Default 5000 ms. */
-  replaceDeadlineMs?: number;
-  /** Extra CLI arguments for the bridge (e.g. `--log-level debug`). */
-  bridgeArgs?: string[];
-}
-
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, stableMs: 10_000, maxAttempts: 8 };
 const REAP_TIMEOUT_MS = 2000;
-const READY_STATUS_TIMEOUT_MS = 3000;
 
 interface Run {
   proc: BridgeProcess;
@@ -108,12 +60,11 @@ export class McpRuntime {
   private updates: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
   private lastProgress = '';
-  private readonly listeners: { [K in keyof RuntimeEvents]: Set<(v: RuntimeEvents[K]) => void> } = {
-    status: new Set(), progress: new Set(), ready: new Set(),
-  };
+  private readonly listeners: RuntimeListeners;
 
   constructor(private readonly opts: McpRuntimeOptions) {
     this.log = opts.logger ?? silentLogger;
+    this.listeners = new RuntimeListeners(this.log);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.port = opts.port;
     this.token = opts.token ?? randomBytes(32).toString('base64url');
@@ -122,8 +73,7 @@ export class McpRuntime {
 
   /** Subscribes to an event; returns the unsubscribe function. */
   on<K extends keyof RuntimeEvents>(event: K, cb: (v: RuntimeEvents[K]) => void): () => void {
-    this.listeners[event].add(cb);
-    return () => this.listeners[event].delete(cb);
+    return this.listeners.on(event, cb);
   }
 
   /**
@@ -200,20 +150,14 @@ export class McpRuntime {
   /** Synchronous last resort for `process.on('exit')`: SIGKILL to the bridge and every known server group. */
   killSync(): void {
     this.run?.proc.killSync();
-    for (const pid of serverPids(this.servers)) {
-      try {
-        process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killServerGroups(serverPids(this.servers));
   }
 
   private async applyConfig(): Promise<void> {
     if (this.state !== 'running') return;
     let view: UserConfigView;
     try {
-      view = await readUserConfig(this.opts.configFile);
+      view = await readUserConfig(this.opts.configFile, { ...process.env, ...this.opts.env });
     } catch (err) {
       this.log.error(`MCP config not applied: ${errorMessage(err)}`);
       if (!this.run) this.giveUp(errorMessage(err));
@@ -263,6 +207,7 @@ export class McpRuntime {
       shutdownTimeoutMs: 2000,
       logger: this.log,
       extraArgs: this.opts.bridgeArgs,
+      env: this.opts.env,
     });
     const run: Run = { proc, client: new BridgeClient({ baseUrl: `http://127.0.0.1:${port}`, token: this.token }), replaced: false };
     this.run = run;
@@ -278,7 +223,7 @@ export class McpRuntime {
     if (run !== this.run || !Array.isArray(s.servers)) return;
     this.servers = s.servers;
     if (this.bridge.state === 'starting') this.emitProgress();
-    this.emit('status', this.status());
+    this.listeners.emit('status', this.status());
   }
 
   private async onReady(run: Run, m: BridgeReadyMessage): Promise<void> {
@@ -293,7 +238,7 @@ export class McpRuntime {
     this.log.info(`MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
     const waiters = this.waiters.splice(0);
     for (const w of waiters) w.resolve(run.info);
-    this.emit('ready', run.info);
+    this.listeners.emit('ready', run.info);
   }
 
   private onExit(run: Run, e: BridgeExit): void {
@@ -304,7 +249,7 @@ export class McpRuntime {
     const why = `the MCP bridge exited unexpectedly (${describeExit(e)})`;
     const lastError = [why, ...e.stderrTail.slice(-5)].join('\n');
     this.log.error(lastError);
-    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : 'restarting' }));
+    this.markServers('restarting');
     const tail = e.stderrTail.join('\n');
     if (!run.info && e.code === 2 && /already in use/.test(tail) && this.opts.port === undefined) {
       // Our port was taken while the bridge was down: a new one (agents' proxies must be re-created).
@@ -327,6 +272,7 @@ export class McpRuntime {
 
   private giveUp(lastError: string): void {
     this.gaveUp = true;
+    this.markServers('stopped');
     this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
     this.rejectWaiters(new Error(lastError));
   }
@@ -340,7 +286,7 @@ export class McpRuntime {
     run?.unsubscribe?.();
     const left = await reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
     if (left.length) this.log.error(`MCP server processes still alive after stop: ${left.join(', ')}`);
-    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : 'stopped' }));
+    this.markServers('stopped');
     this.state = 'stopped';
     this.setBridge({ state: 'stopped', port: this.port, restarts: this.bridge.restarts ?? 0 });
     this.rejectWaiters(new Error('the MCP runtime was stopped'));
@@ -352,25 +298,19 @@ export class McpRuntime {
 
   private setBridge(b: RuntimeStatus['bridge']): void {
     this.bridge = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) as RuntimeStatus['bridge'];
-    this.emit('status', this.status());
+    this.listeners.emit('status', this.status());
   }
 
   private emitProgress(): void {
-    const enabled = this.servers.filter((s) => s.state !== 'disabled');
-    const p = { settled: enabled.filter((s) => s.state === 'ready' || s.state === 'failed').length, total: enabled.length };
+    const p = startupProgress(this.servers);
     const key = `${p.settled}/${p.total}`;
     if (key === this.lastProgress) return;
     this.lastProgress = key;
-    this.emit('progress', p);
+    this.listeners.emit('progress', p);
   }
 
-  private emit<K extends keyof RuntimeEvents>(event: K, value: RuntimeEvents[K]): void {
-    for (const cb of [...this.listeners[event]]) {
-      try {
-        cb(value);
-      } catch (err) {
-        this.log.error(`${event} listener failed: ${errorMessage(err)}`);
-      }
-    }
+  /** The servers are gone (or going): no pid, and `state` unless disabled. */
+  private markServers(state: 'restarting' | 'stopped'): void {
+    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : state }));
   }
 }

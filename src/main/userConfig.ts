@@ -25,9 +25,10 @@ export interface UserConfigView {
 
 /**
  * Reads and checks the user's config file.
+ * `env` is what the bridge will expand `${VAR}`s from.
  * @throws ConfigError (from the proxy) for a missing, unparsable or invalid file.
  */
-export async function readUserConfig(path: string): Promise<UserConfigView> {
+export async function readUserConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<UserConfigView> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -45,7 +46,7 @@ export async function readUserConfig(path: string): Promise<UserConfigView> {
   // Validate with the proxy's rules; `${VAR}`s are expanded only for checking here, the raw
   // entries are passed on unexpanded so each proxy expands them in its own environment.
   try {
-    parseConfig(raw);
+    parseConfig(raw, { env });
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(err.issues, path);
     throw err;
