@@ -1,0 +1,97 @@
+// The built Electron entry (dist/main/main.cjs) booted under node with a fake `electron`
+// module (tests/fixtures/fakeElectron.cjs): it writes the first-run config, starts the real
+// bridge with the bundled default servers, opens a locked-down window on the panel page,
+// serves IPC only to that page, and at quit holds the quit, stops everything, then exits.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
+import type { RuntimeStatus } from '../../src/shared/status.js';
+import { ensureCli, FIXTURES, isGone, killQuietly, removeTempDirs, ROOT, tempDir, waitFor, waitGone } from './mainHarness.js';
+
+const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
+type Msg = { type: string; [k: string]: unknown };
+
+let child: ChildProcess | undefined;
+const messages: Msg[] = [];
+const pids = new Set<number>();
+let nextId = 1;
+
+beforeAll(() => {
+  ensureCli();
+  // Always rebuild: the bundle must be the current sources.
+  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'main'], { cwd: ROOT, stdio: 'inherit' });
+});
+
+afterAll(async () => {
+  if (child && child.exitCode === null) killQuietly(child.pid);
+  for (const p of pids) if (!isGone(p)) killQuietly(p);
+  const left = await waitGone([...pids], 3000);
+  removeTempDirs();
+  expect(left).toEqual([]);
+});
+
+function invoke(channel: string, url: string, ...args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: string }> {
+  const id = nextId++;
+  child!.send({ type: 'invoke', id, channel, url, args });
+  return waitFor(() => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown; error?: string } | undefined, 10_000, `result of ${channel}`);
+}
+
+describe('the built main process with a fake electron', () => {
+  it('boots, serves its page only, and quits through the stop sequence leaving no process', async () => {
+    const root = tempDir();
+    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
+      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('message', (m: Msg) => messages.push(m));
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    pids.add(child.pid!);
+
+    // A locked-down window on the panel page.
+    const win = await waitFor(() => messages.find((m) => m.type === 'window'), 10_000, 'the window');
+    expect((win.options as { webPreferences: unknown }).webPreferences).toEqual({
+      preload: join(ROOT, 'dist', 'main', 'preload.cjs'),
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+    });
+    const page = join(ROOT, 'dist', 'renderer', 'index.html');
+    expect(messages.find((m) => m.type === 'loadFile')?.file).toBe(page);
+    expect(messages.find((m) => m.type === 'windowOpenHandler')?.result).toEqual({ action: 'deny' });
+
+    // First run: the default config in userData, with the bundled servers ready.
+    expect(existsSync(join(root, 'userData', 'mcp.json'))).toBe(true);
+    const pageUrl = pathToFileURL(page).href;
+    const status = await waitFor(async () => {
+      const r = await invoke(IPC_CHANNELS.getStatus, pageUrl);
+      const s = r.value as RuntimeStatus | undefined;
+      return s?.bridge.state === 'ready' ? s : undefined;
+    }, 30_000, `a ready bridge (stderr: ${stderr.slice(-2000)})`);
+    expect(status.servers.map((s) => [s.id, s.state])).toEqual([['memory', 'ready'], ['filesystem', 'ready']]);
+    for (const p of [status.bridge.pid!, ...status.servers.map((s) => s.pid!)]) pids.add(p);
+    expect(messages.some((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.status)).toBe(true);
+
+    // Only the app's own page may call.
+    expect(await invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
+    expect(await invoke(IPC_CHANNELS.getLogs, pageUrl, 'memory')).toMatchObject({ ok: true });
+
+    // The proxy log tail was started in the logs folder.
+    await waitFor(() => existsSync(join(root, 'userData', 'logs', 'mcp-proxy.log')), 5000, 'the proxy log file');
+
+    // Quit: the first before-quit is held, everything stops, then the app quits for real.
+    child.send({ type: 'quit' });
+    expect(await exited).toBe(0);
+    const quits = messages.filter((m) => m.type === 'before-quit').map((m) => m.prevented);
+    expect(quits).toEqual([true, false]);
+    expect(messages.some((m) => m.type === 'will-quit')).toBe(true);
+    expect(await waitGone([...pids], 3000)).toEqual([]);
+    // electron-log wrote the bridge's lines to the main log file.
+    const mainLog = readFileSync(join(root, 'userData', 'logs', 'main.log'), 'utf8');
+    expect(mainLog).toMatch(/\(bridge\)/);
+  });
+});
