@@ -42,6 +42,11 @@ export interface AcpMcpServersOptions {
   name?: string;
   /** Extra proxy arguments (e.g. `['--log-level', 'debug']`). */
   proxyArgs?: readonly string[];
+  /**
+   * Extra variables for the proxy's environment, e.g. those the user's `persistent: false`
+   * entries reference as `${VAR}` (agents may not pass the app's environment on).
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 /** Name of the aggregate stdio entry when the app gives none. */
@@ -92,7 +97,7 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   const env: EnvVariable[] = [];
   if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
   env.push({ name: LOG_FILE_ENV, value: o.logFile });
-  for (const [k, v] of Object.entries(o.node.env)) env.push({ name: k, value: v });
+  for (const [k, v] of Object.entries({ ...o.env, ...o.node.env })) env.push({ name: k, value: v });
   const args = [o.cliPath, '--config', JSON.stringify({ mcpServers: servers })];
   // One server per entry: its tools keep their own names (the agent already namespaces by entry).
   if (o.layout === 'perServer') args.push('--tool-naming', 'original');

@@ -59,6 +59,8 @@ describe('acpMcpServers', () => {
     // Only session servers: no bridge token needed.
     const only = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch } })[0] as McpServerStdio;
     expect(envOf(only)).not.toHaveProperty('MCP_BRIDGE_TOKEN');
+    const withVars = acpMcpServers(undefined, { ...base, sessionEntries: { scratch }, env: { KEY: 'v' } })[0] as McpServerStdio;
+    expect(envOf(withVars).KEY).toBe('v');
     expect(acpMcpServers(undefined, { ...base, bridgeIds: [] })).toEqual([]);
   });
 
