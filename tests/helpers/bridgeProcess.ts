@@ -10,10 +10,11 @@
 // so its exited orphans stay zombies forever; on a normal system they vanish at once.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Script } from 'node:vm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -142,9 +143,39 @@ export function memoryEntry(dir: string): Record<string, unknown> {
   return nodeEntry(MEMORY_SERVER, [], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
 }
 
-/** Builds the CLI if it is missing (the vitest globalSetup normally has built it). */
-function ensureBuilt(): void {
+let cliSnapshot: string | undefined;
+
+/**
+ * The built CLI, copied once per test file into a private temp dir (with the panel files
+ * beside it, as in dist/) and run from there. Any vitest run rebuilds dist/ in its
+ * globalSetup, and esbuild rewrites the file in place: a bridge spawned at that moment
+ * would load an empty or half-written file (an empty one "runs" and exits 0). The copy
+ * is taken only once it compiles.
+ */
+export function builtCli(): string {
+  if (cliSnapshot) return cliSnapshot;
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
+  const deadline = Date.now() + 30_000;
+  let source = '';
+  for (;;) {
+    source = readFileSync(CLI, 'utf8');
+    try {
+      if (source.length < 1000) throw new Error(`only ${source.length} bytes`);
+      new Script(source.replace(/^#!.*/, ''), { filename: CLI });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${CLI} does not compile: ${(err as Error).message}`);
+      execFileSync('sleep', ['0.2']);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'qiming-bridge-cli-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'proxy'));
+  writeFileSync(join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs'), source);
+  const panel = join(ROOT, 'dist', 'renderer');
+  if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
+  cliSnapshot = join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+  return cliSnapshot;
 }
 
 /** One running bridge process. */
@@ -165,7 +196,7 @@ export class BridgeProcess {
   private events?: http.ClientRequest;
 
   constructor(opts: BridgeSpawnOptions) {
-    ensureBuilt();
+    const cli = builtCli();
     this.token = opts.token === null ? undefined : (opts.token ?? randomBytes(24).toString('base64url'));
     const env: NodeJS.ProcessEnv = { ...process.env };
     // Nothing of the test runner's own setup may leak into the bridge under test.
@@ -176,7 +207,7 @@ export class BridgeProcess {
       else env[k] = v;
     }
     const config = typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config);
-    const args = [CLI, 'proxy', '--port', String(opts.port ?? 0), '--config', config, ...(opts.args ?? [])];
+    const args = [cli, 'proxy', '--port', String(opts.port ?? 0), '--config', config, ...(opts.args ?? [])];
     const stdio: ('pipe' | 'ignore' | 'ipc')[] = [opts.stdin ?? 'pipe', 'pipe', 'pipe'];
     if (opts.ipc) stdio.push('ipc');
     this.child = spawn(process.execPath, args, { cwd: ROOT, env, stdio });

@@ -82,6 +82,18 @@ describe('bridge security', () => {
     const res = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: big });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/10485760 bytes/) } });
+    // Streamed without a declared length: noticed while reading, same answer.
+    const chunks = [big.slice(0, 6 * 1024 * 1024), big.slice(6 * 1024 * 1024)];
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const streamed = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: stream, duplex: 'half' } as RequestInit);
+    expect(streamed.status).toBe(413);
+    await streamed.body?.cancel();
     expect((await b.server('s')).sessions).toBe(0);
     // The bridge is fine afterwards.
     const { client } = await b.client('/mcp/s');

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  CLI,
+  builtCli,
   cleanupBridges,
   everythingEntry,
   fixture,
@@ -139,7 +139,7 @@ describe('bridge shutdown', () => {
     // stdout/stderr passed through to us, then waits to be killed.
     const cfg = JSON.stringify({ mcpServers: { memory: memoryEntry(tempDir()) } });
     const launcher = `const { spawn } = require('node:child_process');
-      spawn(process.execPath, ${JSON.stringify([CLI, 'proxy', '--port', '0', '--config', cfg, '--watchdog-interval', '200'])}, { stdio: ['ignore', 'inherit', 'inherit'] });
+      spawn(process.execPath, ${JSON.stringify([builtCli(), 'proxy', '--port', '0', '--config', cfg, '--watchdog-interval', '200'])}, { stdio: ['ignore', 'inherit', 'inherit'] });
       setInterval(() => {}, 1000);`;
     const env: NodeJS.ProcessEnv = { ...process.env, MCP_BRIDGE_TOKEN: 'watchdog-token-0123456789' };
     delete env.MCP_PROXY_LOG_FILE;

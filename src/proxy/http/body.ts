@@ -16,6 +16,14 @@ export const JSONRPC_SERVER_ERROR = -32000;
 /** The SDK's code for an unknown session (sent with HTTP 404). */
 export const JSONRPC_SESSION_NOT_FOUND = -32001;
 
+/**
+ * After a 413, how much more of the refused body is read and dropped. A client that writes
+ * its whole body before reading (fetch does) gets a reset instead of the 413 if the server
+ * stops reading, so the rest is drained, within this bound and DRAIN_TIMEOUT_MS.
+ */
+export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
+const DRAIN_TIMEOUT_MS = 10_000;
+
 /** Why a body could not be read. */
 export type BodyFailure = 'too-large' | 'aborted' | 'bad-json';
 
@@ -28,7 +36,10 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: Bod
  */
 export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) return Promise.resolve({ ok: false, reason: 'too-large' });
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discardBody(req);
+    return Promise.resolve({ ok: false, reason: 'too-large' });
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -42,9 +53,9 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: 
     const onData = (chunk: Buffer) => {
       received += chunk.length;
       if (received > maxBytes) {
-        // Stop buffering; the 413 reply closes the connection, so the rest is never read.
-        req.pause();
+        // Stop buffering; the rest is read and dropped (bounded) while the 413 goes out.
         finish({ ok: false, reason: 'too-large' });
+        discardBody(req);
         return;
       }
       chunks.push(chunk);
@@ -54,6 +65,34 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: 
     req.once('error', () => finish({ ok: false, reason: 'aborted' }));
     req.once('close', () => finish({ ok: false, reason: 'aborted' }));
   });
+}
+
+/**
+ * Reads and drops the rest of a refused body so the client, still sending, gets to read
+ * the answer; cuts the connection past DRAIN_LIMIT_BYTES or DRAIN_TIMEOUT_MS.
+ */
+export function discardBody(req: IncomingMessage, limitBytes = DRAIN_LIMIT_BYTES): void {
+  let dropped = 0;
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+  };
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > limitBytes) {
+      stop();
+      req.destroy();
+    }
+  };
+  const timer = setTimeout(() => {
+    stop();
+    req.destroy();
+  }, DRAIN_TIMEOUT_MS);
+  timer.unref();
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
 }
 
 /** Reads and parses a JSON body. */
@@ -95,15 +134,13 @@ export function sendJsonRpcError(
 }
 
 /**
- * Answers a body that could not be read: 413 (with `Connection: close`, since the rest
- * of an oversized body is left unread), 400 with a JSON-RPC parse error for bad JSON.
- * An aborted request gets nothing: its client is gone.
+ * Answers a body that could not be read: 413 (the rest of the body is drained meanwhile,
+ * see `discardBody`), 400 with a JSON-RPC parse error for bad JSON. An aborted request
+ * gets nothing: its client is gone.
  */
 export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxBytes: number): void {
   if (reason === 'too-large') {
-    sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body must not exceed ${maxBytes} bytes`, {
-      Connection: 'close',
-    });
+    sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body must not exceed ${maxBytes} bytes`);
   } else if (reason === 'bad-json') {
     sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, 'Parse error: invalid JSON');
   } else if (!res.writableEnded) {
