@@ -3,13 +3,16 @@ import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js
 import { el, setHidden, setText, uniqueId } from './dom.js';
 import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
 
-/** Why a server shows no tools, by state. */
+/**
+ * Why a server shows no tools, by state. Empty for failed and stopped: the badge already
+ * says so, and a failed card needs its room for the error and the log.
+ */
 const NO_TOOLS_TEXT: Record<ServerState, string> = {
   ready: 'This server offers no tools.',
   starting: 'Tools are listed once the server is ready.',
   restarting: 'Tools are listed once the server is ready.',
-  failed: 'No tools while the server is not running.',
-  stopped: 'No tools while the server is not running.',
+  failed: '',
+  stopped: '',
   disabled: 'This server is disabled in the MCP config.',
 };
 
@@ -78,6 +81,9 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
   const logText = el('pre', 'log-text', undefined, { tabindex: '0' });
   logText.setAttribute('aria-label', `Recent log lines of ${id}`);
   logs.append(logsSummary, logText);
+  // Once the user opens or closes the log, the panel never toggles it for them again.
+  let logsTouched = false;
+  logsSummary.addEventListener('click', () => (logsTouched = true));
 
   article.append(head, facts, restartError, errorBox, tools, noTools, logs);
 
@@ -106,7 +112,11 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
     const items = list.map((t) => {
       const li = el('li', 'tool');
       li.append(el('code', 'tool-name', t.name));
-      if (t.description) li.append(el('span', 'tool-description', t.description));
+      if (t.description) {
+        li.append(el('span', 'tool-description', t.description));
+        // Focusable so a keyboard user can unfold a description clamped to two lines (panel.css).
+        li.tabIndex = 0;
+      }
       return li;
     });
     toolList.replaceChildren(...items);
@@ -134,7 +144,7 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
       setText(errorText, server.lastError ?? '');
 
       setHidden(tools, server.tools.length === 0);
-      setHidden(noTools, server.tools.length > 0);
+      setHidden(noTools, server.tools.length > 0 || !NO_TOOLS_TEXT[server.state]);
       setText(toolsSummary, plural(server.tools.length, 'tool'));
       setText(noTools, NO_TOOLS_TEXT[server.state] ?? '');
       renderTools(server.tools);
@@ -142,8 +152,10 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
       const lines = server.stderrTail;
       setText(logsSummary, lines.length ? `Recent log (${plural(lines.length, 'line')})` : 'Recent log (empty)');
       setText(logText, lines.length ? lines.join('\n') : 'No log lines yet.');
-      // A server that failed from the start shows its log right away; later the user decides.
-      if (!prev && server.state === 'failed' && lines.length) logs.open = true;
+      // A failed server shows its log: its last error is often only "exited with code 1"
+      // and the reason is in its stderr. The bridge keeps the tail of the last attempt, so
+      // lines can arrive after the state turned failed; the user's own choice always wins.
+      if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
       refreshButton();
     },
     setRestartPending(isPending, error) {

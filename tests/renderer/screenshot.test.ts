@@ -1,6 +1,8 @@
 // Renders a realistic status at 1200x800 in light and dark, checks the layout holds
 // (no horizontal overflow, every card in view, readable contrast), and writes the
-// screenshots: to docs/ when UPDATE_SCREENSHOTS=1, otherwise to a temp dir.
+// screenshots to a temp dir; with UPDATE_SCREENSHOTS=1 the dark one goes to
+// docs/status-panel-dark.png. The canonical light docs/status-panel.png comes from the
+// real bridge (panelRealBridge.test.ts), so the stand-in never overwrites it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,8 @@ import { startStatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { realisticStatus } from '../helpers/sampleStatus.js';
 
 const update = process.env.UPDATE_SCREENSHOTS === '1';
-const outDir = update ? join(import.meta.dirname, '..', '..', 'docs') : mkdtempSync(join(tmpdir(), 'panel-shot-'));
+const docsDir = join(import.meta.dirname, '..', '..', 'docs');
+const outDir = mkdtempSync(join(tmpdir(), 'panel-shot-'));
 let built: { dir: string; remove(): void };
 let chrome: PanelBrowser;
 
@@ -22,7 +25,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await chrome?.close();
   built?.remove();
-  if (!update) rmSync(outDir, { recursive: true, force: true });
+  rmSync(outDir, { recursive: true, force: true });
 });
 
 /** WCAG contrast ratio of two `rgb(...)` colours. */
@@ -71,7 +74,7 @@ describe('status panel screenshot', () => {
           }),
         );
         for (const [fg, bg] of pairs) expect(contrast(fg, bg)).toBeGreaterThanOrEqual(4.5);
-        const file = join(outDir, scheme === 'light' ? 'status-panel.png' : 'status-panel-dark.png');
+        const file = scheme === 'dark' && update ? join(docsDir, 'status-panel-dark.png') : join(outDir, `status-panel-${scheme}.png`);
         await page.screenshot({ path: file });
         expect(statSync(file).size).toBeGreaterThan(10_000);
         expect(errors).toEqual([]);

@@ -153,6 +153,24 @@ describe('status panel over HTTP', () => {
     expect(await card(page, 'broken').locator('.log-text').textContent()).toBe('boom');
   });
 
+  it('opens the log of a server that turns failed later, unless the user has toggled it', async () => {
+    const at = (state: 'restarting' | 'failed' | 'ready', stderrTail: string[]) =>
+      runtime([server('a', { state, stderrTail }), server('b', { state, stderrTail })]);
+    const { page, harness } = await open(at('restarting', []));
+    const isOpen = (id: string) => card(page, id).locator('details.logs').evaluate((d) => (d as HTMLDetailsElement).open);
+    expect([await isOpen('a'), await isOpen('b')]).toEqual([false, false]);
+    // The user opens and closes b's log: from then on the panel leaves it alone.
+    await card(page, 'b').locator('details.logs summary').click();
+    await card(page, 'b').locator('details.logs summary').click();
+    // Failed first without lines (a new attempt's tail is empty), then the tail arrives.
+    harness.setStatus(at('failed', []));
+    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="a"] .badge-text')?.textContent === 'Failed');
+    expect(await isOpen('a')).toBe(false);
+    harness.setStatus(at('failed', ['fatal: cannot open the database']));
+    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="a"] details.logs')?.hasAttribute('open'));
+    expect(await isOpen('b')).toBe(false);
+  });
+
   it('renders server-controlled strings as text, never as markup', async () => {
     const evil = '<img src=x onerror="window.pwned=1">';
     const { page } = await open(
