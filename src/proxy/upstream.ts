@@ -206,12 +206,18 @@ export class Upstream {
       restarts: this.restarts,
       tools: this.lists.tools.map((t) => ({ name: String(t.name), ...(t.description ? { description: String(t.description) } : {}) })),
       lastError: this.lastError,
-      stderrTail: this.built?.child?.stderrTail() ?? this.lastStderr,
+      stderrTail: this.stderrNow(),
       sessions,
     };
   }
 
   private lastStderr: string[] = [];
+
+  /** The running process's stderr, or, while a new attempt has said nothing yet, the last one's. */
+  private stderrNow(): string[] {
+    const now = this.built?.child?.stderrTail();
+    return now && now.length > 0 ? now : this.lastStderr;
+  }
 
   private async connect(): Promise<void> {
     const built = await buildUpstreamTransport(this.entry, {
