@@ -21,8 +21,8 @@ let nextId = 1;
 
 beforeAll(() => {
   ensureCli();
-  // Always rebuild: the bundle must be the current sources.
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'main'], { cwd: ROOT, stdio: 'inherit' });
+  // tests/globalSetup.ts builds every target, this bundle included, before any test runs.
+  if (!existsSync(MAIN)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'main'], { cwd: ROOT, stdio: 'inherit' });
 });
 
 afterAll(async () => {
