@@ -128,6 +128,25 @@ describe('bridge start-up', () => {
     expect((await refused.json()).state).toBe((await b.server('crashy')).state);
   });
 
+  it('does not hold the ready line past --ready-timeout: a server still starting is listed as such and joins later', async () => {
+    const gate = join(tempDir(), 'start');
+    const b = await startBridge({
+      args: ['--ready-timeout', '1500'],
+      config: { mcpServers: { quick: nodeEntry(fixture('slowStartServer.mjs')), late: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', gate]) } },
+    });
+    const [quick, late] = b.ready!.servers;
+    expect(late).toMatchObject({ id: 'late', state: 'starting', tools: 0 });
+    // (On a loaded machine even the quick one may still be starting after 1.5 s.)
+    expect(quick.id).toBe('quick');
+    expect(['ready', 'starting']).toContain(quick.state);
+    expect((await b.status()).bridge.state).toBe('ready');
+    writeFileSync(gate, '');
+    await b.waitServer('late', (s) => s.state === 'ready', 15_000, 'ready once its gate opens');
+    const { client } = await b.client('/mcp/late');
+    expect((await client.listTools()).tools).toHaveLength(4);
+    expect(b.stdoutLines()).toHaveLength(1);
+  });
+
   it('a busy port is a clear error and a non-zero exit, with nothing on stdout and no server started', async () => {
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));

@@ -56,7 +56,7 @@ describe('bridge supervision', () => {
       },
     });
     // Backoff 1 s doubling: attempts at about 0, 1, 3, 7 and 15 s.
-    const failed = await b.waitServer('doomed', (s) => s.state === 'failed', 25_000, 'failed');
+    const failed = await b.waitServer('doomed', (s) => s.state === 'failed', 45_000, 'failed');
     expect(failed.restarts).toBe(4);
     expect(failed.lastError).toMatch(/exited with code 4/);
     expect(failed.stderrTail).toContain('crashing: fatal: cannot open the database');
@@ -69,7 +69,7 @@ describe('bridge supervision', () => {
     const refused = await b.fetch('/mcp/doomed', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ state: 'failed' });
-  }, 40_000);
+  }, 60_000);
 
   it('restarts one server on POST /servers/<id>/restart; concurrent requests make one restart', async () => {
     const pidFile = join(tempDir(), 'a.pids');

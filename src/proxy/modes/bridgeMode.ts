@@ -61,6 +61,12 @@ function stdinIsPipe(): boolean {
   }
 }
 
+/** Resolves when `p` settles or after `ms`, whichever is first. */
+function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p.then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
 /** How many stderr lines of a server that did not start the ready line carries. */
 const READY_STDERR_LINES = 5;
 
@@ -141,7 +147,11 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
 
   log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
-  await hub.start();
+  // Every server settles (ready, or failed with its reason) within its own connection
+  // timeout; the ready line waits for that, but never longer than the ready timeout
+  // (default 30 s): a server still starting then is reported as such and goes on.
+  const started = hub.start().catch((err) => log.error(`start failed: ${errorText(err)}`));
+  await boundedWait(started, config.readyTimeoutMs);
   // Stopped while servers were still starting: a ready line now would be a lie.
   if (stopping) return lifecycle.done;
   feed.setBridge({ state: 'ready', pid: process.pid, port: bound.port });
