@@ -8,7 +8,19 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, everythingEntry, fixture, memoryEntry, nodeEntry, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  everythingEntry,
+  fixture,
+  initializeBody,
+  MCP_POST_HEADERS,
+  memoryEntry,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -128,6 +140,30 @@ describe('bridge sessions', () => {
     const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
     expect(text(result)).toContain('a sampled answer');
     expect(sampled.count).toBe(1);
+  });
+
+  it('closes a session idle past --idle-timeout, and one ended with DELETE; a connected client with its stream open stays', async () => {
+    const b = await startBridge({ config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } }, args: ['--idle-timeout', '1500'] });
+    const open = async () => {
+      const res = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
+      expect(res.status).toBe(200);
+      await res.text();
+      return res.headers.get('mcp-session-id')!;
+    };
+    const post = (id: string, body: unknown) =>
+      b.fetch('/mcp/s', { method: 'POST', headers: { ...MCP_POST_HEADERS, 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(body) });
+    const { client } = await b.client('/mcp/s');
+    const deleted = await open();
+    const del = await b.fetch('/mcp/s', { method: 'DELETE', headers: { 'Mcp-Session-Id': deleted, 'MCP-Protocol-Version': '2025-06-18' } });
+    expect(del.status).toBe(200);
+    expect((await post(deleted, { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(404);
+
+    // A session with no request and no stream open is closed once idle (the SDK client
+    // keeps its GET stream open, so it is never idle).
+    const idle = await open();
+    await b.waitServer('s', (x) => x.sessions === 1, 15_000, 'the idle session closed');
+    expect((await post(idle, { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(404);
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still here' } }))).toBe('still here');
   });
 
   it('sends a sampling request to the session whose call is in flight, not the most recently active one', async () => {

@@ -18,7 +18,8 @@ import { errorText, type Logger } from '../logger.js';
 import { StatusFeed } from './statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
 
-export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
+export { TOKEN_ENV } from '../envNames.js';
+import { TOKEN_ENV } from '../envNames.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -79,7 +80,10 @@ function readyEntry(s: ServerStatus): { id: string; state: string; tools: number
 }
 
 export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<number> {
-  const config = loadCliConfig(opts);
+  const loaded = loadCliConfig(opts);
+  // `persistent: false` servers are spawned per agent session by the stdio proxy, never here.
+  const perSession = loaded.servers.filter((s) => !s.persistent).map((s) => s.id);
+  const config = { ...loaded, servers: loaded.servers.filter((s) => s.persistent) };
   const token = readToken(opts);
   const log = logger.child('bridge');
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
@@ -91,6 +95,9 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     token,
     allowNonLoopback: opts.allowNonLoopback,
     maxBodyBytes: opts.maxMessageBytes,
+    // The bridge itself never idles out; --idle-timeout is how long a session may go
+    // without a request (and with no stream open) before it is closed (default 30 min, 0 never).
+    sessionIdleMs: opts.idleTimeoutMs,
     logger: logger.child('http'),
     staticDir: panelDir(),
     handler: {
@@ -147,6 +154,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
 
   log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
+  if (perSession.length) log.info(`not started here (persistent: false, run per session): ${perSession.join(', ')}`);
   // Every server settles (ready, or failed with its reason) within its own connection
   // timeout; the ready line waits for that, but never longer than the ready timeout
   // (default 30 s): a server still starting then is reported as such and goes on.
