@@ -7,4 +7,4 @@ export { killTree, killTreeSync, isAlive, isGroupAlive, signalGroup, waitForExit
 export { loadConfig, parseConfig, ConfigError, SERVER_ID_RE } from './config.js';
 export type { ProxyConfig, ServerEntry, StdioEntry, RemoteEntry } from './config.js';
 export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './logger.js';
-export { TOKEN_ENV } from './modes/bridgeMode.js';
+export { TOKEN_ENV, RUN_AS_NODE_ENV } from './envNames.js';

@@ -10,6 +10,7 @@
  * `cmd.exe /d /s /c "<line>"` with every argument quoted and every cmd metacharacter
  * escaped. Everything is a pure function of `platform`, `env` and a `fileExists` seam.
  */
+import { RUN_AS_NODE_ENV, TOKEN_ENV } from './envNames.js';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -173,7 +174,7 @@ const WINDOWS_INHERITED = [
 /** Inherited on every platform when set: temp dir, locale, corporate CA bundle. */
 const COMMON_INHERITED = ['TMPDIR', 'LANG', 'LC_ALL', 'NODE_EXTRA_CA_CERTS'];
 /** Never inherited, only passed when the entry's own env sets them. */
-export const NEVER_INHERITED = ['ELECTRON_RUN_AS_NODE', 'MCP_BRIDGE_TOKEN'];
+export const NEVER_INHERITED = [RUN_AS_NODE_ENV, TOKEN_ENV];
 
 export interface ChildEnvOptions {
   platform?: NodeJS.Platform;

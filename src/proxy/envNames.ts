@@ -1,0 +1,6 @@
+/** Environment variables the proxy reads, named once (a leaf module: cheap to import). */
+
+/** The bridge's bearer token, for the bridge itself and for proxies that connect to it. */
+export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
+/** Set for the proxy when it runs inside Electron's binary; never passed on to servers. */
+export const RUN_AS_NODE_ENV = 'ELECTRON_RUN_AS_NODE';
