@@ -23,7 +23,8 @@ const ONE_SERVER = { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) 
 
 describe('bridge security', () => {
   it('requires the bearer token on every route (401), then checks Host (403) and Origin (403)', async () => {
-    const b = await startBridge({ config: ONE_SERVER });
+    const secret = 'sk-live-do-not-leak-0123456789';
+    const b = await startBridge({ config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs'), [], { env: { API_KEY: secret } }) } } });
     const pid = (await b.server('s')).pid;
     const routes: [string, string][] = [
       ['GET', '/health'],
@@ -70,6 +71,11 @@ describe('bridge security', () => {
     });
     expect(cross.status).toBe(403);
     expect((await b.server('s')).sessions).toBe(0);
+
+    // The server's env never shows: not in /status, /events, the ready line or the logs.
+    expect(JSON.stringify(await b.status())).not.toContain(secret);
+    expect(JSON.stringify(b.history)).not.toContain(secret);
+    expect(b.stdout + b.stderr).not.toContain(secret);
 
     // The SDK client without the token cannot connect.
     const bare = await fetch(`${b.url}/mcp/s`, { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
