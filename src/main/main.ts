@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IPC_CHANNELS } from '../shared/ipcContract.js';
 import { nodeCommand } from './cliPath.js';
-import { ensureUserConfig } from './defaultConfig.js';
+import { ensureUserConfig } from './ensureUserConfig.js';
 import { defaultMcpConfig, runtimeVars } from './defaultMcpConfig.js';
 import { registerIpcHandlers } from './ipcHandlers.js';
 import { createElectronLogSink } from './logForwarder.js';

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { ensureUserConfig } from '../../src/main/defaultConfig.js';
+import { ensureUserConfig } from '../../src/main/ensureUserConfig.js';
 import { defaultMcpConfig, runtimeVars } from '../../src/main/defaultMcpConfig.js';
 import { resolveRuntimePaths } from '../../src/main/resourcePaths.js';
 import { isElectron, nodeCommand, proxyCliCandidates, resolveProxyCliPath, unpackedPath } from '../../src/main/cliPath.js';
