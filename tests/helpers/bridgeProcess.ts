@@ -56,6 +56,8 @@ export interface BridgeSpawnOptions {
   env?: Record<string, string | undefined>;
   /** Opens an IPC channel (stdio fd 3), as Electron's main would. */
   ipc?: boolean;
+  /** `proxy` mode (default), or stdio aggregation served over HTTP (`--transport http`). */
+  mode?: 'proxy' | 'aggregate-http';
   /** stdin of the bridge: a pipe we hold (default) or /dev/null. */
   stdin?: 'pipe' | 'ignore';
 }
@@ -207,7 +209,8 @@ export class BridgeProcess {
       else env[k] = v;
     }
     const config = typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config);
-    const args = [cli, 'proxy', '--port', String(opts.port ?? 0), '--config', config, ...(opts.args ?? [])];
+    const head = opts.mode === 'aggregate-http' ? ['--transport', 'http'] : ['proxy'];
+    const args = [cli, ...head, '--port', String(opts.port ?? 0), '--config', config, ...(opts.args ?? [])];
     const stdio: ('pipe' | 'ignore' | 'ipc')[] = [opts.stdin ?? 'pipe', 'pipe', 'pipe'];
     if (opts.ipc) stdio.push('ipc');
     this.child = spawn(process.execPath, args, { cwd: ROOT, env, stdio });

@@ -95,6 +95,14 @@ describe('bridge sessions', () => {
     expect((await b.status()).servers.map((s) => s.sessions)).toEqual([1, 1]);
   });
 
+  it('serves the same over HTTP from stdio aggregation mode with --transport http', async () => {
+    const b = await startBridge({ mode: 'aggregate-http', config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } } });
+    expect(b.ready!.servers).toEqual([{ id: 's', state: 'ready', tools: 4 }]);
+    const { client } = await b.client('/mcp');
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['s__block', 's__echo', 's__pid', 's__sample']);
+    expect(text(await client.callTool({ name: 's__echo', arguments: { text: 'over http' } }))).toBe('over http');
+  });
+
   it('serves the legacy SSE transport to the SDK SSE client', async () => {
     const b = await startBridge({ config: { mcpServers: { memory: memoryEntry(tempDir()) } } });
     // The stream's head and its endpoint event, read raw.
