@@ -127,10 +127,15 @@ export class DownstreamSession {
       });
     }
     this.closed = true;
-    for (const [, f] of this.inflight) {
+    const answered: Promise<void>[] = [];
+    for (const [id, f] of this.inflight) {
       if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
+      // When the proxy ends the session (shutdown) the client is still there: answer its
+      // calls now, or it waits for its own timeout on a stream that is about to end.
+      if (!this.peer.isClosed) answered.push(this.peer.respondError(id, { code: ErrorCode.ConnectionClosed, message: 'session closed by the proxy' }).catch(() => undefined));
     }
     this.inflight.clear();
+    await Promise.all(answered);
     for (const [uri, u] of this.subscriptions) this.hub.serverRequests.unsubscribe(u, uri, this);
     this.subscriptions.clear();
     if (!this.peer.isClosed) await this.peer.close().catch(() => undefined);

@@ -3,6 +3,7 @@
 // leaves no server process behind, including one that ignores SIGTERM and stdin EOF
 // behind a shell wrapper.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -88,6 +89,24 @@ describe('bridge shutdown', () => {
     const exit = await b.waitExit(EXIT_BOUND_MS + 2000);
     expect(exit).toEqual({ code: 0, signal: null });
     expect(Date.now() - t0).toBeLessThan(EXIT_BOUND_MS);
+    await expectAllGone(pids);
+  });
+
+  it('with a call in flight on a blocked server: the caller gets an error, the bridge exits 0 within the bound', async () => {
+    const gate = join(tempDir(), 'gate');
+    const b = await startBridge({ config: { mcpServers: { slow: nodeEntry(fixture('slowStartServer.mjs')) } } });
+    const pids = (await b.status()).servers.map((s) => s.pid!);
+    const { client } = await b.client('/mcp/slow');
+    const call = client.callTool({ name: 'block', arguments: { gate } }).then(
+      () => 'answered',
+      (e: Error) => `failed: ${e.message}`,
+    );
+    await waitFor(() => existsSync(`${gate}.entered`), 10_000, 'the server to block');
+    const t0 = Date.now();
+    b.child.kill('SIGTERM');
+    expect(await b.waitExit(EXIT_BOUND_MS + 2000)).toEqual({ code: 0, signal: null });
+    expect(Date.now() - t0).toBeLessThan(EXIT_BOUND_MS);
+    expect(await call).toMatch(/^failed: .*session closed by the proxy/);
     await expectAllGone(pids);
   });
 

@@ -140,6 +140,9 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     stop: async () => {
       stopping = true;
       feed.setBridge({ state: 'stopping', pid: process.pid, port: bound.port });
+      // Sessions first, while their HTTP streams are still open: a call in flight gets an
+      // error now instead of its client waiting out its own timeout on a dead stream.
+      await Promise.all([...hub.sessions].map((s) => s.close()));
       await Promise.all([http.close(), hub.stop()]);
     },
   });
