@@ -1,0 +1,194 @@
+// Small pieces the bridge tests share: paths of the CLI, fixtures and real servers, config
+// entries, polling, process liveness, temp dirs and pids to check at the end, raw HTTP.
+//
+// "Gone" means kill(pid, 0) fails with ESRCH, or the process is a zombie: it has exited and
+// only waits for a reaper. A server orphaned by a SIGKILLed bridge (or a grandchild behind
+// `sh`) is adopted by pid 1, and pid 1 in some sandboxes (this one included) never reaps,
+// so its exited orphans stay zombies forever; on a normal system they vanish at once.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+
+export const ROOT = join(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+export const FIXTURES = join(ROOT, 'tests', 'fixtures');
+const MCP = join(ROOT, 'node_modules', '@modelcontextprotocol');
+export const EVERYTHING_SERVER = join(MCP, 'server-everything', 'dist', 'index.js');
+export const MEMORY_SERVER = join(MCP, 'server-memory', 'dist', 'index.js');
+export const FILESYSTEM_SERVER = join(MCP, 'server-filesystem', 'dist', 'index.js');
+
+let cliSnapshot: string | undefined;
+
+/**
+ * The built CLI, copied once per test file into a private temp dir (with the panel files
+ * beside it, as in dist/) and run from there. Any vitest run rebuilds dist/ in its
+ * globalSetup, and esbuild rewrites the file in place: a bridge spawned at that moment
+ * would load an empty or half-written file (an empty one "runs" and exits 0). The copy
+ * is taken only once it compiles.
+ */
+export function builtCli(): string {
+  if (cliSnapshot) return cliSnapshot;
+  if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
+  const deadline = Date.now() + 30_000;
+  let source = '';
+  for (;;) {
+    source = readFileSync(CLI, 'utf8');
+    try {
+      if (source.length < 1000) throw new Error(`only ${source.length} bytes`);
+      new Script(source.replace(/^#!.*/, ''), { filename: CLI });
+      break;
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`${CLI} does not compile: ${(err as Error).message}`);
+      execFileSync('sleep', ['0.2']);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'qiming-bridge-cli-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'proxy'));
+  writeFileSync(join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs'), source);
+  const panel = join(ROOT, 'dist', 'renderer');
+  if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
+  cliSnapshot = join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+  return cliSnapshot;
+}
+
+/** Pids a test started some other way (a bridge behind an intermediate parent, say). */
+const loosePids = new Set<number>();
+const tempDirs: string[] = [];
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+/** Polls `fn` until it returns something truthy; throws naming `what` after `timeoutMs`. */
+export async function waitFor<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** True when `pid` no longer runs: ESRCH, or a zombie waiting for a reaper (see the header). */
+export function isGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!isGone(pid)) {
+    if (Date.now() > deadline) return false;
+    await sleep(25);
+  }
+  return true;
+}
+
+/** Registers pids that `cleanupBridges()` must find gone (and kills if not). */
+export function trackPids(...pids: (number | undefined)[]): void {
+  for (const p of pids) if (p !== undefined) loosePids.add(p);
+}
+
+/** A fresh temp dir, removed by `cleanupBridges()` (through `releaseTracked()`). */
+export function tempDir(prefix = 'qiming-bridge-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function fixture(name: string): string {
+  return join(FIXTURES, name);
+}
+
+/** Pids appended (one per line) to a fixture's pid file. */
+export function readPidFile(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map(Number);
+}
+
+/** A config entry running a node script (a fixture or a real server from node_modules). */
+export function nodeEntry(script: string, args: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { command: process.execPath, args: [script, ...args], ...extra };
+}
+
+export function everythingEntry(): Record<string, unknown> {
+  return nodeEntry(EVERYTHING_SERVER);
+}
+
+export function memoryEntry(dir: string): Record<string, unknown> {
+  return nodeEntry(MEMORY_SERVER, [], { env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') } });
+}
+
+/** One request with full control over the headers (fetch refuses to set Host). */
+export function rawRequest(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+/** The JSON body of an `initialize` POST. */
+export function initializeBody(id = 1): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+}
+
+export const MCP_POST_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+
+/**
+ * Checks that every pid given to `trackPids()` is gone (SIGKILLing survivors, group too)
+ * and removes the temp dirs; returns the problems found.
+ */
+export async function releaseTracked(): Promise<string[]> {
+  const problems: string[] = [];
+  for (const pid of [...loosePids]) {
+    loosePids.delete(pid);
+    if (await waitGone(pid, 6000)) continue;
+    problems.push(`pid ${pid} is still alive`);
+    killHard(pid);
+  }
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  return problems;
+}
+
+/** SIGKILL to the process group `pid` leads (if any) and to the process. */
+export function killHard(pid: number): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+}
