@@ -13,6 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from './rpc/jsonRpc.js';
 import { errorText, type Logger } from './logger.js';
+import { withDeadline } from './deadline.js';
 
 export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -164,7 +165,7 @@ export class ResilientTransportWrapper implements Transport {
       t = await this.o.factory();
       this.wire(t, gen);
       this.inner = t;
-      await withTimeout(t.start(), this.o.attemptTimeoutMs, 'connect');
+      await withDeadline(t.start(), this.o.attemptTimeoutMs, `connect timed out after ${this.o.attemptTimeoutMs} ms`);
       if (this.initRequest) await this.replayInitialize(t);
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
@@ -302,15 +303,4 @@ export class ResilientTransportWrapper implements Transport {
     if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
     this.reconnectTimer = this.heartbeatTimer = undefined;
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  if (!ms) return p;
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    }),
-  ]);
 }

@@ -4,36 +4,18 @@
  * `list_changed`, a state machine with reasons, and supervision (restart with backoff,
  * `failed` after repeated failures; a first failed start is retried like a later crash).
  */
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerEntry } from './config.js';
 import { errorText, type Logger } from './logger.js';
 import { JsonRpcPeer, type PendingHandle, type RequestOptions } from './rpc/jsonRpcPeer.js';
 import { ErrorCode, type RpcNotification, type RpcRequest, type RpcResponse } from './rpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
+import { handshake } from './upstreamHandshake.js';
+import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
 
-export const CLIENT_INFO = { name: 'qiming-mcp-stdio-proxy', version: typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0' };
-declare const __QIMING_VERSION__: string | undefined;
-
-export interface SupervisionOptions {
-  /** Restart after an unexpected exit or a failed start. */
-  restart: boolean;
-  /** Consecutive failures after which the server is marked failed. */
-  maxAttempts: number;
-  initialDelayMs: number;
-  maxDelayMs: number;
-  /** A run at least this long resets the failure count. */
-  stableAfterMs: number;
-}
-
-export const DEFAULT_SUPERVISION: SupervisionOptions = {
-  restart: true,
-  maxAttempts: 5,
-  initialDelayMs: 1_000,
-  maxDelayMs: 60_000,
-  stableAfterMs: 30_000,
-};
+export { CLIENT_INFO } from './upstreamHandshake.js';
+export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 
 export interface UpstreamListener {
   state?(u: Upstream): void;
@@ -53,7 +35,7 @@ export class Upstream {
   readonly lists: ListCache;
   private peer?: JsonRpcPeer;
   private built?: BuiltTransport;
-  private failures = 0;
+  private readonly policy: RestartPolicy;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
   /** stop() was called (and no restart since): a restart in progress must not start again. */
@@ -66,8 +48,9 @@ export class Upstream {
     readonly entry: ServerEntry,
     logger: Logger,
     private readonly listener: UpstreamListener = {},
-    private readonly supervision: SupervisionOptions = DEFAULT_SUPERVISION,
+    supervision: SupervisionOptions = DEFAULT_SUPERVISION,
   ) {
+    this.policy = new RestartPolicy(supervision);
     this.log = logger.child(entry.id);
     this.state = entry.disabled ? 'disabled' : 'stopped';
     this.lists = new ListCache((m, p) => this.callOwn(m, p));
@@ -137,7 +120,7 @@ export class Upstream {
 
   private async doRestart(): Promise<void> {
     this.halted = false;
-    this.failures = 0;
+    this.policy.reset();
     this.restarts++;
     // 'restarting' from the first moment: while the old process goes away, /status must
     // not show 'ready' without a pid (nor flicker through 'stopped').
@@ -232,20 +215,7 @@ export class Upstream {
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    const timeout = this.entry.connectionTimeoutMs;
-    await withDeadline(peer.start(), timeout, `server "${this.id}" did not start within ${timeout} ms`);
-    const init = await withDeadline(
-      peer.call('initialize', {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
-        clientInfo: CLIENT_INFO,
-      }),
-      built.resilient ? 0 : timeout,
-      `server "${this.id}" did not answer initialize within ${timeout} ms`,
-    );
-    this.initResult = init;
-    await peer.notify('notifications/initialized');
-    await withDeadline(this.lists.refreshAll(this.capabilities), timeout, `server "${this.id}" did not list its tools within ${timeout} ms`);
+    this.initResult = await handshake(peer, this.lists, { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, reconnecting: !!built.resilient });
   }
 
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -305,23 +275,20 @@ export class Upstream {
   private onFailure(reason: string): void {
     this.lastError = reason;
     this.log.error(reason);
-    const ranFor = this.readyAt ? Date.now() - this.readyAt.getTime() : 0;
-    if (ranFor >= this.supervision.stableAfterMs) this.failures = 0;
-    this.failures++;
+    const next = this.policy.next(this.readyAt);
     const hadTools = this.lists.tools.length > 0;
     this.lists.clear();
     if (hadTools) for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
-    if (!this.supervision.restart || this.failures >= this.supervision.maxAttempts) {
+    if (!next) {
       this.setState('failed');
       return;
     }
-    const delay = Math.min(this.supervision.initialDelayMs * 2 ** (this.failures - 1), this.supervision.maxDelayMs);
     this.setState('restarting');
-    this.log.warn(`restarting in ${delay} ms (attempt ${this.failures + 1} of ${this.supervision.maxAttempts})`);
+    this.log.warn(`restarting in ${next.delayMs} ms (attempt ${next.attempt} of ${this.policy.options.maxAttempts})`);
     this.restartTimer = setTimeout(() => {
       this.restarts++;
       void this.start();
-    }, delay);
+    }, next.delayMs);
   }
 
   private async dropConnection(): Promise<void> {
@@ -355,15 +322,4 @@ const LIST_CHANGED: Record<string, ListKind | undefined> = {
 
 function exitText(id: string, code: number | null, signal: string | null): string {
   return `server "${id}" exited ${signal ? `on signal ${signal}` : `with code ${code}`}`;
-}
-
-function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
-  if (!ms) return p;
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    p.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(message)), ms);
-    }),
-  ]);
 }
