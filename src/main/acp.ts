@@ -13,6 +13,8 @@
  * - Every variable the proxy needs is in the entry's `env` (some agents pass a filtered
  *   environment): `MCP_PROXY_LOG_FILE` (main cannot see a grandchild's stderr, so it tails
  *   that file) and `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary.
+ * - Secret values of `persistent: false` entries (env, headers, authToken) are moved into
+ *   the entry's `env` and referenced as `${QIMING_SECRET_<n>}` (see secretsToEnv.ts).
  * - `http` entries that point straight at the bridge (no grandchild at all) only when the
  *   agent advertised `mcpCapabilities.http` AND the app asked for them.
  */
@@ -20,6 +22,7 @@ import { isAbsolute } from 'node:path';
 import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
 import { LOG_FILE_ENV, TOKEN_ENV } from '../proxy/index.js';
 import type { NodeCommand } from './cliPath.js';
+import { secretsToEnv } from './secretsToEnv.js';
 
 export interface AcpMcpServersOptions {
   /** The ready bridge (from `runtime.whenReady()`). */
@@ -97,8 +100,10 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   const env: EnvVariable[] = [];
   if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
   env.push({ name: LOG_FILE_ENV, value: o.logFile });
-  for (const [k, v] of Object.entries({ ...o.env, ...o.node.env })) env.push({ name: k, value: v });
-  const args = [o.cliPath, '--config', JSON.stringify({ mcpServers: servers })];
+  // argv is public on the machine: secrets of per-session entries travel in env instead.
+  const hidden = secretsToEnv(servers);
+  for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });
+  const args = [o.cliPath, '--config', JSON.stringify({ mcpServers: hidden.servers })];
   // One server per entry: its tools keep their own names (the agent already namespaces by entry).
   if (o.layout === 'perServer') args.push('--tool-naming', 'original');
   args.push(...(o.proxyArgs ?? []));

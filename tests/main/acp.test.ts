@@ -55,13 +55,29 @@ describe('acpMcpServers', () => {
     const e = acpMcpServers(undefined, { ...base, bridgeIds: ['memory', 'scratch'], sessionEntries: { scratch } })[0] as McpServerStdio;
     const cfg = configOf(e);
     expect(Object.keys(cfg.mcpServers)).toEqual(['memory', 'scratch']);
-    expect(cfg.mcpServers.scratch).toEqual(scratch); // raw: ${KEY} is expanded by the proxy
+    expect(cfg.mcpServers.scratch).toEqual(scratch); // raw: ${KEY} is expanded by the proxy (a reference, not a secret: stays)
     // Only session servers: no bridge token needed.
     const only = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch } })[0] as McpServerStdio;
     expect(envOf(only)).not.toHaveProperty('MCP_BRIDGE_TOKEN');
     const withVars = acpMcpServers(undefined, { ...base, sessionEntries: { scratch }, env: { KEY: 'v' } })[0] as McpServerStdio;
     expect(envOf(withVars).KEY).toBe('v');
     expect(acpMcpServers(undefined, { ...base, bridgeIds: [] })).toEqual([]);
+  });
+
+  it('keeps secrets of per-session entries out of argv, in env, where the proxy expands them', () => {
+    const secret = 'ghp_supersecretvalue123';
+    const scratch = { command: 'node', args: ['srv.js'], persistent: false, env: { GITHUB_TOKEN: secret, HOME_REF: '${HOME}' } };
+    const remote = { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Api-Key': 'k-abcdef' }, authToken: 'tok-12345', persistent: false };
+    const e = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch, remote } })[0] as McpServerStdio;
+    const argv = e.args.join(' ');
+    for (const s of [secret, 'k-abcdef', 'tok-12345']) expect(argv).not.toContain(s);
+    const cfg = configOf(e) as { mcpServers: Record<string, { env?: Record<string, string>; headers?: Record<string, string>; authToken?: string }> };
+    const env = envOf(e);
+    const expand = (v: string) => v.replace(/\$\{([A-Z0-9_]+)\}/g, (_, n: string) => env[n] ?? `\${${n}}`);
+    expect(expand(cfg.mcpServers.scratch.env!.GITHUB_TOKEN)).toBe(secret);
+    expect(cfg.mcpServers.scratch.env!.HOME_REF).toBe('${HOME}'); // a reference the user wrote stays one
+    expect(expand(cfg.mcpServers.remote.headers!['X-Api-Key'])).toBe('k-abcdef');
+    expect(expand(cfg.mcpServers.remote.authToken!)).toBe('tok-12345');
   });
 
   it('one entry per server when asked, with raw tool names', () => {
