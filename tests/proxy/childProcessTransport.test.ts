@@ -8,6 +8,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ChildProcessTransport, OversizeMessageError, type ChildProcessTransportOptions } from '../../src/proxy/childProcessTransport.js';
 import { Logger } from '../../src/proxy/logger.js';
 import { killTreeSync } from '../../src/proxy/processTree.js';
+import { expectGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'tests', 'fixtures', 'childProcess');
@@ -29,15 +30,6 @@ function make(opts: Omit<ChildProcessTransportOptions, 'name'> & { name?: string
   return t;
 }
 
-function expectGone(pid: number): void {
-  let code: string | undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    code = (err as NodeJS.ErrnoException).code;
-  }
-  expect(code, `pid ${pid} should be gone`).toBe('ESRCH');
-}
 
 /** The fixture's JSON output once it is completely written. */
 function readJson(file: string): { env: Record<string, string>; cwd: string } | undefined {

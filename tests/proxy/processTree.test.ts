@@ -14,6 +14,7 @@ import {
   waitForExit,
   waitForGroupExit,
 } from '../../src/proxy/processTree.js';
+import { expectGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const stubborn = join(root, 'tests', 'fixtures', 'childProcess', 'stubborn.mjs');
@@ -22,15 +23,6 @@ const posix = process.platform !== 'win32';
 let dir: string;
 const started: number[] = [];
 
-function expectGone(pid: number): void {
-  let code: string | undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    code = (err as NodeJS.ErrnoException).code;
-  }
-  expect(code, `pid ${pid} should be gone`).toBe('ESRCH');
-}
 
 async function pidsFrom(file: string, count: number): Promise<number[]> {
   const deadline = Date.now() + 10_000;

@@ -24,6 +24,7 @@ import {
 } from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import type { ServerStatus } from '../../src/shared/status.js';
+import { expectGone } from '../helpers/expectGone.js';
 
 const update = process.env.UPDATE_SCREENSHOTS === '1';
 // In this order the two tall cards (a tool list open, a failed server's log) share a row.
@@ -36,16 +37,6 @@ let panel: PanelPage | undefined;
 let page: Page;
 let missingCommand: string;
 
-/** kill(pid, 0) must fail with ESRCH: the process is gone and reaped. */
-function expectEsrch(pid: number): void {
-  let code: string | undefined;
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    code = (err as NodeJS.ErrnoException).code;
-  }
-  expect(code, `pid ${pid} should be gone`).toBe('ESRCH');
-}
 
 const card = (id: string) => page.locator(`li.server[data-server-id="${id}"]`);
 const badge = (id: string) => card(id).locator('.badge-text').textContent();
@@ -95,7 +86,7 @@ afterAll(async () => {
   await panel?.context.close();
   await chrome?.close(); // throws if any Chromium process is left
   await cleanupBridges(); // SIGTERM, then checks the bridge and every server pid it reported
-  for (const pid of pids) expectEsrch(pid);
+  for (const pid of pids) expectGone(pid);
 }, 40_000);
 
 describe('status panel against the real bridge', () => {
@@ -178,7 +169,7 @@ describe('status panel against the real bridge', () => {
     for (const s of seen.slice(1, -1)) expect(['Restarting', 'Failed', 'Starting']).toContain(s);
     expect(seen[seen.length - 1]).toBe('Ready');
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
-    expectEsrch(before.pid!);
+    expectGone(before.pid!);
   }, 30_000);
 
   it('Restart goes through restarting (button blocked) back to ready with restarts incremented', async () => {
@@ -194,7 +185,7 @@ describe('status panel against the real bridge', () => {
     expect(seen[seen.length - 1]).toBe('Ready|false');
     expect(await card('everything').locator('.restart-error').isHidden()).toBe(true);
     expect(await page.evaluate(() => (window as unknown as { marker?: string }).marker)).toBe('same page');
-    expectEsrch(before.pid!);
+    expectGone(before.pid!);
   }, 35_000);
 
   it('servers that cannot start show why: last error, stderr, failed after the retries', async () => {
