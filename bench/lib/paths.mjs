@@ -1,0 +1,331 @@
+// The ways a client can reach the benchmarks' echo server, each started the same way and
+// returned as an SDK Client plus the pids of the proxy processes in between:
+//   sdk-stdio (baseline), sdk-http, raw-relay, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
+//   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub.
+// Every process is registered with the benchmark's Processes (ended by pid at the end).
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { CLI, ECHO_SERVER, GUARD, PEERS, RAW_HTTP_HOP, RAW_RELAY, firstJsonLine, freePort, sleep, tail, waitPort, within } from './common.mjs';
+
+const START_TIMEOUT_MS = 30_000;
+const node = process.execPath;
+
+/**
+ * With BENCH_CPU_PROF_DIR set, our proxy processes run under `node --cpu-prof` and write
+ * <dir>/<label>/CPU.*.cpuprofile when they exit (summarise with bench/profileSummary.mjs).
+ */
+export function cliArgs(label, args) {
+  const dir = process.env.BENCH_CPU_PROF_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, label)}`, CLI, ...args] : [CLI, ...args];
+}
+
+/** All paths, in report order. `proxy` names the processes whose RSS is the path's cost. */
+export const PATHS = [
+  { id: 'sdk-stdio', label: 'direct SDK stdio (baseline)', group: 'reference' },
+  { id: 'sdk-http', label: 'direct SDK streamable HTTP', group: 'reference' },
+  { id: 'raw-relay', label: 'byte relay process, no parsing (floor of a stdio hop)', group: 'reference' },
+  { id: 'raw-http-hop', label: 'minimal HTTP server -> stdio, JSON replies (floor of bridge /mcp/<id>)', group: 'reference' },
+  { id: 'raw-http-chain', label: 'minimal stdio -> HTTP -> stdio relays (floor of the ACP chain)', group: 'reference' },
+  { id: 'ours-stdio', label: 'ours: stdio aggregation', group: 'ours' },
+  { id: 'ours-bridge-id', label: 'ours: bridge /mcp/<id>', group: 'ours' },
+  { id: 'ours-bridge-all', label: 'ours: bridge /mcp', group: 'ours' },
+  { id: 'ours-acp-chain', label: 'ours: ACP chain (stdio proxy -> bridge)', group: 'ours' },
+  { id: 'ours-convert', label: 'ours: convert (stdio -> SDK HTTP server)', group: 'ours' },
+  { id: 'supergateway-http', label: 'supergateway 4.0.0 stdio->streamableHttp --stateful', group: 'peer' },
+  { id: 'supergateway-sse', label: 'supergateway 4.0.0 stdio->sse', group: 'peer' },
+  { id: 'mcp-proxy', label: 'mcp-proxy 6.7.19 (streamable HTTP)', group: 'peer' },
+  { id: 'mcp-hub', label: 'mcp-hub 4.2.1 (SSE /mcp)', group: 'peer' },
+];
+
+export function selectPaths(only) {
+  if (!only || only === true) return PATHS;
+  const want = String(only).split(',');
+  return PATHS.filter((p) => want.includes(p.id));
+}
+
+/** Environment of the peers: the loopback guard preloaded, its log file set. */
+function peerEnv(shared, extra = {}) {
+  return { ...process.env, NODE_OPTIONS: `--require ${GUARD}`, BENCH_GUARD_LOG: shared.guardLog, ...extra };
+}
+
+async function connect(transport, what) {
+  const client = new Client({ name: 'qiming-bench', version: '1.0.0' });
+  client.onerror = () => {};
+  await within(START_TIMEOUT_MS, `${what}: connect`, () => client.connect(transport));
+  return client;
+}
+
+/** Finds the echo and blob tools whatever the path's naming (`echo`, `echo__echo`, ...). */
+async function toolNames(client, what) {
+  const { tools } = await within(START_TIMEOUT_MS, `${what}: tools/list`, () => client.listTools());
+  const find = (base) => tools.find((t) => t.name === base)?.name ?? tools.find((t) => new RegExp(`(^|[^a-z])${base}$`).test(t.name))?.name;
+  const echo = find('echo');
+  const blob = find('blob');
+  if (!echo || !blob) throw new Error(`${what}: echo/blob tools not found in ${tools.map((t) => t.name).join(', ')}`);
+  return { echo, blob };
+}
+
+async function stdioClient(procs, what, command, args, env = process.env) {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
+  const errors = tail(transport.stderr);
+  let client;
+  try {
+    client = await connect(transport, what);
+  } catch (err) {
+    if (transport.pid) procs.add(transport.pid, what);
+    throw new Error(`${err.message}\n${errors.text()}`);
+  }
+  procs.add(transport.pid, what);
+  return { client, pid: transport.pid, errors };
+}
+
+function httpClient(url, headers, what) {
+  return connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), what);
+}
+
+function sseClient(url, headers, what) {
+  // The SSE GET carries the headers through eventSourceInit's fetch, the POSTs through requestInit.
+  const transport = new SSEClientTransport(new URL(url), {
+    requestInit: { headers },
+    eventSourceInit: { fetch: (u, init) => fetch(u, { ...init, headers: { ...(init?.headers ?? {}), ...headers } }) },
+  });
+  return connect(transport, what);
+}
+
+/** Shared resources (the SDK HTTP echo server, the bridge), started on first use. */
+export class Shared {
+  constructor(procs) {
+    this.procs = procs;
+    this.dir = mkdtempSync(join(tmpdir(), 'qiming-bench-'));
+    this.guardLog = join(this.dir, 'guard.log');
+    writeFileSync(this.guardLog, '');
+  }
+
+  /** Outgoing connections the loopback guard refused (must be none). */
+  guardBlocks() {
+    return readFileSync(this.guardLog, 'utf8').split('\n').filter(Boolean);
+  }
+
+  async echoHttp() {
+    this.echoHttpP ??= (async () => {
+      const child = this.procs.spawn(node, [ECHO_SERVER, '--http'], {}, 'echo server (HTTP)');
+      const errors = tail(child.stderr);
+      const line = await firstJsonLine(child.stdout, START_TIMEOUT_MS, 'SDK HTTP echo server').catch((e) => {
+        throw new Error(`${e.message}\n${errors.text()}`);
+      });
+      return { pid: child.pid, url: `http://127.0.0.1:${line.port}/mcp` };
+    })();
+    return this.echoHttpP;
+  }
+
+  /** The minimal HTTP hop in front of a stdio echo server (bench/fixtures/rawHttpHop.mjs). */
+  async rawHttp() {
+    this.rawHttpP ??= (async () => {
+      const child = this.procs.spawn(node, [RAW_HTTP_HOP, 'server', node, ECHO_SERVER], {}, 'raw HTTP hop');
+      const errors = tail(child.stderr);
+      const line = await firstJsonLine(child.stdout, START_TIMEOUT_MS, 'raw HTTP hop').catch((e) => {
+        throw new Error(`${e.message}\n${errors.text()}`);
+      });
+      return { pid: child.pid, url: `http://127.0.0.1:${line.port}/mcp` };
+    })();
+    return this.rawHttpP;
+  }
+
+  /** Our bridge with one echo server (`echo`), shared by the bridge and ACP-chain paths. */
+  async bridge() {
+    this.bridgeP ??= startBridge(this.procs, { echo: { command: node, args: [ECHO_SERVER] } }, 'bridge');
+    return this.bridgeP;
+  }
+
+  cleanup() {
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** Spawns `proxy --port 0` and resolves with its ready line (plus the child and a token). */
+export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs = []) {
+  const token = randomBytes(24).toString('hex');
+  const child = procs.spawn(node, cliArgs(what, ['proxy', '--port', '0', '--config', JSON.stringify({ mcpServers }), ...extraArgs]), {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, MCP_BRIDGE_TOKEN: token },
+  }, what);
+  const errors = tail(child.stderr);
+  const ready = await firstJsonLine(child.stdout, 60_000, `${what} ready line`, (v) => v.event === 'ready').catch((e) => {
+    throw new Error(`${e.message}\n${errors.text()}`);
+  });
+  return { child, pid: child.pid, port: ready.port, url: `http://127.0.0.1:${ready.port}`, token, ready, errors };
+}
+
+/**
+ * Starts one path. Returns `{client, tools: {echo, blob}, proxyPids, close()}`; `close`
+ * closes the client and ends the path's own processes by pid (shared ones end with the run).
+ */
+export async function startPath(id, shared) {
+  const { procs } = shared;
+  const own = [];
+  let client;
+  let proxyPids = [];
+  switch (id) {
+    case 'sdk-stdio': {
+      const c = await stdioClient(procs, id, node, [ECHO_SERVER]);
+      client = c.client;
+      own.push(c.pid);
+      break;
+    }
+    case 'raw-relay': {
+      const c = await stdioClient(procs, id, node, [RAW_RELAY, node, ECHO_SERVER]);
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid];
+      break;
+    }
+    case 'raw-http-hop': {
+      const s = await shared.rawHttp();
+      client = await httpClient(s.url, {}, id);
+      proxyPids = [s.pid];
+      break;
+    }
+    case 'raw-http-chain': {
+      const s = await shared.rawHttp();
+      const c = await stdioClient(procs, id, node, [RAW_HTTP_HOP, 'client', s.url]);
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid, s.pid];
+      break;
+    }
+    case 'sdk-http': {
+      const s = await shared.echoHttp();
+      client = await httpClient(s.url, {}, id);
+      break;
+    }
+    case 'ours-stdio': {
+      const config = { mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
+      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]));
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid];
+      break;
+    }
+    case 'ours-bridge-id':
+    case 'ours-bridge-all': {
+      const b = await shared.bridge();
+      const url = id === 'ours-bridge-id' ? `${b.url}/mcp/echo` : `${b.url}/mcp`;
+      client = await httpClient(url, { Authorization: `Bearer ${b.token}` }, id);
+      proxyPids = [b.pid];
+      break;
+    }
+    case 'ours-acp-chain': {
+      const b = await shared.bridge();
+      // As src/main/acp.ts builds it: a `bridge` upstream per server, the token from the env.
+      const config = { mcpServers: { echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } } } };
+      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]), { ...process.env, MCP_BRIDGE_TOKEN: b.token });
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid, b.pid];
+      break;
+    }
+    case 'ours-convert': {
+      const s = await shared.echoHttp();
+      const c = await stdioClient(procs, id, node, cliArgs(id, ['convert', s.url]));
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid];
+      break;
+    }
+    case 'supergateway-http':
+    case 'supergateway-sse': {
+      const port = await freePort();
+      const http = id === 'supergateway-http';
+      const args = [PEERS.supergateway, '--stdio', `"${node}" "${ECHO_SERVER}"`, '--port', String(port), '--logLevel', 'none'];
+      if (http) args.push('--outputTransport', 'streamableHttp', '--stateful');
+      const child = procs.spawn(node, args, { env: peerEnv(shared) }, id);
+      const errors = tail(child.stderr);
+      tail(child.stdout);
+      await waitPort(port, START_TIMEOUT_MS, () => child.exitInfo !== undefined).catch((e) => {
+        throw new Error(`${e.message}\n${errors.text()}`);
+      });
+      client = http ? await httpClient(`http://127.0.0.1:${port}/mcp`, {}, id) : await sseClient(`http://127.0.0.1:${port}/sse`, {}, id);
+      own.push(child.pid);
+      proxyPids = [child.pid];
+      break;
+    }
+    case 'mcp-proxy': {
+      const port = await freePort();
+      const child = procs.spawn(node, [PEERS.mcpProxy, '--port', String(port), '--host', '127.0.0.1', '--', node, ECHO_SERVER], { env: peerEnv(shared) }, id);
+      const errors = tail(child.stderr);
+      tail(child.stdout);
+      await waitPort(port, START_TIMEOUT_MS, () => child.exitInfo !== undefined).catch((e) => {
+        throw new Error(`${e.message}\n${errors.text()}`);
+      });
+      client = await httpClient(`http://127.0.0.1:${port}/mcp`, {}, id);
+      own.push(child.pid);
+      proxyPids = [child.pid];
+      break;
+    }
+    case 'mcp-hub': {
+      const hub = await startMcpHub(shared, { echo: { command: 'node', args: [ECHO_SERVER] } }, id);
+      client = await sseClient(`http://127.0.0.1:${hub.port}/mcp`, {}, id);
+      own.push(hub.pid);
+      proxyPids = [hub.pid];
+      break;
+    }
+    default:
+      throw new Error(`unknown path ${id}`);
+  }
+  const tools = await toolNames(client, id);
+  procs.snapshot();
+  return {
+    id,
+    client,
+    tools,
+    proxyPids,
+    async close() {
+      await within(5000, `${id}: close`, () => client.close()).catch(() => undefined);
+      for (const pid of own) await procs.end(pid);
+    },
+  };
+}
+
+/**
+ * mcp-hub with an isolated HOME: its marketplace cache (~/.mcp-hub/cache/registry.json,
+ * the path its source resolves when that folder exists) is pre-filled and fresh, so it never
+ * fetches the catalogue; PATH holds only `node`, so its curl fallback cannot run either.
+ */
+export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
+  const home = join(shared.dir, `hub-home-${Math.random().toString(36).slice(2)}`);
+  const cache = join(home, '.mcp-hub', 'cache');
+  mkdirSync(cache, { recursive: true });
+  const registry = {
+    version: 'bench',
+    generatedAt: Date.now(),
+    totalServers: 1,
+    servers: [{ id: 'bench-placeholder', name: 'bench placeholder', description: 'offline benchmark', url: 'http://127.0.0.1/', category: 'other', tags: [] }],
+  };
+  writeFileSync(join(cache, 'registry.json'), JSON.stringify({ registry, lastFetchedAt: Date.now(), serverDocumentation: {} }));
+  const bin = join(home, 'bin');
+  mkdirSync(bin, { recursive: true });
+  if (!existsSync(join(bin, 'node'))) symlinkSync(node, join(bin, 'node'));
+  const configFile = join(home, 'mcp-hub.json');
+  writeFileSync(configFile, JSON.stringify({ mcpServers }));
+  const port = await freePort();
+  const env = peerEnv(shared, { HOME: home, PATH: bin, XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_CONFIG_HOME: '' });
+  for (const k of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME']) delete env[k];
+  const child = shared.procs.spawn(node, [PEERS.mcpHub, '--port', String(port), '--config', configFile], { env, cwd: home }, what);
+  const errors = tail(child.stderr);
+  const out = tail(child.stdout);
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.json()).catch(() => undefined);
+    if (health?.state === 'ready' && (health.servers ?? []).every((s) => s.status === 'connected')) break;
+    if (child.exitInfo) throw new Error(`${what} exited: ${JSON.stringify(child.exitInfo)}\n${errors.text()}\n${out.text()}`);
+    if (Date.now() > deadline) throw new Error(`${what} not ready after ${START_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out.text()}`);
+    await sleep(25);
+  }
+  return { child, pid: child.pid, port };
+}
