@@ -98,11 +98,17 @@ export class Hub {
     return [...this.sessions].filter((s) => s.scope.serverId === undefined || s.scope.serverId === u.id);
   }
 
-  /** Waits (bounded by the ready timeout, counted from hub start) for servers still starting. */
-  async waitReady(scope: SessionScope): Promise<void> {
+  /**
+   * Waits (bounded by the ready timeout, counted from hub start) for servers still in their
+   * first start attempt. Returns undefined when there is nothing to wait for.
+   */
+  waitReady(scope: SessionScope): Promise<void> | undefined {
+    // Undefined (nothing to await) on the hot path, once everything has settled.
     const left = this.startedAt + this.config.readyTimeoutMs - Date.now();
-    if (left <= 0) return;
-    await Promise.all(this.inScope(scope).map((u) => u.whenSettled(left)));
+    if (left <= 0) return undefined;
+    const pending = this.inScope(scope).filter((u) => !u.isSettled);
+    if (pending.length === 0) return undefined;
+    return Promise.all(pending.map((u) => u.whenSettled(left))).then(() => undefined);
   }
 
   filterFor(u: Upstream): ToolFilter {
