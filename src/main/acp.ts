@@ -100,6 +100,8 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   const env: EnvVariable[] = [];
   if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
   env.push({ name: LOG_FILE_ENV, value: o.logFile });
+  // Faster proxy start under Node >= 22.1 (see main.ts); agents may not pass it on themselves.
+  if (process.env.NODE_COMPILE_CACHE) env.push({ name: 'NODE_COMPILE_CACHE', value: process.env.NODE_COMPILE_CACHE });
   // argv is public on the machine: secrets of per-session entries travel in env instead.
   const hidden = secretsToEnv(servers);
   for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });

@@ -80,6 +80,9 @@ function setupRuntime(): McpRuntime {
   // The default config names no absolute path, only ${VAR}s set here at every launch (an
   // AppImage, or an update, moves the app); the bridge inherits them.
   Object.assign(process.env, runtimeVars({ paths, node, dataDir, filesDir }));
+  // Node >= 22.1 (Electron's) keeps compiled code of the proxy bundle here: the bridge and
+  // the agents' stdio proxies (acp.ts passes it on) start faster from the second launch.
+  process.env.NODE_COMPILE_CACHE ??= join(userData, 'compile-cache');
   const configFile = ensureUserConfig(userData, defaultMcpConfig());
   mainLog.info(`MCP config: ${configFile}`);
   const logFile = proxyLogFilePath(app.getPath('logs'));
