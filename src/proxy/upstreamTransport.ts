@@ -1,13 +1,14 @@
 /**
  * Builds the client transport for one configured server: a process-tree-safe child for
- * stdio entries; streamable HTTP or SSE for remote ones (a `url` with no type probes
- * streamable HTTP first and falls back to SSE); every remote transport is wrapped in the
- * ResilientTransportWrapper so it reconnects and replays `initialize`.
+ * stdio entries; streamable HTTP (our LeanHttpClientTransport) or SSE (the SDK's) for remote
+ * ones (a `url` with no type probes streamable HTTP first and falls back to SSE); every
+ * remote transport is wrapped in the ResilientTransportWrapper so it reconnects and
+ * replays `initialize`.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ChildProcessTransport } from './childProcessTransport.js';
+import { LeanHttpClientTransport } from './http/leanHttpClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { probeTransport } from './transportProbe.js';
 import type { RemoteEntry, ServerEntry } from './config.js';
@@ -30,10 +31,13 @@ export function remoteHeaders(entry: RemoteEntry): Record<string, string> {
   return { ...entry.headers };
 }
 
-/** One remote transport of a fixed kind. */
-export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>): Transport {
+/**
+ * One remote transport of a fixed kind. Streamable HTTP uses our `node:http` client (the
+ * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK.
+ */
+export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport {
   const u = new URL(url);
-  if (kind === 'http') return new StreamableHTTPClientTransport(u, { requestInit: { headers } });
+  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger });
   return new SSEClientTransport(u, {
     requestInit: { headers },
     // The SSE GET also needs the headers (for example Authorization).
@@ -63,7 +67,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
     kind = await probeTransport(entry.url, headers, { logger: hooks.logger });
   }
   const resilient = new ResilientTransportWrapper({
-    factory: () => remoteTransport(kind, entry.url, headers),
+    factory: () => remoteTransport(kind, entry.url, headers, hooks.logger),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,
     attemptTimeoutMs: entry.connectionTimeoutMs,
