@@ -61,7 +61,7 @@ class Peer {
 }
 
 /** A recording relay in front of `target`: request methods, and the client sockets open now. */
-async function relay(target: string) {
+async function relay(target: string, keepAliveTimeoutMs = 5_000) {
   const methods: string[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const to = new URL(target);
@@ -76,6 +76,7 @@ async function relay(target: string) {
     res.on('close', () => up.destroy());
     req.pipe(up);
   });
+  server.keepAliveTimeout = keepAliveTimeoutMs;
   server.on('connection', (s) => {
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
@@ -193,6 +194,25 @@ describe('LeanHttpClientTransport', () => {
     }, 15_000, 'the wrapper to reconnect to the restarted server');
     expect(again.result.content[0].text).toBe('after');
     expect(second.port).toBe(first.port);
+  });
+
+  it('closes an idle pooled socket itself after 4 s (before a default server would) and keeps working', async () => {
+    const f = await fixtureServer();
+    const r = await relay(f.url, 60_000);
+    const lean = new LeanHttpClientTransport(new URL(r.url));
+    cleanups.push(() => lean.close());
+    const peer = new Peer(lean);
+    await peer.handshake(lean);
+    await waitFor(() => r.methods.includes('GET'), 5000, 'the GET stream');
+    await peer.request('tools/list');
+    expect(r.sockets.size).toBeGreaterThanOrEqual(2);
+    // The relay keeps idle sockets for 60 s: if only the GET stream's socket is left after
+    // 6 s, the client closed the idle one itself.
+    await new Promise((res) => setTimeout(res, 6000));
+    expect(r.sockets.size).toBe(1);
+    const again = await peer.request('tools/call', { name: 'echo', arguments: { text: 'still' } });
+    expect(again.result.content[0].text).toBe('still');
+    expect(peer.errors).toEqual([]);
   });
 
   it('rejects send and raises onerror when the connection is refused', async () => {

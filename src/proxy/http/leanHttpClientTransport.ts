@@ -35,6 +35,8 @@ export class HttpStatusError extends Error {
 }
 
 const MAX_SOCKETS = 64;
+/** Below Node's default server keepAliveTimeout (5 s), so our side closes an idle socket first. */
+const IDLE_SOCKET_MS = 4_000;
 const DELETE_TIMEOUT_MS = 1_000;
 const ERROR_BODY_LIMIT = 2_000;
 
@@ -61,7 +63,10 @@ export class LeanHttpClientTransport implements Transport {
   ) {
     const secure = url.protocol === 'https:';
     this.mod = secure ? https : http;
-    this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: MAX_SOCKETS });
+    // `timeout` only closes idle pooled sockets (a busy socket just gets an event). Without
+    // it Node 20 ignores the server's `Keep-Alive: timeout=N` hint, and a POST could reuse a
+    // socket the server is closing at that moment (ECONNRESET, then a needless reconnect).
+    this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS });
     this.baseHeaders = { ...opts.headers };
   }
 
