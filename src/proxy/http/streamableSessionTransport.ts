@@ -127,8 +127,12 @@ export class StreamableSessionTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (this.closed) throw new Error('session closed');
     const m = message as unknown as Wire;
+    if (this.closed) {
+      // Late notifications and answers have no reader; only a request must fail.
+      if (isRequest(m)) throw new Error('session closed');
+      return;
+    }
     const response = isResponse(m);
     const related = response ? (m.id as RequestId) : options?.relatedRequestId;
     if (related === undefined) {
