@@ -6,7 +6,7 @@
  * of the group is left. Nothing started here should outlive a `close()`.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
+import { StderrLines } from './stderrLines.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { FrameDecoder, type DecodedFrame } from './framing.js';
@@ -23,8 +23,6 @@ export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 export const DEFAULT_GROUP_EXIT_TIMEOUT_MS = 5000;
 /** How long after exit the pipes may stay open (a grandchild outside the group holds them). */
 const STDIO_CLOSE_WAIT_MS = 500;
-/** A stderr "line" longer than this is logged in pieces rather than buffered without end. */
-const MAX_STDERR_LINE_CHARS = 64 * 1024;
 
 export interface ChildProcessTransportOptions {
   command: string;
@@ -88,14 +86,13 @@ export class ChildProcessTransport implements Transport {
   private resolveExited!: () => void;
   private readonly exited = new Promise<void>((r) => (this.resolveExited = r));
   private unregisterExitKill?: () => void;
-  private readonly tail: string[] = [];
-  private stderrPartial = '';
-  private readonly stderrDecoder = new StringDecoder('utf8');
+  private readonly stderr: StderrLines;
   private readonly decoder: FrameDecoder;
 
   constructor(private readonly opts: ChildProcessTransportOptions) {
     this.log = (opts.logger ?? Logger.create('proxy')).child(opts.name);
     this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES });
+    this.stderr = new StderrLines(opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES, (line) => this.onStderrLine(line));
   }
 
   /** The direct child's pid once spawned (on POSIX also its process group id). */
@@ -110,7 +107,7 @@ export class ChildProcessTransport implements Transport {
 
   /** The last stderr lines (at most `stderrTailLines`), oldest first. */
   stderrTail(): string[] {
-    return [...this.tail];
+    return this.stderr.tail();
   }
 
   start(): Promise<void> {
@@ -169,8 +166,8 @@ export class ChildProcessTransport implements Transport {
     });
     child.stdout.on('data', (chunk: Buffer) => this.onFrames(this.decoder.push(chunk)));
     child.stdout.on('end', () => this.onFrames(this.decoder.end()));
-    child.stderr.on('data', (chunk: Buffer) => this.onStderr(this.stderrDecoder.write(chunk)));
-    child.stderr.on('end', () => this.flushStderr());
+    child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
+    child.stderr.on('end', () => this.stderr.end());
   }
 
   private onFrames(frames: DecodedFrame[]): void {
@@ -198,27 +195,8 @@ export class ChildProcessTransport implements Transport {
     }
   }
 
-  private onStderr(text: string): void {
-    this.stderrPartial += text;
-    const lines = this.stderrPartial.split('\n');
-    this.stderrPartial = lines.pop() ?? '';
-    for (const line of lines) this.emitStderrLine(line);
-    while (this.stderrPartial.length > MAX_STDERR_LINE_CHARS) {
-      this.emitStderrLine(this.stderrPartial.slice(0, MAX_STDERR_LINE_CHARS));
-      this.stderrPartial = this.stderrPartial.slice(MAX_STDERR_LINE_CHARS);
-    }
-  }
-
-  private flushStderr(): void {
-    this.stderrPartial += this.stderrDecoder.end();
-    if (this.stderrPartial) this.onStderr('\n');
-  }
-
-  private emitStderrLine(raw: string): void {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  private onStderrLine(line: string): void {
     this.log.info(line);
-    this.tail.push(line);
-    if (this.tail.length > (this.opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES)) this.tail.shift();
     this.safely('onstderr', () => this.onstderr?.(line));
   }
 
@@ -333,7 +311,7 @@ export class ChildProcessTransport implements Transport {
     child.stdout.destroy();
     child.stderr.destroy();
     child.stdin.destroy();
-    this.flushStderr();
+    this.stderr.end();
   }
 
   private fireClose(): void {
