@@ -185,7 +185,8 @@ export const USAGE = `Usage:
 Config: {"mcpServers": {"<id>": {"command": ..., "args": [...], "env": {...}} | {"url": ..., "type": "http"|"sse"}}}
   --config <json|path>       inline JSON or a file path      --config-file <path>   a file path
 Common options:
-  --idle-timeout <ms>        exit after this long without input (default 600000, 0 disables; stdio modes)
+  --idle-timeout <ms>        stdio modes: exit after this long without input (default 600000, 0 disables);
+                             proxy and --transport http: close HTTP sessions idle this long (default 1800000)
   --no-watchdog              do not exit when the parent process dies (stdio modes watch it by default)
   --watchdog-interval <ms>   parent check interval (default 2000)      --parent-pid <pid>  pid to watch
   --max-message-bytes <n>    largest accepted message (default 10485760)
