@@ -61,8 +61,11 @@ describe('the built main process with a fake electron', () => {
       nodeIntegration: false,
     });
     const page = join(ROOT, 'dist', 'renderer', 'index.html');
-    expect(messages.find((m) => m.type === 'loadFile')?.file).toBe(page);
-    expect(messages.find((m) => m.type === 'windowOpenHandler')?.result).toEqual({ action: 'deny' });
+    // Each step is its own IPC message: wait for it rather than assume it came with the window.
+    const loaded = await waitFor(() => messages.find((m) => m.type === 'loadFile'), 10_000, 'loadFile');
+    expect(loaded.file).toBe(page);
+    const opener = await waitFor(() => messages.find((m) => m.type === 'windowOpenHandler'), 10_000, 'the window open handler');
+    expect(opener.result).toEqual({ action: 'deny' });
 
     // First run: the default config in userData, with the bundled servers ready.
     expect(existsSync(join(root, 'userData', 'mcp.json'))).toBe(true);
