@@ -14,12 +14,11 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from './framing.js';
 import { Logger, errorText } from './logger.js';
+import { OutputWriter, guardErrors, isPeerGone } from './outputWriter.js';
 
 /** Default idle timeout: no inbound message for this long closes the transport. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
 
-/** Write errors meaning the reader is gone (ECONNRESET covers a socket as output). */
-const PEER_GONE_CODES = new Set(['EPIPE', 'ERR_STREAM_DESTROYED', 'ERR_STREAM_WRITE_AFTER_END', 'ECONNRESET']);
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Requests remembered for reply framing; beyond this the oldest are forgotten. */
 const MAX_TRACKED_REQUESTS = 10_000;
@@ -37,11 +36,6 @@ export interface StdioServerTransportOptions {
 
 type Id = string | number;
 
-function isPeerGone(err: unknown): boolean {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  return typeof code === 'string' && PEER_GONE_CODES.has(code);
-}
-
 function validId(id: unknown): id is Id {
   return typeof id === 'string' || typeof id === 'number';
 }
@@ -53,7 +47,7 @@ export class StdioServerTransport implements Transport {
   onmessage?: Transport['onmessage'];
 
   private readonly input: Readable;
-  private readonly output: Writable;
+  private readonly out: OutputWriter;
   private readonly maxBytes: number;
   private readonly idleMs: number;
   private readonly logger: Logger;
@@ -62,18 +56,15 @@ export class StdioServerTransport implements Transport {
   private framing: Framing = 'newline';
   private started = false;
   private closed = false;
-  private peerGone = false;
-  private outputWatched = false;
   private idleTimer?: NodeJS.Timeout;
-  private drainWaiter?: Promise<void>;
-  private releaseDrain?: () => void;
   private badFrames = 0;
-  /** Errors already reported through a write callback, so the 'error' event skips them. */
-  private readonly reported = new WeakSet<object>();
 
   constructor(opts: StdioServerTransportOptions = {}) {
     this.input = opts.input ?? process.stdin;
-    this.output = opts.output ?? process.stdout;
+    this.out = new OutputWriter(opts.output ?? process.stdout, {
+      peerGone: (err) => this.onPeerGone(err),
+      error: (err) => this.report(err),
+    });
     this.maxBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.idleMs = opts.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.logger = opts.logger ?? Logger.create('stdio-server');
@@ -87,14 +78,14 @@ export class StdioServerTransport implements Transport {
 
   /** True once a write failed because the reader went away (EPIPE and the like). */
   get closedByPeer(): boolean {
-    return this.peerGone;
+    return this.out.peerGone;
   }
 
   async start(): Promise<void> {
     if (this.started) throw new Error('StdioServerTransport already started');
     if (this.closed) throw new Error('StdioServerTransport is closed');
     this.started = true;
-    this.watchOutput();
+    this.out.watch();
     this.input.on('data', this.onData);
     this.input.on('end', this.onInputEnd);
     this.input.on('close', this.onInputEnd);
@@ -115,7 +106,7 @@ export class StdioServerTransport implements Transport {
    * gets its answers.
    */
   async send(message: JSONRPCMessage): Promise<void> {
-    return this.write(encodeFrame(JSON.stringify(message), this.framingFor(message)));
+    return this.out.write(encodeFrame(JSON.stringify(message), this.framingFor(message)));
   }
 
   /** Stops reading, detaches from the streams and fires `onclose` once. Idempotent. */
@@ -201,7 +192,7 @@ export class StdioServerTransport implements Transport {
     this.logger.log(this.badFrames <= MAX_WARNED_BAD_FRAMES ? 'warn' : 'debug', `bad inbound frame: ${what}`);
     const reply = { jsonrpc: '2.0', id, error: { code, message } };
     // Failures are already reported (or mean the peer left); nothing more to do here.
-    this.write(encodeFrame(JSON.stringify(reply), framing)).catch(() => {});
+    this.out.write(encodeFrame(JSON.stringify(reply), framing)).catch(() => {});
   }
 
   /** Remembers a request's framing for its reply; a cancelled request may get none. */
@@ -218,88 +209,8 @@ export class StdioServerTransport implements Transport {
     }
   }
 
-  private write(text: string): Promise<void> {
-    if (this.peerGone) return Promise.resolve();
-    this.watchOutput();
-    return new Promise<void>((resolve, reject) => {
-      let flushed = false;
-      let drained = true;
-      let settled = false;
-      const fail = (err: unknown): void => {
-        if (settled) return;
-        settled = true;
-        if (isPeerGone(err)) {
-          this.onPeerGone(err);
-          resolve();
-        } else {
-          if (err !== null && typeof err === 'object') this.reported.add(err);
-          this.report(err);
-          reject(err instanceof Error ? err : new Error(errorText(err)));
-        }
-      };
-      let ok: boolean;
-      try {
-        ok = this.output.write(text, (err) => {
-          if (err) return fail(err);
-          flushed = true;
-          if (drained && !settled) {
-            settled = true;
-            resolve();
-          }
-        });
-      } catch (err) {
-        fail(err);
-        return;
-      }
-      if (!ok) {
-        drained = false;
-        void this.waitForDrain().then(() => {
-          drained = true;
-          if (flushed && !settled) {
-            settled = true;
-            resolve();
-          }
-        });
-      }
-    });
-  }
-
-  /** One shared waiter for all sends blocked on backpressure (no listener per send). */
-  private waitForDrain(): Promise<void> {
-    if (!this.drainWaiter) {
-      this.drainWaiter = new Promise<void>((resolve) => {
-        const done = (): void => {
-          this.output.off('drain', done);
-          this.output.off('close', done);
-          this.drainWaiter = undefined;
-          this.releaseDrain = undefined;
-          resolve();
-        };
-        this.releaseDrain = done;
-        this.output.on('drain', done);
-        this.output.on('close', done);
-      });
-    }
-    return this.drainWaiter;
-  }
-
-  private watchOutput(): void {
-    if (this.outputWatched) return;
-    this.outputWatched = true;
-    this.output.on('error', this.onOutputError);
-  }
-
-  private readonly onOutputError = (err: Error): void => {
-    if (this.reported.has(err)) return;
-    if (isPeerGone(err)) this.onPeerGone(err);
-    else this.report(err);
-  };
-
   private onPeerGone(err: unknown): void {
-    if (this.peerGone) return;
-    this.peerGone = true;
     this.logger.info(`output closed by peer (${(err as NodeJS.ErrnoException).code ?? errorText(err)}); closing`);
-    this.releaseDrain?.();
     this.shutdown();
   }
 
@@ -327,20 +238,11 @@ export class StdioServerTransport implements Transport {
       guardErrors(this.input);
       if (!this.input.destroyed && this.input.listenerCount('data') === 0) this.input.pause();
     }
-    if (this.outputWatched) {
-      this.output.off('error', this.onOutputError);
-      guardErrors(this.output);
-    }
+    this.out.unwatch();
     try {
       this.onclose?.();
     } catch (err) {
       this.logger.error(`onclose threw: ${errorText(err)}`);
     }
   }
-}
-
-function ignoreError(): void {}
-
-function guardErrors(stream: Readable | Writable): void {
-  if (!stream.listeners('error').includes(ignoreError)) stream.on('error', ignoreError);
 }
