@@ -7,7 +7,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ProxyConfig } from './config.js';
-import { isToolAllowed, mergeFilters, type ToolFilter } from './toolFilter.js';
+import { isToolAllowed } from './toolFilter.js';
 import type { Logger } from './logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from './upstream.js';
@@ -19,8 +19,6 @@ import type { ServerStatus } from '../shared/status.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
-  /** Filters from the command line, applied after each entry's own. */
-  extraFilter?: ToolFilter;
 }
 
 export interface SessionScope {
@@ -47,7 +45,7 @@ export class Hub {
   constructor(
     readonly config: ProxyConfig,
     readonly logger: Logger,
-    private readonly options: HubOptions = {},
+    options: HubOptions = {},
   ) {
     const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.serverRequests = new ServerRequestRouter(this);
@@ -111,12 +109,8 @@ export class Hub {
     return Promise.all(pending.map((u) => u.whenSettled(left))).then(() => undefined);
   }
 
-  filterFor(u: Upstream): ToolFilter {
-    return this.options.extraFilter ? mergeFilters(u.entry.toolFilter, this.options.extraFilter) : u.entry.toolFilter;
-  }
-
   toolAllowed(u: Upstream, name: string): boolean {
-    return isToolAllowed(this.filterFor(u), name);
+    return isToolAllowed(u.entry.toolFilter, name); // command-line filters are merged in by loadCliConfig
   }
 
   /** Lists merged over a scope; names namespaced in aggregate scope. */

@@ -11,7 +11,7 @@ import { ChildProcessTransport } from './childProcessTransport.js';
 import { LeanHttpClientTransport } from './http/leanHttpClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { probeTransport } from './transportProbe.js';
-import type { RemoteEntry, ServerEntry } from './config.js';
+import type { ServerEntry } from './config.js';
 import type { Logger } from './logger.js';
 
 export interface UpstreamTransportHooks {
@@ -25,10 +25,6 @@ export interface BuiltTransport {
   child?: ChildProcessTransport;
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
-}
-
-export function remoteHeaders(entry: RemoteEntry): Record<string, string> {
-  return { ...entry.headers };
 }
 
 /**
@@ -61,7 +57,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
     if (hooks.onstderr) child.onstderr = hooks.onstderr;
     return { transport: child, child, kind: 'stdio' };
   }
-  const headers = remoteHeaders(entry);
+  const headers = { ...entry.headers };
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
   if (entry.type === 'auto') {
     kind = await probeTransport(entry.url, headers, { logger: hooks.logger });

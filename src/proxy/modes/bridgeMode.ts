@@ -18,7 +18,6 @@ import { errorText, type Logger } from '../logger.js';
 import { StatusFeed } from './statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
 
-export { TOKEN_ENV } from '../envNames.js';
 import { TOKEN_ENV } from '../envNames.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
