@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StderrLines } from './stderrLines.js';
+import { within } from './deadline.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { FrameDecoder, type DecodedFrame } from './framing.js';
@@ -57,12 +58,6 @@ export class OversizeMessageError extends Error {
     super(`server '${server}' wrote a ${bytes}-byte message (id ${idHint ?? 'unknown'}), over the size cap; skipped`);
     this.name = 'OversizeMessageError';
   }
-}
-
-/** `p`, or `fallback` once `ms` have passed. */
-function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<T>((r) => (timer = setTimeout(r, ms, fallback)))]).finally(() => clearTimeout(timer));
 }
 
 /** SDK `Transport` over a spawned stdio MCP server; see the module comment. */

@@ -9,3 +9,13 @@ export function withDeadline<T>(p: Promise<T>, ms: number, message: string): Pro
     }),
   ]);
 }
+
+/** `p`, or `fallback` once `ms` have passed (the timer is unref'd: it never keeps a process up). */
+export function within<T, F = undefined>(p: Promise<T>, ms: number, fallback?: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<F>((resolve) => {
+    timer = setTimeout(() => resolve(fallback as F), ms);
+    timer.unref();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}

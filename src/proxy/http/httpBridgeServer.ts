@@ -22,6 +22,7 @@ import { DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
 import { SseEndpoint } from './sseEndpoint.js';
 import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
+import { within } from '../deadline.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
@@ -80,15 +81,6 @@ const CLOSE_STEP_MS = 2_000;
 const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers)(\/|$)/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 const RESTART_PATH = /^\/servers\/([^/]+)\/restart\/?$/;
-
-function within<T>(p: Promise<T>, ms: number): Promise<T | void> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-    timer.unref();
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
-}
 
 /** The bridge's HTTP server. */
 export class BridgeHttpServer {
