@@ -16,10 +16,9 @@ import {
   type AgentCapabilities, type ClientConnection, type InitializeRequest, type InitializeResponse, type NewSessionRequest, type NewSessionResponse,
   type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { killTree, killTreeSync } from '../proxy/index.js';
+import { isGroupRunning, killTree, killTreeSync } from '../proxy/index.js';
 import { acpMcpServers, type AcpMcpServersOptions } from './acp.js';
 import type { BridgeInfo } from './mcpRuntime.js';
-import { groupRunning } from './serverReaper.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from './runtimeLogger.js';
 
 /** The part of McpRuntime an engine needs. */
@@ -174,7 +173,7 @@ export class AcpEngine {
       // already closed
     }
     this.child!.stdin?.end();
-    const gone = () => (this.exitInfo !== undefined || process.platform === 'win32') && !groupRunning(pid);
+    const gone = () => (this.exitInfo !== undefined || process.platform === 'win32') && !isGroupRunning(pid);
     if (!gone()) killTree(pid, 'SIGTERM');
     if (!(await until(gone, deadlineMs))) {
       this.log.warn(`ACP agent group ${pid} still running after ${deadlineMs} ms; SIGKILL`);

@@ -7,9 +7,8 @@
  * Only the group is signalled, never the bare pid: a pid from an old status may have been
  * reused by an unrelated process, which is almost never the leader of a group with that id.
  */
-import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { isAlive, isGroupAlive, killTree, signalGroup } from '../proxy/index.js';
+import { isAlive, isRunning, killTree, signalGroup } from '../proxy/index.js';
 import type { ServerStatus } from '../shared/status.js';
 
 const POLL_MS = 25;
@@ -32,52 +31,6 @@ export function killServerGroups(pids: readonly number[], platform: NodeJS.Platf
       // EPERM: not ours (a reused pid). Nothing to do.
     }
   }
-}
-
-/**
- * Whether `pid` still runs. An exited process that no one has reaped yet (a zombie) does not
- * count: an orphaned server is reaped by pid 1, and some sandboxes' pid 1 never reaps.
- */
-export function isRunning(pid: number, platform: NodeJS.Platform = process.platform): boolean {
-  if (!isAlive(pid)) return false;
-  if (platform !== 'linux') return true;
-  try {
-    // Field 3 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false; // vanished between the two checks
-  }
-}
-
-/**
- * Whether process group `pgid` has a member that still runs (zombies do not count, see
- * {@link isRunning}). Linux scans /proc; other POSIX systems ask the kernel (zombies count
- * there); Windows has no groups and checks the pid.
- */
-export function groupRunning(pgid: number, platform: NodeJS.Platform = process.platform): boolean {
-  if (platform === 'win32') return isAlive(pgid);
-  if (platform !== 'linux') return isGroupAlive(pgid, platform);
-  if (!isGroupAlive(pgid, platform)) return false;
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // After "pid (comm) ": state, ppid, pgrp, ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-  }
-  return false;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { FrameDecoder, type DecodedFrame } from './framing.js';
 import { Logger, errorText } from './logger.js';
-import { isGroupAlive, killTree, killTreeOnExit, signalGroup, waitForGroupExit } from './processTree.js';
+import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 
 export const DEFAULT_STDIN_GRACE_MS = 2000;
@@ -288,11 +288,13 @@ export class ChildProcessTransport implements Transport {
       }
     }
     // The leader is gone; descendants left in its group (a server's own children) go too.
-    if (isGroupAlive(pid)) {
+    // A member that has exited but waits for its reaper (an orphan's parent is pid 1, which
+    // some sandboxes reap late) runs no more and is not waited for.
+    if (isGroupRunning(pid)) {
       this.kill('SIGTERM');
-      if (!(await waitForGroupExit(pid, termGrace))) {
+      if (!(await waitForGroupStop(pid, termGrace))) {
         this.kill('SIGKILL');
-        if (!(await waitForGroupExit(pid, groupTimeout))) this.log.error(`process group ${pid} still present after SIGKILL`);
+        if (!(await waitForGroupStop(pid, groupTimeout))) this.log.error(`process group ${pid} still running after SIGKILL`);
       }
     }
     await this.waitStdioClosed(child);

@@ -6,6 +6,7 @@
  * Windows has no groups; `taskkill /T` walks the tree by parent pid instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** How often the wait helpers look again. */
 const POLL_INTERVAL_MS = 25;
@@ -49,6 +50,52 @@ export function isGroupAlive(pgid: number, platform: NodeJS.Platform = process.p
   } catch {
     return true; // EPERM: members exist that we may not signal
   }
+}
+
+/**
+ * Whether `pid` still runs. An exited process that no one has reaped yet (a zombie) does not
+ * count: an orphaned server is reaped by pid 1, and some sandboxes' pid 1 never reaps.
+ */
+export function isRunning(pid: number, platform: NodeJS.Platform = process.platform): boolean {
+  if (!isAlive(pid)) return false;
+  if (platform !== 'linux') return true;
+  try {
+    // Field 3 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false; // vanished between the two checks
+  }
+}
+
+/**
+ * Whether process group `pgid` has a member that still runs (zombies do not count, see
+ * {@link isRunning}). Linux scans /proc; other POSIX systems ask the kernel (zombies count
+ * there); Windows has no groups and checks the pid.
+ */
+export function isGroupRunning(pgid: number, platform: NodeJS.Platform = process.platform): boolean {
+  if (platform === 'win32') return isAlive(pgid);
+  if (platform !== 'linux') return isGroupAlive(pgid, platform);
+  if (!isGroupAlive(pgid, platform)) return false;
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // exited while we looked
+    }
+    // After "pid (comm) ": state, ppid, pgrp, ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+  }
+  return false;
 }
 
 /**
@@ -120,6 +167,14 @@ async function pollUntil(done: () => boolean, timeoutMs: number): Promise<boolea
 /** Polls until `pid` is gone (ESRCH); resolves true if it went within `timeoutMs`. */
 export function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return pollUntil(() => !isAlive(pid), timeoutMs);
+}
+
+/**
+ * Polls until group `pgid` has no running member (zombies waiting for a reaper do not count,
+ * see {@link isGroupRunning}); true if that happened within `timeoutMs`.
+ */
+export function waitForGroupStop(pgid: number, timeoutMs: number, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+  return pollUntil(() => !isGroupRunning(pgid, platform), timeoutMs);
 }
 
 /** Polls until group `pgid` has no member left; true if that happened within `timeoutMs`. */

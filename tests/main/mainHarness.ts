@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning } from '../../src/main/serverReaper.js';
+import { isRunning } from '../../src/proxy/processTree.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
