@@ -25,6 +25,17 @@ for (const name of BENCHES.filter((b) => !skip.includes(b))) {
   clearTimeout(timer);
   results.push({ name, code, seconds: Math.round((Date.now() - t0) / 1000) });
 }
+// Readiness once more under Node 22, the Node inside Electron that runs the app's proxy
+// (fetched from the npm registry by npx; skipped with a note when that is not possible).
+if (!skip.includes('readiness') && !skip.includes('readiness-node22')) {
+  const t0 = Date.now();
+  process.stderr.write('\n=== readiness under node 22 ===\n');
+  const child = spawn('npx', ['-y', '-p', 'node@22', 'node', join(BENCH, 'readiness.mjs'), ...args], { stdio: 'inherit' });
+  const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
+  const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? sig)).on('error', (e) => resolve(e.message)));
+  clearTimeout(timer);
+  results.push({ name: 'readiness (node 22)', code, seconds: Math.round((Date.now() - t0) / 1000) });
+}
 process.stderr.write(`\n${results.map((r) => `${r.name}: exit ${r.code} in ${r.seconds} s`).join('\n')}\n`);
 const report = spawn(process.execPath, [join(BENCH, 'report.mjs'), ...(args.includes('--quick') ? ['--quick'] : [])], { stdio: 'inherit' });
 await new Promise((resolve) => report.on('exit', resolve));

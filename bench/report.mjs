@@ -42,13 +42,16 @@ if (lat) {
   check('full ACP chain p50', '<= 2.5x direct SDK stdio', 'ours-acp-chain', 'p50VsSdkStdio', (v) => v <= 2.5);
 }
 
-const ready = load('readiness');
-if (ready) {
-  say(`### 2. Readiness: spawn to a complete tools/list (${ready.options.rounds} interleaved rounds)`);
+// Node 20 (this machine's node) and, when measured, Node 22 (the Node inside Electron, which
+// runs the app's stdio proxy: `npm run bench:readiness:node22`).
+for (const [name, which] of [['readiness', 'Node 20'], ['readiness.node22', 'Node 22, the Node the app runs the proxy with']]) {
+  const ready = load(name);
+  if (!ready) continue;
+  say(`### 2${name === 'readiness' ? '' : 'b'}. Readiness under ${which}: spawn to a complete tools/list (${ready.options.rounds} interleaved rounds, node ${ready.env?.node ?? '?'})`);
   say();
   say(table(ready.rows.map((r) => ({ what: r.what, tools: r.tools, 'median ms': r.medianMs, 'p90 ms': r.p90Ms, 'min ms': r.minMs, 'proxy / this': r.proxyVsThis }))));
   say();
-  verdict('warm-bridge readiness', '<= 200 ms', `${ready.proxyMedianMs} ms`, ready.targetMet);
+  verdict(`warm-bridge readiness (${which.split(',')[0]})`, '<= 200 ms', `${ready.proxyMedianMs} ms`, ready.targetMet);
 }
 
 const st = load('startup');

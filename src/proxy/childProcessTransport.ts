@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { FrameDecoder, type DecodedFrame } from './framing.js';
 import { Logger, errorText } from './logger.js';
+import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 
@@ -208,6 +209,7 @@ export class ChildProcessTransport implements Transport {
         else resolve();
       };
       const onClose = () => finish(new Error(`server '${this.opts.name}' stdin closed before the message was written`));
+      corkForTick(stdin);
       if (stdin.write(JSON.stringify(message) + '\n', (err) => err && finish(err))) finish();
       else stdin.once('drain', finish).once('close', onClose);
     });

@@ -6,9 +6,6 @@
 import { parseArgs, UsageError, USAGE } from './cli/cliArgs.js';
 import { ConfigError } from './config.js';
 import { Logger, errorText, type LogLevel } from './logger.js';
-import { runStdioMode } from './modes/stdioMode.js';
-import { runConvertMode } from './modes/convertMode.js';
-import { runBridgeMode } from './modes/bridgeMode.js';
 
 declare const __QIMING_VERSION__: string | undefined;
 const VERSION = typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0-dev';
@@ -44,9 +41,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   const logger = Logger.create('proxy', opts.logLevel ? { level: opts.logLevel as LogLevel } : {});
   try {
-    if (opts.mode === 'convert') return await runConvertMode(opts, logger);
-    if (opts.mode === 'proxy' || opts.transport === 'http') return await runBridgeMode(opts, logger);
-    return await runStdioMode(opts, logger);
+    // Each mode is loaded when chosen, so start-up initialises only what that mode uses (the
+    // bundle stays one file; esbuild defers the module bodies behind these imports).
+    if (opts.mode === 'convert') return await (await import('./modes/convertMode.js')).runConvertMode(opts, logger);
+    if (opts.mode === 'proxy' || opts.transport === 'http') return await (await import('./modes/bridgeMode.js')).runBridgeMode(opts, logger);
+    return await (await import('./modes/stdioMode.js')).runStdioMode(opts, logger);
   } catch (err) {
     if (err instanceof ConfigError) {
       // A file that cannot be read is not an invalid config; say just what is wrong.

@@ -9,7 +9,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
 import type { ToolFilter } from './toolFilter.js';
 
@@ -88,9 +88,9 @@ export class ConfigError extends Error {
 const topSchema = z.looseObject(
   {
     mcpServers: z.record(z.string(), z.unknown(), { error: must('an object mapping server ids to server entries') }),
-    toolNaming: z.enum(['prefixed', 'original'], { error: oneOf(['prefixed', 'original']) }).optional(),
-    readyTimeoutMs: ms(1).optional(),
-    toolTimeouts: msMap().optional(),
+    toolNaming: z.optional(z.enum(['prefixed', 'original'], { error: oneOf(['prefixed', 'original']) })),
+    readyTimeoutMs: z.optional(ms(1)),
+    toolTimeouts: z.optional(msMap()),
   },
   { error: must('a JSON object') },
 );

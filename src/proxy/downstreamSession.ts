@@ -4,7 +4,7 @@
  * upstream with only the id, the name and the progress token rewritten.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocolVersion.js';
 import { JsonRpcPeer, type PendingHandle } from './rpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from './rpc/jsonRpc.js';
 import { toolTimeoutFor } from './toolFilter.js';

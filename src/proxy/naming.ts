@@ -3,7 +3,6 @@
  * at most 64 characters (longer names keep a prefix and gain a stable hash suffix). The
  * mapping is kept in a table, so it is reversible even where sanitising lost characters.
  */
-import { createHash } from 'node:crypto';
 
 export const NAME_SEPARATOR = '__';
 export const MAX_NAME_LENGTH = 64;
@@ -15,7 +14,8 @@ function sanitize(s: string): string {
 }
 
 function shortHash(s: string): string {
-  return createHash('sha256').update(s).digest('hex').slice(0, 8);
+  // Loaded on first use: most names need no hash, and crypto costs start-up time.
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(s).digest('hex').slice(0, 8);
 }
 
 /** The stable namespaced name of `name` on server `serverId`. */

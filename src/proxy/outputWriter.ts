@@ -4,6 +4,7 @@
  * error: writes then resolve without writing and `peerGone` fires once.
  */
 import type { Readable, Writable } from 'node:stream';
+import { corkForTick } from './corkForTick.js';
 import { errorText } from './logger.js';
 
 /** Write errors meaning the reader is gone (ECONNRESET covers a socket as output). */
@@ -81,6 +82,7 @@ export class OutputWriter {
       };
       let ok: boolean;
       try {
+        corkForTick(this.output);
         ok = this.output.write(text, (err) => {
           if (err) return fail(err);
           flushed = true;

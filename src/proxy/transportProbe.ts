@@ -5,7 +5,7 @@
  * otherwise (a legacy server answers the POST with 404/405). A session the probe opened is
  * closed again with DELETE.
  */
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION } from './protocolVersion.js';
 import { errorText, type Logger } from './logger.js';
 
 export const PROBE_TIMEOUT_MS = 5_000;

@@ -3,7 +3,7 @@
  * `initialize` (declaring every client capability, since one upstream serves many
  * sessions), `notifications/initialized`, then every list fetched into the cache.
  */
-import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { LATEST_PROTOCOL_VERSION } from './protocolVersion.js';
 import type { JsonRpcPeer } from './rpc/jsonRpcPeer.js';
 import type { ListCache } from './listCache.js';
 import { withDeadline } from './deadline.js';

@@ -1,14 +1,14 @@
 /**
  * Builds the client transport for one configured server: a process-tree-safe child for
- * stdio entries; streamable HTTP (our LeanHttpClientTransport) or SSE (the SDK's) for remote
- * ones (a `url` with no type probes streamable HTTP first and falls back to SSE); every
+ * stdio entries; the bridge's stream link for `bridge` entries; streamable HTTP (our
+ * LeanHttpClientTransport) or SSE (the SDK's) for other remote ones (a `url` with no type probes streamable HTTP first and falls back to SSE); every
  * remote transport is wrapped in the ResilientTransportWrapper so it reconnects and
  * replays `initialize`.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { ChildProcessTransport } from './childProcessTransport.js';
 import { LeanHttpClientTransport } from './http/leanHttpClientTransport.js';
+import { StreamClientTransport } from './http/streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { probeTransport } from './transportProbe.js';
 import type { ServerEntry } from './config.js';
@@ -29,19 +29,23 @@ export interface BuiltTransport {
 
 /**
  * One remote transport of a fixed kind. Streamable HTTP uses our `node:http` client (the
- * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK.
+ * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK, loaded
+ * on first use so that configs without SSE servers never pay for its start-up.
  */
-export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport {
+export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport | Promise<Transport> {
   const u = new URL(url);
   if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger });
-  return new SSEClientTransport(u, {
-    requestInit: { headers },
-    // The SSE GET also needs the headers (for example Authorization).
-    eventSourceInit: {
-      fetch: (input: string | URL | Request, init?: RequestInit) =>
-        fetch(input, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string> | undefined), Accept: 'text/event-stream' } }),
-    },
-  });
+  return import('@modelcontextprotocol/sdk/client/sse.js').then(
+    ({ SSEClientTransport }) =>
+      new SSEClientTransport(u, {
+        requestInit: { headers },
+        // The SSE GET also needs the headers (for example Authorization).
+        eventSourceInit: {
+          fetch: (input: string | URL | Request, init?: RequestInit) =>
+            fetch(input, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string> | undefined), Accept: 'text/event-stream' } }),
+        },
+      }),
+  );
 }
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
@@ -62,8 +66,11 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   if (entry.type === 'auto') {
     kind = await probeTransport(entry.url, headers, { logger: hooks.logger });
   }
+  // Our own bridge is reached over its stream link (http/mcpStream.ts): one upgraded
+  // connection, newline JSON-RPC on it, as cheap per call as a pipe.
+  const streamLink = entry.type === 'bridge' && new URL(entry.url).protocol === 'http:';
   const resilient = new ResilientTransportWrapper({
-    factory: () => remoteTransport(kind, entry.url, headers, hooks.logger),
+    factory: () => (streamLink ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger }) : remoteTransport(kind, entry.url, headers, hooks.logger)),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,
     attemptTimeoutMs: entry.connectionTimeoutMs,

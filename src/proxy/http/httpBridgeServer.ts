@@ -12,7 +12,7 @@
  * so the token never appears in a URL, a log line or the browser history.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorText, Logger } from '../logger.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -22,13 +22,14 @@ import { DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
 import { SseEndpoint } from './sseEndpoint.js';
 import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
+import { refuseUpgrade, StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../deadline.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
   /** The server id of `/mcp/<id>` or `/sse/<id>`; undefined for the aggregated route. */
   serverId?: string;
-  kind: 'streamable' | 'sse';
+  kind: 'streamable' | 'sse' | 'stream';
 }
 
 /** The router's side of the bridge: it serves MCP on the transports handed to it. */
@@ -88,6 +89,7 @@ export class BridgeHttpServer {
   private readonly sessions: SessionTable;
   private readonly streamable: StreamableEndpoint;
   private readonly sse: SseEndpoint;
+  private readonly stream: StreamUpgradeEndpoint;
   private readonly eventStreams = new Set<EventStream>();
   private readonly maxBodyBytes: number;
   private server: Server | undefined;
@@ -102,6 +104,7 @@ export class BridgeHttpServer {
     const shared = { handler: opts.handler, sessions: this.sessions, keepAliveMs, logger: this.logger };
     this.streamable = new StreamableEndpoint(shared);
     this.sse = new SseEndpoint(shared);
+    this.stream = new StreamUpgradeEndpoint({ ...shared, maxMessageBytes: this.maxBodyBytes });
   }
 
   /** Binds and starts serving. Rejects for a refused host or a port in use. */
@@ -117,6 +120,12 @@ export class BridgeHttpServer {
       });
     });
     server.on('clientError', (_err, socket) => socket.destroy());
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      this.onUpgrade(req, socket, head).catch((err) => {
+        this.logger.error(`upgrade of ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
+        socket.destroy();
+      });
+    });
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -205,6 +214,28 @@ export class BridgeHttpServer {
       return;
     }
     sendError(res, 404, 'not found');
+  }
+
+  /** The stream link (mcpStream.ts): the same gates as any request, then the route's. */
+  private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
+    socket.on('error', () => undefined); // a client gone mid-answer is not ours to report
+    if (this.closing) return refuseUpgrade(socket, 503, 'bridge is stopping');
+    const gate = checkHostAndOrigin(req.headers, this.allowedHosts);
+    if (gate) {
+      this.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
+      return refuseUpgrade(socket, gate.status, gate.message);
+    }
+    if (!StreamUpgradeEndpoint.wants(req)) return refuseUpgrade(socket, 400, `unsupported upgrade "${req.headers.upgrade ?? ''}"`);
+    if (!authorized(req.headers, this.opts.token)) return refuseUpgrade(socket, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
+    const mcp = MCP_PATH.exec(new URL(req.url ?? '/', 'http://bridge.invalid').pathname);
+    if (!mcp || mcp[1] !== 'mcp') return refuseUpgrade(socket, 404, 'not found');
+    let serverId: string | undefined;
+    try {
+      serverId = mcp[2] === undefined ? undefined : decodeURIComponent(mcp[2]);
+    } catch {
+      return refuseUpgrade(socket, 400, 'malformed server id');
+    }
+    await this.stream.open(req, socket, head, serverId);
   }
 
   private async onMcp(req: IncomingMessage, res: ServerResponse, kind: string, rawId: string | undefined, url: URL): Promise<void> {

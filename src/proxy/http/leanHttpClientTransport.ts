@@ -11,7 +11,7 @@
  * server forgot the session; it rejects the send and raises onerror like any transport error.
  */
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../logger.js';
@@ -62,11 +62,13 @@ export class LeanHttpClientTransport implements Transport {
     private readonly opts: LeanHttpClientOptions = {},
   ) {
     const secure = url.protocol === 'https:';
-    this.mod = secure ? https : http;
+    // TLS is loaded only for an https URL (bridge and local servers are plain http).
+    const tls: typeof https | undefined = secure ? process.getBuiltinModule('node:https') : undefined;
+    this.mod = tls ?? http;
     // `timeout` only closes idle pooled sockets (a busy socket just gets an event). Without
     // it Node 20 ignores the server's `Keep-Alive: timeout=N` hint, and a POST could reuse a
     // socket the server is closing at that moment (ECONNRESET, then a needless reconnect).
-    this.agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS });
+    this.agent = new (tls ? tls.Agent : http.Agent)({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS });
     this.baseHeaders = { ...opts.headers };
   }
 
@@ -263,7 +265,7 @@ export class LeanHttpClientTransport implements Transport {
 }
 
 /** Reads a body as text (keeping at most `limit` characters); `complete` is false if cut. */
-function readText(res: http.IncomingMessage, limit: number, cb: (text: string, complete: boolean) => void): void {
+export function readText(res: http.IncomingMessage, limit: number, cb: (text: string, complete: boolean) => void): void {
   let text = '';
   let called = false;
   res.setEncoding('utf8');

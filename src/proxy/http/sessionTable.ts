@@ -17,7 +17,7 @@ import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
 /** Default idle time after which a session without open requests is closed: 30 min. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
 
-export type SessionKind = 'streamable' | 'sse';
+export type SessionKind = 'streamable' | 'sse' | 'stream';
 
 export interface SessionEntry<T extends Transport = Transport> {
   readonly id: string;
@@ -63,10 +63,10 @@ export class SessionTable {
   }
 
   /**
-   * Marks `res` as an open request of the session: the idle clock stops until every
-   * tracked response of the session has closed.
+   * Marks `res` (a response, or a stream link's connection) as open for the session: the
+   * idle clock stops until every tracked one of the session has closed.
    */
-  track(entry: SessionEntry, res: ServerResponse): void {
+  track(entry: SessionEntry, res: { once(event: 'close', listener: () => void): unknown }): void {
     entry.busy++;
     clearTimeout(entry.timer);
     entry.timer = undefined;

@@ -5,7 +5,7 @@
  * `SSEServerTransport` per session; the session ends with its stream.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { errorText, type Logger } from '../logger.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_SESSION_NOT_FOUND, sendError, sendJsonRpcError } from './body.js';
 import { startKeepAlive } from './eventStream.js';
@@ -36,6 +36,8 @@ export class SseEndpoint {
     // `Cache-Control: no-cache, no-transform` wins over ours, which is as strict.
     res.setHeader('X-Accel-Buffering', 'no');
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // Loaded on first use: most bridges never serve a legacy SSE client.
+    const { SSEServerTransport } = await import('@modelcontextprotocol/sdk/server/sse.js');
     const transport = new SSEServerTransport(messagesPath(serverId), res);
     const id = transport.sessionId;
     transport.onerror = (err) => logger.debug(`sse session ${id}: ${errorText(err)}`);

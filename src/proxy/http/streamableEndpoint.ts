@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocolVersion.js';
 import { errorText, type Logger } from '../logger.js';
 import {
   JSONRPC_INTERNAL_ERROR,

@@ -1,0 +1,99 @@
+/**
+ * The bridge's side of the stream link (see mcpStream.ts): an HTTP `upgrade` to
+ * `mcp-stream` on `/mcp/<id>` or `/mcp` becomes one session whose transport is the
+ * connection itself, read and written like a stdio server's pipes. The caller has checked
+ * Host, Origin and the token; this checks the route and its readiness, as a new streamable
+ * session would be.
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { errorText, type Logger } from '../logger.js';
+import { StdioServerTransport } from '../stdioServerTransport.js';
+import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
+import { MCP_STREAM_UPGRADE } from './mcpStream.js';
+import { connectTransport, type SessionTable } from './sessionTable.js';
+
+export interface StreamUpgradeOptions {
+  handler: McpSessionHandler;
+  sessions: SessionTable;
+  /** Largest message accepted from the client (the bridge's body cap). */
+  maxMessageBytes: number;
+  logger: Logger;
+}
+
+/** How long a closed session's connection may take to end before it is cut. */
+const END_GRACE_MS = 1_000;
+
+/** Writes a plain HTTP answer on a connection that was not upgraded, then ends it. */
+export function refuseUpgrade(socket: Socket, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+  const body = JSON.stringify({ error: message, ...extra });
+  const head = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  if (socket.writable) socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), END_GRACE_MS).unref();
+}
+
+/** A session's transport: the stdio transport over the upgraded connection, which it ends on close. */
+class StreamSessionTransport extends StdioServerTransport {
+  constructor(
+    private readonly socket: Socket,
+    maxMessageBytes: number,
+    logger: Logger,
+  ) {
+    super({ input: socket, output: socket, idleTimeoutMs: 0, maxMessageBytes, logger });
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    if (!this.socket.destroyed) {
+      this.socket.end();
+      setTimeout(() => this.socket.destroy(), END_GRACE_MS).unref();
+    }
+  }
+}
+
+export class StreamUpgradeEndpoint {
+  constructor(private readonly opts: StreamUpgradeOptions) {}
+
+  /** True when the request asks for the stream link (whatever else is wrong with it). */
+  static wants(req: IncomingMessage): boolean {
+    return req.headers.upgrade?.toLowerCase() === MCP_STREAM_UPGRADE;
+  }
+
+  /** Serves one upgrade request on route `serverId` (undefined = the aggregated route). */
+  async open(req: IncomingMessage, socket: Socket, head: Buffer, serverId: string | undefined): Promise<void> {
+    const { handler, sessions, logger } = this.opts;
+    if (req.method !== 'GET') return refuseUpgrade(socket, 405, 'method not allowed', {}, { Allow: 'GET' });
+    const state = handler.routeState(serverId);
+    if (state === 'unknown') return refuseUpgrade(socket, 404, serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, { serverId });
+    if (state !== 'ok') {
+      return refuseUpgrade(socket, 503, `server "${serverId ?? '<all>'}" is not ready`, { serverId, state: state.notReady }, { 'Retry-After': '1' });
+    }
+    socket.setNoDelay(true);
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${MCP_STREAM_UPGRADE}\r\nConnection: Upgrade\r\n\r\n`);
+    if (head.length > 0) socket.unshift(head);
+    const transport = new StreamSessionTransport(socket, this.opts.maxMessageBytes, logger);
+    const id = randomUUID();
+    const entry = sessions.add({ id, kind: 'stream', serverId, transport });
+    // The connection is the session: busy while open, so it never idles out.
+    sessions.track(entry, socket);
+    socket.once('close', () => {
+      sessions.remove(id);
+      void transport.close();
+    });
+    const route: McpRoute = { serverId, kind: 'stream' };
+    try {
+      await connectTransport(handler, transport, route, () => sessions.remove(id));
+    } catch (err) {
+      logger.error(`session handler refused a stream session on ${serverId ?? '<all>'}: ${errorText(err)}`);
+      sessions.remove(id);
+      socket.destroy();
+    }
+  }
+}
