@@ -1,23 +1,25 @@
-// The proxy is invisible: the same server-everything features, direct and through stdio
-// aggregation, give the same results (names aside).
+// The proxy is invisible: the same server-everything features, direct, through stdio
+// aggregation, and through the app's chain (stdio proxy -> bridge stream link -> server),
+// give the same results (names aside).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   LoggingMessageNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { connectProxy, ensureBuilt, EVERYTHING, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
 
 const caps = { elicitation: {}, sampling: {} };
-let proxied: ProxyHandle;
+const TOKEN = 'a-transparency-test-token-long-enough';
 let direct: Client;
 let directTransport: StdioClientTransport;
 
 beforeAll(async () => {
   ensureBuilt();
-  proxied = await connectProxy(['--config', JSON.stringify({ mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], caps);
   directTransport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING], stderr: 'pipe' });
   direct = new Client({ name: 'direct', version: '1' }, { capabilities: caps });
   await direct.connect(directTransport);
@@ -27,10 +29,31 @@ afterAll(async () => {
   const pid = directTransport.pid;
   await direct.close();
   if (pid) await waitGone(pid, 8000);
-  await proxied.close();
 });
 
-describe('transparency against server-everything', () => {
+/** The two ways our proxy sits between a client and server-everything (as server "e"). */
+const PATHS: [string, () => Promise<ProxyHandle>][] = [
+  ['stdio aggregation', () => connectProxy(['--config', JSON.stringify({ mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], caps)],
+  [
+    'the app chain: stdio proxy -> bridge stream link -> server',
+    async () => {
+      const bridge = await startBridge({ config: { mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }, token: TOKEN });
+      const e = { type: 'bridge', url: `${bridge.ready!.url}/mcp/e`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
+      return connectProxy(['--config', JSON.stringify({ mcpServers: { e } }), '--no-watchdog'], caps, { MCP_BRIDGE_TOKEN: TOKEN });
+    },
+  ],
+];
+
+describe.each(PATHS)('transparency against server-everything: %s', (_name, connect) => {
+  let proxied: ProxyHandle;
+  beforeAll(async () => {
+    proxied = await connect();
+  }, 60_000);
+  afterAll(async () => {
+    await proxied.close();
+    await cleanupBridges();
+  });
+
   it('binary content (image) is byte-identical', async () => {
     const a = await direct.callTool({ name: 'get-tiny-image', arguments: {} });
     const b = await proxied.client.callTool({ name: 'e__get-tiny-image', arguments: {} });
@@ -60,6 +83,17 @@ describe('transparency against server-everything', () => {
     proxied.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada', check: true, email: 'ada@example.com' } }));
     const res = JSON.stringify(await proxied.client.callTool({ name: 'e__trigger-elicitation-request', arguments: {} }));
     expect(res).toContain('Ada');
+  });
+
+  it('sampling reaches the client and its answer the server', async () => {
+    let asked = '';
+    proxied.client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+      asked = JSON.stringify(req.params.messages);
+      return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled answer 42' } };
+    });
+    const res = JSON.stringify(await proxied.client.callTool({ name: 'e__trigger-sampling-request', arguments: { prompt: 'hello sampler', maxTokens: 20 } }));
+    expect(asked).toContain('hello sampler');
+    expect(res).toContain('sampled answer 42');
   });
 
   it('resource subscriptions deliver resources/updated', async () => {
