@@ -108,16 +108,24 @@ function specificity(glob: string): number {
  * Finds the timeout for `name` in one `{glob: ms}` map: an exact key wins, then the matching
  * glob with the most literal characters; ties go to the key written first.
  */
+/** The glob patterns of a timeouts map, compiled once per map (lookups run on every call). */
+const compiledTimeouts = new WeakMap<Record<string, number>, { re: RegExp; score: number; ms: number }[]>();
+
 export function lookupToolTimeout(name: string, timeouts: Record<string, number>): number | undefined {
   if (Object.prototype.hasOwnProperty.call(timeouts, name)) return timeouts[name];
+  let globs = compiledTimeouts.get(timeouts);
+  if (!globs) {
+    globs = Object.entries(timeouts)
+      .filter(([glob]) => isGlob(glob))
+      .map(([glob, ms]) => ({ re: globToRegExp(glob), score: specificity(glob), ms }));
+    compiledTimeouts.set(timeouts, globs);
+  }
   let best: number | undefined;
   let bestScore = -1;
-  for (const [glob, ms] of Object.entries(timeouts)) {
-    if (!isGlob(glob) || !globToRegExp(glob).test(name)) continue;
-    const score = specificity(glob);
-    if (score > bestScore) {
-      best = ms;
-      bestScore = score;
+  for (const g of globs) {
+    if (g.score > bestScore && g.re.test(name)) {
+      best = g.ms;
+      bestScore = g.score;
     }
   }
   return best;
