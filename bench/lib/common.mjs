@@ -13,6 +13,7 @@ export const CLI = process.env.QIMING_PROXY_CLI ?? join(ROOT, 'dist', 'proxy', '
 export const ECHO_SERVER = join(BENCH, 'fixtures', 'echoServer.mjs');
 export const GUARD = join(BENCH, 'lib', 'loopbackOnly.cjs');
 export const RAW_RELAY = join(BENCH, 'fixtures', 'rawRelay.mjs');
+export const PARSE_RELAY = join(BENCH, 'fixtures', 'parseRelay.mjs');
 export const RAW_HTTP_HOP = join(BENCH, 'fixtures', 'rawHttpHop.mjs');
 const MCP = join(ROOT, 'node_modules', '@modelcontextprotocol');
 export const EVERYTHING_SERVER = join(MCP, 'server-everything', 'dist', 'index.js');

@@ -1,6 +1,6 @@
 // The ways a client can reach the benchmarks' echo server, each started the same way and
 // returned as an SDK Client plus the pids of the proxy processes in between:
-//   sdk-stdio (baseline), sdk-http, raw-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
+//   sdk-stdio (baseline), sdk-http, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
 //   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub.
 // Every process is registered with the benchmark's Processes (ended by pid at the end).
 import { randomBytes } from 'node:crypto';
@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { CLI, ECHO_SERVER, GUARD, descendants, PEERS, RAW_HTTP_HOP, RAW_RELAY, firstJsonLine, freePort, sleep, tail, waitPort, within } from './common.mjs';
+import { CLI, ECHO_SERVER, GUARD, descendants, PARSE_RELAY, PEERS, RAW_HTTP_HOP, RAW_RELAY, firstJsonLine, freePort, sleep, tail, waitPort, within } from './common.mjs';
 
 const START_TIMEOUT_MS = 30_000;
 const node = process.execPath;
@@ -30,6 +30,7 @@ export const PATHS = [
   { id: 'sdk-stdio', label: 'direct SDK stdio (baseline)', group: 'reference' },
   { id: 'sdk-http', label: 'direct SDK streamable HTTP', group: 'reference' },
   { id: 'raw-relay', label: 'byte relay process, no parsing (floor of a stdio hop)', group: 'reference' },
+  { id: 'parse-relay', label: 'relay process that parses, re-ids and re-serialises each message (floor of a proxy that reads messages)', group: 'reference' },
   { id: 'raw-relay-2', label: 'two byte relay processes in a row (floor of the ACP chain over the stream link)', group: 'reference' },
   { id: 'raw-http-hop', label: 'minimal HTTP server -> stdio, JSON replies (floor of bridge /mcp/<id>)', group: 'reference' },
   { id: 'raw-http-chain', label: 'minimal stdio -> HTTP -> stdio relays (floor of the ACP chain)', group: 'reference' },
@@ -181,6 +182,13 @@ export async function startPath(id, shared) {
     }
     case 'raw-relay': {
       const c = await stdioClient(procs, id, node, [RAW_RELAY, node, ECHO_SERVER]);
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid];
+      break;
+    }
+    case 'parse-relay': {
+      const c = await stdioClient(procs, id, node, [PARSE_RELAY, node, ECHO_SERVER]);
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid];
