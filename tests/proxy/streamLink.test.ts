@@ -121,6 +121,25 @@ describe('stream link', () => {
     expect(replies.find((r) => r.id === null)?.error?.code).toBe(-32700);
   });
 
+  it('carries 5 MiB each way, and answers a message over the cap with -32600 and serves on', async () => {
+    const h = await bridge({ maxBodyBytes: 8 * 1024 * 1024 });
+    const { client, transport } = await linkClient(h, '/mcp/alpha');
+    const big = 'x'.repeat(5 * 1024 * 1024);
+    const res = await client.callTool({ name: 'echo', arguments: { text: big } });
+    expect((res.content as { text: string }[])[0]!.text).toBe(`alpha:stream:${big}`);
+    // Over the bridge's cap: refused by id, and the link stays up.
+    const errors: unknown[] = [];
+    const onmessage = transport.onmessage!;
+    transport.onmessage = (m, extra) => {
+      if ((m as { id?: unknown }).id === 'too-big') errors.push(m);
+      else onmessage(m, extra);
+    };
+    await transport.send({ jsonrpc: '2.0', id: 'too-big', method: 'tools/call', params: { name: 'echo', arguments: { text: 'y'.repeat(9 * 1024 * 1024) } } });
+    await waitFor(() => errors.length === 1, 5_000, 'the oversize answer');
+    expect(errors[0]).toMatchObject({ id: 'too-big', error: { code: -32600 } });
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'after' } })).content).toEqual([{ type: 'text', text: 'alpha:stream:after' }]);
+  });
+
   it('never idles out while the connection is open', async () => {
     const h = await bridge({ sessionIdleMs: 150 });
     const { client } = await linkClient(h, '/mcp/alpha');

@@ -93,8 +93,18 @@ export class StreamClientTransport implements Transport {
     return new Promise<void>((resolve, reject) => {
       corkForTick(socket);
       const written = socket.write(`${JSON.stringify(message)}\n`, (err) => err && reject(err));
-      if (written) resolve();
-      else socket.once('drain', resolve);
+      if (written) return resolve();
+      // Under backpressure: settled by 'drain', or rejected if the link closes first (the
+      // resilient wrapper then queues the message for the next connection).
+      const onDrain = () => {
+        socket.off('close', onClose);
+        resolve();
+      };
+      const onClose = () => {
+        socket.off('drain', onDrain);
+        reject(new Error('stream link closed before the message was written'));
+      };
+      socket.once('drain', onDrain).once('close', onClose);
     });
   }
 
