@@ -15,6 +15,7 @@ import { Logger, errorText } from './logger.js';
 import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
+import { parseRpcFrame } from './rpc/jsonRpc.js';
 
 export const DEFAULT_STDIN_GRACE_MS = 2000;
 export const DEFAULT_TERM_GRACE_MS = 2000;
@@ -174,20 +175,14 @@ export class ChildProcessTransport implements Transport {
         this.onerror?.(err);
         continue;
       }
-      let msg: unknown;
-      try {
-        msg = JSON.parse(frame.body);
-      } catch {
-        msg = undefined;
-      }
-      // A shape check only: forwarded payloads are the endpoints' business to validate.
-      if (typeof msg !== 'object' || msg === null || (msg as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      const msg = parseRpcFrame(frame.body);
+      if (!msg) {
         const shown = frame.body.length > 200 ? `${frame.body.slice(0, 200)}...` : frame.body;
         this.log.warn(`non-JSON-RPC line on stdout ignored: ${shown}`);
         this.onerror?.(new Error(`server '${this.opts.name}' wrote a line that is not JSON-RPC: ${shown}`));
         continue;
       }
-      this.safely('onmessage', () => this.onmessage?.(msg as JSONRPCMessage));
+      this.safely('onmessage', () => this.onmessage?.(msg));
     }
   }
 

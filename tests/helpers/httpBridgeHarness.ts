@@ -1,6 +1,7 @@
 // Test harness for BridgeHttpServer: a session handler backed by real SDK McpServers,
 // a status bus, and a raw HTTP helper for requests fetch() refuses to make (bad Host).
 import http from 'node:http';
+import { afterEach } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
@@ -76,6 +77,23 @@ export interface Harness {
   bus: StatusBus;
   logLines: string[];
   auth: Record<string, string>;
+}
+
+/**
+ * For a test file: a list of cleanups run after each test (last first, failures ignored),
+ * and `bridge()`, which starts a bridge that is closed after the test.
+ */
+export function bridgePerTest(): { cleanups: Array<() => Promise<unknown> | unknown>; bridge: (overrides?: Partial<BridgeHttpOptions>) => Promise<Harness> } {
+  const cleanups: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
+  });
+  const bridge = async (overrides: Partial<BridgeHttpOptions> = {}): Promise<Harness> => {
+    const h = await startBridge(overrides);
+    cleanups.push(() => h.server.close());
+    return h;
+  };
+  return { cleanups, bridge };
 }
 
 /** Starts a bridge on 127.0.0.1 port 0 with the test handler. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { STATIC_CSP } from '../../src/proxy/http/staticFiles.js';
 import {
   INITIALIZE,
@@ -16,18 +16,10 @@ import {
   startBridge,
   waitFor,
   type Harness,
+  bridgePerTest,
 } from '../helpers/httpBridgeHarness.js';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-});
-
-async function bridge(overrides: Parameters<typeof startBridge>[0] = {}): Promise<Harness> {
-  const h = await startBridge(overrides);
-  cleanups.push(() => h.server.close());
-  return h;
-}
+const { cleanups, bridge } = bridgePerTest();
 
 async function streamableClient(h: Harness, path: string) {
   const transport = new StreamableHTTPClientTransport(new URL(h.url + path), { requestInit: { headers: h.auth } });

@@ -2,21 +2,12 @@
 // with real SDK servers behind it, reached by StreamClientTransport and by raw sockets.
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpStatusError } from '../../src/proxy/http/leanHttpClientTransport.js';
 import { StreamClientTransport } from '../../src/proxy/http/streamClientTransport.js';
-import { startBridge, waitFor, type Harness } from '../helpers/httpBridgeHarness.js';
+import { waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-});
-
-async function bridge(overrides: Parameters<typeof startBridge>[0] = {}): Promise<Harness> {
-  const h = await startBridge(overrides);
-  cleanups.push(() => h.server.close());
-  return h;
-}
+const { cleanups, bridge } = bridgePerTest();
 
 async function linkClient(h: Harness, path: string, headers = h.auth) {
   const transport = new StreamClientTransport(new URL(h.url + path), { headers });

@@ -3,20 +3,11 @@
 // plain requests, SSE only when something related goes first, batches, 202, the GET
 // stream, 409, DELETE and the header checks.
 import http from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { INITIALIZE, MCP_POST_HEADERS, rawRequest, startBridge, waitFor, type Harness, type RawResponse } from '../helpers/httpBridgeHarness.js';
+import { INITIALIZE, MCP_POST_HEADERS, rawRequest, waitFor, type Harness, type RawResponse, bridgePerTest } from '../helpers/httpBridgeHarness.js';
 
-const cleanups: Array<() => Promise<unknown> | unknown> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
-});
-
-async function bridge(overrides: Parameters<typeof startBridge>[0] = {}): Promise<Harness> {
-  const h = await startBridge(overrides);
-  cleanups.push(() => h.server.close());
-  return h;
-}
+const { cleanups, bridge } = bridgePerTest();
 
 function post(h: Harness, body: unknown, headers: Record<string, string> = {}, path = '/mcp/alpha'): Promise<RawResponse> {
   return rawRequest(h.port, {

@@ -17,6 +17,7 @@ import { FrameDecoder } from '../framing.js';
 import { errorText, type Logger } from '../logger.js';
 import { HttpStatusError, readText } from './leanHttpClientTransport.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
+import { parseRpcFrame } from '../rpc/jsonRpc.js';
 
 export interface StreamClientOptions {
   /** Sent with the upgrade request (for example Authorization). */
@@ -142,17 +143,12 @@ export class StreamClientTransport implements Transport {
         this.report(new Error(`the bridge sent a ${frame.bytes}-byte message, over the size cap; skipped`));
         continue;
       }
-      let msg: unknown;
-      try {
-        msg = JSON.parse(frame.body);
-      } catch {
-        msg = undefined;
-      }
-      if (!msg || typeof msg !== 'object' || (msg as { jsonrpc?: unknown }).jsonrpc !== '2.0') {
+      const msg = parseRpcFrame(frame.body);
+      if (!msg) {
         this.report(new Error('the bridge sent a line that is not JSON-RPC'));
         continue;
       }
-      this.onmessage?.(msg as JSONRPCMessage);
+      this.onmessage?.(msg);
     }
   }
 

@@ -50,6 +50,21 @@ export const ErrorCode = {
   QueueFull: -32003,
 } as const;
 
+/**
+ * Parses one frame's text into a JSON-RPC 2.0 message, checking only the shape (an object
+ * with `jsonrpc: "2.0"`): forwarded payloads are the endpoints' business to validate.
+ * Undefined for anything else.
+ */
+export function parseRpcFrame(text: string): JSONRPCMessage | undefined {
+  let msg: unknown;
+  try {
+    msg = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return typeof msg === 'object' && msg !== null && (msg as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (msg as JSONRPCMessage) : undefined;
+}
+
 export function isRequest(m: RpcMessage): m is RpcRequest {
   return 'method' in m && 'id' in m && m.id !== undefined && m.id !== null;
 }
