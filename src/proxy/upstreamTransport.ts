@@ -1,9 +1,9 @@
 /**
  * Builds the client transport for one configured server: a process-tree-safe child for
  * stdio entries; the bridge's stream link for `bridge` entries; streamable HTTP (our
- * LeanHttpClientTransport) or SSE (the SDK's) for other remote ones (a `url` with no type probes streamable HTTP first and falls back to SSE); every
- * remote transport is wrapped in the ResilientTransportWrapper so it reconnects and
- * replays `initialize`.
+ * LeanHttpClientTransport) or SSE (the SDK's) for other remote ones (a `url` with no type
+ * probes streamable HTTP first and falls back to SSE). Every remote transport is wrapped in
+ * the ResilientTransportWrapper so it reconnects and replays `initialize`.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChildProcessTransport } from './childProcessTransport.js';
