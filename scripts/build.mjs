@@ -12,20 +12,43 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
 const only = process.argv[2];
 
+/** In the CLI bundle, the SDK's SSE modules become a require of the file built beside it. */
+const sdkSseBesideCli = {
+  name: 'sdk-sse-beside-cli',
+  setup(b) {
+    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/(client|server)\/sse\.js$/ }, () => ({ path: './qiming-mcp-sdk-sse.cjs', external: true }));
+  },
+};
+
 const targets = {
+  // The CLI: one CJS file, plus the SDK's SSE transports in a second file beside it that the
+  // CLI requires on first use (src/proxy/sdkSse.ts says why).
   proxy: () =>
-    build({
-      entryPoints: [join(root, 'src/proxy/cli.ts')],
-      outfile: join(root, 'dist/proxy/qiming-mcp-stdio-proxy.cjs'),
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      banner: { js: '#!/usr/bin/env node' },
-      define,
-      logLevel: 'warning',
-      legalComments: 'none',
-    }),
+    Promise.all([
+      build({
+        entryPoints: [join(root, 'src/proxy/cli.ts')],
+        outfile: join(root, 'dist/proxy/qiming-mcp-stdio-proxy.cjs'),
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        banner: { js: '#!/usr/bin/env node' },
+        define,
+        logLevel: 'warning',
+        legalComments: 'none',
+        plugins: [sdkSseBesideCli],
+      }),
+      build({
+        entryPoints: [join(root, 'src/proxy/sdkSse.ts')],
+        outfile: join(root, 'dist/proxy/qiming-mcp-sdk-sse.cjs'),
+        bundle: true,
+        platform: 'node',
+        target: 'node20',
+        format: 'cjs',
+        logLevel: 'warning',
+        legalComments: 'none',
+      }),
+    ]),
   // Electron main (dist/main/main.cjs, package.json "main"). electron stays external; chokidar 5
   // (ESM-only) and the rest are bundled into the CJS file. `import.meta.url` (used by modules
   // that also run as ESM in tests) is given its CJS value.

@@ -49,6 +49,11 @@ export function builtCli(): string {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'proxy'));
   writeFileSync(join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs'), source);
+  // The SDK's SSE transports, which the CLI requires from beside itself on first use.
+  const sse = join(ROOT, 'dist', 'proxy', 'qiming-mcp-sdk-sse.cjs');
+  const sseSource = readFileSync(sse, 'utf8');
+  new Script(sseSource, { filename: sse });
+  writeFileSync(join(dir, 'proxy', 'qiming-mcp-sdk-sse.cjs'), sseSource);
   const panel = join(ROOT, 'dist', 'renderer');
   if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
   cliSnapshot = join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs');

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT, STOCK_FUSE_WIRE, listFiles, makeFakeElectronDist, packDir, type PackResult } from './packaging.js';
 import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/resourcePaths.js';
@@ -25,7 +25,7 @@ let pack: PackResult;
 let paths: RuntimePaths;
 let entries: string[];
 const DIST = join(ROOT, 'dist');
-const UNPACKED = ['dist/proxy/qiming-mcp-stdio-proxy.cjs', 'dist/servers/filesystem.mjs', 'dist/servers/memory.mjs'];
+const UNPACKED = ['dist/proxy/qiming-mcp-sdk-sse.cjs', 'dist/proxy/qiming-mcp-stdio-proxy.cjs', 'dist/servers/filesystem.mjs', 'dist/servers/memory.mjs'];
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'qiming-pack-'));
@@ -57,7 +57,7 @@ describe('packaged layout (electron-builder --dir)', () => {
     expect(leaks).toEqual([]);
   });
 
-  it('ships self-contained bundles: main and preload load only electron and node:*, the rest only node:*', () => {
+  it('ships self-contained bundles: main and preload load only electron and node:*, the rest only node:* (and the CLI its SSE file beside it)', () => {
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     // Real module loads, esbuild's `__require(...)` included, but not `require("...")` inside
     // strings (ajv's templates for standalone code).
@@ -67,7 +67,8 @@ describe('packaged layout (electron-builder --dir)', () => {
     for (const rel of scripts) {
       const text = readFileSync(join(ROOT, rel), 'utf8');
       const specs = new Set(loads.flatMap((re) => [...text.matchAll(re)].map((m) => m[1]!)));
-      const foreign = [...specs].filter((s) => !builtins.has(s) && !(s === 'electron' && rel.startsWith('dist/main/')));
+      const sibling = (s: string) => s.startsWith('./') && scripts.includes(join(dirname(rel), s).split(sep).join('/'));
+      const foreign = [...specs].filter((s) => !builtins.has(s) && !(s === 'electron' && rel.startsWith('dist/main/')) && !(rel.startsWith('dist/proxy/') && sibling(s)));
       expect(foreign, rel).toEqual([]);
     }
   });
@@ -154,6 +155,15 @@ describe('the packaged CLI, run from the layout with plain node', () => {
       expect(JSON.stringify(listing.content)).toContain('hello.txt');
     } finally {
       await client.close();
+    }
+    // The legacy SSE route loads the SDK's SSE transport from the file beside the CLI.
+    const sse = new Client({ name: 'packaging-test-sse', version: '1.0.0' });
+    const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
+    await sse.connect(new SSEClientTransport(new URL(`${ready.url}/sse/memory`), { requestInit: { headers: auth }, eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...auth, Accept: 'text/event-stream' } }) } }));
+    try {
+      expect((await sse.listTools()).tools.map((t) => t.name)).toContain('read_graph');
+    } finally {
+      await sse.close();
     }
 
     child.kill('SIGTERM');
