@@ -22,7 +22,7 @@ import { DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
 import { SseEndpoint } from './sseEndpoint.js';
 import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
-import { refuseUpgrade, StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
+import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../deadline.js';
 
 /** Which route a session came in on. */
@@ -121,7 +121,8 @@ export class BridgeHttpServer {
     });
     server.on('clientError', (_err, socket) => socket.destroy());
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-      this.onUpgrade(req, socket, head).catch((err) => {
+      const gates = { stopping: this.closing !== undefined, allowedHosts: this.allowedHosts, token: this.opts.token };
+      this.stream.upgrade(req, socket, head, gates).catch((err) => {
         this.logger.error(`upgrade of ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
         socket.destroy();
       });
@@ -214,28 +215,6 @@ export class BridgeHttpServer {
       return;
     }
     sendError(res, 404, 'not found');
-  }
-
-  /** The stream link (mcpStream.ts): the same gates as any request, then the route's. */
-  private async onUpgrade(req: IncomingMessage, socket: Socket, head: Buffer): Promise<void> {
-    socket.on('error', () => undefined); // a client gone mid-answer is not ours to report
-    if (this.closing) return refuseUpgrade(socket, 503, 'bridge is stopping');
-    const gate = checkHostAndOrigin(req.headers, this.allowedHosts);
-    if (gate) {
-      this.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
-      return refuseUpgrade(socket, gate.status, gate.message);
-    }
-    if (!StreamUpgradeEndpoint.wants(req)) return refuseUpgrade(socket, 400, `unsupported upgrade "${req.headers.upgrade ?? ''}"`);
-    if (!authorized(req.headers, this.opts.token)) return refuseUpgrade(socket, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
-    const mcp = MCP_PATH.exec(new URL(req.url ?? '/', 'http://bridge.invalid').pathname);
-    if (!mcp || mcp[1] !== 'mcp') return refuseUpgrade(socket, 404, 'not found');
-    let serverId: string | undefined;
-    try {
-      serverId = mcp[2] === undefined ? undefined : decodeURIComponent(mcp[2]);
-    } catch {
-      return refuseUpgrade(socket, 400, 'malformed server id');
-    }
-    await this.stream.open(req, socket, head, serverId);
   }
 
   private async onMcp(req: IncomingMessage, res: ServerResponse, kind: string, rawId: string | undefined, url: URL): Promise<void> {

@@ -1,9 +1,9 @@
 /**
  * The bridge's side of the stream link (see mcpStream.ts): an HTTP `upgrade` to
  * `mcp-stream` on `/mcp/<id>` or `/mcp` becomes one session whose transport is the
- * connection itself, read and written like a stdio server's pipes. The caller has checked
- * Host, Origin and the token; this checks the route and its readiness, as a new streamable
- * session would be.
+ * connection itself, read and written like a stdio server's pipes. It passes the same gates
+ * as every request of the bridge (Host, Origin, the token), then the route's, as a new
+ * streamable session would.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
@@ -12,6 +12,7 @@ import { errorText, type Logger } from '../logger.js';
 import { StdioServerTransport } from '../stdioServerTransport.js';
 import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
+import { authorized, checkHostAndOrigin, wwwAuthenticate } from './security.js';
 import { connectTransport, type SessionTable } from './sessionTable.js';
 
 export interface StreamUpgradeOptions {
@@ -22,8 +23,19 @@ export interface StreamUpgradeOptions {
   logger: Logger;
 }
 
+/** The bridge's state an upgrade is checked against. */
+export interface UpgradeGates {
+  /** The bridge is stopping: every upgrade gets 503. */
+  stopping: boolean;
+  /** The `Host` values the bridge answers to. */
+  allowedHosts: Set<string>;
+  /** The bearer token. */
+  token: string;
+}
+
 /** How long a closed session's connection may take to end before it is cut. */
 const END_GRACE_MS = 1_000;
+const MCP_ROUTE = /^\/mcp(?:\/([^/]+))?\/?$/;
 
 /** Writes a plain HTTP answer on a connection that was not upgraded, then ends it. */
 export function refuseUpgrade(socket: Socket, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
@@ -61,13 +73,30 @@ class StreamSessionTransport extends StdioServerTransport {
 export class StreamUpgradeEndpoint {
   constructor(private readonly opts: StreamUpgradeOptions) {}
 
-  /** True when the request asks for the stream link (whatever else is wrong with it). */
-  static wants(req: IncomingMessage): boolean {
-    return req.headers.upgrade?.toLowerCase() === MCP_STREAM_UPGRADE;
+  /** Any `upgrade` the bridge's server gets: the gates in the order a request meets them, then the route. */
+  async upgrade(req: IncomingMessage, socket: Socket, head: Buffer, gates: UpgradeGates): Promise<void> {
+    socket.on('error', () => undefined); // a client gone mid-answer is not ours to report
+    if (gates.stopping) return refuseUpgrade(socket, 503, 'bridge is stopping');
+    const gate = checkHostAndOrigin(req.headers, gates.allowedHosts);
+    if (gate) {
+      this.opts.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
+      return refuseUpgrade(socket, gate.status, gate.message);
+    }
+    if (req.headers.upgrade?.toLowerCase() !== MCP_STREAM_UPGRADE) return refuseUpgrade(socket, 400, `unsupported upgrade "${req.headers.upgrade ?? ''}"`);
+    if (!authorized(req.headers, gates.token)) return refuseUpgrade(socket, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
+    const route = MCP_ROUTE.exec(new URL(req.url ?? '/', 'http://bridge.invalid').pathname);
+    if (!route) return refuseUpgrade(socket, 404, 'not found');
+    let serverId: string | undefined;
+    try {
+      serverId = route[1] === undefined ? undefined : decodeURIComponent(route[1]);
+    } catch {
+      return refuseUpgrade(socket, 400, 'malformed server id');
+    }
+    await this.open(req, socket, head, serverId);
   }
 
   /** Serves one upgrade request on route `serverId` (undefined = the aggregated route). */
-  async open(req: IncomingMessage, socket: Socket, head: Buffer, serverId: string | undefined): Promise<void> {
+  private async open(req: IncomingMessage, socket: Socket, head: Buffer, serverId: string | undefined): Promise<void> {
     const { handler, sessions, logger } = this.opts;
     if (req.method !== 'GET') return refuseUpgrade(socket, 405, 'method not allowed', {}, { Allow: 'GET' });
     const state = handler.routeState(serverId);
