@@ -17,10 +17,12 @@
  *   follows the name and the files it already holds open), so rotate at most once a wake-up.
  */
 import { watch, type FSWatcher } from 'chokidar';
-import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
-import type { BigIntStats } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { within } from '../proxy/index.js';
 import { EntryAssembler, LineDecoder, type LogEntry } from './logEntryParser.js';
+import { lastLineStart, readAt, statOrUndefined } from './logFileReads.js';
+import { RecentLines } from './recentLines.js';
 
 /** An entry delivered by {@link LogTail}. */
 export type TailEntry = LogEntry;
@@ -89,12 +91,13 @@ export class LogTail {
   private stopping: Promise<void> | undefined;
   private lastErrorText = '';
   private readonly buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-  private readonly recentByTag = new Map<string, string[]>();
+  private readonly recentLines: RecentLines;
 
   constructor(options: LogTailOptions) {
     this.path = resolve(options.path);
     const defaults = { pollMs: DEFAULT_POLL_MS, startAt: 'end', recentPerTag: DEFAULT_RECENT_PER_TAG } as const;
     this.opts = { ...defaults, entryFlushMs: DEFAULT_ENTRY_FLUSH_MS, ...options };
+    this.recentLines = new RecentLines(this.opts.recentPerTag);
   }
 
   /** Creates the file if needed, starts watching and reads what is there. Throws if called twice. */
@@ -119,7 +122,7 @@ export class LogTail {
     this.watcher = watcher;
     watcher.on('all', () => void this.kick());
     watcher.on('error', (err) => this.report(err));
-    await withDeadline(new Promise<void>((r) => watcher.once('ready', () => r())), WATCHER_READY_TIMEOUT_MS);
+    await within(new Promise<void>((r) => watcher.once('ready', () => r())), WATCHER_READY_TIMEOUT_MS);
     if (this.state !== 'started') return;
     this.pollTimer = setInterval(() => void this.kick(), this.opts.pollMs);
     this.pollTimer.unref();
@@ -134,13 +137,12 @@ export class LogTail {
 
   /** The most recent raw entries under `tag` (`''` for untagged lines), oldest first. */
   recent(tag: string): string[] {
-    const lines = this.recentByTag.get(tag) ?? [];
-    return lines.slice(Math.max(0, lines.length - this.opts.recentPerTag));
+    return this.recentLines.recent(tag);
   }
 
   /** Tags seen so far. */
   tags(): string[] {
-    return [...this.recentByTag.keys()];
+    return this.recentLines.tags();
   }
 
   /** Reads now; resolves when everything appended so far has been processed. */
@@ -158,12 +160,12 @@ export class LogTail {
     clearTimeout(this.flushTimer);
     const watcher = this.watcher;
     this.watcher = undefined;
-    await withDeadline(Promise.allSettled([watcher?.close(), this.running]), STOP_DEADLINE_MS);
+    await within(Promise.allSettled([watcher?.close(), this.running]), STOP_DEADLINE_MS);
     const cursors = [...this.retired, ...(this.cur ? [this.cur] : [])];
     this.cur = undefined;
     this.retired = [];
     for (const c of cursors) c.entries.flush();
-    await withDeadline(Promise.allSettled(cursors.map((c) => c.fh.close())), STOP_DEADLINE_MS);
+    await within(Promise.allSettled(cursors.map((c) => c.fh.close())), STOP_DEADLINE_MS);
     this.state = 'stopped';
   }
 
@@ -233,7 +235,7 @@ export class LogTail {
     this.firstOpen = false;
     const entries = new EntryAssembler((e) => this.deliver(e));
     const c: Cursor = { fh, ino: st.ino, dev: st.dev, offset: 0, signature: Buffer.alloc(0), lines: new LineDecoder(), entries, lastDataAt: Date.now() };
-    if (startAtEnd) c.offset = await lastLineStart(fh, Number(st.size));
+    if (startAtEnd) c.offset = await lastLineStart(fh, Number(st.size), READ_CHUNK_BYTES);
     c.signature = await readAt(fh, Math.max(0, c.offset - SIGNATURE_BYTES), Math.min(c.offset, SIGNATURE_BYTES));
     return c;
   }
@@ -286,12 +288,7 @@ export class LogTail {
   }
 
   private deliver(entry: TailEntry): void {
-    const key = entry.tag ?? '';
-    let lines = this.recentByTag.get(key);
-    if (!lines) this.recentByTag.set(key, (lines = []));
-    lines.push(entry.raw);
-    // Trim in bulk, so keeping the last N costs O(1) per entry rather than a shift each time.
-    if (lines.length >= 2 * this.opts.recentPerTag + 16) lines.splice(0, lines.length - this.opts.recentPerTag);
+    this.recentLines.push(entry.tag ?? '', entry.raw);
     try {
       this.opts.onEntry(entry);
     } catch (err) {
@@ -317,36 +314,4 @@ function endText(c: Cursor): void {
   const rest = c.lines.end();
   if (rest !== undefined) c.entries.push(rest);
   c.entries.flush();
-}
-
-async function statOrUndefined(path: string): Promise<BigIntStats | undefined> {
-  try {
-    return await stat(path, { bigint: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
-}
-
-async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
-  const b = Buffer.alloc(length);
-  if (length === 0) return b;
-  const { bytesRead } = await fh.read(b, 0, length, position);
-  return b.subarray(0, bytesRead);
-}
-
-/** For `startAt: 'end'`: the start of the unfinished last line, so it is delivered once complete. */
-async function lastLineStart(fh: FileHandle, size: number): Promise<number> {
-  const from = Math.max(0, size - READ_CHUNK_BYTES);
-  const tail = await readAt(fh, from, size - from);
-  const nl = tail.lastIndexOf(0x0a);
-  if (nl >= 0) return from + nl + 1;
-  return from === 0 ? 0 : size; // a single line longer than the look-back: skip it
-}
-
-/** Waits for `p`, but no longer than `ms`. */
-async function withDeadline(p: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise((r) => (timer = setTimeout(r, ms)))]);
-  clearTimeout(timer);
 }
