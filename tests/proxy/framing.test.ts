@@ -4,10 +4,10 @@ import {
   DEFAULT_MAX_MESSAGE_BYTES,
   FrameDecoder,
   encodeFrame,
-  extractIdHint,
   type DecodedFrame,
   type Framing,
 } from '../../src/proxy/framing.js';
+import { extractIdHint } from '../../src/proxy/idHint.js';
 
 const MiB = 1024 * 1024;
 
