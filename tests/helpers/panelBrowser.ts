@@ -3,6 +3,7 @@
  * into a temp dir, console errors (CSP violations included) collected per page, and a
  * check at close that every Chromium process of this browser is gone.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,4 +130,27 @@ export async function launchPanelBrowser(): Promise<PanelBrowser> {
 /** Console errors that are not about the network (refused connections are expected when the bridge is down). */
 export function nonNetworkErrors(errors: string[]): string[] {
   return errors.filter((e) => !/Failed to load resource|net::ERR_/.test(e));
+}
+
+/**
+ * For a test file: the panel built once into a temp dir and one Chromium, both set up before
+ * the file's tests and removed after them (the browser checked gone).
+ */
+export function panelForFile(): { readonly dir: string; newPage: PanelBrowser['newPage'] } {
+  let built: { dir: string; remove(): void } | undefined;
+  let chrome: PanelBrowser | undefined;
+  beforeAll(async () => {
+    built = await buildPanelToTemp();
+    chrome = await launchPanelBrowser();
+  });
+  afterAll(async () => {
+    await chrome?.close();
+    built?.remove();
+  });
+  return {
+    get dir() {
+      return built!.dir;
+    },
+    newPage: (options) => chrome!.newPage(options),
+  };
 }

@@ -1,26 +1,16 @@
 // The panel's link to the bridge in real Chromium: empty state, the bridge going away and
 // coming back, a dropped event stream, and a missing or wrong token.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { buildPanelToTemp, launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
+import { panelForFile, nonNetworkErrors, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { runtime, server } from '../helpers/sampleStatus.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 
-let built: { dir: string; remove(): void };
-let chrome: PanelBrowser;
+const panel = panelForFile();
 let harness: StatusHttpHarness | undefined;
 let current: PanelPage | undefined;
 
-beforeAll(async () => {
-  built = await buildPanelToTemp();
-  chrome = await launchPanelBrowser();
-});
-
-afterAll(async () => {
-  await chrome?.close();
-  built?.remove();
-});
 
 afterEach(async () => {
   // Refused connections are expected here; anything else (CSP, exceptions) is not.
@@ -33,8 +23,8 @@ afterEach(async () => {
 });
 
 async function open(status: RuntimeStatus, url?: (h: StatusHttpHarness) => string, snapshotOnConnect = true): Promise<Page> {
-  harness = await startStatusHttpHarness({ staticDir: built.dir, status, snapshotOnConnect });
-  current = await chrome.newPage();
+  harness = await startStatusHttpHarness({ staticDir: panel.dir, status, snapshotOnConnect });
+  current = await panel.newPage();
   await current.page.goto(url ? url(harness) : harness.pageUrl);
   return current.page;
 }

@@ -3,28 +3,20 @@
 // screenshots to a temp dir; with UPDATE_SCREENSHOTS=1 the dark one goes to
 // docs/status-panel-dark.png. The canonical light docs/status-panel.png comes from the
 // real bridge (panelRealBridge.test.ts), so the stand-in never overwrites it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildPanelToTemp, launchPanelBrowser, type PanelBrowser } from '../helpers/panelBrowser.js';
+import { panelForFile } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { realisticStatus } from '../helpers/sampleStatus.js';
 
 const update = process.env.UPDATE_SCREENSHOTS === '1';
 const docsDir = join(import.meta.dirname, '..', '..', 'docs');
 const outDir = mkdtempSync(join(tmpdir(), 'panel-shot-'));
-let built: { dir: string; remove(): void };
-let chrome: PanelBrowser;
+const panel = panelForFile();
 
-beforeAll(async () => {
-  built = await buildPanelToTemp();
-  chrome = await launchPanelBrowser();
-});
-
-afterAll(async () => {
-  await chrome?.close();
-  built?.remove();
+afterAll(() => {
   rmSync(outDir, { recursive: true, force: true });
 });
 
@@ -47,8 +39,8 @@ describe('status panel screenshot', () => {
       // Four servers in four states, so everything fits in one 1200x800 view.
       const status = realisticStatus();
       status.servers = status.servers.filter((s) => s.state !== 'disabled');
-      const harness = await startStatusHttpHarness({ staticDir: built.dir, status });
-      const { page, context, errors } = await chrome.newPage({ viewport: { width: 1200, height: 800 }, colorScheme: scheme });
+      const harness = await startStatusHttpHarness({ staticDir: panel.dir, status });
+      const { page, context, errors } = await panel.newPage({ viewport: { width: 1200, height: 800 }, colorScheme: scheme });
       try {
         await page.goto(harness.pageUrl);
         await page.locator('li.server').nth(3).waitFor();

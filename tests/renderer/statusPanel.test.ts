@@ -1,26 +1,16 @@
 // The status panel in real Chromium against a real HTTP stand-in of the bridge: listing,
 // live updates in place, restart, errors, token handling, XSS and CSP.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { buildPanelToTemp, launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
+import { panelForFile, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { realisticStatus, runtime, server } from '../helpers/sampleStatus.js';
 import type { RestartResult } from '../../src/shared/ipcContract.js';
 
-let built: { dir: string; remove(): void };
-let chrome: PanelBrowser;
+const panel = panelForFile();
 let harness: StatusHttpHarness | undefined;
 let current: PanelPage | undefined;
 
-beforeAll(async () => {
-  built = await buildPanelToTemp();
-  chrome = await launchPanelBrowser();
-});
-
-afterAll(async () => {
-  await chrome?.close();
-  built?.remove();
-});
 
 afterEach(async () => {
   // Every page of this file must run without console errors (CSP violations show up there).
@@ -33,8 +23,8 @@ afterEach(async () => {
 });
 
 async function open(status = realisticStatus()): Promise<{ page: Page; harness: StatusHttpHarness }> {
-  harness = await startStatusHttpHarness({ staticDir: built.dir, status });
-  current = await chrome.newPage();
+  harness = await startStatusHttpHarness({ staticDir: panel.dir, status });
+  current = await panel.newPage();
   await current.page.goto(harness.pageUrl);
   await current.page.locator('li.server').first().waitFor();
   return { page: current.page, harness };
@@ -212,8 +202,8 @@ describe('status panel over HTTP', () => {
 
 describe('status panel over the preload API', () => {
   it('uses window.mcpRuntime when present and never calls HTTP', async () => {
-    harness = await startStatusHttpHarness({ staticDir: built.dir, status: runtime([]) });
-    current = await chrome.newPage();
+    harness = await startStatusHttpHarness({ staticDir: panel.dir, status: runtime([]) });
+    current = await panel.newPage();
     const { page } = current;
     const restarts: string[] = [];
     await page.exposeFunction('hostRestart', (id: string) => {
