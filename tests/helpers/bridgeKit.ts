@@ -12,13 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
-export const FIXTURES = join(ROOT, 'tests', 'fixtures');
-const MCP = join(ROOT, 'node_modules', '@modelcontextprotocol');
-export const EVERYTHING_SERVER = join(MCP, 'server-everything', 'dist', 'index.js');
-export const MEMORY_SERVER = join(MCP, 'server-memory', 'dist', 'index.js');
-export const FILESYSTEM_SERVER = join(MCP, 'server-filesystem', 'dist', 'index.js');
+import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
+
+export { CLI, EVERYTHING_SERVER, FILESYSTEM_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 
 let cliSnapshot: string | undefined;
 

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '../../src/proxy/processTree.js';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
-export const MEMORY_SERVER = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
-export const PID_SERVER = join(ROOT, 'tests', 'fixtures', 'pidServer.mjs');
+import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
+
+export { CLI, MEMORY_SERVER, ROOT } from './paths.js';
+export const PID_SERVER = join(FIXTURES, 'pidServer.mjs');
 
 /** The initialize request every raw session starts with. */
 export const INIT = {

@@ -7,11 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive } from '../../src/proxy/processTree.js';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
-export const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
-export const EVERYTHING = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-export const MEMORY = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-memory', 'dist', 'index.js');
+import { CLI, FIXTURES, ROOT } from './paths.js';
+
+export { CLI, ROOT } from './paths.js';
+export { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY } from './paths.js';
+export const FIXTURE = join(FIXTURES, 'mcpFixtureServer.mjs');
 
 export function ensureBuilt(): void {
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { stdio: 'inherit' });

@@ -6,12 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRunning } from '../../src/proxy/processTree.js';
 
-export const ROOT = join(import.meta.dirname, '..', '..');
-export const CLI = join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
-export const FIXTURES = join(ROOT, 'tests', 'fixtures');
-const MCP = join(ROOT, 'node_modules', '@modelcontextprotocol');
-export const EVERYTHING_SERVER = join(MCP, 'server-everything', 'dist', 'index.js');
-export const MEMORY_SERVER = join(MCP, 'server-memory', 'dist', 'index.js');
+import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
+
+export { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 
 /** Builds the proxy CLI once if dist has none (the test run's build step normally did). */
 export function ensureCli(): string {
