@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
+import { waitFor } from './waitFor.js';
 
 export { CLI, EVERYTHING_SERVER, FILESYSTEM_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 
@@ -64,16 +65,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Polls `fn` until it returns something truthy; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
+export { waitFor };
 
 /** True when `pid` no longer runs: ESRCH, or a zombie waiting for a reaper (see the header). */
 export function isGone(pid: number): boolean {

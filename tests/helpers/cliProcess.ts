@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { isAlive } from '../../src/proxy/processTree.js';
 
 import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
+import { waitFor } from './waitFor.js';
 
 export { CLI, MEMORY_SERVER, ROOT } from './paths.js';
 export const PID_SERVER = join(FIXTURES, 'pidServer.mjs');
@@ -45,16 +46,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-/** Polls `fn` until it returns something truthy; throws naming `what` after `timeoutMs`. */
-export async function waitFor<T>(fn: () => T | undefined | null | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
+export { waitFor };
 
 /** Waits until `pid` is gone (ESRCH); false if it is still there after `timeoutMs`. */
 export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { BridgeHttpServer, type BridgeHttpOptions, type McpRoute, type McpSessionHandler } from '../../src/proxy/http/httpBridgeServer.js';
 import { generateToken } from '../../src/proxy/http/security.js';
 import { Logger } from '../../src/proxy/logger.js';
+import { waitFor } from './waitFor.js';
 
 export type RouteState = ReturnType<McpSessionHandler['routeState']>;
 
@@ -185,14 +186,7 @@ export function rawStream(
   });
 }
 
-/** Polls `predicate` every 20 ms until it holds, failing after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export { waitFor };
 
 /** The headers a streamable HTTP client sends with a POST. */
 export const MCP_POST_HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { isAlive } from '../../src/proxy/processTree.js';
 
 import { CLI, FIXTURES, ROOT } from './paths.js';
+import { waitFor } from './waitFor.js';
 
 export { CLI, ROOT } from './paths.js';
 export { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY } from './paths.js';
@@ -70,15 +71,7 @@ export async function waitGone(pid: number, timeoutMs: number): Promise<boolean>
   return !isAlive(pid);
 }
 
-export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export { waitFor };
 
 /** JSON lines a fixture recorded in its state file. */
 export function readState(file: string): Array<Record<string, unknown>> {

@@ -8,6 +8,7 @@ import electronLog from 'electron-log/node';
 import { createElectronLogSink, type ElectronLogLike } from '../../src/main/logForwarder.js';
 import { LogTail } from '../../src/main/logTail.js';
 import { Logger, fileSink, formatEntry } from '../../src/proxy/logger.js';
+import { waitFor as poll } from '../helpers/waitFor.js';
 
 let dir = '';
 let tail: LogTail | undefined;
@@ -18,13 +19,7 @@ afterEach(async () => {
   dir = '';
 });
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 10);
 
 describe('createElectronLogSink', () => {
   it('writes tailed entries to electron-log at their level, scoped by tag, with the original timestamp', async () => {

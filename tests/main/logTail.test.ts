@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogTail, type LogTailOptions, type TailEntry } from '../../src/main/logTail.js';
 import { formatEntry, type LogLevel } from '../../src/proxy/logger.js';
+import { waitFor as poll } from '../helpers/waitFor.js';
 
 const FLUSH_MS = 30;
 let dir = '';
@@ -36,13 +37,7 @@ afterEach(async () => {
   dir = '';
 });
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what()}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 5);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

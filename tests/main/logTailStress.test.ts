@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LogTail, type TailEntry } from '../../src/main/logTail.js';
 import { formatEntry } from '../../src/proxy/logger.js';
+import { isAlive } from '../../src/proxy/processTree.js';
+import { waitFor as poll } from '../helpers/waitFor.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'logWriter.mjs');
 const WRITERS = 4;
@@ -27,24 +29,8 @@ function messageFor(i: number): string {
   return i % 10 === 3 ? `seq=${i} multi é😀\ndetail ${i} ✓ 中文\n  indented ${i}` : `seq=${i}`;
 }
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string | (() => string)): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 10);
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
-  }
-}
 
 let dir = '';
 let tail: LogTail | undefined;

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { isRunning } from '../../src/proxy/processTree.js';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 export { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 
@@ -43,16 +44,7 @@ export function writeConfig(path: string, config: unknown): void {
   renameSync(tmp, path);
 }
 
-/** Polls `check` until it returns a truthy value or `timeoutMs` passes (then throws `what`). */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs: number, what: string): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor };
 
 /**
  * Whether `pid` is gone: kill(pid, 0) fails with ESRCH, or it is a zombie (it exited, and
