@@ -18,7 +18,7 @@ import { errorText, Logger } from '../logger.js';
 import { DEFAULT_MAX_BODY_BYTES, readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
 import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
-import { DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
+import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
 import { SseEndpoint } from './sseEndpoint.js';
 import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
@@ -231,10 +231,7 @@ export class BridgeHttpServer {
       return;
     }
     // An unknown route is refused before reading anything; readiness only gates new sessions.
-    if (this.opts.handler.routeState(serverId) === 'unknown') {
-      sendError(res, 404, serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, { serverId });
-      return;
-    }
+    if (!admitRoute(this.opts.handler, serverId, res, false)) return;
     let body: unknown;
     if (req.method === 'POST') {
       const read = await readJsonBody(req, this.maxBodyBytes);
@@ -267,10 +264,7 @@ export class BridgeHttpServer {
       sendError(res, 501, 'restart is not supported');
       return;
     }
-    if (this.opts.handler.routeState(serverId) === 'unknown') {
-      sendError(res, 404, `unknown server "${serverId}"`, { serverId });
-      return;
-    }
+    if (!admitRoute(this.opts.handler, serverId, res, false)) return;
     let result: { ok: boolean; error?: string };
     try {
       result = await this.opts.onRestart(serverId);

@@ -143,20 +143,33 @@ export async function connectTransport(
   };
 }
 
+/** Why a route refuses a request: the HTTP answer to give. */
+export interface RouteRefusal {
+  status: 404 | 503;
+  message: string;
+  extra: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
 /**
- * Answers 404 for an unknown route and 503 (with the route's state) for one that is not
- * ready, and returns false then. Used when a new session would be created; requests of
- * an existing session only get the 404, so a restarting server's sessions stay open and
- * the handler decides what they see.
+ * 404 for an unknown route and 503 (with the route's state) for one that is not ready;
+ * undefined when the request may go on. The 503 applies only when a new session would be
+ * created: requests of an existing session only get the 404, so a restarting server's
+ * sessions stay open and the handler decides what they see.
  */
-export function admitRoute(handler: McpSessionHandler, serverId: string | undefined, res: ServerResponse, newSession: boolean): boolean {
+export function routeRefusal(handler: McpSessionHandler, serverId: string | undefined, newSession: boolean): RouteRefusal | undefined {
   const state = handler.routeState(serverId);
-  if (state === 'ok') return true;
+  if (state === 'ok') return undefined;
   if (state === 'unknown') {
-    sendError(res, 404, serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, { serverId });
-    return false;
+    return { status: 404, message: serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, extra: { serverId }, headers: {} };
   }
-  if (!newSession) return true;
-  sendError(res, 503, `server "${serverId ?? '<all>'}" is not ready`, { serverId, state: state.notReady }, { 'Retry-After': '1' });
-  return false;
+  if (!newSession) return undefined;
+  return { status: 503, message: `server "${serverId ?? '<all>'}" is not ready`, extra: { serverId, state: state.notReady }, headers: { 'Retry-After': '1' } };
+}
+
+/** {@link routeRefusal} answered on an HTTP response; false when the request was refused. */
+export function admitRoute(handler: McpSessionHandler, serverId: string | undefined, res: ServerResponse, newSession: boolean): boolean {
+  const refusal = routeRefusal(handler, serverId, newSession);
+  if (refusal) sendError(res, refusal.status, refusal.message, refusal.extra, refusal.headers);
+  return refusal === undefined;
 }

@@ -13,7 +13,7 @@ import { StdioServerTransport } from '../stdioServerTransport.js';
 import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
 import { authorized, checkHostAndOrigin, wwwAuthenticate } from './security.js';
-import { connectTransport, type SessionTable } from './sessionTable.js';
+import { connectTransport, routeRefusal, type SessionTable } from './sessionTable.js';
 
 export interface StreamUpgradeOptions {
   handler: McpSessionHandler;
@@ -99,11 +99,8 @@ export class StreamUpgradeEndpoint {
   private async open(req: IncomingMessage, socket: Socket, head: Buffer, serverId: string | undefined): Promise<void> {
     const { handler, sessions, logger } = this.opts;
     if (req.method !== 'GET') return refuseUpgrade(socket, 405, 'method not allowed', {}, { Allow: 'GET' });
-    const state = handler.routeState(serverId);
-    if (state === 'unknown') return refuseUpgrade(socket, 404, serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, { serverId });
-    if (state !== 'ok') {
-      return refuseUpgrade(socket, 503, `server "${serverId ?? '<all>'}" is not ready`, { serverId, state: state.notReady }, { 'Retry-After': '1' });
-    }
+    const refusal = routeRefusal(handler, serverId, true);
+    if (refusal) return refuseUpgrade(socket, refusal.status, refusal.message, refusal.extra, refusal.headers);
     socket.setNoDelay(true);
     socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${MCP_STREAM_UPGRADE}\r\nConnection: Upgrade\r\n\r\n`);
     if (head.length > 0) socket.unshift(head);
