@@ -6,6 +6,7 @@
  */
 import type { RuntimeStatus } from '../shared/status.js';
 import type { RestartResult } from '../shared/ipcContract.js';
+import { SseParser } from '../shared/sseParser.js';
 import { errorMessage } from './runtimeLogger.js';
 
 export interface BridgeClientOptions {
@@ -87,7 +88,7 @@ export class BridgeClient {
   private async readEvents(signal: AbortSignal, onStatus: (s: RuntimeStatus) => void): Promise<void> {
     const res = await fetch(`${this.opts.baseUrl}/events`, { headers: this.headers({ Accept: 'text/event-stream' }), signal });
     if (!res.ok || !res.body) throw new Error(`GET /events answered ${res.status}`);
-    const parser = new SseParser((event, data) => {
+    const parser = new SseParser(({ event, data }) => {
       if (event !== 'status') return;
       try {
         onStatus(JSON.parse(data) as RuntimeStatus);
@@ -99,46 +100,5 @@ export class BridgeClient {
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
       parser.push(decoder.decode(chunk, { stream: true }));
     }
-  }
-}
-
-/**
- * Incremental `text/event-stream` parser: events end at a blank line; `event:` names them,
- * `data:` lines are joined with `\n`, comments (`:`) are ignored; CRLF, CR and LF all end lines.
- */
-export class SseParser {
-  private buf = '';
-  private event = '';
-  private data: string[] = [];
-
-  constructor(private readonly onEvent: (event: string, data: string) => void) {}
-
-  push(text: string): void {
-    this.buf += text;
-    for (;;) {
-      const m = /\r\n|\r|\n/.exec(this.buf);
-      if (!m) return;
-      // A lone CR at the very end may be the first half of CRLF: wait for more.
-      if (m[0] === '\r' && m.index === this.buf.length - 1) return;
-      const line = this.buf.slice(0, m.index);
-      this.buf = this.buf.slice(m.index + m[0].length);
-      this.line(line);
-    }
-  }
-
-  private line(line: string): void {
-    if (line === '') {
-      if (this.data.length > 0) this.onEvent(this.event || 'message', this.data.join('\n'));
-      this.event = '';
-      this.data = [];
-      return;
-    }
-    if (line.startsWith(':')) return;
-    const colon = line.indexOf(':');
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'event') this.event = value;
-    else if (field === 'data') this.data.push(value);
   }
 }

@@ -7,7 +7,7 @@
 import type { RestartResult } from '../shared/ipcContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import type { ConnectionState, StatusSource } from './dataSource.js';
-import { SseParser } from './sseParser.js';
+import { SseParser } from '../shared/sseParser.js';
 
 /** Options of {@link HttpStatusSource}; durations in milliseconds. */
 export interface HttpSourceOptions {

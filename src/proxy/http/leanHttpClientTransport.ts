@@ -15,7 +15,7 @@ import type https from 'node:https';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../logger.js';
-import { SseLineParser } from './sseLineParser.js';
+import { SseParser } from '../../shared/sseParser.js';
 
 export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
@@ -199,7 +199,7 @@ export class LeanHttpClientTransport implements Transport {
 
   /** Delivers each `message` event of an event stream until it ends; a cut is an error. */
   private readEvents(req: http.ClientRequest, res: http.IncomingMessage, what: string): void {
-    const parser = new SseLineParser((e) => {
+    const parser = new SseParser((e) => {
       if (e.event !== 'message' || e.data === '') return;
       if (!this.deliver(e.data)) this.report(new Error(`invalid JSON-RPC message in ${what}`));
     });

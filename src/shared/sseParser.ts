@@ -1,7 +1,9 @@
 /**
- * Incremental parser for `text/event-stream` bodies read through `fetch()`: the panel
- * does not use EventSource because EventSource cannot send an Authorization header,
- * and the bridge token must not travel in a URL.
+ * The one incremental parser for `text/event-stream` bodies, used by every client side of
+ * the project: the proxy's HTTP client (reply and GET streams), the runtime's `/events`
+ * follower in src/main, and the status panel, which reads `/events` through `fetch()`
+ * because EventSource cannot send an Authorization header and the bridge token must not
+ * travel in a URL. Plain TypeScript: no Node or browser API.
  */
 
 /** One dispatched server-sent event. */
@@ -53,6 +55,15 @@ export class SseParser {
     }
     this.buffer = text.slice(start);
     text = '';
+  }
+
+  /** The stream ended: an event without its closing blank line is dropped, per the spec. */
+  end(): void {
+    this.buffer = '';
+    this.pendingCr = false;
+    this.eventType = '';
+    this.data = [];
+    this.sawData = false;
   }
 
   private line(line: string): void {

@@ -1,10 +1,10 @@
-// SseLineParser: events split at every possible chunk boundary parse the same as whole.
+// SseParser: events split at every possible chunk boundary parse the same as whole.
 import { describe, expect, it } from 'vitest';
-import { SseLineParser, type SseEvent } from '../../src/proxy/http/sseLineParser.js';
+import { SseParser, type SseEvent } from '../../src/shared/sseParser.js';
 
 function parse(chunks: string[]): SseEvent[] {
   const out: SseEvent[] = [];
-  const p = new SseLineParser((e) => out.push(e));
+  const p = new SseParser((e) => out.push(e));
   for (const c of chunks) p.push(c);
   p.end();
   return out;
@@ -18,7 +18,7 @@ const STREAM =
   'data: é ✓\n\n' +
   'data: unterminated';
 
-describe('SseLineParser', () => {
+describe('SseParser, split at every chunk boundary', () => {
   it('joins data lines, keeps event and id, accepts \\r\\n, \\n and \\r, drops an unterminated event', () => {
     const whole = parse([STREAM]);
     expect(whole).toEqual([

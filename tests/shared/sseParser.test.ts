@@ -2,7 +2,7 @@
 // and any chunking of the same bytes giving the same events.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SseParser, type SseEvent } from '../../src/renderer/sseParser.js';
+import { SseParser, type SseEvent } from '../../src/shared/sseParser.js';
 
 function parse(chunks: string[]): SseEvent[] {
   const out: SseEvent[] = [];
