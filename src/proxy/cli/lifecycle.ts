@@ -17,6 +17,19 @@ export interface LifecycleOptions {
   exit?: (code: number) => void;
 }
 
+/** The lifecycle settings every mode takes from the command line. */
+export function lifecycleFlags(opts: {
+  shutdownTimeoutMs?: number;
+  watchdog?: boolean;
+  parentPid?: number;
+  watchdogIntervalMs?: number;
+}): Pick<LifecycleOptions, 'shutdownTimeoutMs' | 'watchdog'> {
+  return {
+    shutdownTimeoutMs: opts.shutdownTimeoutMs,
+    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+  };
+}
+
 export interface Lifecycle {
   /** Starts the shutdown (idempotent); resolves when the process is about to exit. */
   shutdown(reason: string, code?: number): Promise<void>;

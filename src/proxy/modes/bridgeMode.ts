@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { Hub } from '../hub.js';
 import { BridgeHttpServer } from '../http/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../http/security.js';
-import { installLifecycle } from '../cli/lifecycle.js';
+import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from './loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../logger.js';
@@ -134,8 +134,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   let stopping = false;
   const lifecycle = installLifecycle({
     logger,
-    shutdownTimeoutMs: opts.shutdownTimeoutMs,
-    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    ...lifecycleFlags(opts),
     stop: async () => {
       stopping = true;
       feed.setBridge({ state: 'stopping', pid: process.pid, port: bound.port });

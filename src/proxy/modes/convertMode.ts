@@ -9,7 +9,7 @@ import { StdioServerTransport } from '../stdioServerTransport.js';
 import { ResilientTransportWrapper } from '../resilientTransport.js';
 import { remoteTransport } from '../upstreamTransport.js';
 import { probeTransport } from '../transportProbe.js';
-import { installLifecycle } from '../cli/lifecycle.js';
+import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from './loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { isToolAllowed, mergeFilters, type ToolFilter } from '../toolFilter.js';
@@ -65,8 +65,7 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
 
   const lifecycle = installLifecycle({
     logger,
-    shutdownTimeoutMs: opts.shutdownTimeoutMs,
-    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    ...lifecycleFlags(opts),
     stop: async () => {
       await upstream.close();
       await downstream.close();

@@ -6,7 +6,7 @@
  */
 import { Hub } from '../hub.js';
 import { StdioServerTransport } from '../stdioServerTransport.js';
-import { installLifecycle } from '../cli/lifecycle.js';
+import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from './loadCliConfig.js';
 import type { CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../logger.js';
@@ -18,8 +18,7 @@ export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<nu
   const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
   const lifecycle = installLifecycle({
     logger,
-    shutdownTimeoutMs: opts.shutdownTimeoutMs,
-    watchdog: opts.watchdog ? { pid: opts.parentPid ?? process.ppid, intervalMs: opts.watchdogIntervalMs } : undefined,
+    ...lifecycleFlags(opts),
     stop: async () => {
       await session.close();
       await hub.stop();
