@@ -13,6 +13,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
 import { builtCli, killHard, releaseTracked, ROOT, waitFor, waitGone } from './bridgeKit.js';
+import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
+export type { ExitInfo } from './childExit.js';
 
 export * from './bridgeKit.js';
 
@@ -26,10 +28,6 @@ export interface ReadyLine {
   servers: { id: string; state: string; tools: number; error?: string; stderrTail?: string[] }[];
 }
 
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 export interface BridgeSpawnOptions {
   /** `{mcpServers: ...}` (sent inline as JSON) or a config file path. */
@@ -91,12 +89,7 @@ export class BridgeProcess {
     this.child.stderr!.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
     this.child.stdin?.on('error', () => {});
     this.child.on('message', (m) => this.ipcMessages.push(m));
-    this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      });
-    });
+    this.exited = exitOf(this.child, (exit) => (this.exit = exit));
   }
 
   get pid(): number {
@@ -161,12 +154,8 @@ export class BridgeProcess {
   }
 
   /** Waits for the process to exit; throws after `timeoutMs`. */
-  async waitExit(timeoutMs: number): Promise<ExitInfo> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`bridge ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-3000)}`)), timeoutMs);
-    });
-    return Promise.race([this.exited, timeout]).finally(() => clearTimeout(timer));
+  waitExit(timeoutMs: number): Promise<ExitInfo> {
+    return exitWithin(this.exited, timeoutMs, () => `bridge ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-3000)}`);
   }
 
   /** fetch() against the bridge with the bearer token (unless headers override it). */

@@ -10,6 +10,8 @@ import { isAlive } from '../../src/proxy/processTree.js';
 
 import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
+import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
+export type { ExitInfo } from './childExit.js';
 
 export { CLI, MEMORY_SERVER, ROOT } from './paths.js';
 export const PID_SERVER = join(FIXTURES, 'pidServer.mjs');
@@ -85,10 +87,6 @@ export function configJson(servers: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: servers });
 }
 
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
 
 /** One running CLI process with raw stdio. */
 export class CliProcess {
@@ -110,12 +108,7 @@ export class CliProcess {
     // A test may close our end of a pipe on purpose; that must not crash the test runner.
     this.child.stdin?.on('error', () => {});
     this.child.stdout?.on('error', () => {});
-    this.exited = new Promise((resolve) => {
-      this.child.once('exit', (code, signal) => {
-        this.exit = { code, signal };
-        resolve(this.exit);
-      });
-    });
+    this.exited = exitOf(this.child, (exit) => (this.exit = exit));
   }
 
   get pid(): number {
@@ -159,12 +152,8 @@ export class CliProcess {
   }
 
   /** Waits for the process to exit; throws after `timeoutMs`. */
-  async waitExit(timeoutMs: number): Promise<ExitInfo> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`CLI ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-2000)}`)), timeoutMs);
-    });
-    return Promise.race([this.exited, timeout]).finally(() => clearTimeout(timer));
+  waitExit(timeoutMs: number): Promise<ExitInfo> {
+    return exitWithin(this.exited, timeoutMs, () => `CLI ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-2000)}`);
   }
 }
 
