@@ -1,6 +1,7 @@
 // The strict check that a process is gone: kill(pid, 0) fails with ESRCH (exited and reaped).
 import { expect } from 'vitest';
 import { isRunning } from '../../src/proxy/processTree.js';
+import { waitFor } from './waitFor.js';
 
 function killCode(pid: number): string | undefined {
   try {
@@ -21,7 +22,6 @@ export function expectGone(pid: number): void {
  */
 export async function expectStoppedThenGone(pid: number, reapMs = 5000): Promise<void> {
   expect(isRunning(pid), `pid ${pid} should not run`).toBe(false);
-  const deadline = Date.now() + reapMs;
-  while (killCode(pid) !== 'ESRCH' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  await waitFor(() => killCode(pid) === 'ESRCH', reapMs, `pid ${pid} to be reaped`).catch(() => undefined);
   expectGone(pid);
 }
