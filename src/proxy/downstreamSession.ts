@@ -40,8 +40,8 @@ export class DownstreamSession {
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
   private readonly seen = new Map<ListKind, number>();
-  /** Requests being handled (including those waiting for readiness). */
-  private active = 0;
+  /** Requests being handled (including those waiting for readiness), until answered. */
+  private readonly unanswered = new Set<RequestId>();
   private drained?: () => void;
   private closing = false;
   private closed = false;
@@ -53,14 +53,15 @@ export class DownstreamSession {
   ) {
     this.peer = new JsonRpcPeer(transport);
     this.peer.onrequest = (req) => {
-      this.active++;
+      this.unanswered.add(req.id);
       void this.onRequest(req).finally(() => {
-        if (--this.active === 0) this.drained?.();
+        this.unanswered.delete(req.id);
+        if (this.unanswered.size === 0) this.drained?.();
       });
     };
     this.peer.onnotification = (n) => this.onNotification(n);
     this.peer.onerror = (e) => hub.logger.debug(`downstream transport: ${e.message}`);
-    this.peer.onclose = () => void this.close(DRAIN_ON_EOF_MS);
+    this.peer.onclose = () => void this.close(hub.drainOnEofMs ?? DRAIN_ON_EOF_MS);
   }
 
   start(): Promise<void> {
@@ -112,14 +113,18 @@ export class DownstreamSession {
 
   /**
    * Closes the session. When the client closed its side (stdin EOF), requests already
-   * received are finished first (bounded by `drainMs`), so `echo request | proxy` works.
+   * received are finished first, bounded by `drainMs` or, while servers are still in their
+   * first start, by the ready window (a list waiting for them gets their tools), so
+   * `echo request | proxy` works. Whatever is still unanswered then gets an error: every
+   * request received gets an answer, and a stdio client that half-closed still reads it.
    */
   async close(drainMs = 0): Promise<void> {
     if (this.closing) return;
     this.closing = true;
-    if (drainMs > 0 && this.active > 0) {
+    const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
+    if (boundMs > 0 && this.unanswered.size > 0) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, drainMs);
+        const timer = setTimeout(resolve, boundMs);
         this.drained = () => {
           clearTimeout(timer);
           resolve();
@@ -127,13 +132,16 @@ export class DownstreamSession {
       });
     }
     this.closed = true;
-    const answered: Promise<void>[] = [];
-    for (const [id, f] of this.inflight) {
+    for (const f of this.inflight.values()) {
       if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
-      // When the proxy ends the session (shutdown) the client is still there: answer its
-      // calls now, or it waits for its own timeout on a stream that is about to end.
-      if (!this.peer.isClosed) answered.push(this.peer.respondError(id, { code: ErrorCode.ConnectionClosed, message: 'session closed by the proxy' }).catch(() => undefined));
     }
+    const message = drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy';
+    const answered: Promise<void>[] = [];
+    for (const id of this.unanswered) {
+      if (this.inflight.get(id)?.cancelled) continue;
+      answered.push(this.peer.respondError(id, { code: ErrorCode.ConnectionClosed, message }).catch(() => undefined));
+    }
+    this.unanswered.clear();
     this.inflight.clear();
     await Promise.all(answered);
     for (const [uri, u] of this.subscriptions) this.hub.serverRequests.unsubscribe(u, uri, this);

@@ -19,6 +19,8 @@ import type { ServerStatus } from '../shared/status.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
+  /** After a session's input ends, how long its received requests may still take (default 10 s). */
+  drainOnEofMs?: number;
 }
 
 export interface SessionScope {
@@ -42,11 +44,14 @@ export class Hub {
     { session: DownstreamSession; token: string | number; requestId: string | number; touch: () => void }
   >();
 
+  readonly drainOnEofMs?: number;
+
   constructor(
     readonly config: ProxyConfig,
     readonly logger: Logger,
     options: HubOptions = {},
   ) {
+    this.drainOnEofMs = options.drainOnEofMs;
     const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.serverRequests = new ServerRequestRouter(this);
     for (const entry of config.servers) {
@@ -107,6 +112,12 @@ export class Hub {
     const pending = this.inScope(scope).filter((u) => !u.isSettled);
     if (pending.length === 0) return undefined;
     return Promise.all(pending.map((u) => u.whenSettled(left))).then(() => undefined);
+  }
+
+  /** How long a list may still wait for servers of `scope` in their first start (0: none left). */
+  readyWindowLeftMs(scope: SessionScope): number {
+    const left = this.startedAt + this.config.readyTimeoutMs - Date.now();
+    return left > 0 && this.inScope(scope).some((u) => !u.isSettled) ? left : 0;
   }
 
   toolAllowed(u: Upstream, name: string): boolean {

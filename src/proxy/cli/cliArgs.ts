@@ -38,6 +38,7 @@ export interface CliOptions {
   toolNaming?: 'prefixed' | 'original';
   logLevel?: string;
   shutdownTimeoutMs?: number;
+  drainTimeoutMs?: number;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'list';
@@ -70,6 +71,7 @@ const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; mode
   '--tool-naming': { key: 'toolNaming', kind: 'string', modes: ['stdio', 'proxy'] },
   '--log-level': { key: 'logLevel', kind: 'string' },
   '--shutdown-timeout': { key: 'shutdownTimeoutMs', kind: 'int' },
+  '--drain-timeout': { key: 'drainTimeoutMs', kind: 'int', modes: ['stdio'] },
 };
 
 const TRANSPORTS: Record<Mode, string[]> = {
@@ -195,6 +197,8 @@ Common options:
 Stdio aggregation:
   --ready-timeout <ms>       how long the first list waits for servers still starting (default 30000)
   --tool-naming <mode>       prefixed (serverId__tool, default) or original (raw names where unique)
+  --drain-timeout <ms>       after stdin EOF, how long received requests may still take (default 10000,
+                             or longer while servers are in their first start within --ready-timeout)
   --allow-tools a,b  --deny-tools a,b   filters applied after each server's own
   --transport http --port <n>   serve the aggregate over loopback HTTP instead of stdio
 Convert:
