@@ -16,6 +16,7 @@ import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 import { parseRpcFrame } from './rpc/jsonRpc.js';
+import { redactArgs } from './redact.js';
 
 export const DEFAULT_STDIN_GRACE_MS = 2000;
 export const DEFAULT_TERM_GRACE_MS = 2000;
@@ -147,7 +148,7 @@ export class ChildProcessTransport implements Transport {
     child.once('spawn', () => {
       spawned = true;
       this.unregisterExitKill = killTreeOnExit(child.pid!);
-      this.log.debug(`started pid ${child.pid}: ${command} ${args.join(' ')}`.trimEnd());
+      this.log.debug(`started pid ${child.pid}: ${command} ${redactArgs(args).join(' ')}`.trimEnd());
       resolve();
     });
     child.on('error', (err: NodeJS.ErrnoException) => {

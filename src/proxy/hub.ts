@@ -8,6 +8,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ProxyConfig } from './config.js';
 import { isToolAllowed } from './toolFilter.js';
+import { entrySecrets } from './redact.js';
 import type { Logger } from './logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from './upstream.js';
@@ -55,6 +56,7 @@ export class Hub {
     const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.serverRequests = new ServerRequestRouter(this);
     for (const entry of config.servers) {
+      logger.secrets.add(entrySecrets(entry));
       const u = new Upstream(entry, logger, {
         state: () => this.onUpstreamState(u),
         listChanged: (up, kind) => this.onListChanged(up, kind),

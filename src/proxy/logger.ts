@@ -6,6 +6,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { SecretMask } from './secretMask.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -25,6 +26,8 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Where lines go; defaults to stderr plus the `MCP_PROXY_LOG_FILE` file when set. */
   sinks?: LogSink[];
+  /** Secrets masked in every line (a fresh, empty mask by default). */
+  secrets?: SecretMask;
 }
 
 function pad(n: number, width = 2): string {
@@ -92,16 +95,23 @@ export class Logger {
   private readonly rank: number;
   constructor(
     readonly tag: string,
-    private readonly opts: { level: LogLevel; sinks: LogSink[] },
+    private readonly opts: { level: LogLevel; sinks: LogSink[]; secrets?: SecretMask },
   ) {
     this.rank = LEVEL_RANK[opts.level];
+    opts.secrets ??= new SecretMask();
   }
 
   static create(tag = 'proxy', options: LoggerOptions = {}): Logger {
     return new Logger(tag, {
       level: options.level ?? parseLevel(process.env[LOG_LEVEL_ENV]),
       sinks: options.sinks ?? defaultSinks(),
+      secrets: options.secrets ?? new SecretMask(),
     });
+  }
+
+  /** The mask shared by this logger and its children; the config's secrets are added to it. */
+  get secrets(): SecretMask {
+    return this.opts.secrets!;
   }
 
   child(tag: string): Logger {
@@ -118,7 +128,7 @@ export class Logger {
 
   log(level: LogLevel, message: string): void {
     if (!this.enabled(level)) return;
-    const line = formatEntry(level, this.tag, message);
+    const line = formatEntry(level, this.tag, this.opts.secrets!.mask(message));
     for (const sink of this.opts.sinks) sink.write(line);
   }
 

@@ -13,6 +13,8 @@ const NOT_SECRET_RE = /^(true|false|yes|no|on|off|null|undefined|\d{1,5})$/i;
 const SECRET_NAME_RE = /(token|secret|passw(or)?d|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer)/i;
 /** Well-known token prefixes (GitHub, OpenAI/Anthropic, Slack, GitLab) seen as bare args. */
 const TOKEN_PREFIX_RE = /^(ghp_|gho_|ghs_|ghu_|github_pat_|sk-|xox[abpr]-|glpat-)/;
+/** `/x`, `~/x`, `C:\\x`: a filesystem path, not a credential. */
+const ABSOLUTE_PATH_RE = /^(\/|~\/|[A-Za-z]:[\\/])[^\s]*$/;
 const URL_IN_TEXT_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
 
 /**
@@ -68,8 +70,27 @@ function isSecretLike(value: string): boolean {
   return value.length >= MIN_SECRET_LENGTH && !NOT_SECRET_RE.test(value);
 }
 
+/** Names of variables, headers and query parameters whose value is a credential. */
+const CREDENTIAL_NAME_RE = /(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session|sig(nature)?|^key$|[-_]key$)/i;
+
+/**
+ * Whether a value that is not named as a credential still looks like one: a known token
+ * prefix, or one long word of letters and digits (a generated key). Everyday values ("debug",
+ * "json", a path) are not, so masking them everywhere would not wreck the logs.
+ */
+function looksLikeToken(value: string): boolean {
+  if (TOKEN_PREFIX_RE.test(value)) return true;
+  if (value.length < 16 || /\s/.test(value) || ABSOLUTE_PATH_RE.test(value)) return false;
+  return /[0-9]/.test(value) && /[A-Za-z]/.test(value);
+}
+
+/** A value to mask everywhere: named as a credential, or shaped like one. */
+function isCredential(name: string, value: string): boolean {
+  return CREDENTIAL_NAME_RE.test(name) ? isSecretLike(value) : looksLikeToken(value);
+}
+
 /** Credentials carried inside a url: userinfo parts and query values (raw and decoded). */
-function urlSecrets(url: string): string[] {
+export function urlSecrets(url: string): string[] {
   const out: string[] = [];
   let u: URL;
   try {
@@ -81,11 +102,11 @@ function urlSecrets(url: string): string[] {
     if (part) out.push(part, safeDecode(part));
   }
   for (const [name, value] of u.searchParams) {
-    out.push(value || name);
+    if (!value ? looksLikeToken(name) : isCredential(name, value)) out.push(value || name);
   }
   for (const item of u.search.slice(1).split('&')) {
     const eq = item.indexOf('=');
-    if (eq >= 0 && eq < item.length - 1) out.push(item.slice(eq + 1));
+    if (eq >= 0 && eq < item.length - 1 && isCredential(item.slice(0, eq), safeDecode(item.slice(eq + 1)))) out.push(item.slice(eq + 1));
   }
   return out;
 }
@@ -106,20 +127,29 @@ function safeDecode(s: string): string {
 export function entrySecrets(entry: ServerEntry): string[] {
   const found: string[] = [];
   if (entry.kind === 'stdio') {
-    found.push(...Object.values(entry.env));
+    // A path or a level is what a server logs about itself ("graph at /home/me/x.jsonl"):
+    // only values named or shaped like credentials are masked everywhere.
+    for (const [name, value] of Object.entries(entry.env)) if (isCredential(name, value)) found.push(value);
   } else {
-    for (const [name, value] of Object.entries(entry.headers)) {
-      found.push(value);
-      const bearer = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
-      if (bearer && name.toLowerCase() === 'authorization') found.push(bearer[2].trim());
-    }
-    found.push(...urlSecrets(entry.url));
+    found.push(...headerSecrets(entry.headers), ...urlSecrets(entry.url));
   }
   return [...new Set(found.filter(isSecretLike))].sort((a, b) => b.length - a.length);
 }
 
+/** Header values, and the credential alone of an `Authorization: Bearer <x>` header. */
+export function headerSecrets(headers: Record<string, string>): string[] {
+  const found: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (!isCredential(name, value)) continue;
+    found.push(value);
+    const scheme = /^\s*(bearer|basic|token)\s+(.+)$/i.exec(value);
+    if (scheme && name.toLowerCase() === 'authorization') found.push(scheme[2].trim());
+  }
+  return found.filter(isSecretLike);
+}
+
 /** Masks credential-looking args: `--token X`, `--api-key=X`, `GITHUB_TOKEN=X`, urls, `ghp_...`. */
-function redactArgs(args: string[]): string[] {
+export function redactArgs(args: string[]): string[] {
   return args.map((arg, i) => {
     const prev = i > 0 ? args[i - 1] : '';
     if (/^--?[\w.-]+$/.test(prev) && SECRET_NAME_RE.test(prev) && !arg.startsWith('-')) return MASK;

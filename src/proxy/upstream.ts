@@ -160,7 +160,7 @@ export class Upstream {
       return Promise.resolve({
         jsonrpc: '2.0',
         id: 0,
-        error: { code: ErrorCode.ServerNotReady, message: `server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})` },
+        error: { code: ErrorCode.ServerNotReady, message: this.log.secrets.mask(`server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`) },
       });
     }
     return this.peer.request(method, params, opts, beforeSend);
@@ -188,8 +188,9 @@ export class Upstream {
       readyAt: this.readyAt?.toISOString(),
       restarts: this.restarts,
       tools: this.lists.tools.map((t) => ({ name: String(t.name), ...(t.description ? { description: String(t.description) } : {}) })),
-      lastError: this.lastError,
-      stderrTail: this.stderrNow(),
+      // A server may print its own secrets (an env value, a url with a key): none leave here.
+      lastError: this.lastError === undefined ? undefined : this.log.secrets.mask(this.lastError),
+      stderrTail: this.stderrNow().map((l) => this.log.secrets.mask(l)),
       sessions,
     };
   }

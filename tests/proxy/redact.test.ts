@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config.js';
 import { describeEntry, entrySecrets, redactText, redactUrl } from '../../src/proxy/redact.js';
+import { SecretMask } from '../../src/proxy/secretMask.js';
 
 const SECRET = 'Sup3rSecretValue';
 
@@ -74,5 +75,35 @@ describe('entrySecrets and describeEntry', () => {
     for (const secret of [SECRET, 'bobby', 'hdr-value-1', 'tok-value-22']) expect(r.summary).not.toContain(secret);
 
     expect(describeEntry(off)).toEqual({ id: 'off', transport: 'http', summary: 'bridge: http://127.0.0.1:1/mcp/x [disabled]' });
+  });
+});
+
+describe('which values are masked everywhere', () => {
+  it('takes values named or shaped like credentials, not everyday ones', () => {
+    const cfg = parseConfig(
+      {
+        mcpServers: {
+          s: {
+            command: 'node',
+            env: { LOG_LEVEL: 'debug', MEMORY_FILE_PATH: '/home/me/memory.jsonl', DB_PASSWORD: 'hunter22', OPAQUE: 'a1b2c3d4e5f6g7h8i9', OTHER: 'ghp_abc' },
+          },
+          r: { url: 'https://me:pw99@h.example/mcp?format=json&sig=abcd1234&x=QWERTY123456uiop', headers: { Accept: 'application/json', 'X-Api-Key': 'k-1234' } },
+        },
+      },
+      {},
+    );
+    const [s, r] = cfg.servers;
+    expect(entrySecrets(s).sort()).toEqual(['a1b2c3d4e5f6g7h8i9', 'ghp_abc', 'hunter22'].sort());
+    const rs = entrySecrets(r);
+    for (const v of ['me', 'pw99', 'abcd1234', 'QWERTY123456uiop', 'k-1234']) if (v.length >= 4) expect(rs).toContain(v);
+    for (const v of ['json', 'application/json']) expect(rs).not.toContain(v);
+  });
+
+  it('SecretMask masks every spelling of a secret and redacts urls in free text', () => {
+    const mask = new SecretMask();
+    mask.add(['p"w\\1x', 'a b&c']);
+    expect(mask.mask('raw p"w\\1x json p\\"w\\\\1x url a%20b%26c')).toBe('raw *** json *** url ***');
+    expect(mask.mask('GET https://u:p@h.example/x?k=v failed')).toBe('GET https://h.example/x?k=*** failed');
+    expect(mask.mask('nothing here')).toBe('nothing here');
   });
 });

@@ -14,7 +14,7 @@ import { loadCliConfig } from './loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { isToolAllowed, mergeFilters, type ToolFilter } from '../toolFilter.js';
 import { ErrorCode, type RequestId, type RpcMessage } from '../rpc/jsonRpc.js';
-import { redactUrl } from '../redact.js';
+import { headerSecrets, redactUrl, urlSecrets } from '../redact.js';
 import type { Logger } from '../logger.js';
 
 interface Target {
@@ -49,6 +49,7 @@ function resolveTarget(opts: CliOptions): Target {
 
 export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<number> {
   const target = resolveTarget(opts);
+  logger.secrets.add([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
   const log = logger.child('convert');
   const kind = target.kind === 'auto' ? await probeTransport(target.url, target.headers, { logger: log }) : target.kind;
   log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
