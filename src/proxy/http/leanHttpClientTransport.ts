@@ -21,6 +21,8 @@ export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
   headers?: Record<string, string>;
   logger?: Logger;
+  /** How long messages after `initialized` wait for the GET stream's answer (default 2 s). */
+  getStreamWaitMs?: number;
 }
 
 /** A non-2xx answer from the server; `status` is the HTTP status code. */
@@ -39,6 +41,7 @@ const MAX_SOCKETS = 64;
 const IDLE_SOCKET_MS = 4_000;
 const DELETE_TIMEOUT_MS = 1_000;
 const ERROR_BODY_LIMIT = 2_000;
+const GET_STREAM_WAIT_MS = 2_000;
 
 export class LeanHttpClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
@@ -54,6 +57,12 @@ export class LeanHttpClientTransport implements Transport {
   /** Every request whose exchange is not finished, the GET stream included. */
   private readonly live = new Set<http.ClientRequest>();
   private getOpened = false;
+  /**
+   * From `initialized` until the GET stream is answered (or GET_STREAM_WAIT_MS): later
+   * messages wait, so a request the server sends on that stream in reply to them (sampling
+   * outside any call, say) finds it open instead of being dropped by the server.
+   */
+  private getGate?: { wait: Promise<void>; release: () => void };
   private started = false;
   private closed = false;
 
@@ -87,6 +96,11 @@ export class LeanHttpClientTransport implements Transport {
    * was delivered, or as soon as an event-stream reply starts (its events follow).
    */
   send(message: JSONRPCMessage): Promise<void> {
+    if (this.getGate) return this.getGate.wait.then(() => this.post(message));
+    return this.post(message);
+  }
+
+  private post(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('transport closed'));
     const body = JSON.stringify(message);
     const headers = this.headers({
@@ -96,6 +110,7 @@ export class LeanHttpClientTransport implements Transport {
     });
     const hadSession = this.sessionId !== undefined;
     const isInitialized = (message as { method?: string }).method === 'notifications/initialized';
+    if (isInitialized && !this.getOpened) this.holdUntilGetAnswered();
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const ok = () => {
@@ -109,6 +124,7 @@ export class LeanHttpClientTransport implements Transport {
         if (settled) return;
         settled = true;
         reject(this.closed ? new Error('transport closed') : err);
+        if (isInitialized) this.getGate?.release();
         this.report(err);
       };
       const req = this.mod.request(this.url, { method: 'POST', agent: this.agent, headers });
@@ -157,6 +173,7 @@ export class LeanHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.getGate?.release();
     for (const req of this.live) req.destroy();
     this.live.clear();
     if (this.sessionId !== undefined) await this.deleteSession().catch(() => undefined);
@@ -216,17 +233,35 @@ export class LeanHttpClientTransport implements Transport {
     });
   }
 
+  private holdUntilGetAnswered(): void {
+    if (this.getGate) return;
+    let release!: () => void;
+    const wait = new Promise<void>((resolve) => (release = resolve));
+    const timer = setTimeout(() => gate.release(), this.opts.getStreamWaitMs ?? GET_STREAM_WAIT_MS);
+    const gate = {
+      wait,
+      release: () => {
+        clearTimeout(timer);
+        if (this.getGate === gate) this.getGate = undefined;
+        release();
+      },
+    };
+    this.getGate = gate;
+  }
+
   /** After `initialized`: one GET stream for server-initiated messages; 405 means none. */
   private openGetStream(): void {
-    if (this.getOpened || this.closed) return;
+    if (this.getOpened || this.closed) return this.getGate?.release();
     this.getOpened = true;
     const req = this.mod.request(this.url, { method: 'GET', agent: this.agent, headers: this.headers({ Accept: 'text/event-stream' }) });
     this.live.add(req);
     req.on('error', (err) => {
       this.live.delete(req);
+      this.getGate?.release();
       this.report(err);
     });
     req.on('response', (res) => {
+      this.getGate?.release();
       const status = res.statusCode ?? 0;
       const type = res.headers['content-type'] ?? '';
       if (status === 405) {
