@@ -3,36 +3,26 @@
 // any POST) must reach the stdio client, even when the client's first call follows
 // `notifications/initialized` in the same write. The server is an SDK v1 server
 // (tests/fixtures/samplingHttpServer.mjs) whose tool samples without a related request.
-import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LeanHttpClientTransport } from '../../src/proxy/http/leanHttpClientTransport.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, cleanup, INITIALIZED, trackPids } from '../helpers/cliProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { startSamplingServer, type SamplingServer } from '../helpers/samplingServer.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-const servers: ChildProcess[] = [];
+const servers: SamplingServer[] = [];
 afterEach(async () => {
-  for (const s of servers.splice(0)) if (s.exitCode === null && s.signalCode === null) s.kill('SIGKILL');
+  for (const s of servers.splice(0)) await s.stop();
   await cleanup();
 });
 
 async function startServer(): Promise<string> {
-  const child = spawn(process.execPath, [`${FIXTURES}/samplingHttpServer.mjs`], { stdio: ['ignore', 'pipe', 'inherit'] });
-  servers.push(child);
-  trackPids(child.pid!);
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`sampling server exited with ${code}`)));
-  });
-  return `http://127.0.0.1:${port}/mcp`;
+  const s = await startSamplingServer();
+  servers.push(s);
+  trackPids(s.child.pid!);
+  return s.url;
 }
 
 /**

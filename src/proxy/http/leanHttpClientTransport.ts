@@ -16,6 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../logger.js';
 import { SseParser } from '../../shared/sseParser.js';
+import type { RelatedExtra } from '../rpc/jsonRpcPeer.js';
 
 export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
@@ -110,6 +111,9 @@ export class LeanHttpClientTransport implements Transport {
     });
     const hadSession = this.sessionId !== undefined;
     const isInitialized = (message as { method?: string }).method === 'notifications/initialized';
+    // What arrives on this POST's event stream belongs to the request it carried.
+    const carried = message as { method?: string; id?: string | number };
+    const related: RelatedExtra | undefined = carried.method !== undefined && carried.id !== undefined ? { relatedRequestId: carried.id } : undefined;
     if (isInitialized && !this.getOpened) this.holdUntilGetAnswered();
     return new Promise<void>((resolve, reject) => {
       let settled = false;
@@ -154,7 +158,7 @@ export class LeanHttpClientTransport implements Transport {
           return;
         }
         if (type.includes('text/event-stream')) {
-          this.readEvents(req, res, 'reply event stream');
+          this.readEvents(req, res, 'reply event stream', related);
           ok();
           return;
         }
@@ -198,7 +202,7 @@ export class LeanHttpClientTransport implements Transport {
    * Parses one JSON body (a message or a batch) and delivers each message. False when the
    * text is not JSON or not JSON-RPC 2.0.
    */
-  private deliver(text: string): boolean {
+  private deliver(text: string, extra?: RelatedExtra): boolean {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -209,16 +213,16 @@ export class LeanHttpClientTransport implements Transport {
     for (const m of list) {
       if (this.closed) return true;
       if (!m || typeof m !== 'object' || (m as { jsonrpc?: unknown }).jsonrpc !== '2.0') return false;
-      this.onmessage?.(m as JSONRPCMessage);
+      this.onmessage?.(m as JSONRPCMessage, extra);
     }
     return true;
   }
 
   /** Delivers each `message` event of an event stream until it ends; a cut is an error. */
-  private readEvents(req: http.ClientRequest, res: http.IncomingMessage, what: string): void {
+  private readEvents(req: http.ClientRequest, res: http.IncomingMessage, what: string, extra?: RelatedExtra): void {
     const parser = new SseParser((e) => {
       if (e.event !== 'message' || e.data === '') return;
-      if (!this.deliver(e.data)) this.report(new Error(`invalid JSON-RPC message in ${what}`));
+      if (!this.deliver(e.data, extra)) this.report(new Error(`invalid JSON-RPC message in ${what}`));
     });
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => parser.push(chunk));
