@@ -11,6 +11,7 @@ import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type 
 import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
 import { handshake } from './upstreamHandshake.js';
+import { declaredCapabilities } from './clientCapabilities.js';
 import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
 
@@ -218,7 +219,12 @@ export class Upstream {
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    this.initResult = await handshake(peer, this.lists, { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, reconnecting: !!built.resilient });
+    this.initResult = await handshake(peer, this.lists, {
+      id: this.id,
+      timeoutMs: this.entry.connectionTimeoutMs,
+      reconnecting: !!built.resilient,
+      capabilities: declaredCapabilities(this.entry.clientCapabilities),
+    });
   }
 
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
