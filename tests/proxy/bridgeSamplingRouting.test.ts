@@ -5,7 +5,7 @@
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, startBridge, trackPids } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, trackPids } from '../helpers/bridgeProcess.js';
 import { startSamplingServer, type SamplingServer } from '../helpers/samplingServer.js';
 
 const servers: SamplingServer[] = [];
@@ -56,5 +56,27 @@ describe('sampling routed by the call it belongs to', () => {
       expect({ n, own, total }).toEqual({ n, own: 20, total: 20 });
       for (const { client } of clients) await client.close();
     }
+  }, 30_000);
+
+  it('a stdio server that names the call by its progress token: 2 concurrent clients get their own (10 of 10)', async () => {
+    const b = await startBridge({ config: { mcpServers: { t: { ...nodeEntry(fixture('tokenSamplingServer.mjs')), clientCapabilities: { sampling: true } } } } });
+    const clients = await Promise.all(
+      ['first', 'second'].map(async (name) => {
+        const { client } = await b.client('/mcp/t', { capabilities: { sampling: {} }, name });
+        answerWithName(client, name);
+        return { client, name };
+      }),
+    );
+    let own = 0;
+    for (let round = 0; round < 5; round++) {
+      const results = await Promise.all(
+        clients.map(({ client }, i) =>
+          // onprogress makes the SDK client send a progress token, which the server echoes.
+          client.callTool({ name: 'sample_token', arguments: { prompt: 'p', delayMs: 150 + 10 * i } }, undefined, { timeout: 15_000, onprogress: () => undefined }),
+        ),
+      );
+      for (const [i, r] of results.entries()) if (text(r) === `sampled: ${clients[i]!.name}`) own++;
+    }
+    expect(own).toBe(10);
   }, 30_000);
 });
