@@ -16,6 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../logger.js';
 import { SseParser } from '../../shared/sseParser.js';
+import { HoldGate } from './holdGate.js';
 import type { RelatedExtra } from '../rpc/jsonRpcPeer.js';
 
 export interface LeanHttpClientOptions {
@@ -63,7 +64,7 @@ export class LeanHttpClientTransport implements Transport {
    * messages wait, so a request the server sends on that stream in reply to them (sampling
    * outside any call, say) finds it open instead of being dropped by the server.
    */
-  private getGate?: { wait: Promise<void>; release: () => void };
+  private getGate?: HoldGate;
   private started = false;
   private closed = false;
 
@@ -238,19 +239,7 @@ export class LeanHttpClientTransport implements Transport {
   }
 
   private holdUntilGetAnswered(): void {
-    if (this.getGate) return;
-    let release!: () => void;
-    const wait = new Promise<void>((resolve) => (release = resolve));
-    const timer = setTimeout(() => gate.release(), this.opts.getStreamWaitMs ?? GET_STREAM_WAIT_MS);
-    const gate = {
-      wait,
-      release: () => {
-        clearTimeout(timer);
-        if (this.getGate === gate) this.getGate = undefined;
-        release();
-      },
-    };
-    this.getGate = gate;
+    this.getGate ??= new HoldGate(this.opts.getStreamWaitMs ?? GET_STREAM_WAIT_MS, () => (this.getGate = undefined));
   }
 
   /** After `initialized`: one GET stream for server-initiated messages; 405 means none. */
