@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, loadConfig, parseConfig } from '../proxy/index.js';
 
 /** Top-level options that change how the bridge serves its servers. */
-const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts'] as const;
+const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts', 'clientCapabilities'] as const;
 
 /** The parts of the user's config the runtime uses. */
 export interface UserConfigView {

@@ -10,8 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod/mini';
-import { DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
+import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
 import type { ToolFilter } from './toolFilter.js';
+import type { ClientCapabilityFlags } from './clientCapabilities.js';
 
 export type { ToolFilter } from './toolFilter.js';
 export {
@@ -34,6 +35,8 @@ interface EntryCommon {
   toolTimeouts: Record<string, number>;
   /** true: run in the bridge (shared); false: spawned per agent session by the stdio proxy. */
   persistent: boolean;
+  /** What the proxy declares to this server (the top-level default merged in); see clientCapabilities.ts. */
+  clientCapabilities?: ClientCapabilityFlags;
 }
 
 /** A server started as a child process speaking MCP over stdio. */
@@ -91,6 +94,7 @@ const topSchema = z.looseObject(
     toolNaming: z.optional(z.enum(['prefixed', 'original'], { error: oneOf(['prefixed', 'original']) })),
     readyTimeoutMs: z.optional(ms(1)),
     toolTimeouts: z.optional(msMap()),
+    clientCapabilities: z.optional(capabilityFlags()),
   },
   { error: must('a JSON object') },
 );
@@ -118,6 +122,8 @@ export function parseConfig(raw: unknown, opts: { env?: NodeJS.ProcessEnv } = {}
   const globalTimeouts = top.success ? { ...(top.data.toolTimeouts ?? {}) } : {};
   if ('' in globalTimeouts) issues.push('toolTimeouts must not have an empty tool pattern');
   if (issues.length > 0 || !top.success) throw new ConfigError(issues);
+  const capabilityDefault = top.data.clientCapabilities;
+  if (capabilityDefault) for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
   return {
     servers,
     toolNaming: top.data.toolNaming ?? 'prefixed',

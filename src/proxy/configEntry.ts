@@ -39,6 +39,12 @@ export function ms(min: 0 | 1) {
     .check(z.minimum(min, { error: `must be ${what}` }), z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }));
 }
 export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
+/** `{"sampling": true, "elicitation": false, "roots": true}`, any subset; other keys are refused. */
+export const capabilityFlags = () =>
+  z.strictObject(
+    { sampling: z.optional(bool()), elicitation: z.optional(bool()), roots: z.optional(bool()) },
+    { error: (iss: { code?: string; input?: unknown }) => (iss.code === 'unrecognized_keys' ? 'may only have the keys "sampling", "elicitation" and "roots"' : must('an object like {"sampling": true, "elicitation": false, "roots": false}')(iss)) },
+  );
 
 const TYPES = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse', 'bridge'] as const;
 const TRANSPORTS = ['streamable-http', 'sse', 'http'] as const;
@@ -73,6 +79,7 @@ const entrySchema = z.looseObject(
     denyTools: z.optional(strList()),
     toolTimeouts: z.optional(msMap()),
     persistent: z.optional(bool()),
+    clientCapabilities: z.optional(capabilityFlags()),
   },
   { error: must('an object') },
 );
@@ -166,7 +173,10 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
   if (e.denyTools) toolFilter.denyExact = [...e.denyTools];
   const toolTimeouts = { ...(e.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) add('toolTimeouts', 'must not have an empty tool pattern');
-  const common = { id, disabled, timeoutMs: e.timeoutMs ?? DEFAULT_TIMEOUT_MS, toolFilter, toolTimeouts, persistent: e.persistent ?? true };
+  const common = {
+    id, disabled, timeoutMs: e.timeoutMs ?? DEFAULT_TIMEOUT_MS, toolFilter, toolTimeouts, persistent: e.persistent ?? true,
+    ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
+  };
 
   let entry: ServerEntry;
   if (kind === 'stdio') {

@@ -83,6 +83,12 @@ export class DownstreamSession {
     return best?.id;
   }
 
+  /** The downstream id of this session's call in flight on `u` that went upstream as `upstreamId`. */
+  callWithUpstreamId(u: Upstream, upstreamId: RequestId): RequestId | undefined {
+    for (const [id, f] of this.inflight) if (f.upstream === u && f.handle?.id === upstreamId) return id;
+    return undefined;
+  }
+
   hasCallOn(u: Upstream): boolean {
     return this.relatedCallOn(u) !== undefined;
   }

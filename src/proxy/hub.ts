@@ -61,7 +61,7 @@ export class Hub {
         state: () => this.onUpstreamState(u),
         listChanged: (up, kind) => this.onListChanged(up, kind),
         notification: (up, n) => this.onUpstreamNotification(up, n),
-        request: (up, req) => this.serverRequests.route(up, req),
+        request: (up, req, related) => this.serverRequests.route(up, req, related),
       }, supervision);
       this.upstreams.set(entry.id, u);
     }
@@ -171,6 +171,11 @@ export class Hub {
     const upstreamToken = `qp${this.nextToken++}`;
     this.progressRoutes.set(`${u.id}\0${upstreamToken}`, { session, token, requestId, touch });
     return upstreamToken;
+  }
+
+  /** The session and downstream request behind an upstream progress token, if routed. */
+  progressOwner(u: Upstream, upstreamToken: unknown): { session: DownstreamSession; requestId: string | number } | undefined {
+    return this.progressRoutes.get(`${u.id}\0${String(upstreamToken)}`);
   }
 
   dropProgress(u: Upstream, upstreamToken: string): void {

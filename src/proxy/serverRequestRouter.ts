@@ -2,12 +2,21 @@
  * Requests a server sends to its client (sampling, elicitation, roots/list), and resource
  * subscriptions, when several downstream sessions share one upstream.
  *
- * Routing rule for a server-to-client request: the session with a call in flight on that
- * server goes first (the most recently started call, when several sessions have one); with
- * none in flight, the most recently active session. The request is sent on the stream of that
- * call (`relatedRequestId`), so streamable HTTP clients see it where a direct server puts it.
- * `roots/list` with no session able to answer gets an empty list; sampling or elicitation
- * to a client that did not declare the capability gets -32601.
+ * Routing rule for a server-to-client request:
+ * 1. When the wire says which of our calls it belongs to, it goes to the session that made
+ *    that call: a streamable HTTP upstream sent it on that call's POST response stream (the
+ *    transport reports the call's upstream id), or it carries that call's progress token
+ *    (`_meta.progressToken` is one of our `qp<n>` tokens). If that session did not declare
+ *    the capability, the request is answered as for no capable client (below): it is never
+ *    handed to a session that did not cause it.
+ * 2. Otherwise (a stdio upstream, a request on the standalone GET stream), the session with a
+ *    call in flight on that server goes first (the most recently started call, when several
+ *    sessions have one); with none in flight, the most recently active session. With several
+ *    sessions calling at once this may pick the wrong one: see README "Server-to-client
+ *    requests with several clients".
+ * The request is sent on the stream of the chosen call (`relatedRequestId`), so streamable
+ * HTTP clients see it where a direct server puts it. `roots/list` with no session able to
+ * answer gets an empty list; sampling or elicitation with none gets -32601.
  */
 import { ErrorCode, type RequestId, type RpcRequest } from './rpc/jsonRpc.js';
 import type { Upstream } from './upstream.js';
@@ -39,9 +48,24 @@ export class ServerRequestRouter {
     return best?.s;
   }
 
-  route(u: Upstream, req: RpcRequest): void {
+  /** The session and downstream call a request belongs to, when the wire says so. */
+  private owner(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): { session: DownstreamSession; callId: RequestId } | undefined {
+    if (relatedRequestId !== undefined) {
+      for (const session of this.hub.sessionsFor(u)) {
+        const callId = session.callWithUpstreamId(u, relatedRequestId);
+        if (callId !== undefined) return { session, callId };
+      }
+    }
+    const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
+    const route = token === undefined ? undefined : this.hub.progressOwner(u, token);
+    return route && { session: route.session, callId: route.requestId };
+  }
+
+  route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
     const capability = CAPABILITY_OF[req.method];
-    const session = this.pickSession(u, capability);
+    const owner = this.owner(u, req, relatedRequestId);
+    const capable = (s: DownstreamSession) => !capability || s.clientCapabilities[capability] !== undefined;
+    const session = owner ? (capable(owner.session) ? owner.session : undefined) : this.pickSession(u, capability);
     if (!session) {
       if (req.method === 'roots/list') u.respond(req.id, { roots: [] });
       else u.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `no connected client supports ${req.method}` });
@@ -49,7 +73,7 @@ export class ServerRequestRouter {
     }
     const key = `${u.id}\0${String(req.id)}`;
     void session.peer
-      .request(req.method, req.params, { relatedRequestId: session.relatedCallOn(u) }, (h) => {
+      .request(req.method, req.params, { relatedRequestId: owner ? owner.callId : session.relatedCallOn(u) }, (h) => {
         this.routed.set(key, { session, downstreamId: h.id, abandon: () => h.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled by server' }) });
       })
       .then((res) => {

@@ -7,10 +7,11 @@
 import type { ServerEntry } from './config.js';
 import { errorText, type Logger } from './logger.js';
 import { JsonRpcPeer, type PendingHandle, type RequestOptions } from './rpc/jsonRpcPeer.js';
-import { ErrorCode, type RpcNotification, type RpcRequest, type RpcResponse } from './rpc/jsonRpc.js';
+import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type RpcResponse } from './rpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
 import { handshake } from './upstreamHandshake.js';
+import { declaredCapabilities } from './clientCapabilities.js';
 import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
 
@@ -21,8 +22,11 @@ export interface UpstreamListener {
   state?(u: Upstream): void;
   listChanged?(u: Upstream, kind: ListKind): void;
   notification?(u: Upstream, n: RpcNotification): void;
-  /** A request from the server to its client (sampling, elicitation, roots/list). */
-  request?(u: Upstream, req: RpcRequest): void;
+  /**
+   * A request from the server to its client (sampling, elicitation, roots/list);
+   * `relatedRequestId`: the upstream id of our request it belongs to, when the wire says so.
+   */
+  request?(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void;
 }
 
 export class Upstream {
@@ -211,12 +215,17 @@ export class Upstream {
     this.built = built;
     const peer = new JsonRpcPeer(built.transport);
     this.peer = peer;
-    peer.onrequest = (req) => this.onServerRequest(req);
+    peer.onrequest = (req, related) => this.onServerRequest(req, related);
     peer.onnotification = (n) => this.onServerNotification(n);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    this.initResult = await handshake(peer, this.lists, { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, reconnecting: !!built.resilient });
+    this.initResult = await handshake(peer, this.lists, {
+      id: this.id,
+      timeoutMs: this.entry.connectionTimeoutMs,
+      reconnecting: !!built.resilient,
+      capabilities: declaredCapabilities(this.entry.clientCapabilities),
+    });
   }
 
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -236,12 +245,12 @@ export class Upstream {
     this.listener.notification?.(this, n);
   }
 
-  private onServerRequest(req: RpcRequest): void {
+  private onServerRequest(req: RpcRequest, relatedRequestId?: RequestId): void {
     if (req.method === 'ping') {
       this.respond(req.id, {});
       return;
     }
-    if (this.listener.request) this.listener.request(this, req);
+    if (this.listener.request) this.listener.request(this, req, relatedRequestId);
     else this.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
   }
 

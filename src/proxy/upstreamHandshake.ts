@@ -1,7 +1,7 @@
 /**
  * The client side of the MCP handshake with one server, bounded in time: transport start,
- * `initialize` (declaring every client capability, since one upstream serves many
- * sessions), `notifications/initialized`, then every list fetched into the cache.
+ * `initialize` (declaring the client capabilities it is given: see clientCapabilities.ts),
+ * `notifications/initialized`, then every list fetched into the cache.
  */
 import { LATEST_PROTOCOL_VERSION } from './protocolVersion.js';
 import type { JsonRpcPeer } from './rpc/jsonRpcPeer.js';
@@ -14,14 +14,14 @@ export const CLIENT_INFO = { name: 'qiming-mcp-stdio-proxy', version: typeof __Q
 export async function handshake(
   peer: JsonRpcPeer,
   lists: ListCache,
-  opts: { id: string; timeoutMs: number; reconnecting: boolean },
+  opts: { id: string; timeoutMs: number; reconnecting: boolean; capabilities: Record<string, unknown> },
 ): Promise<Record<string, unknown>> {
   const { id, timeoutMs } = opts;
   await withDeadline(peer.start(), timeoutMs, `server "${id}" did not start within ${timeoutMs} ms`);
   const init = await withDeadline(
     peer.call('initialize', {
       protocolVersion: LATEST_PROTOCOL_VERSION,
-      capabilities: { roots: { listChanged: true }, sampling: {}, elicitation: {} },
+      capabilities: opts.capabilities,
       clientInfo: CLIENT_INFO,
     }),
     // A reconnecting transport holds the initialize until the server is reachable.

@@ -115,7 +115,7 @@ describe('stdio aggregation', () => {
   it('lets a client that arrives after the servers are up give them its roots', async () => {
     // Raw JSON lines, so the client can initialise after the upstream has finished its own
     // handshake (and asked for roots while no client could answer).
-    const child = spawn(process.execPath, [CLI, '--config', JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], {
+    const child = spawn(process.execPath, [CLI, '--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], {
       stdio: ['pipe', 'pipe', 'ignore'],
     });
     cleanupChild = child;

@@ -131,7 +131,7 @@ describe('bridge sessions', () => {
   });
 
   it('passes progress notifications and sampling through /mcp/<id> with server-everything', async () => {
-    const b = await startBridge({ config: { mcpServers: { everything: everythingEntry() } } });
+    const b = await startBridge({ config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } } });
     const { client } = await b.client('/mcp/everything', { capabilities: { sampling: {} } });
     const sampled = answerSampling(client, 'a sampled answer');
     const progress: Progress[] = [];

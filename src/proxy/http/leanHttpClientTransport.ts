@@ -16,11 +16,15 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../logger.js';
 import { SseParser } from '../../shared/sseParser.js';
+import { HoldGate } from './holdGate.js';
+import type { RelatedExtra } from '../rpc/jsonRpcPeer.js';
 
 export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
   headers?: Record<string, string>;
   logger?: Logger;
+  /** How long messages after `initialized` wait for the GET stream's answer (default 2 s). */
+  getStreamWaitMs?: number;
 }
 
 /** A non-2xx answer from the server; `status` is the HTTP status code. */
@@ -39,6 +43,7 @@ const MAX_SOCKETS = 64;
 const IDLE_SOCKET_MS = 4_000;
 const DELETE_TIMEOUT_MS = 1_000;
 const ERROR_BODY_LIMIT = 2_000;
+const GET_STREAM_WAIT_MS = 2_000;
 
 export class LeanHttpClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
@@ -54,6 +59,12 @@ export class LeanHttpClientTransport implements Transport {
   /** Every request whose exchange is not finished, the GET stream included. */
   private readonly live = new Set<http.ClientRequest>();
   private getOpened = false;
+  /**
+   * From `initialized` until the GET stream is answered (or GET_STREAM_WAIT_MS): later
+   * messages wait, so a request the server sends on that stream in reply to them (sampling
+   * outside any call, say) finds it open instead of being dropped by the server.
+   */
+  private getGate?: HoldGate;
   private started = false;
   private closed = false;
 
@@ -87,6 +98,11 @@ export class LeanHttpClientTransport implements Transport {
    * was delivered, or as soon as an event-stream reply starts (its events follow).
    */
   send(message: JSONRPCMessage): Promise<void> {
+    if (this.getGate) return this.getGate.wait.then(() => this.post(message));
+    return this.post(message);
+  }
+
+  private post(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('transport closed'));
     const body = JSON.stringify(message);
     const headers = this.headers({
@@ -96,6 +112,10 @@ export class LeanHttpClientTransport implements Transport {
     });
     const hadSession = this.sessionId !== undefined;
     const isInitialized = (message as { method?: string }).method === 'notifications/initialized';
+    // What arrives on this POST's event stream belongs to the request it carried.
+    const carried = message as { method?: string; id?: string | number };
+    const related: RelatedExtra | undefined = carried.method !== undefined && carried.id !== undefined ? { relatedRequestId: carried.id } : undefined;
+    if (isInitialized && !this.getOpened) this.holdUntilGetAnswered();
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const ok = () => {
@@ -109,6 +129,7 @@ export class LeanHttpClientTransport implements Transport {
         if (settled) return;
         settled = true;
         reject(this.closed ? new Error('transport closed') : err);
+        if (isInitialized) this.getGate?.release();
         this.report(err);
       };
       const req = this.mod.request(this.url, { method: 'POST', agent: this.agent, headers });
@@ -138,7 +159,7 @@ export class LeanHttpClientTransport implements Transport {
           return;
         }
         if (type.includes('text/event-stream')) {
-          this.readEvents(req, res, 'reply event stream');
+          this.readEvents(req, res, 'reply event stream', related);
           ok();
           return;
         }
@@ -157,6 +178,7 @@ export class LeanHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.getGate?.release();
     for (const req of this.live) req.destroy();
     this.live.clear();
     if (this.sessionId !== undefined) await this.deleteSession().catch(() => undefined);
@@ -181,7 +203,7 @@ export class LeanHttpClientTransport implements Transport {
    * Parses one JSON body (a message or a batch) and delivers each message. False when the
    * text is not JSON or not JSON-RPC 2.0.
    */
-  private deliver(text: string): boolean {
+  private deliver(text: string, extra?: RelatedExtra): boolean {
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -192,16 +214,16 @@ export class LeanHttpClientTransport implements Transport {
     for (const m of list) {
       if (this.closed) return true;
       if (!m || typeof m !== 'object' || (m as { jsonrpc?: unknown }).jsonrpc !== '2.0') return false;
-      this.onmessage?.(m as JSONRPCMessage);
+      this.onmessage?.(m as JSONRPCMessage, extra);
     }
     return true;
   }
 
   /** Delivers each `message` event of an event stream until it ends; a cut is an error. */
-  private readEvents(req: http.ClientRequest, res: http.IncomingMessage, what: string): void {
+  private readEvents(req: http.ClientRequest, res: http.IncomingMessage, what: string, extra?: RelatedExtra): void {
     const parser = new SseParser((e) => {
       if (e.event !== 'message' || e.data === '') return;
-      if (!this.deliver(e.data)) this.report(new Error(`invalid JSON-RPC message in ${what}`));
+      if (!this.deliver(e.data, extra)) this.report(new Error(`invalid JSON-RPC message in ${what}`));
     });
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => parser.push(chunk));
@@ -216,17 +238,23 @@ export class LeanHttpClientTransport implements Transport {
     });
   }
 
+  private holdUntilGetAnswered(): void {
+    this.getGate ??= new HoldGate(this.opts.getStreamWaitMs ?? GET_STREAM_WAIT_MS, () => (this.getGate = undefined));
+  }
+
   /** After `initialized`: one GET stream for server-initiated messages; 405 means none. */
   private openGetStream(): void {
-    if (this.getOpened || this.closed) return;
+    if (this.getOpened || this.closed) return this.getGate?.release();
     this.getOpened = true;
     const req = this.mod.request(this.url, { method: 'GET', agent: this.agent, headers: this.headers({ Accept: 'text/event-stream' }) });
     this.live.add(req);
     req.on('error', (err) => {
       this.live.delete(req);
+      this.getGate?.release();
       this.report(err);
     });
     req.on('response', (res) => {
+      this.getGate?.release();
       const status = res.statusCode ?? 0;
       const type = res.headers['content-type'] ?? '';
       if (status === 405) {

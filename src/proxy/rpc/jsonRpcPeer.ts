@@ -5,6 +5,7 @@
  * and each has a timeout that progress notifications can reset.
  */
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import {
   asWire,
   ErrorCode,
@@ -26,6 +27,15 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
 }
 
+/**
+ * What a transport may tell about an incoming message beyond the SDK's fields: the id of our
+ * request it belongs to, when the wire says so (streamable HTTP: it came on the response
+ * stream of the POST that carried that request).
+ */
+export interface RelatedExtra extends MessageExtraInfo {
+  relatedRequestId?: RequestId;
+}
+
 export interface PendingHandle {
   id: RequestId;
   /** Restarts the timeout (called when progress arrives for this request). */
@@ -42,9 +52,12 @@ interface Pending {
 }
 
 export class JsonRpcPeer {
-  /** Incoming request; the handler must eventually call `respond` or `respondError`. */
-  onrequest?: (req: RpcRequest) => void;
-  onnotification?: (n: RpcNotification) => void;
+  /**
+   * Incoming request; the handler must eventually call `respond` or `respondError`.
+   * `relatedRequestId`: our request it belongs to, when the transport knows (see RelatedExtra).
+   */
+  onrequest?: (req: RpcRequest, relatedRequestId?: RequestId) => void;
+  onnotification?: (n: RpcNotification, relatedRequestId?: RequestId) => void;
   /** Fires once when the transport closes. */
   onclose?: (reason: string) => void;
   onerror?: (err: Error) => void;
@@ -55,7 +68,7 @@ export class JsonRpcPeer {
   private closeReason = 'connection closed';
 
   constructor(readonly transport: Transport) {
-    transport.onmessage = (m) => this.receive(m as unknown as RpcMessage);
+    transport.onmessage = (m, extra) => this.receive(m as unknown as RpcMessage, extra as RelatedExtra | undefined);
     transport.onerror = (e) => this.onerror?.(e);
     transport.onclose = () => this.handleClose();
   }
@@ -161,17 +174,17 @@ export class JsonRpcPeer {
     p.resolve(res);
   }
 
-  private receive(m: RpcMessage): void {
+  private receive(m: RpcMessage, extra?: RelatedExtra): void {
     if (isResponse(m)) {
       if (m.id !== null) this.settle(m.id, m);
       return;
     }
     if (isRequest(m)) {
-      if (this.onrequest) this.onrequest(m);
+      if (this.onrequest) this.onrequest(m, extra?.relatedRequestId);
       else void this.respondError(m.id, RpcRequestError.methodNotFound(m.method).toObject());
       return;
     }
-    this.onnotification?.(m as RpcNotification);
+    this.onnotification?.(m as RpcNotification, extra?.relatedRequestId);
   }
 
   private handleClose(): void {

@@ -1,0 +1,26 @@
+/**
+ * Which client capabilities the proxy declares in its `initialize` to an upstream.
+ *
+ * The proxy answers a server's sampling, elicitation and roots requests by passing them to
+ * one of its own clients (see serverRequestRouter.ts), but an upstream is initialised once,
+ * before any of those clients exists. A server reads the declared capabilities to decide what
+ * it offers (server-everything registers `trigger-sampling-request` only for a client with
+ * sampling), so declaring what no client can answer offers agents tools they cannot serve.
+ *
+ * Rule: declare only what the config says the app's clients can answer; the default is none,
+ * which is what the app's ACP agents declare. `clientCapabilities` at the top level sets the
+ * default for every server, an entry's own value wins per key.
+ */
+export const CLIENT_CAPABILITY_NAMES = ['sampling', 'elicitation', 'roots'] as const;
+export type ClientCapabilityName = (typeof CLIENT_CAPABILITY_NAMES)[number];
+export type ClientCapabilityFlags = Partial<Record<ClientCapabilityName, boolean>>;
+
+/** The `capabilities` object of the proxy's `initialize` for these flags. */
+export function declaredCapabilities(flags: ClientCapabilityFlags = {}): Record<string, unknown> {
+  const caps: Record<string, unknown> = {};
+  if (flags.sampling) caps.sampling = {};
+  if (flags.elicitation) caps.elicitation = {};
+  // The proxy forwards its clients' notifications/roots/list_changed.
+  if (flags.roots) caps.roots = { listChanged: true };
+  return caps;
+}
