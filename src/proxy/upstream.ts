@@ -13,6 +13,7 @@ import { ListCache, type ListKind } from './listCache.js';
 import { handshake } from './upstreamHandshake.js';
 import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
+import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -31,6 +32,8 @@ export class Upstream {
   startedAt?: Date;
   readyAt?: Date;
   restarts = 0;
+  /** The HTTP status of the last failure, if it had one (401/403: credentials refused). */
+  httpStatus?: number;
   initResult?: Record<string, unknown>;
   readonly lists: ListCache;
   private peer?: JsonRpcPeer;
@@ -38,6 +41,8 @@ export class Upstream {
   private readonly policy: RestartPolicy;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
+  /** connect() is running: a close now is the start's failure, not a crash. */
+  private connecting = false;
   /** stop() was called (and no restart since): a restart in progress must not start again. */
   private halted = false;
   private restartInFlight?: Promise<void>;
@@ -88,15 +93,18 @@ export class Upstream {
     this.startedAt = new Date();
     this.readyAt = undefined;
     try {
-      await this.connect();
+      this.connecting = true;
+      await this.connect().finally(() => (this.connecting = false));
       this.readyAt = new Date();
       this.lastError = undefined;
       this.setState('ready');
       this.log.info(`ready: ${this.lists.tools.length} tools`);
     } catch (err) {
       if (this.stopping) return;
+      // A remote wrapper that gave up knows the real cause (HTTP status, refused...).
+      const cause = this.built?.resilient?.failure ?? err;
       await this.dropConnection();
-      this.onFailure(`start failed: ${errorText(err)}`);
+      this.onFailure(`start failed: ${errorText(cause)}`, cause);
     }
   }
 
@@ -203,6 +211,7 @@ export class Upstream {
   }
 
   private async connect(): Promise<void> {
+    const startedAt = Date.now();
     const built = await buildUpstreamTransport(this.entry, {
       logger: this.log,
       onresilientstate: (s, reason) => this.onResilientState(s, reason),
@@ -215,7 +224,7 @@ export class Upstream {
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    this.initResult = await handshake(peer, this.lists, { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, reconnecting: !!built.resilient });
+    this.initResult = await handshake(peer, this.lists, { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, startedAt });
   }
 
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -262,24 +271,31 @@ export class Upstream {
   }
 
   private onClosed(peer: JsonRpcPeer): void {
-    if (peer !== this.peer || this.stopping) return;
+    // While connecting, the handshake fails with this close and start() handles it.
+    if (peer !== this.peer || this.stopping || this.connecting) return;
     const reason = this.built?.child?.exitInfo
       ? exitText(this.id, this.built.child.exitInfo.code, this.built.child.exitInfo.signal)
       : `server "${this.id}" closed the connection`;
     this.lastStderr = this.built?.child?.stderrTail() ?? [];
+    // A remote wrapper closes itself only for a reason retrying cannot fix (a 401 on reconnect).
+    const failure = this.built?.resilient?.failure;
     this.peer = undefined;
     this.built = undefined;
-    if (this.state === 'ready') this.onFailure(reason);
+    if (failure) this.onFailure(`connection failed: ${errorText(failure)}`, failure);
+    else if (this.state === 'ready') this.onFailure(reason);
   }
 
-  private onFailure(reason: string): void {
+  private onFailure(reason: string, cause?: unknown): void {
     this.lastError = reason;
     this.log.error(reason);
-    const next = this.policy.next(this.readyAt);
+    this.httpStatus = httpStatusOf(cause);
+    // 401/403: the same credentials fail again; wait for a config change or a restart.
+    const next = isAuthRefusal(cause) ? undefined : this.policy.next(this.readyAt);
     const hadTools = this.lists.tools.length > 0;
     this.lists.clear();
     if (hadTools) for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
     if (!next) {
+      if (isAuthRefusal(cause)) this.log.warn(`not retrying: credentials refused (HTTP ${this.httpStatus}); waiting for a config change or a restart`);
       this.setState('failed');
       return;
     }
