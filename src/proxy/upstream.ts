@@ -14,6 +14,7 @@ import { handshake } from './upstreamHandshake.js';
 import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
 import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
+import { AnswerWatch } from './answerWatch.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -41,6 +42,7 @@ export class Upstream {
   private readonly policy: RestartPolicy;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
+  private readonly answers = new AnswerWatch();
   /** connect() is running: a close now is the start's failure, not a crash. */
   private connecting = false;
   /** stop() was called (and no restart since): a restart in progress must not start again. */
@@ -92,6 +94,7 @@ export class Upstream {
     this.setState(this.startedAt ? 'restarting' : 'starting');
     this.startedAt = new Date();
     this.readyAt = undefined;
+    this.answers.reset();
     try {
       this.connecting = true;
       await this.connect().finally(() => (this.connecting = false));
@@ -171,7 +174,22 @@ export class Upstream {
         error: { code: ErrorCode.ServerNotReady, message: `server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})` },
       });
     }
-    return this.peer.request(method, params, opts, beforeSend);
+    return this.peer.request(method, params, opts, beforeSend).then((res) => this.noteAnswer(method, res));
+  }
+
+  /** A ready server whose calls keep timing out gets a lastError that says so (answerWatch.ts). */
+  private noteAnswer(method: string, res: RpcResponse): RpcResponse {
+    const change = this.answers.record(method, res);
+    if (change === 'set' && this.state === 'ready') {
+      if (this.lastError !== this.answers.note && !this.lastError?.startsWith('not answering')) this.log.warn(this.answers.note!);
+      this.lastError = this.answers.note;
+      this.listener.state?.(this);
+    } else if (change === 'cleared' && this.lastError?.startsWith('not answering')) {
+      this.lastError = undefined;
+      this.log.info('answering again');
+      this.listener.state?.(this);
+    }
+    return res;
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
