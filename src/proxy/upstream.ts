@@ -100,6 +100,7 @@ export class Upstream {
       await this.connect().finally(() => (this.connecting = false));
       this.readyAt = new Date();
       this.lastError = undefined;
+      this.httpStatus = undefined;
       this.setState('ready');
       this.log.info(`ready: ${this.lists.tools.length} tools`);
     } catch (err) {

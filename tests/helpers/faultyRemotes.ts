@@ -31,8 +31,8 @@ function track(srv: net.Server): Set<Socket> {
   return sockets;
 }
 
-async function listen(srv: net.Server, counts: Map<string, number>, sockets: Set<Socket>): Promise<FaultyServer> {
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+async function listen(srv: net.Server, counts: Map<string, number>, sockets: Set<Socket>, port = 0): Promise<FaultyServer> {
+  await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r));
   return {
     port: (srv.address() as net.AddressInfo).port,
     counts,
@@ -49,7 +49,7 @@ function pathOf(url: string | undefined): string {
 }
 
 /** Answers every request (and every upgrade) with 401 and a WWW-Authenticate challenge. */
-export async function unauthorizedServer(): Promise<FaultyServer> {
+export async function unauthorizedServer(port = 0): Promise<FaultyServer> {
   const counts = new Map<string, number>();
   const count = (url?: string) => counts.set(pathOf(url), (counts.get(pathOf(url)) ?? 0) + 1);
   const srv = http.createServer((req, res) => {
@@ -62,7 +62,7 @@ export async function unauthorizedServer(): Promise<FaultyServer> {
     count(req.url);
     socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized');
   });
-  return listen(srv, counts, track(srv));
+  return listen(srv, counts, track(srv), port);
 }
 
 /** Accepts each connection and reads whatever comes, never writing a byte back. */

@@ -136,6 +136,27 @@ describe('ResilientTransportWrapper', () => {
     expect(u.states.map((s) => s.s)).toEqual(['connecting', 'connected', 'closed']);
   });
 
+  it('reconnects a connection that worked, but stops at a 401 instead of looping', async () => {
+    const { LeanHttpClientTransport } = await import('../../src/proxy/http/leanHttpClientTransport.js');
+    const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
+    const server = await startHttpFixture('http');
+    cleanups.push(server.stop);
+    const t = wrapper(server.url, { factory: () => new LeanHttpClientTransport(new URL(server.url)) });
+    await t.w.start();
+    await handshake(t);
+    await server.stop();
+    const denied = await unauthorizedServer(server.port);
+    cleanups.push(denied.stop);
+    // The next message finds the server gone and the wrapper reconnects, into a 401.
+    void t.w.send({ jsonrpc: '2.0', id: 7, method: 'ping' } as JSONRPCMessage).catch(() => undefined);
+    await waitFor(() => t.w.state === 'closed', 5000, 'closed after the 401');
+    expect((t.w.failure as { status?: number }).status).toBe(401);
+    const asked = denied.total();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(denied.total()).toBe(asked);
+    expect(asked).toBeLessThanOrEqual(2);
+  });
+
   it('queues up to maxQueue messages while reconnecting and rejects the next one at once', async () => {
     const port = await freePort();
     const t = wrapper(`http://127.0.0.1:${port}/mcp`, { maxQueue: 100, retryBeforeEstablished: true });
