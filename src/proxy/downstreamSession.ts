@@ -8,6 +8,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocol
 import { JsonRpcPeer, type PendingHandle } from './rpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from './rpc/jsonRpc.js';
 import { toolTimeoutFor } from './toolFilter.js';
+import { serverIdForName } from './naming.js';
 import { CLIENT_INFO, type Upstream } from './upstream.js';
 import type { Hub, SessionScope } from './hub.js';
 import type { ListKind } from './listCache.js';
@@ -261,7 +262,16 @@ export class DownstreamSession {
       u = item && this.hub.upstreams.get(item.serverId);
       name = item?.name ?? exposed;
     }
-    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
+    if (!u) {
+      // A server that is not ready lists nothing: name it, its state and why, by the prefix.
+      const ownerId = serverIdForName(exposed, this.hub.inScope(this.scope).map((x) => x.id));
+      const owner = ownerId === undefined ? undefined : this.hub.upstreams.get(ownerId);
+      if (owner && !owner.isReady) {
+        const why = owner.lastError ? `: ${owner.lastError}` : '';
+        return this.fail(req.id, { code: ErrorCode.ServerNotReady, message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}` });
+      }
+      return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
+    }
     if (what === 'tool' && !this.hub.toolAllowed(u, name)) {
       return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
     }

@@ -72,3 +72,17 @@ function withHash(name: string, original: string): string {
 function key(it: NamedItem): string {
   return `${it.serverId}\0${it.name}`;
 }
+
+/**
+ * Which of `serverIds` a prefixed name belongs to by its `<serverId>__` prefix (the longest
+ * match), whether or not that server lists the name now: a server that is not ready has no
+ * names in the table, but a call to one of its tools should still say whose it is.
+ */
+export function serverIdForName(exposed: string, serverIds: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const id of serverIds) {
+    const prefix = `${sanitize(id)}${NAME_SEPARATOR}`;
+    if (exposed.startsWith(prefix) && (best === undefined || sanitize(best).length < sanitize(id).length)) best = id;
+  }
+  return best;
+}

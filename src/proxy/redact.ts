@@ -18,9 +18,27 @@ const ABSOLUTE_PATH_RE = /^(\/|~\/|[A-Za-z]:[\\/])[^\s]*$/;
 const URL_IN_TEXT_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
 
 /**
- * Returns `url` without userinfo and with every query value (and any fragment) masked:
- * `https://u:p@h/x?key=abc&flag` -> `https://h/x?key=***&***`. Unparseable input is
- * masked from the first `?` or `#` on, and loses anything between `//` and `@`.
+ * A path segment that looks like a credential: a known token prefix, or a long run of
+ * letters and digits mixed (an API key in the path, `/v1/<key>/mcp`). Words, numbers,
+ * ids like `server-github-2024` and uuids are kept.
+ */
+function isSecretSegment(seg: string): boolean {
+  let raw = seg;
+  try {
+    raw = decodeURIComponent(seg);
+  } catch {
+    // kept as is
+  }
+  if (TOKEN_PREFIX_RE.test(raw)) return true;
+  // A run of 20+ letters and digits, both present: a key, not `my-server-2024` or a uuid.
+  return (raw.match(/[A-Za-z0-9]{20,}/g) ?? []).some((run) => /[A-Za-z]/.test(run) && /\d/.test(run));
+}
+
+/**
+ * Returns `url` without userinfo, with every query value (and any fragment) masked and
+ * secret-looking path segments masked:
+ * `https://u:p@h/x/sk-abc?key=abc&flag` -> `https://h/x/***?key=***&***`. Unparseable input
+ * is masked from the first `?` or `#` on, and loses anything between `//` and `@`.
  */
 export function redactUrl(url: string): string {
   let u: URL;
@@ -31,6 +49,10 @@ export function redactUrl(url: string): string {
   }
   u.username = '';
   u.password = '';
+  if (u.pathname.length > 1) {
+    const segs = u.pathname.split('/');
+    if (segs.some(isSecretSegment)) u.pathname = segs.map((seg) => (isSecretSegment(seg) ? MASK : seg)).join('/');
+  }
   if (u.search) {
     const parts = u.search
       .slice(1)
@@ -44,6 +66,15 @@ export function redactUrl(url: string): string {
   }
   if (u.hash) u.hash = MASK;
   return u.toString();
+}
+
+/** Every url inside `text` passed through {@link redactUrl} (error messages that quote one). */
+export function redactUrlsInText(text: string): string {
+  return text.replace(URL_IN_TEXT_RE, (m) => {
+    // Sentence punctuation after a url (`from <url>: ...`) is not part of it.
+    const tail = /[.,:;!)\]]+$/.exec(m)?.[0] ?? '';
+    return redactUrl(m.slice(0, m.length - tail.length)) + tail;
+  });
 }
 
 /**

@@ -8,12 +8,18 @@
  * Requests that were in flight when the connection dropped are answered with a
  * ConnectionClosed error (they may or may not have run upstream); messages whose send
  * failed are put back at the head of the queue and delivered after the reconnect.
+ *
+ * Reconnecting is only for a connection that worked: until the caller's first `initialize`
+ * is answered, any failure (refused, HTTP error, closed) closes the wrapper, with the cause
+ * in `failure`, and the caller's own supervision decides. A 401/403 also ends it later:
+ * the same credentials cannot succeed on a retry.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from './rpc/jsonRpc.js';
 import { errorText, type Logger } from './logger.js';
 import { withDeadline } from './deadline.js';
+import { isAuthRefusal } from './upstreamErrors.js';
 
 export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -27,6 +33,11 @@ export interface ResilientOptions {
   maxQueue?: number;
   /** Bound on one connection attempt (start + initialize replay). */
   attemptTimeoutMs?: number;
+  /**
+   * Retry in the background even before the first initialize was answered (the old rule,
+   * kept for `convert`). Off: a first failure closes the wrapper with `failure` set.
+   */
+  retryBeforeEstablished?: boolean;
   logger?: Logger;
   onstatechange?: (state: ResilientState, reason?: string) => void;
 }
@@ -54,6 +65,9 @@ export class ResilientTransportWrapper implements Transport {
   private initRequest?: RpcRequest;
   private initializedSent = false;
   private initAnswered = false;
+  /** The caller's initialize was answered once: from now on a lost connection is reconnected. */
+  private established = false;
+  private _failure?: Error;
   private delayMs: number;
   private reconnectTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
@@ -72,6 +86,7 @@ export class ResilientTransportWrapper implements Transport {
       maxDelayMs: 60_000,
       maxQueue: 100,
       attemptTimeoutMs: 20_000,
+      retryBeforeEstablished: false,
       ...options,
     };
     this.delayMs = this.o.initialDelayMs;
@@ -85,11 +100,16 @@ export class ResilientTransportWrapper implements Transport {
     return this.queue.length;
   }
 
-  /** Connects once; on failure, keeps retrying in the background and resolves anyway. */
+  /** Why the wrapper closed itself (a failure before the first initialize answer, or a 401/403). */
+  get failure(): Error | undefined {
+    return this._failure;
+  }
+
+  /** Connects once; rejects (and closes) if that first attempt fails. */
   async start(): Promise<void> {
     if (this._state !== 'idle') throw new Error('ResilientTransportWrapper already started');
     this.setState('connecting');
-    await this.attempt();
+    await this.attempt(true);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -144,6 +164,10 @@ export class ResilientTransportWrapper implements Transport {
     } catch (err) {
       if (id !== undefined) this.sending.delete(id);
       if (this._state === 'closed') throw err;
+      if (!this.isEstablished || isAuthRefusal(err)) {
+        this.giveUp(err as Error);
+        throw err;
+      }
       const handshake = 'method' in m && (m.method === 'initialize' || m.method === 'notifications/initialized');
       if (handshake) {
         // The replay on the next connection sends these (and answers the initialize).
@@ -158,14 +182,25 @@ export class ResilientTransportWrapper implements Transport {
     }
   }
 
-  private async attempt(): Promise<void> {
+  private get isEstablished(): boolean {
+    return this.established || this.o.retryBeforeEstablished;
+  }
+
+  /** Closes for good, keeping the cause: nothing to gain from retrying here. */
+  private giveUp(err: Error): void {
+    if (this._state === 'closed') return;
+    this._failure = err;
+    void this.close();
+  }
+
+  private async attempt(first = false): Promise<void> {
     const gen = ++this.generation;
     let t: Transport | undefined;
     try {
       t = await this.o.factory();
       this.wire(t, gen);
       this.inner = t;
-      await withDeadline(t.start(), this.o.attemptTimeoutMs, `connect timed out after ${this.o.attemptTimeoutMs} ms`);
+      await withDeadline(t.start(), this.o.attemptTimeoutMs, `no answer to the connection within ${this.o.attemptTimeoutMs} ms`);
       if (this.initRequest) await this.replayInitialize(t);
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
@@ -178,6 +213,11 @@ export class ResilientTransportWrapper implements Transport {
       if (gen !== this.generation || this._state === 'closed') return;
       this.inner = undefined;
       await t?.close().catch(() => undefined);
+      if ((first && !this.o.retryBeforeEstablished) || isAuthRefusal(err)) {
+        this.giveUp(err as Error);
+        if (first) throw err;
+        return;
+      }
       this.scheduleReconnect(`connect failed: ${errorText(err)}`);
     }
   }
@@ -207,14 +247,17 @@ export class ResilientTransportWrapper implements Transport {
         }
         this.inFlight.delete(m.id);
         this.sending.delete(m.id);
-        if (this.initRequest && m.id === this.initRequest.id) this.initAnswered = true;
+        if (this.initRequest && m.id === this.initRequest.id) {
+          this.initAnswered = true;
+          if ('result' in m) this.established = true;
+        }
       }
       this.onmessage?.(message, extra);
     };
     t.onerror = (e) => {
       if (gen !== this.generation) return;
       this.onerror?.(e);
-      if (this._state === 'connected') this.connectionLost(`transport error: ${e.message}`);
+      if (this._state === 'connected') this.connectionLost(`transport error: ${e.message}`, e);
     };
     t.onclose = () => {
       if (gen !== this.generation) return;
@@ -223,8 +266,9 @@ export class ResilientTransportWrapper implements Transport {
   }
 
   /** Drops the current connection, fails in-flight requests, and reconnects at once. */
-  private connectionLost(reason: string): void {
+  private connectionLost(reason: string, cause?: Error): void {
     if (this._state !== 'connected') return;
+    if (!this.isEstablished) return this.giveUp(cause ?? new Error(reason));
     const old = this.inner;
     this.inner = undefined;
     this.generation++;

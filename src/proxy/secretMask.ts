@@ -4,10 +4,9 @@
  * JSON-escaped and URL-encoded spellings, and every url in the text loses its userinfo and
  * query values. The logger applies it to each line, the status to errors and stderr lines.
  */
-import { redactUrl } from './redact.js';
+import { redactUrlsInText } from './redact.js';
 
 const MASK = '***';
-const URL_IN_TEXT_RE = /[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s"'<>]+/g;
 
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -46,7 +45,7 @@ export class SecretMask {
       this.re.lastIndex = 0;
       out = out.replace(this.re, MASK);
     }
-    if (out.includes('://')) out = out.replace(URL_IN_TEXT_RE, (u) => redactUrl(u));
+    if (out.includes('://')) out = redactUrlsInText(out);
     return out;
   }
 }

@@ -14,6 +14,8 @@ import { handshake } from './upstreamHandshake.js';
 import { declaredCapabilities } from './clientCapabilities.js';
 import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
+import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
+import { AnswerWatch } from './answerWatch.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -35,6 +37,8 @@ export class Upstream {
   startedAt?: Date;
   readyAt?: Date;
   restarts = 0;
+  /** The HTTP status of the last failure, if it had one (401/403: credentials refused). */
+  httpStatus?: number;
   initResult?: Record<string, unknown>;
   readonly lists: ListCache;
   private peer?: JsonRpcPeer;
@@ -42,6 +46,9 @@ export class Upstream {
   private readonly policy: RestartPolicy;
   private restartTimer?: NodeJS.Timeout;
   private stopping = false;
+  private readonly answers = new AnswerWatch();
+  /** connect() is running: a close now is the start's failure, not a crash. */
+  private connecting = false;
   /** stop() was called (and no restart since): a restart in progress must not start again. */
   private halted = false;
   private restartInFlight?: Promise<void>;
@@ -91,16 +98,21 @@ export class Upstream {
     this.setState(this.startedAt ? 'restarting' : 'starting');
     this.startedAt = new Date();
     this.readyAt = undefined;
+    this.answers.reset();
     try {
-      await this.connect();
+      this.connecting = true;
+      await this.connect().finally(() => (this.connecting = false));
       this.readyAt = new Date();
       this.lastError = undefined;
+      this.httpStatus = undefined;
       this.setState('ready');
       this.log.info(`ready: ${this.lists.tools.length} tools`);
     } catch (err) {
       if (this.stopping) return;
+      // A remote wrapper that gave up knows the real cause (HTTP status, refused...).
+      const cause = this.built?.resilient?.failure ?? err;
       await this.dropConnection();
-      this.onFailure(`start failed: ${errorText(err)}`);
+      this.onFailure(`start failed: ${errorText(cause)}`, cause);
     }
   }
 
@@ -167,7 +179,22 @@ export class Upstream {
         error: { code: ErrorCode.ServerNotReady, message: this.log.secrets.mask(`server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`) },
       });
     }
-    return this.peer.request(method, params, opts, beforeSend);
+    return this.peer.request(method, params, opts, beforeSend).then((res) => this.noteAnswer(method, res));
+  }
+
+  /** A ready server whose calls keep timing out gets a lastError that says so (answerWatch.ts). */
+  private noteAnswer(method: string, res: RpcResponse): RpcResponse {
+    const change = this.answers.record(method, res);
+    if (change === 'set' && this.state === 'ready') {
+      if (this.lastError !== this.answers.note && !this.lastError?.startsWith('not answering')) this.log.warn(this.answers.note!);
+      this.lastError = this.answers.note;
+      this.listener.state?.(this);
+    } else if (change === 'cleared' && this.lastError?.startsWith('not answering')) {
+      this.lastError = undefined;
+      this.log.info('answering again');
+      this.listener.state?.(this);
+    }
+    return res;
   }
 
   notify(method: string, params?: Record<string, unknown>): void {
@@ -208,6 +235,7 @@ export class Upstream {
   }
 
   private async connect(): Promise<void> {
+    const startedAt = Date.now();
     const built = await buildUpstreamTransport(this.entry, {
       logger: this.log,
       onresilientstate: (s, reason) => this.onResilientState(s, reason),
@@ -223,7 +251,7 @@ export class Upstream {
     this.initResult = await handshake(peer, this.lists, {
       id: this.id,
       timeoutMs: this.entry.connectionTimeoutMs,
-      reconnecting: !!built.resilient,
+      startedAt,
       capabilities: declaredCapabilities(this.entry.clientCapabilities),
     });
   }
@@ -272,24 +300,31 @@ export class Upstream {
   }
 
   private onClosed(peer: JsonRpcPeer): void {
-    if (peer !== this.peer || this.stopping) return;
+    // While connecting, the handshake fails with this close and start() handles it.
+    if (peer !== this.peer || this.stopping || this.connecting) return;
     const reason = this.built?.child?.exitInfo
       ? exitText(this.id, this.built.child.exitInfo.code, this.built.child.exitInfo.signal)
       : `server "${this.id}" closed the connection`;
     this.lastStderr = this.built?.child?.stderrTail() ?? [];
+    // A remote wrapper closes itself only for a reason retrying cannot fix (a 401 on reconnect).
+    const failure = this.built?.resilient?.failure;
     this.peer = undefined;
     this.built = undefined;
-    if (this.state === 'ready') this.onFailure(reason);
+    if (failure) this.onFailure(`connection failed: ${errorText(failure)}`, failure);
+    else if (this.state === 'ready') this.onFailure(reason);
   }
 
-  private onFailure(reason: string): void {
+  private onFailure(reason: string, cause?: unknown): void {
     this.lastError = reason;
     this.log.error(reason);
-    const next = this.policy.next(this.readyAt);
+    this.httpStatus = httpStatusOf(cause);
+    // 401/403: the same credentials fail again; wait for a config change or a restart.
+    const next = isAuthRefusal(cause) ? undefined : this.policy.next(this.readyAt);
     const hadTools = this.lists.tools.length > 0;
     this.lists.clear();
     if (hadTools) for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
     if (!next) {
+      if (isAuthRefusal(cause)) this.log.warn(`not retrying: credentials refused (HTTP ${this.httpStatus}); waiting for a config change or a restart`);
       this.setState('failed');
       return;
     }

@@ -11,25 +11,32 @@ import { withDeadline } from './deadline.js';
 declare const __QIMING_VERSION__: string | undefined;
 export const CLIENT_INFO = { name: 'qiming-mcp-stdio-proxy', version: typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0' };
 
+/**
+ * `timeoutMs` (the entry's connectionTimeoutMs) bounds the whole handshake, counted from
+ * `startedAt` (when the connection began, a transport probe included), for every kind of
+ * upstream: a remote one is never waited for longer, reconnecting wrapper or not.
+ */
 export async function handshake(
   peer: JsonRpcPeer,
   lists: ListCache,
-  opts: { id: string; timeoutMs: number; reconnecting: boolean; capabilities: Record<string, unknown> },
+  opts: { id: string; timeoutMs: number; startedAt?: number; capabilities: Record<string, unknown> },
 ): Promise<Record<string, unknown>> {
-  const { id, timeoutMs } = opts;
-  await withDeadline(peer.start(), timeoutMs, `server "${id}" did not start within ${timeoutMs} ms`);
+  const { timeoutMs } = opts;
+  const end = (opts.startedAt ?? Date.now()) + timeoutMs;
+  // At least 1 ms: 0 would mean "no bound" to withDeadline.
+  const left = () => Math.max(1, end - Date.now());
+  await withDeadline(peer.start(), left(), `no answer to the connection within ${timeoutMs} ms`);
   const init = await withDeadline(
     peer.call('initialize', {
       protocolVersion: LATEST_PROTOCOL_VERSION,
       capabilities: opts.capabilities,
       clientInfo: CLIENT_INFO,
     }),
-    // A reconnecting transport holds the initialize until the server is reachable.
-    opts.reconnecting ? 0 : timeoutMs,
-    `server "${id}" did not answer initialize within ${timeoutMs} ms`,
+    left(),
+    `no answer to initialize within ${timeoutMs} ms`,
   );
   await peer.notify('notifications/initialized');
   const capabilities = (init.capabilities as Record<string, unknown>) ?? {};
-  await withDeadline(lists.refreshAll(capabilities), timeoutMs, `server "${id}" did not list its tools within ${timeoutMs} ms`);
+  await withDeadline(lists.refreshAll(capabilities), left(), `no answer to the first lists within ${timeoutMs} ms`);
   return init;
 }

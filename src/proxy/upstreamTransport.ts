@@ -10,7 +10,8 @@ import { ChildProcessTransport } from './childProcessTransport.js';
 import { LeanHttpClientTransport } from './http/leanHttpClientTransport.js';
 import { StreamClientTransport } from './http/streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
-import { probeTransport } from './transportProbe.js';
+import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
+import { sseClientUpstream } from './sseClientUpstream.js';
 import type { ServerEntry } from './config.js';
 import type { Logger } from './logger.js';
 
@@ -35,17 +36,7 @@ export interface BuiltTransport {
 export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport | Promise<Transport> {
   const u = new URL(url);
   if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger });
-  return import('@modelcontextprotocol/sdk/client/sse.js').then(
-    ({ SSEClientTransport }) =>
-      new SSEClientTransport(u, {
-        requestInit: { headers },
-        // The SSE GET also needs the headers (for example Authorization).
-        eventSourceInit: {
-          fetch: (input: string | URL | Request, init?: RequestInit) =>
-            fetch(input, { ...init, headers: { ...headers, ...(init?.headers as Record<string, string> | undefined), Accept: 'text/event-stream' } }),
-        },
-      }),
-  );
+  return sseClientUpstream(u, headers);
 }
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
@@ -64,7 +55,8 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   const headers = { ...entry.headers };
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
   if (entry.type === 'auto') {
-    kind = await probeTransport(entry.url, headers, { logger: hooks.logger });
+    // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout.
+    kind = await probeTransport(entry.url, headers, { logger: hooks.logger, strict: true, timeoutMs: Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs) });
   }
   // Our own bridge is reached over its stream link (http/mcpStream.ts): one upgraded
   // connection, newline JSON-RPC on it, as cheap per call as a pipe.

@@ -117,7 +117,7 @@ describe('bridge start-up', () => {
     expect(byId.missing.error).toMatch(/qiming-no-such-server' not found \(ENOENT\)/);
     expect(byId.crashy.error).toMatch(/exited with code 3/);
     expect(byId.crashy.stderrTail).toContain('crashing: fatal: cannot open the database');
-    expect(byId.never.error).toMatch(/did not answer initialize within 2500 ms/);
+    expect(byId.never.error).toMatch(/no answer to initialize within 2500 ms/);
     expect(byId.never.stderrTail).toContain('never-starts: warming up the flux capacitor');
 
     // The good one serves; the others are refused with their state.

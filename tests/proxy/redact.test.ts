@@ -107,3 +107,24 @@ describe('which values are masked everywhere', () => {
     expect(mask.mask('nothing here')).toBe('nothing here');
   });
 });
+
+describe('redactUrl on path segments and urls inside text', () => {
+  it('masks secret-looking path segments (token prefixes, long letter-digit runs), keeping ordinary ones', async () => {
+    const { redactUrlsInText } = await import('../../src/proxy/redact.js');
+    expect(redactUrl('https://h/v1/sk-live1234/mcp')).toBe('https://h/v1/***/mcp');
+    expect(redactUrl('https://h/ghp_abcDEF123/x')).toBe('https://h/***/x');
+    expect(redactUrl('https://h/keys/a1B2c3D4e5F6g7H8i9J0k1L2/mcp')).toBe('https://h/keys/***/mcp');
+    expect(redactUrl('https://h/keys/0123456789abcdef0123456789abcdef')).toBe('https://h/keys/***');
+    for (const plain of [
+      'http://127.0.0.1:3000/mcp',
+      'https://h/servers/server-github-2024-edition/mcp',
+      'https://h/s/123e4567-e89b-12d3-a456-426614174000',
+      'https://h/aVeryLongPathSegmentWithoutDigits',
+    ]) {
+      expect(redactUrl(plain)).toBe(plain);
+    }
+    expect(redactUrlsInText(`HTTP 401 from http://u:${SECRET}@h:1/x?api_key=${SECRET}: no; again https://h/sk-abcdef`)).toBe(
+      'HTTP 401 from http://h:1/x?api_key=***: no; again https://h/***',
+    );
+  });
+});

@@ -65,7 +65,7 @@ describe('ResilientTransportWrapper', () => {
 
   it('retries with backoff doubling to the cap while the server is down, then connects and answers the waiting initialize', async () => {
     const port = await freePort();
-    const t = wrapper(`http://127.0.0.1:${port}/mcp`);
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`, { retryBeforeEstablished: true });
     // Streamable HTTP contacts the server on the first message, so start() succeeds; the
     // initialize then fails to send and the wrapper keeps retrying in the background.
     await t.w.start();
@@ -95,6 +95,7 @@ describe('ResilientTransportWrapper', () => {
       initialDelayMs: 50,
       maxDelayMs: 400,
       heartbeatIntervalMs: 0,
+      retryBeforeEstablished: true,
     });
     cleanups.push(() => w.close());
     await w.send(INIT); // an initialize makes every attempt try the handshake
@@ -108,9 +109,57 @@ describe('ResilientTransportWrapper', () => {
     });
   });
 
+  it('by default gives up on a first connection that fails (refused, 401), with the cause, instead of retrying', async () => {
+    const { LeanHttpClientTransport } = await import('../../src/proxy/http/leanHttpClientTransport.js');
+    const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
+    const port = await freePort();
+    let attempts = 0;
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`, {
+      factory: () => {
+        attempts++;
+        return new LeanHttpClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
+      },
+    });
+    await t.w.start();
+    await expect(t.w.send(INIT)).rejects.toThrow(/connection refused/);
+    expect(t.w.state).toBe('closed');
+    expect(t.w.failure?.message).toMatch(/connection refused by 127\.0\.0\.1/);
+    const denied = await unauthorizedServer();
+    cleanups.push(denied.stop);
+    const u = wrapper(`http://127.0.0.1:${denied.port}/mcp`, { factory: () => new LeanHttpClientTransport(new URL(`http://127.0.0.1:${denied.port}/mcp`)) });
+    await u.w.start();
+    await expect(u.w.send(INIT)).rejects.toThrow(/HTTP 401 Unauthorized/);
+    expect((u.w.failure as { status?: number }).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(attempts).toBe(1);
+    expect(denied.total()).toBe(1);
+    expect(u.states.map((s) => s.s)).toEqual(['connecting', 'connected', 'closed']);
+  });
+
+  it('reconnects a connection that worked, but stops at a 401 instead of looping', async () => {
+    const { LeanHttpClientTransport } = await import('../../src/proxy/http/leanHttpClientTransport.js');
+    const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
+    const server = await startHttpFixture('http');
+    cleanups.push(server.stop);
+    const t = wrapper(server.url, { factory: () => new LeanHttpClientTransport(new URL(server.url)) });
+    await t.w.start();
+    await handshake(t);
+    await server.stop();
+    const denied = await unauthorizedServer(server.port);
+    cleanups.push(denied.stop);
+    // The next message finds the server gone and the wrapper reconnects, into a 401.
+    void t.w.send({ jsonrpc: '2.0', id: 7, method: 'ping' } as JSONRPCMessage).catch(() => undefined);
+    await waitFor(() => t.w.state === 'closed', 5000, 'closed after the 401');
+    expect((t.w.failure as { status?: number }).status).toBe(401);
+    const asked = denied.total();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(denied.total()).toBe(asked);
+    expect(asked).toBeLessThanOrEqual(2);
+  });
+
   it('queues up to maxQueue messages while reconnecting and rejects the next one at once', async () => {
     const port = await freePort();
-    const t = wrapper(`http://127.0.0.1:${port}/mcp`, { maxQueue: 100 });
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`, { maxQueue: 100, retryBeforeEstablished: true });
     await t.w.start();
     await t.w.send(INIT);
     await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');

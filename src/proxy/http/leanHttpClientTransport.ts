@@ -18,6 +18,8 @@ import { errorText, type Logger } from '../logger.js';
 import { SseParser } from '../../shared/sseParser.js';
 import { HoldGate } from './holdGate.js';
 import type { RelatedExtra } from '../rpc/jsonRpcPeer.js';
+import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
+import { redactUrl } from '../redact.js';
 
 export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
@@ -27,16 +29,7 @@ export interface LeanHttpClientOptions {
   getStreamWaitMs?: number;
 }
 
-/** A non-2xx answer from the server; `status` is the HTTP status code. */
-export class HttpStatusError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'HttpStatusError';
-  }
-}
+export { HttpStatusError } from '../upstreamErrors.js';
 
 const MAX_SOCKETS = 64;
 /** Below Node's default server keepAliveTimeout (5 s), so our side closes an idle socket first. */
@@ -136,7 +129,7 @@ export class LeanHttpClientTransport implements Transport {
       this.live.add(req);
       req.on('error', (err) => {
         this.live.delete(req);
-        fail(err);
+        fail(describeConnectError(err, this.url));
       });
       req.on('response', (res) => {
         const sid = res.headers['mcp-session-id'];
@@ -146,8 +139,7 @@ export class LeanHttpClientTransport implements Transport {
           readText(res, ERROR_BODY_LIMIT, (text) => {
             this.live.delete(req);
             const expired = status === 404 && hadSession;
-            const what = expired ? `session ${this.sessionId} expired (HTTP 404)` : `HTTP ${status}`;
-            fail(new HttpStatusError(status, `${what} from ${this.url.href}${text ? `: ${text}` : ''}`));
+            fail(httpStatusError(status, this.url, text, expired ? `session ${this.sessionId} expired (HTTP 404)` : undefined));
           });
           return;
         }
@@ -165,7 +157,7 @@ export class LeanHttpClientTransport implements Transport {
         }
         readText(res, Infinity, (text, complete) => {
           this.live.delete(req);
-          if (!complete) return fail(new Error(`JSON reply from ${this.url.href} ended early`));
+          if (!complete) return fail(new Error(`JSON reply from ${redactUrl(this.url.href)} ended early`));
           if (text.trim() !== '' && !this.deliver(text)) return fail(new Error('invalid JSON-RPC reply'));
           ok();
         });
@@ -233,8 +225,8 @@ export class LeanHttpClientTransport implements Transport {
       parser.end();
       this.live.delete(req);
       if (this.closed) return;
-      if (!res.complete) this.report(new Error(`${what} from ${this.url.href} was cut`));
-      else if (what === 'GET event stream') this.report(new Error(`GET event stream from ${this.url.href} ended`));
+      if (!res.complete) this.report(new Error(`${what} from ${redactUrl(this.url.href)} was cut`));
+      else if (what === 'GET event stream') this.report(new Error(`GET event stream from ${redactUrl(this.url.href)} ended`));
     });
   }
 
@@ -251,7 +243,7 @@ export class LeanHttpClientTransport implements Transport {
     req.on('error', (err) => {
       this.live.delete(req);
       this.getGate?.release();
-      this.report(err);
+      this.report(describeConnectError(err, this.url));
     });
     req.on('response', (res) => {
       this.getGate?.release();
@@ -266,7 +258,7 @@ export class LeanHttpClientTransport implements Transport {
       if (status < 200 || status >= 300 || !type.includes('text/event-stream')) {
         res.resume();
         this.live.delete(req);
-        this.report(new HttpStatusError(status, `GET event stream refused: HTTP ${status} ${type}`));
+        this.report(httpStatusError(status, this.url, '', `GET event stream refused: HTTP ${status} ${type}`));
         return;
       }
       this.readEvents(req, res, 'GET event stream');

@@ -15,7 +15,9 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { corkForTick } from '../corkForTick.js';
 import { FrameDecoder } from '../framing.js';
 import { errorText, type Logger } from '../logger.js';
-import { HttpStatusError, readText } from './leanHttpClientTransport.js';
+import { readText } from './leanHttpClientTransport.js';
+import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
+import { redactUrl } from '../redact.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
 import { parseRpcFrame } from '../rpc/jsonRpc.js';
 
@@ -64,7 +66,7 @@ export class StreamClientTransport implements Transport {
         this.request = undefined;
         if (res.headers.upgrade?.toLowerCase() !== MCP_STREAM_UPGRADE) {
           socket.destroy();
-          reject(new Error(`${this.url.href} switched to "${res.headers.upgrade ?? ''}", not ${MCP_STREAM_UPGRADE}`));
+          reject(new Error(`${redactUrl(this.url.href)} switched to "${res.headers.upgrade ?? ''}", not ${MCP_STREAM_UPGRADE}`));
           return;
         }
         if (this.closed) {
@@ -78,11 +80,11 @@ export class StreamClientTransport implements Transport {
       req.on('response', (res) => {
         this.request = undefined;
         const status = res.statusCode ?? 0;
-        readText(res, ERROR_BODY_LIMIT, (text) => reject(new HttpStatusError(status, `HTTP ${status} from ${this.url.href}${text ? `: ${text}` : ''}`)));
+        readText(res, ERROR_BODY_LIMIT, (text) => reject(httpStatusError(status, this.url, text)));
       });
       req.on('error', (err) => {
         this.request = undefined;
-        reject(this.closed ? new Error('transport closed') : err);
+        reject(this.closed ? new Error('transport closed') : describeConnectError(err, this.url));
       });
       req.end();
     });
@@ -130,7 +132,7 @@ export class StreamClientTransport implements Transport {
     socket.on('error', (err) => this.report(err));
     socket.on('close', () => {
       if (this.closed) return;
-      this.report(new Error(`stream link to ${this.url.href} closed by the bridge`));
+      this.report(new Error(`stream link to ${redactUrl(this.url.href)} closed by the bridge`));
       void this.close();
     });
     if (head.length > 0) this.onFrames(this.decoder.push(head));

@@ -55,6 +55,7 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
   log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
   const upstream = new ResilientTransportWrapper({
     factory: () => remoteTransport(kind, target.url, target.headers),
+    retryBeforeEstablished: true,
     heartbeatIntervalMs: target.pingIntervalMs,
     heartbeatTimeoutMs: target.pingTimeoutMs,
     logger: log,
