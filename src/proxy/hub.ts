@@ -19,6 +19,8 @@ import type { ServerStatus } from '../shared/status.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
 }
 
 export interface SessionScope {
@@ -55,7 +57,7 @@ export class Hub {
         listChanged: (up, kind) => this.onListChanged(up, kind),
         notification: (up, n) => this.onUpstreamNotification(up, n),
         request: (up, req) => this.serverRequests.route(up, req),
-      }, supervision);
+      }, supervision, { maxMessageBytes: options.maxMessageBytes });
       this.upstreams.set(entry.id, u);
     }
   }
