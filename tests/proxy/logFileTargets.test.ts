@@ -3,10 +3,11 @@
 // FIFO without a reader, a directory, a device) costs one warning on stderr; the proxy
 // answers and exits promptly as if no file had been named.
 import { afterEach, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, cleanup, configJson, pidServerEntry, readPids, tempDir } from '../helpers/cliProcess.js';
+import { CLI, CliProcess, cleanup, configJson, INIT, pidServerEntry, readPids, tempDir, waitFor } from '../helpers/cliProcess.js';
+import { exitOf, exitWithin } from '../helpers/childExit.js';
 
 afterEach(cleanup);
 
@@ -57,6 +58,33 @@ describe.skipIf(process.platform !== 'linux')('MCP_PROXY_LOG_FILE that is not a 
     expect(warnings[0]).toMatch(/\[warn\] \[logger\] cannot write log file .*: .*not a regular file; not logging to it$/);
     expect(p.stderr).toContain('[info] [srv] server says hi');
     for (const line of p.lines()) expect(JSON.parse(line).jsonrpc).toBe('2.0');
+  });
+
+  it('/proc/self/fd/0 when stdin is a real pipe: its log lines never come back as input', async () => {
+    const pidFile = join(tempDir(), 'pids.jsonl');
+    const config = configJson({ srv: pidServerEntry(pidFile) });
+    // `cat |` makes the proxy's stdin a pipe (Node's own stdio pipes are socket pairs).
+    const sh = spawn('sh', ['-c', 'cat | "$@"', 'sh', process.execPath, CLI, '--config', config], {
+      env: { ...process.env, MCP_PROXY_LOG_FILE: '/proc/self/fd/0', MCP_PROXY_LOG_LEVEL: 'info' },
+    });
+    const exited = exitOf(sh, () => {});
+    let out = '';
+    let err = '';
+    sh.stdout!.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    sh.stderr!.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    try {
+      sh.stdin!.write(`${JSON.stringify(INIT)}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+      await waitFor(() => out.includes('"id":2'), 5000, `the tools/list answer (stderr: ${err.slice(-500)})`);
+      readPids(pidFile);
+      sh.stdin!.end();
+      await exitWithin(exited, 5000, () => `the pipeline did not exit; stderr: ${err.slice(-500)}`);
+    } finally {
+      if (sh.exitCode === null) sh.kill('SIGKILL');
+    }
+    const ids = out.split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+    expect(ids).toEqual([1, 2]);
+    expect(err.split('\n').filter((l) => l.includes('log file'))).toHaveLength(1);
+    expect(err).not.toContain('bad inbound frame');
   });
 
   it('still creates a missing file and appends to a regular one', async () => {
