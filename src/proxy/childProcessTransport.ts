@@ -10,7 +10,9 @@ import { StderrLines } from './stderrLines.js';
 import { within } from './deadline.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { FrameDecoder, type DecodedFrame } from './framing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, type DecodedFrame } from './framing.js';
+import { LineBudget } from './lineBudget.js';
+import { StdoutJunk } from './stdoutJunk.js';
 import { Logger, errorText } from './logger.js';
 import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
@@ -18,11 +20,17 @@ import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.j
 import { parseRpcFrame } from './rpc/jsonRpc.js';
 import { redactArgs } from './redact.js';
 
+export { OversizeMessageError } from './stdoutJunk.js';
+
 export const DEFAULT_STDIN_GRACE_MS = 2000;
 export const DEFAULT_TERM_GRACE_MS = 2000;
 export const DEFAULT_STDERR_TAIL_LINES = 200;
-/** Replies (resource reads, big tool results) may be large; this only stops runaway output. */
-export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
+/** A line on a server's stdout is capped like a client's message (`--max-message-bytes`). */
+export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
+/** Stderr lines logged per server: a burst, then this many a second (all are kept in the tail). */
+export const STDERR_LOG_BURST = 200;
+export const STDERR_LOG_PER_SECOND = 50;
+
 /** How long to wait for the group to empty once SIGKILLed (orphans are reaped by init). */
 export const DEFAULT_GROUP_EXIT_TIMEOUT_MS = 5000;
 /** How long after exit the pipes may stay open (a grandchild outside the group holds them). */
@@ -40,6 +48,7 @@ export interface ChildProcessTransportOptions {
   stdinGraceMs?: number;
   termGraceMs?: number;
   stderrTailLines?: number;
+  /** Largest stdout line accepted (default 10 MiB); longer ones are skipped up to their newline. */
   maxMessageBytes?: number;
   groupExitTimeoutMs?: number;
 }
@@ -49,18 +58,6 @@ export interface ChildExitInfo {
   signal: NodeJS.Signals | null;
   /** True when the exit followed `close()`. */
   expected: boolean;
-}
-
-/** A message on stdout bigger than `maxMessageBytes`; it was skipped, not parsed. */
-export class OversizeMessageError extends Error {
-  constructor(
-    readonly bytes: number,
-    readonly idHint: string | number | undefined,
-    server: string,
-  ) {
-    super(`server '${server}' wrote a ${bytes}-byte message (id ${idHint ?? 'unknown'}), over the size cap; skipped`);
-    this.name = 'OversizeMessageError';
-  }
 }
 
 /** SDK `Transport` over a spawned stdio MCP server; see the module comment. */
@@ -86,11 +83,18 @@ export class ChildProcessTransport implements Transport {
   private unregisterExitKill?: () => void;
   private readonly stderr: StderrLines;
   private readonly decoder: FrameDecoder;
+  private readonly stderrBudget: LineBudget;
+  private readonly junk: StdoutJunk;
 
   constructor(private readonly opts: ChildProcessTransportOptions) {
     this.log = (opts.logger ?? Logger.create('proxy')).child(opts.name);
-    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES });
+    const maxBytes = opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES;
+    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: maxBytes });
+    this.junk = new StdoutJunk(opts.name, this.log, maxBytes);
     this.stderr = new StderrLines(opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES, (line) => this.onStderrLine(line));
+    this.stderrBudget = new LineBudget(STDERR_LOG_PER_SECOND, STDERR_LOG_BURST, (n) =>
+      this.log.warn(`suppressed ${n} stderr lines (more than ${STDERR_LOG_PER_SECOND} a second); the status tail keeps the latest`),
+    );
   }
 
   /** The direct child's pid once spawned (on POSIX also its process group id). */
@@ -163,24 +167,29 @@ export class ChildProcessTransport implements Transport {
       this.log.debug(`stdin: ${errorText(err)}`);
     });
     child.stdout.on('data', (chunk: Buffer) => this.onFrames(this.decoder.push(chunk)));
-    child.stdout.on('end', () => this.onFrames(this.decoder.end()));
+    child.stdout.on('end', () => {
+      this.onFrames(this.decoder.end());
+      this.junk.flush();
+    });
     child.stderr.on('data', (chunk: Buffer) => this.stderr.push(chunk));
-    child.stderr.on('end', () => this.stderr.end());
+    child.stderr.on('end', () => {
+      this.stderr.end();
+      this.stderrBudget.flush();
+    });
   }
 
   private onFrames(frames: DecodedFrame[]): void {
     for (const frame of frames) {
       if (frame.kind === 'oversize') {
-        const err = new OversizeMessageError(frame.bytes, frame.idHint, this.opts.name);
-        this.log.warn(err.message);
-        this.onerror?.(err);
+        const { error, answer } = this.junk.oversize(frame.bytes, frame.idHint);
+        if (error) this.onerror?.(error);
+        if (answer) this.safely('onmessage', () => this.onmessage?.(answer));
         continue;
       }
       const msg = parseRpcFrame(frame.body);
       if (!msg) {
-        const shown = frame.body.length > 200 ? `${frame.body.slice(0, 200)}...` : frame.body;
-        this.log.warn(`non-JSON-RPC line on stdout ignored: ${shown}`);
-        this.onerror?.(new Error(`server '${this.opts.name}' wrote a line that is not JSON-RPC: ${shown}`));
+        const err = this.junk.notJsonRpc(frame.body);
+        if (err) this.onerror?.(err);
         continue;
       }
       this.safely('onmessage', () => this.onmessage?.(msg));
@@ -188,7 +197,7 @@ export class ChildProcessTransport implements Transport {
   }
 
   private onStderrLine(line: string): void {
-    this.log.info(line);
+    if (this.stderrBudget.allow()) this.log.info(line);
     this.safely('onstderr', () => this.onstderr?.(line));
   }
 

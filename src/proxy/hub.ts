@@ -22,6 +22,8 @@ export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
   /** After a session's input ends, how long its received requests may still take (default 10 s). */
   drainOnEofMs?: number;
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
 }
 
 export interface SessionScope {
@@ -62,7 +64,7 @@ export class Hub {
         listChanged: (up, kind) => this.onListChanged(up, kind),
         notification: (up, n) => this.onUpstreamNotification(up, n),
         request: (up, req, related) => this.serverRequests.route(up, req, related),
-      }, supervision);
+      }, supervision, { maxMessageBytes: options.maxMessageBytes });
       this.upstreams.set(entry.id, u);
     }
   }

@@ -2,11 +2,14 @@
  * The proxy's one logger. Lines look like `[YYYY-MM-DD HH:mm:ss.SSS] [level] [tag] message`
  * (local time). They always go to stderr and, when `MCP_PROXY_LOG_FILE` is set, are also
  * appended to that file with one write per entry, so several processes can share it.
+ * Memory stays bounded whoever reads: stderr lines wait in a bounded queue (dropped and
+ * counted beyond it), and the file is written synchronously.
  * Nothing here ever writes to stdout: stdout belongs to the protocol.
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SecretMask } from './secretMask.js';
+import { openLogFile, refuseLogFile } from './logFileTarget.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -53,33 +56,93 @@ export function parseLevel(value: string | undefined, fallback: LogLevel = 'info
   return (LOG_LEVELS as readonly string[]).includes(v) ? (v as LogLevel) : fallback;
 }
 
-export const stderrSink: LogSink = {
-  write(line) {
+/** Bytes of log lines that may wait in memory for a slow (or absent) stderr reader. */
+export const STDERR_QUEUE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A sink on a stream that may be a pipe nobody reads (writes to a pipe are queued in memory):
+ * while more than `maxQueuedBytes` wait, lines are dropped and counted, and once the reader
+ * catches up one `N lines dropped` line says so.
+ */
+export function streamSink(stream: () => NodeJS.WritableStream & { writableLength?: number }, maxQueuedBytes = STDERR_QUEUE_MAX_BYTES): LogSink {
+  let dropped = 0;
+  const put = (line: string) => {
     try {
-      process.stderr.write(line);
+      stream().write(line);
     } catch {
       // A closed stderr must never take the proxy down.
     }
-  },
-};
-
-/** Appends each entry with one synchronous write; failures are swallowed (and reported once). */
-export function fileSink(path: string): LogSink {
-  let dirReady = false;
-  let warned = false;
+  };
+  const notice = () => {
+    if (dropped === 0) return;
+    const n = dropped;
+    dropped = 0;
+    put(formatEntry('warn', 'logger', `${n} lines dropped: stderr was not read fast enough`));
+  };
   return {
     write(line) {
+      const s = stream();
+      if ((s.writableLength ?? 0) > maxQueuedBytes) {
+        if (dropped++ === 0) s.once('drain', notice);
+        return;
+      }
+      if (dropped > 0) {
+        s.removeListener('drain', notice);
+        notice();
+      }
+      put(line);
+    },
+  };
+}
+
+export const stderrSink: LogSink = streamSink(() => process.stderr);
+
+/** Writes all of `buf`; gives up on a write that takes nothing (never spins). */
+function writeAll(fd: number, buf: Buffer): void {
+  for (let off = 0; off < buf.length; ) {
+    const n = writeSync(fd, buf, off);
+    if (n <= 0) throw new Error(`short write (${off} of ${buf.length} bytes)`);
+    off += n;
+  }
+}
+
+/**
+ * Appends each entry with one synchronous write to a freshly opened fd (so several processes
+ * can share the file and a rotated file is picked up). Only a regular file or a missing path
+ * is used (see logFileTarget.ts); anything else is refused with one warning. Write failures
+ * are swallowed (and reported once).
+ */
+export function fileSink(path: string): LogSink {
+  let checked = false;
+  let refused = false;
+  let warned = false;
+  const warn = (why: string) => stderrSink.write(formatEntry('warn', 'logger', `cannot write log file ${path}: ${why}`));
+  const refuse = (why: string) => {
+    refused = true;
+    warn(`${why}; not logging to it`);
+  };
+  return {
+    write(line) {
+      if (refused) return;
+      let fd: number | undefined;
       try {
-        if (!dirReady) {
+        if (!checked) {
+          const why = refuseLogFile(path);
+          if (why) return refuse(why);
           mkdirSync(dirname(path), { recursive: true });
-          dirReady = true;
+          checked = true;
         }
-        appendFileSync(path, line);
+        const opened = openLogFile(path);
+        if ('refused' in opened) return refuse(opened.refused);
+        fd = opened.fd;
+        writeAll(fd, Buffer.from(line, 'utf8'));
       } catch (err) {
         if (!warned) {
           warned = true;
-          stderrSink.write(formatEntry('warn', 'logger', `cannot write log file ${path}: ${(err as Error).message}`));
+          warn((err as Error).message);
         }
+      } finally {
+        if (fd !== undefined) closeSync(fd);
       }
     },
   };

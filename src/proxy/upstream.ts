@@ -60,6 +60,7 @@ export class Upstream {
     logger: Logger,
     private readonly listener: UpstreamListener = {},
     supervision: SupervisionOptions = DEFAULT_SUPERVISION,
+    private readonly transportOptions: { maxMessageBytes?: number } = {},
   ) {
     this.policy = new RestartPolicy(supervision);
     this.log = logger.child(entry.id);
@@ -239,6 +240,7 @@ export class Upstream {
     const built = await buildUpstreamTransport(this.entry, {
       logger: this.log,
       onresilientstate: (s, reason) => this.onResilientState(s, reason),
+      maxMessageBytes: this.transportOptions.maxMessageBytes,
     });
     this.built = built;
     const peer = new JsonRpcPeer(built.transport);

@@ -19,6 +19,8 @@ export interface UpstreamTransportHooks {
   logger: Logger;
   onresilientstate?: (state: ResilientState, reason?: string) => void;
   onstderr?: (line: string) => void;
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
 }
 
 export interface BuiltTransport {
@@ -48,6 +50,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
       cwd: entry.cwd,
       name: entry.id,
       logger: hooks.logger,
+      maxMessageBytes: hooks.maxMessageBytes,
     });
     if (hooks.onstderr) child.onstderr = hooks.onstderr;
     return { transport: child, child, kind: 'stdio' };

@@ -86,7 +86,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   const token = readToken(opts);
   const log = logger.child('bridge');
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
-  const hub = new Hub(config, logger);
+  const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
   const feed = new StatusFeed(hub);
   const http = new BridgeHttpServer({
     host: opts.host,

@@ -14,7 +14,7 @@ import { errorText, type Logger } from '../logger.js';
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
-  const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs });
+  const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
   const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
   const lifecycle = installLifecycle({
     logger,
