@@ -139,7 +139,20 @@ export class StdioServerTransport implements Transport {
     for (const frame of this.decoder.end()) this.handleFrame(frame);
     this.logger.debug('input ended; closing');
     this.shutdown();
+    this.inputEnded();
   };
+
+  /**
+   * The client ended its side (or it failed, or idled out); the transport has just closed,
+   * but replies to requests already received may still be sent. For subclasses whose
+   * output must be ended too (a socket), once nothing is left to answer.
+   */
+  protected inputEnded(): void {}
+
+  /** Requests received and not answered yet (nor cancelled). */
+  protected get awaitingReplies(): number {
+    return this.requestFraming.size;
+  }
 
   private readonly onInputError = (err: Error): void => {
     if (this.closed) return;

@@ -169,6 +169,7 @@ export class BridgeHttpServer {
     await within(this.sessions.closeAll(), CLOSE_STEP_MS);
     for (const s of [...this.eventStreams]) s.close();
     server.closeAllConnections();
+    this.stream.destroyAll();
     await within(stopped, CLOSE_STEP_MS);
     this.logger.info('closed');
   }
