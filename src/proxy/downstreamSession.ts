@@ -42,6 +42,8 @@ export class DownstreamSession {
   private readonly seen = new Map<ListKind, number>();
   /** Requests being handled (including those waiting for readiness). */
   private active = 0;
+  /** Ids of the requests being handled. */
+  private readonly requestIds = new Set<RequestId>();
   private drained?: () => void;
   private closing = false;
   private closed = false;
@@ -53,8 +55,16 @@ export class DownstreamSession {
   ) {
     this.peer = new JsonRpcPeer(transport);
     this.peer.onrequest = (req) => {
+      // A second request under an id still in flight is refused, as a careful server does:
+      // its answer and a cancel could not tell the two apart.
+      if (this.requestIds.has(req.id)) {
+        void this.peer.respondError(req.id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight` });
+        return;
+      }
+      this.requestIds.add(req.id);
       this.active++;
       void this.onRequest(req).finally(() => {
+        this.requestIds.delete(req.id);
         if (--this.active === 0) this.drained?.();
       });
     };

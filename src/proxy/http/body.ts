@@ -2,7 +2,8 @@
  * Request bodies (read with a size cap, parsed once) and the small JSON responses the
  * bridge sends itself (errors, /health, /status).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** Default cap on a request body: 10 MiB, as for the stdio transport. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -151,4 +152,29 @@ export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxByt
 /** Sends a plain `{ error }` JSON body for non-MCP routes. */
 export function sendError(res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
   sendJson(res, status, { error: message, ...extra }, headers);
+}
+
+/** What a request Node's parser refused is told: its head was bad, too big, or too slow. */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'request headers too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
+};
+
+/**
+ * Answers a connection whose request Node's HTTP parser refused (a malformed head, such as
+ * `Content-Length: -1`, 400; headers too large, 431; the head or body not received in
+ * time, 408), then drops it. Nothing is written when a response is already under way on the
+ * connection or the client is gone.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, message: 'malformed request' };
+  const busy = (socket as { _httpMessage?: unknown })._httpMessage;
+  if (socket.writable && !busy && err.code !== 'ECONNRESET') {
+    const body = JSON.stringify({ error: known.message });
+    socket.write(
+      `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

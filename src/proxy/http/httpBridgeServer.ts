@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorText, Logger } from '../logger.js';
-import { DEFAULT_MAX_BODY_BYTES, readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
+import { answerClientError, DEFAULT_MAX_BODY_BYTES, readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
 import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
 import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
@@ -119,7 +119,7 @@ export class BridgeHttpServer {
         else res.destroy();
       });
     });
-    server.on('clientError', (_err, socket) => socket.destroy());
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       const gates = { stopping: this.closing !== undefined, allowedHosts: this.allowedHosts, token: this.opts.token };
       this.stream.upgrade(req, socket, head, gates).catch((err) => {
@@ -179,7 +179,7 @@ export class BridgeHttpServer {
       sendError(res, 503, 'bridge is stopping', {}, { Connection: 'close' });
       return;
     }
-    const gate = checkHostAndOrigin(req.headers, this.allowedHosts);
+    const gate = checkHostAndOrigin(req.headers, this.allowedHosts, req.url);
     if (gate) {
       this.logger.warn(`refused ${req.method} ${req.url?.split('?')[0]}: ${gate.message}`);
       sendError(res, gate.status, gate.message);

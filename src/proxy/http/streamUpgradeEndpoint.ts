@@ -113,7 +113,7 @@ export class StreamUpgradeEndpoint {
   async upgrade(req: IncomingMessage, socket: Socket, head: Buffer, gates: UpgradeGates): Promise<void> {
     socket.on('error', () => undefined); // a client gone mid-answer is not ours to report
     if (gates.stopping) return refuseUpgrade(socket, 503, 'bridge is stopping');
-    const gate = checkHostAndOrigin(req.headers, gates.allowedHosts);
+    const gate = checkHostAndOrigin(req.headers, gates.allowedHosts, req.url);
     if (gate) {
       this.opts.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
       return refuseUpgrade(socket, gate.status, gate.message);
