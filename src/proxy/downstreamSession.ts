@@ -11,6 +11,7 @@ import { toolTimeoutFor } from './toolFilter.js';
 import { CLIENT_INFO, type Upstream } from './upstream.js';
 import type { Hub, SessionScope } from './hub.js';
 import type { ListKind } from './listCache.js';
+import { SessionQueueBound } from './sessionQueueBound.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -44,6 +45,8 @@ export class DownstreamSession {
   private active = 0;
   /** Ids of the requests being handled. */
   private readonly requestIds = new Set<RequestId>();
+  /** What this session has queued toward each upstream (see sessionQueueBound.ts). */
+  private readonly queue: SessionQueueBound<Upstream>;
   private drained?: () => void;
   private closing = false;
   private closed = false;
@@ -54,6 +57,7 @@ export class DownstreamSession {
     readonly scope: SessionScope,
   ) {
     this.peer = new JsonRpcPeer(transport);
+    this.queue = new SessionQueueBound(hub.logger);
     this.peer.onrequest = (req) => {
       // A second request under an id still in flight is refused, as a careful server does:
       // its answer and a cancel could not tell the two apart.
@@ -203,10 +207,16 @@ export class DownstreamSession {
       return;
     }
     if (n.method === 'notifications/roots/list_changed') {
-      for (const u of this.hub.inScope(this.scope)) u.notify(n.method, n.params);
+      for (const u of this.hub.inScope(this.scope)) this.notifyBounded(u, n);
       return;
     }
-    if (this.single) this.single.notify(n.method, n.params);
+    if (this.single) this.notifyBounded(this.single, n);
+  }
+
+  /** Forwards a client notification unless this session's queue toward `u` is full. */
+  private notifyBounded(u: Upstream, n: RpcNotification): void {
+    if (this.queue.full(u)) return this.queue.drop(u, n.method);
+    this.queue.track(u, u.notify(n.method, n.params));
   }
 
   private async initialize(req: RpcRequest): Promise<void> {
@@ -299,16 +309,19 @@ export class DownstreamSession {
 
   /** Forwards one request, routing its progress token and cancellation. */
   async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+    if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
     let upstreamToken: string | undefined;
-    const response = await u.forward(req.method, params, { timeoutMs }, (h) => {
+    const pending = u.forward(req.method, params, { timeoutMs }, (h) => {
       f.handle = h;
       if (meta?.progressToken === undefined) return;
       upstreamToken = this.hub.routeProgress(u, this, meta.progressToken as string | number, req.id, h.touch);
       return { ...params, _meta: { ...meta, progressToken: upstreamToken } };
     });
+    this.queue.track(u, pending);
+    const response = await pending;
     if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;
