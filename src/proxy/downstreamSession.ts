@@ -45,6 +45,8 @@ export class DownstreamSession {
   private active = 0;
   /** Ids of the requests being handled. */
   private readonly requestIds = new Set<RequestId>();
+  /** Requests cancelled before they were forwarded (still waiting for readiness): never sent. */
+  private readonly cancelledEarly = new Set<RequestId>();
   /** What this session has queued toward each upstream (see sessionQueueBound.ts). */
   private readonly queue: SessionQueueBound<Upstream>;
   private drained?: () => void;
@@ -69,6 +71,7 @@ export class DownstreamSession {
       this.active++;
       void this.onRequest(req).finally(() => {
         this.requestIds.delete(req.id);
+        this.cancelledEarly.delete(req.id);
         if (--this.active === 0) this.drained?.();
       });
     };
@@ -197,8 +200,12 @@ export class DownstreamSession {
     this.lastActive = Date.now();
     if (n.method === 'notifications/initialized') return;
     if (n.method === 'notifications/cancelled') {
-      const f = this.inflight.get(n.params?.requestId as RequestId);
-      if (!f) return;
+      const id = n.params?.requestId as RequestId;
+      const f = this.inflight.get(id);
+      if (!f) {
+        if (this.requestIds.has(id)) this.cancelledEarly.add(id);
+        return;
+      }
       f.cancelled = true;
       if (f.handle) {
         f.upstream.notify(n.method, { ...n.params, requestId: f.handle.id });
@@ -309,6 +316,7 @@ export class DownstreamSession {
 
   /** Forwards one request, routing its progress token and cancellation. */
   async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+    if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };

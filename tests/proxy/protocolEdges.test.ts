@@ -109,6 +109,22 @@ describe('stdio proxy: protocol edges', () => {
   });
 });
 
+describe('stdio proxy: a cancel that arrives before its request was forwarded', () => {
+  it('is not lost: the request, still waiting for its server to start, is never sent', async () => {
+    const state = join(tempDir(), 'state.jsonl');
+    const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx', ['--start-delay', '1500'], state) }), '--idle-timeout', '0']);
+    await p.initialize();
+    p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
+    p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } });
+    p.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    expect((await p.reply(4, 10_000)).result.tools.length).toBeGreaterThan(0);
+    await sleep(1000);
+    expect(p.messages().filter((m) => m.id === 3)).toEqual([]);
+    p.child.stdin!.end();
+    expect((await p.waitExit(10_000)).code).toBe(0);
+  });
+});
+
 describe('bridge: request-target and Content-Length edges', () => {
   it('refuses an absolute-form target naming another host, accepts its own, and answers Content-Length: -1 with 400', async () => {
     const token = 'a-test-token-of-sufficient-length';
