@@ -208,16 +208,28 @@ export class ChildProcessTransport implements Transport {
     }
     return new Promise<void>((resolve, reject) => {
       // Settles on the first of: written into the buffer, drained, write error, stdin closed.
-      const finish = (err?: Error | null) => {
-        stdin.off('drain', finish).off('close', onClose);
+      corkForTick(stdin);
+      if (stdin.write(JSON.stringify(message) + '\n', (err) => err && reject(err))) resolve();
+      else this.drained(stdin).then(resolve, reject);
+    });
+  }
+
+  private drainWaiter?: Promise<void>;
+
+  /** One shared wait for 'drain' (or stdin's close) for every send under backpressure: no listener per message. */
+  private drained(stdin: ChildProcessWithoutNullStreams['stdin']): Promise<void> {
+    this.drainWaiter ??= new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        stdin.off('drain', onDrain).off('close', onClose);
+        this.drainWaiter = undefined;
         if (err) reject(err);
         else resolve();
       };
-      const onClose = () => finish(new Error(`server '${this.opts.name}' stdin closed before the message was written`));
-      corkForTick(stdin);
-      if (stdin.write(JSON.stringify(message) + '\n', (err) => err && finish(err))) finish();
-      else stdin.once('drain', finish).once('close', onClose);
+      const onDrain = () => done();
+      const onClose = () => done(new Error(`server '${this.opts.name}' stdin closed before the message was written`));
+      stdin.on('drain', onDrain).on('close', onClose);
     });
+    return this.drainWaiter;
   }
 
   private onChildExit(code: number | null, signal: NodeJS.Signals | null): void {

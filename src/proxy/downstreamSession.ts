@@ -12,6 +12,7 @@ import { serverIdForName } from './naming.js';
 import { CLIENT_INFO, type Upstream } from './upstream.js';
 import type { Hub, SessionScope } from './hub.js';
 import type { ListKind } from './listCache.js';
+import { SessionQueueBound } from './sessionQueueBound.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -41,8 +42,12 @@ export class DownstreamSession {
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
   private readonly seen = new Map<ListKind, number>();
-  /** Requests being handled (including those waiting for readiness), until answered. */
+  /** Requests being handled (including those waiting for readiness), by id, until answered. */
   private readonly unanswered = new Set<RequestId>();
+  /** Requests cancelled before they were forwarded (still waiting for readiness): never sent. */
+  private readonly cancelledEarly = new Set<RequestId>();
+  /** What this session has queued toward each upstream (see sessionQueueBound.ts). */
+  private readonly queue: SessionQueueBound<Upstream>;
   private drained?: () => void;
   private closing = false;
   private closed = false;
@@ -53,10 +58,18 @@ export class DownstreamSession {
     readonly scope: SessionScope,
   ) {
     this.peer = new JsonRpcPeer(transport);
+    this.queue = new SessionQueueBound(hub.logger);
     this.peer.onrequest = (req) => {
+      // A second request under an id still in flight is refused, as a careful server does:
+      // its answer and a cancel could not tell the two apart.
+      if (this.unanswered.has(req.id)) {
+        void this.peer.respondError(req.id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight` });
+        return;
+      }
       this.unanswered.add(req.id);
       void this.onRequest(req).finally(() => {
         this.unanswered.delete(req.id);
+        this.cancelledEarly.delete(req.id);
         if (this.unanswered.size === 0) this.drained?.();
       });
     };
@@ -145,7 +158,7 @@ export class DownstreamSession {
     const message = drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy';
     const answered: Promise<void>[] = [];
     for (const id of this.unanswered) {
-      if (this.inflight.get(id)?.cancelled) continue;
+      if (this.inflight.get(id)?.cancelled || this.cancelledEarly.has(id)) continue;
       answered.push(this.peer.respondError(id, { code: ErrorCode.ConnectionClosed, message }).catch(() => undefined));
     }
     this.unanswered.clear();
@@ -198,8 +211,12 @@ export class DownstreamSession {
     this.lastActive = Date.now();
     if (n.method === 'notifications/initialized') return;
     if (n.method === 'notifications/cancelled') {
-      const f = this.inflight.get(n.params?.requestId as RequestId);
-      if (!f) return;
+      const id = n.params?.requestId as RequestId;
+      const f = this.inflight.get(id);
+      if (!f) {
+        if (this.unanswered.has(id)) this.cancelledEarly.add(id);
+        return;
+      }
       f.cancelled = true;
       if (f.handle) {
         f.upstream.notify(n.method, { ...n.params, requestId: f.handle.id });
@@ -208,10 +225,16 @@ export class DownstreamSession {
       return;
     }
     if (n.method === 'notifications/roots/list_changed') {
-      for (const u of this.hub.inScope(this.scope)) u.notify(n.method, n.params);
+      for (const u of this.hub.inScope(this.scope)) this.notifyBounded(u, n);
       return;
     }
-    if (this.single) this.single.notify(n.method, n.params);
+    if (this.single) this.notifyBounded(this.single, n);
+  }
+
+  /** Forwards a client notification unless this session's queue toward `u` is full. */
+  private notifyBounded(u: Upstream, n: RpcNotification): void {
+    if (this.queue.full(u)) return this.queue.drop(u, n.method);
+    this.queue.track(u, u.notify(n.method, n.params));
   }
 
   private async initialize(req: RpcRequest): Promise<void> {
@@ -313,16 +336,20 @@ export class DownstreamSession {
 
   /** Forwards one request, routing its progress token and cancellation. */
   async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+    if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
+    if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
     let upstreamToken: string | undefined;
-    const response = await u.forward(req.method, params, { timeoutMs }, (h) => {
+    const pending = u.forward(req.method, params, { timeoutMs }, (h) => {
       f.handle = h;
       if (meta?.progressToken === undefined) return;
       upstreamToken = this.hub.routeProgress(u, this, meta.progressToken as string | number, req.id, h.touch);
       return { ...params, _meta: { ...meta, progressToken: upstreamToken } };
     });
+    this.queue.track(u, pending);
+    const response = await pending;
     if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;

@@ -6,7 +6,10 @@
  * The decoder keeps arrived chunks in a list and scans only new bytes for a delimiter,
  * so a 10 MiB message costs one concatenation plus one UTF-8 decode. Messages over the
  * size cap are skipped without being buffered: the decoder keeps only a short head (to
- * recover the request id) and counts the rest until the next frame boundary.
+ * recover the request id) and counts the rest until the next frame boundary. A declared
+ * Content-Length is not trusted blindly: while an oversize body is skipped, the start of a
+ * frame that valid JSON can never contain (a `Content-Length: N` header line, or a line
+ * opening with `{"`) ends the skip there, so a lying length cannot swallow later input.
  * Pushed chunks are referenced, not copied; callers must not mutate them afterwards.
  */
 
@@ -29,6 +32,14 @@ const HEAD_BYTES = 512;
 const MAX_HEADER_BLOCK_BYTES = 8192;
 const HEADER_START_RE = /^content-(length|type)[ \t]*:/i;
 const HEADER_LINE_RE = /^([!#-'*+.0-9A-Z^-z|~-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/;
+/**
+ * Inside a skipped Content-Length body: a complete Content-Length header line (group 1), or
+ * a line opening a newline-framed object (group 2). JSON text has no raw CR or LF inside
+ * strings, and no token starts with a letter, so neither occurs in a valid body.
+ */
+const RESYNC_RE = /(content-length[ \t]*:[ \t]*\d{1,15}[ \t]*\r?\n)|\n(\{[ \t]*")/i;
+/** Latin-1 characters of skipped body kept to find a resync point split across chunks. */
+const RESYNC_TAIL = 64;
 
 type State = 'line' | 'headers' | 'body' | 'skipLine' | 'skipBody';
 
@@ -46,6 +57,8 @@ interface Skipped {
   head: Buffer[];
   headBytes: number;
   endsWithCR: boolean;
+  /** The declared Content-Length of a skipped body. */
+  declared?: number;
 }
 
 const newHeaderBlock = (): HeaderBlock => ({ lines: [], bytes: 0, length: -1 });
@@ -64,6 +77,8 @@ export class FrameDecoder {
   /** Body bytes still expected (body and skipBody states). */
   private remaining = 0;
   private skipped: Skipped = { framing: 'newline', bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+  /** The last skipped body bytes (latin1), for a resync point split across chunks. */
+  private skipTail = '';
 
   constructor(opts: { maxMessageBytes?: number; mode?: 'auto' | 'newline' } = {}) {
     this.max = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -179,6 +194,8 @@ export class FrameDecoder {
     this.remaining = length;
     if (length > this.max) {
       this.startSkip('content-length', 'skipBody');
+      this.skipped.declared = length;
+      this.skipTail = '';
     } else if (length === 0) {
       this.state = 'line';
       out.push({ kind: 'message', body: '', framing: 'content-length' });
@@ -218,7 +235,26 @@ export class FrameDecoder {
 
   private skipBody(chunk: Buffer, pos: number, out: DecodedFrame[]): number {
     const take = Math.min(this.remaining, chunk.length - pos);
-    this.addSkipped(chunk.subarray(pos, pos + take));
+    const piece = chunk.subarray(pos, pos + take);
+    const text = this.skipTail + piece.toString('latin1');
+    const m = RESYNC_RE.exec(text);
+    if (m) {
+      // The next frame starts at `at` (text offsets); bytes of it already counted in the
+      // previous chunk's tail are handed back to the line being read.
+      const at = m[1] !== undefined ? m.index : m.index + m[0].length - m[2]!.length;
+      const inPiece = Math.max(0, at - this.skipTail.length);
+      const carried = at < this.skipTail.length ? Buffer.from(this.skipTail.slice(at), 'latin1') : undefined;
+      this.addSkipped(piece.subarray(0, inPiece));
+      this.skipTail = '';
+      this.emitOversize(out);
+      if (carried) {
+        this.parts.push(carried);
+        this.partBytes += carried.length;
+      }
+      return pos + inPiece;
+    }
+    this.skipTail = text.slice(-RESYNC_TAIL);
+    this.addSkipped(piece);
     this.remaining -= take;
     if (this.remaining === 0) this.emitOversize(out);
     return pos + take;
@@ -245,7 +281,7 @@ export class FrameDecoder {
   private emitOversize(out: DecodedFrame[]): void {
     const s = this.skipped;
     // The '\r' of a line's '\r\n' is framing, not message.
-    const bytes = this.state === 'skipLine' && s.endsWithCR ? s.bytes - 1 : s.bytes;
+    const bytes = s.declared ?? (this.state === 'skipLine' && s.endsWithCR ? s.bytes - 1 : s.bytes);
     const frame: DecodedFrame = { kind: 'oversize', framing: s.framing, bytes };
     const idHint = extractIdHint(Buffer.concat(s.head).toString('utf8'));
     if (idHint !== undefined) frame.idHint = idHint;

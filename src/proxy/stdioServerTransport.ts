@@ -3,8 +3,9 @@
  * (process.stdin/stdout by default) that speaks both newline and `Content-Length`
  * framing, answering each request in the framing it arrived in.
  *
- * Broken input never crashes it: invalid JSON gets -32700, non-JSON-RPC values and
- * batches get -32600, and a message over the size cap gets -32600 naming the size and
+ * Broken input never crashes it: invalid JSON gets -32700, non-JSON-RPC values,
+ * requests whose id is not a string or a number (null included) and batches get -32600
+ * (with id null), and a message over the size cap gets -32600 naming the size and
  * the cap, after which the stream is served on. Stdout going away (EPIPE and friends)
  * is the peer leaving, not an error: the transport closes quietly and `closedByPeer`
  * becomes true.
@@ -139,7 +140,20 @@ export class StdioServerTransport implements Transport {
     for (const frame of this.decoder.end()) this.handleFrame(frame);
     this.logger.debug('input ended; closing');
     this.shutdown();
+    this.inputEnded();
   };
+
+  /**
+   * The client ended its side (or it failed, or idled out); the transport has just closed,
+   * but replies to requests already received may still be sent. For subclasses whose
+   * output must be ended too (a socket), once nothing is left to answer.
+   */
+  protected inputEnded(): void {}
+
+  /** Requests received and not answered yet (nor cancelled). */
+  protected get awaitingReplies(): number {
+    return this.requestFraming.size;
+  }
 
   private readonly onInputError = (err: Error): void => {
     if (this.closed) return;
@@ -177,6 +191,10 @@ export class StdioServerTransport implements Transport {
     if (msg.jsonrpc !== '2.0' || !(isRequestOrNotification || ('id' in msg && ('result' in msg || 'error' in msg)))) {
       const id = validId(msg.id) ? msg.id : null;
       return this.badFrame(frame.framing, id, -32600, 'Invalid Request: not a JSON-RPC 2.0 message', 'not JSON-RPC 2.0');
+    }
+    // MCP ids are strings or numbers, never null; an id of any other type is not echoed back.
+    if (isRequestOrNotification && 'id' in msg && !validId(msg.id)) {
+      return this.badFrame(frame.framing, null, -32600, 'Invalid Request: id must be a string or a number', 'invalid id');
     }
     if (isRequestOrNotification) this.track(msg, frame.framing);
     try {

@@ -198,8 +198,9 @@ export class Upstream {
     return res;
   }
 
-  notify(method: string, params?: Record<string, unknown>): void {
-    if (this.peer && this.state === 'ready') void this.peer.notify(method, params);
+  /** Sends a notification; resolves once written (after 'drain' under backpressure), never rejects. */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.peer && this.state === 'ready' ? this.peer.notify(method, params) : Promise.resolve();
   }
 
   respond(id: RpcRequest['id'], result: Record<string, unknown>): void {

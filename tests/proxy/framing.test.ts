@@ -206,12 +206,34 @@ describe('FrameDecoder', () => {
       frames.push(...decoder.push(body.subarray(off, off + 100_000)));
       expect(decoder.bufferedBytes).toBe(0);
     }
-    // The body may contain anything, even newlines: the declared length is what counts.
+    // Without a frame start inside it, the declared length is what counts.
     frames.push(...decoder.push(Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')));
     expect(frames).toEqual([
       { kind: 'oversize', framing: 'content-length', bytes: size, idHint: 'big-1' },
       { kind: 'message', body: '{"jsonrpc":"2.0","id":2,"method":"ping"}', framing: 'newline' },
     ]);
+  });
+
+  it('does not let a Content-Length over the cap swallow later frames: resyncs at a header or a new line, at any split', () => {
+    const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+    const data = Buffer.from(
+      `Content-Length: 99999999999\r\n\r\n${ping(5)}Content-Length: ${ping(6).length}\r\n\r\n${ping(6)}` +
+        `content-length: 99999999999\n\n${ping(8)}\n${ping(9)}\n`,
+    );
+    const expected = [
+      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 5 },
+      { kind: 'message', body: ping(6), framing: 'content-length' },
+      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 8 },
+      { kind: 'message', body: ping(9), framing: 'newline' },
+    ];
+    expect(decodeSplit(data, [], new FrameDecoder({ maxMessageBytes: 100 }))).toEqual(expected);
+    for (let cut = 1; cut < data.length; cut++) {
+      expect(decodeSplit(data, [cut], new FrameDecoder({ maxMessageBytes: 100 }))).toEqual(expected);
+    }
+    const bytewise = new FrameDecoder({ maxMessageBytes: 100 });
+    const frames: DecodedFrame[] = [];
+    for (let i = 0; i < data.length; i++) frames.push(...bytewise.push(data.subarray(i, i + 1)));
+    expect(frames).toEqual(expected);
   });
 
   it('counts a skipped line without its \\r\\n even when it overflows before the newline', () => {

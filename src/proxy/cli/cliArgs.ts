@@ -33,6 +33,7 @@ export interface CliOptions {
   parentPid?: number;
   readyTimeoutMs?: number;
   maxMessageBytes?: number;
+  bodyTimeoutMs?: number;
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
   toolNaming?: 'prefixed' | 'original';
@@ -66,6 +67,7 @@ const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; mode
   '--parent-pid': { key: 'parentPid', kind: 'int' },
   '--ready-timeout': { key: 'readyTimeoutMs', kind: 'int' },
   '--max-message-bytes': { key: 'maxMessageBytes', kind: 'int' },
+  '--body-timeout': { key: 'bodyTimeoutMs', kind: 'int', modes: ['proxy', 'stdio'] },
   '--ping-interval': { key: 'pingIntervalMs', kind: 'int', modes: ['convert'] },
   '--ping-timeout': { key: 'pingTimeoutMs', kind: 'int', modes: ['convert'] },
   '--tool-naming': { key: 'toolNaming', kind: 'string', modes: ['stdio', 'proxy'] },
@@ -208,5 +210,6 @@ Convert:
 Proxy (bridge):
   --port <n|0>  --host 127.0.0.1  --token-file <path> (or MCP_BRIDGE_TOKEN; default: random per launch)
   --shutdown-timeout <ms>    bound on a graceful stop (default 5000)
+  --body-timeout <ms>        HTTP: a request's head, then its body, must arrive within this (default 30000; 408)
   --help, --version
 `;

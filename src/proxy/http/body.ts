@@ -2,7 +2,8 @@
  * Request bodies (read with a size cap, parsed once) and the small JSON responses the
  * bridge sends itself (errors, /health, /status).
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 
 /** Default cap on a request body: 10 MiB, as for the stdio transport. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -24,8 +25,28 @@ export const JSONRPC_SESSION_NOT_FOUND = -32001;
 export const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 const DRAIN_TIMEOUT_MS = 10_000;
 
+/** Default time for a request's head, and again for its body, to arrive. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
 /** Why a body could not be read. */
-export type BodyFailure = 'too-large' | 'aborted' | 'bad-json';
+export type BodyFailure = 'too-large' | 'aborted' | 'bad-json' | 'timeout';
+
+/**
+ * The `node:http` server options behind the body deadline: a head must arrive within
+ * `bodyTimeoutMs` (`headersTimeout`), and Node cuts any request not complete after twice
+ * that (`requestTimeout`: a backstop for bodies nobody reads; `readBody` answers first).
+ * Only the reading of a request counts: responses (SSE streams, long calls) and upgraded
+ * connections are not timed. 0 turns both off.
+ */
+export function requestDeadlines(bodyTimeoutMs: number): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+  if (!(bodyTimeoutMs > 0)) return { headersTimeout: 0, requestTimeout: 0, connectionsCheckingInterval: 30_000 };
+  return {
+    headersTimeout: bodyTimeoutMs,
+    requestTimeout: Math.min(2 * bodyTimeoutMs, 2 ** 31 - 1),
+    // How often Node looks for overdue requests: a tenth of the deadline, within 50 ms..5 s.
+    connectionsCheckingInterval: Math.min(5_000, Math.max(50, Math.floor(bodyTimeoutMs / 10))),
+  };
+}
 
 export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: BodyFailure };
 
@@ -34,7 +55,7 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: Bod
  * reading anything and stopping as soon as more than `maxBytes` arrived otherwise.
  * Chunks are kept as a list and joined once, so a 10 MiB body costs one copy.
  */
-export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
+export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = 0): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     discardBody(req);
@@ -44,9 +65,12 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<{ ok: 
     const chunks: Buffer[] = [];
     let received = 0;
     let settled = false;
+    // A body that never finishes: what arrived is dropped, and the caller answers 408.
+    const timer = timeoutMs > 0 ? setTimeout(() => finish({ ok: false, reason: 'timeout' }), timeoutMs) : undefined;
     const finish = (r: { ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       req.off('data', onData);
       resolve(r);
     };
@@ -96,8 +120,8 @@ export function discardBody(req: IncomingMessage, limitBytes = DRAIN_LIMIT_BYTES
 }
 
 /** Reads and parses a JSON body. */
-export async function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<BodyResult> {
-  const body = await readBody(req, maxBytes);
+export async function readJsonBody(req: IncomingMessage, maxBytes: number, timeoutMs = 0): Promise<BodyResult> {
+  const body = await readBody(req, maxBytes, timeoutMs);
   if (!body.ok) return body;
   try {
     return { ok: true, value: JSON.parse(body.bytes.toString('utf8')) };
@@ -135,12 +159,16 @@ export function sendJsonRpcError(
 
 /**
  * Answers a body that could not be read: 413 (the rest of the body is drained meanwhile,
- * see `discardBody`), 400 with a JSON-RPC parse error for bad JSON. An aborted request
- * gets nothing: its client is gone.
+ * see `discardBody`), 400 with a JSON-RPC parse error for bad JSON, 408 for a body not
+ * received in time (the connection is then closed: the rest of that body is not waited
+ * for). An aborted request gets nothing: its client is gone.
  */
 export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxBytes: number): void {
   if (reason === 'too-large') {
     sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body must not exceed ${maxBytes} bytes`);
+  } else if (reason === 'timeout') {
+    res.once('finish', () => res.socket?.destroy());
+    sendJsonRpcError(res, 408, JSONRPC_SERVER_ERROR, 'Request Timeout: the request body was not received in time', { Connection: 'close' });
   } else if (reason === 'bad-json') {
     sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, 'Parse error: invalid JSON');
   } else if (!res.writableEnded) {
@@ -151,4 +179,29 @@ export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxByt
 /** Sends a plain `{ error }` JSON body for non-MCP routes. */
 export function sendError(res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
   sendJson(res, status, { error: message, ...extra }, headers);
+}
+
+/** What a request Node's parser refused is told: its head was bad, too big, or too slow. */
+const CLIENT_ERRORS: Record<string, { status: number; message: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, message: 'request headers too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, message: 'the request was not received in time' },
+};
+
+/**
+ * Answers a connection whose request Node's HTTP parser refused (a malformed head, such as
+ * `Content-Length: -1`, 400; headers too large, 431; the head or body not received in
+ * time, 408), then drops it. Nothing is written when a response is already under way on the
+ * connection or the client is gone.
+ */
+export function answerClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, message: 'malformed request' };
+  const busy = (socket as { _httpMessage?: unknown })._httpMessage;
+  if (socket.writable && !busy && err.code !== 'ECONNRESET') {
+    const body = JSON.stringify({ error: known.message });
+    socket.write(
+      `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorText, Logger } from '../logger.js';
-import { DEFAULT_MAX_BODY_BYTES, readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
+import { answerClientError, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, readJsonBody, requestDeadlines, sendBodyFailure, sendError, sendJson } from './body.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
 import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
 import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
@@ -61,6 +61,8 @@ export interface BridgeHttpOptions {
   allowNonLoopback?: boolean;
   /** Request body cap (default 10 MiB); 413 beyond. */
   maxBodyBytes?: number;
+  /** How long a request's head, then its body, may take to arrive (default 30 s; 0: no limit); 408 beyond. */
+  bodyTimeoutMs?: number;
   /** Idle time after which a session without open requests is closed (default 30 min). */
   sessionIdleMs?: number;
   /** Interval of SSE keep-alive comments (default 15 s, 0 disables). */
@@ -92,6 +94,7 @@ export class BridgeHttpServer {
   private readonly stream: StreamUpgradeEndpoint;
   private readonly eventStreams = new Set<EventStream>();
   private readonly maxBodyBytes: number;
+  private readonly bodyTimeoutMs: number;
   private server: Server | undefined;
   private allowedHosts = new Set<string>();
   private closing: Promise<void> | undefined;
@@ -99,6 +102,7 @@ export class BridgeHttpServer {
   constructor(private readonly opts: BridgeHttpOptions) {
     this.logger = opts.logger ?? Logger.create('http');
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     this.sessions = new SessionTable(opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, this.logger);
     const keepAliveMs = opts.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
     const shared = { handler: opts.handler, sessions: this.sessions, keepAliveMs, logger: this.logger };
@@ -112,14 +116,14 @@ export class BridgeHttpServer {
     if (this.server) throw new Error('BridgeHttpServer already listening');
     const host = this.opts.host ?? '127.0.0.1';
     assertBindAllowed(host, this.opts.allowNonLoopback);
-    const server = createServer((req, res) => {
+    const server = createServer(requestDeadlines(this.bodyTimeoutMs), (req, res) => {
       this.onRequest(req, res).catch((err) => {
         this.logger.error(`${req.method} ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
         if (!res.headersSent) sendError(res, 500, 'internal error');
         else res.destroy();
       });
     });
-    server.on('clientError', (_err, socket) => socket.destroy());
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       const gates = { stopping: this.closing !== undefined, allowedHosts: this.allowedHosts, token: this.opts.token };
       this.stream.upgrade(req, socket, head, gates).catch((err) => {
@@ -169,6 +173,7 @@ export class BridgeHttpServer {
     await within(this.sessions.closeAll(), CLOSE_STEP_MS);
     for (const s of [...this.eventStreams]) s.close();
     server.closeAllConnections();
+    this.stream.destroyAll();
     await within(stopped, CLOSE_STEP_MS);
     this.logger.info('closed');
   }
@@ -178,7 +183,7 @@ export class BridgeHttpServer {
       sendError(res, 503, 'bridge is stopping', {}, { Connection: 'close' });
       return;
     }
-    const gate = checkHostAndOrigin(req.headers, this.allowedHosts);
+    const gate = checkHostAndOrigin(req.headers, this.allowedHosts, req.url);
     if (gate) {
       this.logger.warn(`refused ${req.method} ${req.url?.split('?')[0]}: ${gate.message}`);
       sendError(res, gate.status, gate.message);
@@ -234,7 +239,7 @@ export class BridgeHttpServer {
     if (!admitRoute(this.opts.handler, serverId, res, false)) return;
     let body: unknown;
     if (req.method === 'POST') {
-      const read = await readJsonBody(req, this.maxBodyBytes);
+      const read = await readJsonBody(req, this.maxBodyBytes, this.bodyTimeoutMs);
       if (!read.ok) {
         sendBodyFailure(res, read.reason, this.maxBodyBytes);
         return;

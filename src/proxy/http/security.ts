@@ -115,16 +115,37 @@ export function wwwAuthenticate(): string {
 
 /** The outcome of the Host/Origin gate: undefined when the request may proceed. */
 export interface GateFailure {
-  status: 403;
+  status: 400 | 403;
   message: string;
+}
+
+/**
+ * The request target: origin-form (`/path`) passes; an absolute-form target
+ * (`http://host/path`, which a server must honour over `Host`) must name the bridge too;
+ * anything else (`*`, authority-form) is a bad request here.
+ */
+export function checkRequestTarget(target: string | undefined, allowedHosts: ReadonlySet<string>): GateFailure | undefined {
+  if (target === undefined || target.startsWith('/')) return undefined;
+  let url: URL;
+  try {
+    url = new URL(target);
+  } catch {
+    return { status: 400, message: 'Bad Request: malformed request target' };
+  }
+  if (url.protocol !== 'http:') return { status: 400, message: `Bad Request: request target scheme "${url.protocol}" is not served` };
+  const host = url.port === '' ? `${url.host}:80` : url.host; // URL drops the scheme's default port
+  if (!allowedHosts.has(host.toLowerCase())) return { status: 403, message: `Forbidden: request target host "${url.host}" is not this bridge` };
+  return undefined;
 }
 
 /**
  * The DNS-rebinding gate applied to every request, the static page included: `Host`
  * must name the bridge on loopback, and a browser `Origin`, when present, must be the
- * bridge's own.
+ * bridge's own; so must the host of an absolute-form request target.
  */
-export function checkHostAndOrigin(headers: IncomingHttpHeaders, allowedHosts: ReadonlySet<string>): GateFailure | undefined {
+export function checkHostAndOrigin(headers: IncomingHttpHeaders, allowedHosts: ReadonlySet<string>, target?: string): GateFailure | undefined {
+  const badTarget = checkRequestTarget(target, allowedHosts);
+  if (badTarget) return badTarget;
   if (!hostAllowed(headers.host, allowedHosts)) {
     return { status: 403, message: `Forbidden: Host header "${headers.host ?? ''}" is not this bridge` };
   }

@@ -35,6 +35,8 @@ export interface UpgradeGates {
 
 /** How long a closed session's connection may take to end before it is cut. */
 const END_GRACE_MS = 1_000;
+/** After the client ended its side, how long replies still due may keep our side open. */
+const END_AFTER_PEER_END_MS = 15_000;
 const MCP_ROUTE = /^\/mcp(?:\/([^/]+))?\/?$/;
 
 /** Writes a plain HTTP answer on a connection that was not upgraded, then ends it. */
@@ -51,8 +53,15 @@ export function refuseUpgrade(socket: Socket, status: number, message: string, e
   setTimeout(() => socket.destroy(), END_GRACE_MS).unref();
 }
 
-/** A session's transport: the stdio transport over the upgraded connection, which it ends on close. */
+/**
+ * A session's transport: the stdio transport over the upgraded connection, which it ends on
+ * close, and also once the client ended its side and every request received is answered
+ * (the bridge's sockets are half-open: without this one stays in CLOSE-WAIT per ended
+ * client, and the bridge's stop waits for it).
+ */
 class StreamSessionTransport extends StdioServerTransport {
+  private peerEnded = false;
+
   constructor(
     private readonly socket: Socket,
     maxMessageBytes: number,
@@ -61,23 +70,50 @@ class StreamSessionTransport extends StdioServerTransport {
     super({ input: socket, output: socket, idleTimeoutMs: 0, maxMessageBytes, logger });
   }
 
+  override send(message: Parameters<StdioServerTransport['send']>[0]): Promise<void> {
+    const sent = super.send(message);
+    if (this.peerEnded && this.awaitingReplies === 0) this.endSocket();
+    return sent;
+  }
+
   override async close(): Promise<void> {
     await super.close();
-    if (!this.socket.destroyed) {
-      this.socket.end();
-      setTimeout(() => this.socket.destroy(), END_GRACE_MS).unref();
-    }
+    this.endSocket();
+  }
+
+  protected override inputEnded(): void {
+    this.peerEnded = true;
+    if (this.awaitingReplies === 0) return this.endSocket();
+    // Replies still due: the session finishes them (bounded by its own drain); this bounds it here too.
+    setTimeout(() => this.endSocket(), END_AFTER_PEER_END_MS).unref();
+  }
+
+  /** Ends our side (pending writes are flushed first); a peer that does not close in time is cut. */
+  private endSocket(): void {
+    if (this.socket.destroyed || this.socket.writableEnded) return;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), END_GRACE_MS).unref();
   }
 }
 
 export class StreamUpgradeEndpoint {
+  /** Upgraded connections still open (the HTTP server's closeAllConnections() does not see them). */
+  private readonly sockets = new Set<Socket>();
+
   constructor(private readonly opts: StreamUpgradeOptions) {}
+
+  /** Cuts every upgraded connection still open (the bridge's stop, after its sessions closed). */
+  destroyAll(): void {
+    // Those a closed session ended already have their own short grace.
+    for (const socket of this.sockets) if (!socket.writableEnded) socket.destroy();
+    this.sockets.clear();
+  }
 
   /** Any `upgrade` the bridge's server gets: the gates in the order a request meets them, then the route. */
   async upgrade(req: IncomingMessage, socket: Socket, head: Buffer, gates: UpgradeGates): Promise<void> {
     socket.on('error', () => undefined); // a client gone mid-answer is not ours to report
     if (gates.stopping) return refuseUpgrade(socket, 503, 'bridge is stopping');
-    const gate = checkHostAndOrigin(req.headers, gates.allowedHosts);
+    const gate = checkHostAndOrigin(req.headers, gates.allowedHosts, req.url);
     if (gate) {
       this.opts.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
       return refuseUpgrade(socket, gate.status, gate.message);
@@ -109,7 +145,9 @@ export class StreamUpgradeEndpoint {
     const entry = sessions.add({ id, kind: 'stream', serverId, transport });
     // The connection is the session: busy while open, so it never idles out.
     sessions.track(entry, socket);
+    this.sockets.add(socket);
     socket.once('close', () => {
+      this.sockets.delete(socket);
       sessions.remove(id);
       void transport.close();
     });

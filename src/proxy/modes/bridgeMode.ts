@@ -94,6 +94,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     token,
     allowNonLoopback: opts.allowNonLoopback,
     maxBodyBytes: opts.maxMessageBytes,
+    bodyTimeoutMs: opts.bodyTimeoutMs,
     // The bridge itself never idles out; --idle-timeout is how long a session may go
     // without a request (and with no stream open) before it is closed (default 30 min, 0 never).
     sessionIdleMs: opts.idleTimeoutMs,
