@@ -16,6 +16,7 @@ import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 import { parseRpcFrame } from './rpc/jsonRpc.js';
+import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 
 export const DEFAULT_STDIN_GRACE_MS = 2000;
 export const DEFAULT_TERM_GRACE_MS = 2000;
@@ -147,6 +148,7 @@ export class ChildProcessTransport implements Transport {
     child.once('spawn', () => {
       spawned = true;
       this.unregisterExitKill = killTreeOnExit(child.pid!);
+      trackServerGroup(child.pid!, this.log); // ended by the watcher or the next sweep if we die
       this.log.debug(`started pid ${child.pid}: ${command} ${args.join(' ')}`.trimEnd());
       resolve();
     });
@@ -294,6 +296,7 @@ export class ChildProcessTransport implements Transport {
         if (!(await waitForGroupStop(pid, groupTimeout))) this.log.error(`process group ${pid} still running after SIGKILL`);
       }
     }
+    serverGroupStopped(pid);
     await this.waitStdioClosed(child);
     this.fireClose();
   }

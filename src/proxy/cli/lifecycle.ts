@@ -2,10 +2,15 @@
  * How a proxy process ends: SIGTERM/SIGINT/SIGHUP, the parent's death (watchdog), or the
  * mode's own end (stdin EOF). The first trigger runs the mode's graceful `stop` with a
  * deadline; a second signal, or the deadline, exits at once after a synchronous kill of
- * every child process tree still registered.
+ * every child process tree still registered. Shortly after start it sweeps what proxies that
+ * died left behind (orphanSweep.ts).
  */
 import { startParentWatchdog } from '../parentWatchdog.js';
 import type { Logger } from '../logger.js';
+import { sweepOrphans } from '../orphanSweep.js';
+
+/** The sweep of what crashed proxies left behind runs this long after start, off the start-up path. */
+const SWEEP_DELAY_MS = 300;
 
 export interface LifecycleOptions {
   logger: Logger;
@@ -87,5 +92,10 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
       onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`),
     });
   }
+  const sweep = setTimeout(() => {
+    const killed = sweepOrphans();
+    if (killed > 0) o.logger.warn(`ended ${killed} server process group(s) or process(es) left behind by a proxy that died`);
+  }, SWEEP_DELAY_MS);
+  sweep.unref();
   return { shutdown, done };
 }
