@@ -14,9 +14,9 @@ import { FrameDecoder, type DecodedFrame } from './framing.js';
 import { Logger, errorText } from './logger.js';
 import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
+import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 import { parseRpcFrame } from './rpc/jsonRpc.js';
-import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 
 export const DEFAULT_STDIN_GRACE_MS = 2000;
 export const DEFAULT_TERM_GRACE_MS = 2000;
@@ -147,8 +147,8 @@ export class ChildProcessTransport implements Transport {
     let spawned = false;
     child.once('spawn', () => {
       spawned = true;
-      this.unregisterExitKill = killTreeOnExit(child.pid!);
       trackServerGroup(child.pid!, this.log); // ended by the watcher or the next sweep if we die
+      this.unregisterExitKill = killTreeOnExit(child.pid!);
       this.log.debug(`started pid ${child.pid}: ${command} ${args.join(' ')}`.trimEnd());
       resolve();
     });
