@@ -5,8 +5,8 @@
 // started; every pid under the target is collected from /proc, the target is SIGKILLed, and
 // every one of those pids must stop running within 5 s. Plus the sweep at the next start.
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRunning } from '../../src/proxy/processTree.js';
@@ -22,6 +22,7 @@ const SETTLE_MS = 1200;
 const started: ChildProcess[] = [];
 const pids = new Set<number>();
 const dirs: string[] = [];
+const fds: number[] = [];
 
 function kill(target: number): void {
   try {
@@ -39,6 +40,7 @@ afterEach(async () => {
   }
   await waitFor(() => [...pids].every((p) => !isRunning(p)), 5000, 'cleanup').catch(() => undefined);
   pids.clear();
+  for (const fd of fds.splice(0)) closeSync(fd);
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -82,7 +84,7 @@ function servers(dir: string): { config: unknown; ready: () => number[] | undefi
   };
 }
 
-type Scenario = 'stdio proxy' | 'agent' | 'bridge' | 'app';
+type Scenario = 'stdio proxy' | 'agent' | 'agent holding stdin' | 'bridge' | 'app';
 
 /** Starts the chain for `scenario`; returns the pid to SIGKILL. */
 function startChain(scenario: Scenario, dir: string, config: unknown): number {
@@ -103,6 +105,14 @@ function startChain(scenario: Scenario, dir: string, config: unknown): number {
       return spawnIt([CLI, '--config-file', configFile]);
     case 'bridge':
       return spawnIt([CLI, 'proxy', '--port', '0', '--config-file', configFile]);
+    case 'agent holding stdin': {
+      // The proxy's stdin is a FIFO the test keeps open: the agent's death brings no EOF, only
+      // the parent watchdog notices it.
+      const fifo = join(dir, 'stdin.fifo');
+      execFileSync('mkfifo', [fifo]);
+      fds.push(openSync(fifo, constants.O_RDWR));
+      return spawnIt([join(FIXTURES, 'holdingParent.mjs'), join(dir, 'proxy.pid'), fifo, CLI, '--config-file', configFile]);
+    }
     case 'agent':
       return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'agent', join(dir, 'proxy.pid'), CLI, '--config-file', configFile]);
     case 'app':
@@ -112,7 +122,7 @@ function startChain(scenario: Scenario, dir: string, config: unknown): number {
 }
 
 describe.skipIf(!linux)('no process outlives a SIGKILLed proxy chain', () => {
-  for (const scenario of ['stdio proxy', 'agent', 'bridge', 'app'] as const) {
+  for (const scenario of ['stdio proxy', 'agent', 'agent holding stdin', 'bridge', 'app'] as const) {
     it(`SIGKILL of the ${scenario}: every server and descendant is gone within 5 s`, async () => {
       const dir = tempDir();
       const s = servers(dir);
@@ -123,10 +133,11 @@ describe.skipIf(!linux)('no process outlives a SIGKILLed proxy chain', () => {
       for (const p of tree) pids.add(p);
       // The sh wrapper, the node server under it, the escaping server and its escaped child.
       expect(tree.size).toBeGreaterThanOrEqual(4);
+      const killedAt = Date.now();
       kill(target);
       let left: number[] = [];
       await waitFor(() => (left = [...tree].filter((p) => isRunning(p))).length === 0, KILL_DEADLINE_MS, 'survivors').catch(() => undefined);
-      expect(left, `still running ${KILL_DEADLINE_MS} ms after SIGKILL of the ${scenario}`).toEqual([]);
+      expect(left, `still running ${Date.now() - killedAt} ms after SIGKILL of the ${scenario}`).toEqual([]);
     }, 30_000);
   }
 });

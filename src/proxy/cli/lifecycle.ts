@@ -11,6 +11,12 @@ import { sweepOrphans } from '../orphanSweep.js';
 
 /** The sweep of what crashed proxies left behind runs this long after start, off the start-up path. */
 const SWEEP_DELAY_MS = 300;
+/**
+ * Bound on the graceful stop once the parent is gone: nobody is left to serve, so servers get
+ * stdin EOF and this long before the forced exit kills their groups (the parent's death is
+ * seen up to one watchdog interval late; together well within 5 s).
+ */
+const PARENT_GONE_STOP_MS = 2000;
 
 export interface LifecycleOptions {
   logger: Logger;
@@ -37,7 +43,7 @@ export function lifecycleFlags(opts: {
 
 export interface Lifecycle {
   /** Starts the shutdown (idempotent); resolves when the process is about to exit. */
-  shutdown(reason: string, code?: number): Promise<void>;
+  shutdown(reason: string, code?: number, deadlineMs?: number): Promise<void>;
   readonly done: Promise<number>;
 }
 
@@ -49,14 +55,14 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
   const done = new Promise<number>((r) => (resolveDone = r));
   let stopWatchdog: (() => void) | undefined;
 
-  const shutdown = (reason: string, code = 0): Promise<void> => {
+  const shutdown = (reason: string, code = 0, deadlineMs = timeoutMs): Promise<void> => {
     if (stopping) return stopping;
     o.logger.info(`shutting down: ${reason}`);
     stopWatchdog?.();
     const timer = setTimeout(() => {
-      o.logger.warn(`graceful stop took longer than ${timeoutMs} ms; forcing exit`);
+      o.logger.warn(`graceful stop took longer than ${deadlineMs} ms; forcing exit`);
       finish(code);
-    }, timeoutMs);
+    }, deadlineMs);
     timer.unref();
     stopping = o
       .stop(reason)
@@ -89,7 +95,7 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
     stopWatchdog = startParentWatchdog({
       pid: o.watchdog.pid,
       intervalMs: o.watchdog.intervalMs,
-      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`),
+      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`, 0, Math.min(timeoutMs, PARENT_GONE_STOP_MS)),
     });
   }
   const sweep = setTimeout(() => {
