@@ -18,6 +18,7 @@ import { BridgeClient } from './bridgeClient.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from './configWatcher.js';
 import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
+import { sweepOrphans } from '../proxy/index.js';
 import { readUserConfig, type UserConfigView } from './userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from './runtimeLogger.js';
 import {
@@ -86,6 +87,11 @@ export class McpRuntime {
     if (this.state !== 'new') throw new Error('McpRuntime.start() called twice');
     this.cliPath ??= resolveProxyCliPath();
     this.state = 'running';
+    // What proxies that died (a crash of the app, a SIGKILL) left behind; off the start-up path.
+    setImmediate(() => {
+      const killed = sweepOrphans();
+      if (killed > 0) this.log.warn(`ended ${killed} MCP server process group(s) left behind by a proxy that died`);
+    });
     if (this.opts.watchConfig !== false) {
       const watcher = new ConfigWatcher({
         path: this.opts.configFile,

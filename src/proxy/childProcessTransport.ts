@@ -16,6 +16,7 @@ import { StdoutJunk } from './stdoutJunk.js';
 import { Logger, errorText } from './logger.js';
 import { corkForTick } from './corkForTick.js';
 import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
+import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 import { parseRpcFrame } from './rpc/jsonRpc.js';
 import { redactArgs } from './redact.js';
@@ -151,6 +152,7 @@ export class ChildProcessTransport implements Transport {
     let spawned = false;
     child.once('spawn', () => {
       spawned = true;
+      trackServerGroup(child.pid!, this.log); // ended by the watcher or the next sweep if we die
       this.unregisterExitKill = killTreeOnExit(child.pid!);
       this.log.debug(`started pid ${child.pid}: ${command} ${redactArgs(args).join(' ')}`.trimEnd());
       resolve();
@@ -316,6 +318,7 @@ export class ChildProcessTransport implements Transport {
         if (!(await waitForGroupStop(pid, groupTimeout))) this.log.error(`process group ${pid} still running after SIGKILL`);
       }
     }
+    serverGroupStopped(pid);
     await this.waitStdioClosed(child);
     this.fireClose();
   }

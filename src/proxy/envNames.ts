@@ -4,3 +4,5 @@
 export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
 /** Set for the proxy when it runs inside Electron's binary; never passed on to servers. */
 export const RUN_AS_NODE_ENV = 'ELECTRON_RUN_AS_NODE';
+/** The folder of the registries of started server groups (default `<tmpdir>/qiming-mcp-<uid>`). */
+export const RUNTIME_DIR_ENV = 'QIMING_MCP_RUNTIME_DIR';

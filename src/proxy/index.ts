@@ -8,4 +8,5 @@ export { loadConfig, parseConfig, ConfigError, SERVER_ID_RE } from './config.js'
 export type { ProxyConfig, ServerEntry, StdioEntry, RemoteEntry } from './config.js';
 export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './logger.js';
 export { within } from './deadline.js';
+export { sweepOrphans } from './orphanSweep.js';
 export { TOKEN_ENV, RUN_AS_NODE_ENV } from './envNames.js';

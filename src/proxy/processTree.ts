@@ -69,6 +69,21 @@ export function isRunning(pid: number, platform: NodeJS.Platform = process.platf
 }
 
 /**
+ * When process `pid` started, as field 22 of /proc/<pid>/stat (clock ticks since boot), on
+ * Linux; undefined elsewhere or when it does not exist. With the pid it names one process
+ * for good: a reused pid has another start time.
+ */
+export function processStartTime(pid: number, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether process group `pgid` has a member that still runs (zombies do not count, see
  * {@link isRunning}). Linux scans /proc; other POSIX systems ask the kernel (zombies count
  * there); Windows has no groups and checks the pid.

@@ -2,10 +2,21 @@
  * How a proxy process ends: SIGTERM/SIGINT/SIGHUP, the parent's death (watchdog), or the
  * mode's own end (stdin EOF). The first trigger runs the mode's graceful `stop` with a
  * deadline; a second signal, or the deadline, exits at once after a synchronous kill of
- * every child process tree still registered.
+ * every child process tree still registered. Shortly after start it sweeps what proxies that
+ * died left behind (orphanSweep.ts).
  */
 import { startParentWatchdog } from '../parentWatchdog.js';
 import type { Logger } from '../logger.js';
+import { sweepOrphans } from '../orphanSweep.js';
+
+/** The sweep of what crashed proxies left behind runs this long after start, off the start-up path. */
+const SWEEP_DELAY_MS = 300;
+/**
+ * Bound on the graceful stop once the parent is gone: nobody is left to serve, so servers get
+ * stdin EOF and this long before the forced exit kills their groups (the parent's death is
+ * seen up to one watchdog interval late; together well within 5 s).
+ */
+const PARENT_GONE_STOP_MS = 2000;
 
 export interface LifecycleOptions {
   logger: Logger;
@@ -32,7 +43,7 @@ export function lifecycleFlags(opts: {
 
 export interface Lifecycle {
   /** Starts the shutdown (idempotent); resolves when the process is about to exit. */
-  shutdown(reason: string, code?: number): Promise<void>;
+  shutdown(reason: string, code?: number, deadlineMs?: number): Promise<void>;
   readonly done: Promise<number>;
 }
 
@@ -44,14 +55,14 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
   const done = new Promise<number>((r) => (resolveDone = r));
   let stopWatchdog: (() => void) | undefined;
 
-  const shutdown = (reason: string, code = 0): Promise<void> => {
+  const shutdown = (reason: string, code = 0, deadlineMs = timeoutMs): Promise<void> => {
     if (stopping) return stopping;
     o.logger.info(`shutting down: ${reason}`);
     stopWatchdog?.();
     const timer = setTimeout(() => {
-      o.logger.warn(`graceful stop took longer than ${timeoutMs} ms; forcing exit`);
+      o.logger.warn(`graceful stop took longer than ${deadlineMs} ms; forcing exit`);
       finish(code);
-    }, timeoutMs);
+    }, deadlineMs);
     timer.unref();
     stopping = o
       .stop(reason)
@@ -84,8 +95,13 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
     stopWatchdog = startParentWatchdog({
       pid: o.watchdog.pid,
       intervalMs: o.watchdog.intervalMs,
-      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`),
+      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`, 0, Math.min(timeoutMs, PARENT_GONE_STOP_MS)),
     });
   }
+  const sweep = setTimeout(() => {
+    const killed = sweepOrphans();
+    if (killed > 0) o.logger.warn(`ended ${killed} server process group(s) or process(es) left behind by a proxy that died`);
+  }, SWEEP_DELAY_MS);
+  sweep.unref();
   return { shutdown, done };
 }
