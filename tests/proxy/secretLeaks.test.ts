@@ -4,9 +4,9 @@
 // them itself and even at debug level.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import { refusedPort } from '../helpers/faultyRemotes.js';
 import { launchPanelBrowser, type PanelBrowser } from '../helpers/panelBrowser.js';
 
 const SECRETS = {
@@ -19,14 +19,6 @@ const SECRETS = {
   token: 'TOKENSECRET9x',
 };
 
-async function closedPort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 let bridge: BridgeProcess;
 let logFile: string;
 let chrome: PanelBrowser | undefined;
@@ -34,7 +26,7 @@ let chrome: PanelBrowser | undefined;
 beforeAll(async () => {
   const dir = tempDir('secrets-');
   logFile = join(dir, 'logs', 'proxy.log');
-  const port = await closedPort();
+  const port = await refusedPort();
   bridge = await startBridge({
     config: {
       mcpServers: {

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { corkForTick } from '../corkForTick.js';
-import { FrameDecoder } from '../framing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from '../framing.js';
 import { errorText, type Logger } from '../logger.js';
 import { readText } from './leanHttpClientTransport.js';
 import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
@@ -25,12 +25,11 @@ export interface StreamClientOptions {
   /** Sent with the upgrade request (for example Authorization). */
   headers?: Record<string, string>;
   logger?: Logger;
-  /** Largest message accepted from the bridge (default 256 MiB, as for a child's stdout). */
+  /** Largest message accepted from the bridge (`--max-message-bytes`, default 10 MiB, as for a child's stdout). */
   maxMessageBytes?: number;
 }
 
 const ERROR_BODY_LIMIT = 2_000;
-const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024 * 1024;
 
 export class StreamClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
