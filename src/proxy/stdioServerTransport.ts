@@ -54,6 +54,8 @@ export class StdioServerTransport implements Transport {
   private readonly logger: Logger;
   private readonly decoder: FrameDecoder;
   private readonly requestFraming = new Map<Id, Framing>();
+  /** Further requests received under an id still in flight (each gets its own answer). */
+  private readonly duplicateIds = new Map<Id, number>();
   private framing: Framing = 'newline';
   private started = false;
   private closed = false;
@@ -120,7 +122,12 @@ export class StdioServerTransport implements Transport {
     if (m.method === undefined && validId(m.id)) {
       const f = this.requestFraming.get(m.id);
       if (f !== undefined) {
-        this.requestFraming.delete(m.id);
+        // A second request under an id in flight gets its own answer (a refusal) first.
+        const extra = this.duplicateIds.get(m.id);
+        if (extra) {
+          if (extra > 1) this.duplicateIds.set(m.id, extra - 1);
+          else this.duplicateIds.delete(m.id);
+        } else this.requestFraming.delete(m.id);
         return f;
       }
     }
@@ -152,7 +159,9 @@ export class StdioServerTransport implements Transport {
 
   /** Requests received and not answered yet (nor cancelled). */
   protected get awaitingReplies(): number {
-    return this.requestFraming.size;
+    let n = this.requestFraming.size;
+    for (const extra of this.duplicateIds.values()) n += extra;
+    return n;
   }
 
   private readonly onInputError = (err: Error): void => {
@@ -219,11 +228,16 @@ export class StdioServerTransport implements Transport {
       if (this.requestFraming.size >= MAX_TRACKED_REQUESTS) {
         const oldest = this.requestFraming.keys().next().value as Id;
         this.requestFraming.delete(oldest);
+        this.duplicateIds.delete(oldest);
       }
-      this.requestFraming.set(msg.id, framing);
+      if (this.requestFraming.has(msg.id)) this.duplicateIds.set(msg.id, (this.duplicateIds.get(msg.id) ?? 0) + 1);
+      else this.requestFraming.set(msg.id, framing);
     } else if (msg.method === 'notifications/cancelled') {
       const requestId = (msg.params as { requestId?: unknown } | undefined)?.requestId;
-      if (validId(requestId)) this.requestFraming.delete(requestId);
+      if (validId(requestId)) {
+        this.requestFraming.delete(requestId);
+        this.duplicateIds.delete(requestId);
+      }
     }
   }
 

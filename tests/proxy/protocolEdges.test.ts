@@ -109,6 +109,25 @@ describe('stdio proxy: protocol edges', () => {
   });
 });
 
+describe('stdio proxy: a refused duplicate id does not take the first request\'s framing', () => {
+  it('answers the first request in its own (Content-Length) framing after the newline-framed duplicate was refused', async () => {
+    const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx') }), '--idle-timeout', '0']);
+    await p.initialize();
+    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await p.reply(2);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 800, steps: 1 } } });
+    p.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await sleep(100);
+    p.send(JSON.parse(body));
+    p.child.stdin!.end();
+    expect((await p.waitExit(10_000)).code).toBe(0);
+    const out = p.stdout.toString('utf8');
+    // The refusal went out newline-framed, the result under the header its request came with.
+    expect(out).toMatch(/\n\{"jsonrpc":"2\.0","id":9,"error":\{"code":-32600/);
+    expect(out).toMatch(/Content-Length: \d+\r\n\r\n\{"jsonrpc":"2\.0","id":9,"result"/);
+  });
+});
+
 describe('stdio proxy: a cancel that arrives before its request was forwarded', () => {
   it('is not lost: the request, still waiting for its server to start, is never sent', async () => {
     const state = join(tempDir(), 'state.jsonl');
