@@ -1,13 +1,12 @@
 /**
  * The client side of a stdio MCP server: spawns it (no shell; its own process group on
  * POSIX so the whole tree can be signalled), reads newline-framed JSON-RPC from stdout,
- * logs stderr line by line under the server's tag, and stops it in steps: stdin EOF,
- * grace, SIGTERM to the group, grace, SIGKILL to the group, then waits until no process
- * of the group is left. Nothing started here should outlive a `close()`.
+ * logs stderr line by line under the server's tag, and stops it in steps (stdin EOF,
+ * grace, SIGTERM to the group, grace, SIGKILL to the group, then a wait until no process
+ * of the group is left: see stopServerTree.ts). Nothing started here should outlive a `close()`.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StderrLines } from './stderrLines.js';
-import { within } from './deadline.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, type DecodedFrame } from './framing.js';
@@ -15,27 +14,22 @@ import { LineBudget } from './lineBudget.js';
 import { StdoutJunk } from './stdoutJunk.js';
 import { Logger, errorText } from './logger.js';
 import { corkForTick } from './corkForTick.js';
-import { isGroupRunning, killTree, killTreeOnExit, signalGroup, waitForGroupStop } from './processTree.js';
-import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
+import { killTreeOnExit } from './processTree.js';
+import { trackServerGroup } from './groupRegistry.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
 import { parseRpcFrame } from './rpc/jsonRpc.js';
 import { redactArgs } from './redact.js';
+import { signalServerTree, stopServerTree } from './stopServerTree.js';
 
 export { OversizeMessageError } from './stdoutJunk.js';
 
-export const DEFAULT_STDIN_GRACE_MS = 2000;
-export const DEFAULT_TERM_GRACE_MS = 2000;
+export { DEFAULT_GROUP_EXIT_TIMEOUT_MS, DEFAULT_STDIN_GRACE_MS, DEFAULT_TERM_GRACE_MS } from './stopServerTree.js';
 export const DEFAULT_STDERR_TAIL_LINES = 200;
 /** A line on a server's stdout is capped like a client's message (`--max-message-bytes`). */
 export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
 /** Stderr lines logged per server: a burst, then this many a second (all are kept in the tail). */
 export const STDERR_LOG_BURST = 200;
 export const STDERR_LOG_PER_SECOND = 50;
-
-/** How long to wait for the group to empty once SIGKILLed (orphans are reaped by init). */
-export const DEFAULT_GROUP_EXIT_TIMEOUT_MS = 5000;
-/** How long after exit the pipes may stay open (a grandchild outside the group holds them). */
-const STDIO_CLOSE_WAIT_MS = 500;
 
 export interface ChildProcessTransportOptions {
   command: string;
@@ -250,11 +244,6 @@ export class ChildProcessTransport implements Transport {
     }
   }
 
-  /** Resolves true once the direct child has exited, false after `ms`. */
-  private waitExit(ms: number): Promise<boolean> {
-    return within(this.exited.then(() => true), ms, false);
-  }
-
   /**
    * Stops the server and its whole tree; resolves once the child has exited and (POSIX)
    * its process group is empty. A second call while the first runs kills at once.
@@ -267,7 +256,7 @@ export class ChildProcessTransport implements Transport {
       return;
     }
     if (this.shutdownPromise) {
-      if (!this.closedFired) this.kill('SIGKILL');
+      if (!this.closedFired) signalServerTree(this.child?.pid, 'SIGKILL', this.exitInfoValue !== undefined, this.log);
       return this.shutdownPromise;
     }
     this.closing = true;
@@ -278,59 +267,10 @@ export class ChildProcessTransport implements Transport {
     return this.shutdownPromise;
   }
 
-  /** Signals the tree; once the leader is gone only the group is signalled (its pid may be reused). */
-  private kill(signal: NodeJS.Signals): void {
-    const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      if (!this.exitInfoValue) killTree(pid, signal);
-      else if (process.platform !== 'win32') signalGroup(pid, signal);
-    } catch (err) {
-      this.log.warn(`cannot send ${signal}: ${errorText(err)}`);
-    }
-  }
-
   private async shutdown(): Promise<void> {
-    const child = this.child!;
-    const pid = child.pid!;
-    const stdinGrace = this.opts.stdinGraceMs ?? DEFAULT_STDIN_GRACE_MS;
-    const termGrace = this.opts.termGraceMs ?? DEFAULT_TERM_GRACE_MS;
-    const groupTimeout = this.opts.groupExitTimeoutMs ?? DEFAULT_GROUP_EXIT_TIMEOUT_MS;
-    if (!this.exitInfoValue) {
-      child.stdin.end();
-      if (!(await this.waitExit(stdinGrace))) {
-        this.log.debug(`no exit ${stdinGrace} ms after stdin EOF; SIGTERM`);
-        this.kill('SIGTERM');
-        if (!(await this.waitExit(termGrace))) {
-          this.log.warn(`no exit ${termGrace} ms after SIGTERM; SIGKILL`);
-          this.kill('SIGKILL');
-          if (!(await this.waitExit(groupTimeout))) this.log.error(`pid ${pid} survived SIGKILL`);
-        }
-      }
-    }
-    // The leader is gone; descendants left in its group (a server's own children) go too.
-    // A member that has exited but waits for its reaper (an orphan's parent is pid 1, which
-    // some sandboxes reap late) runs no more and is not waited for.
-    if (isGroupRunning(pid)) {
-      this.kill('SIGTERM');
-      if (!(await waitForGroupStop(pid, termGrace))) {
-        this.kill('SIGKILL');
-        if (!(await waitForGroupStop(pid, groupTimeout))) this.log.error(`process group ${pid} still running after SIGKILL`);
-      }
-    }
-    serverGroupStopped(pid);
-    await this.waitStdioClosed(child);
-    this.fireClose();
-  }
-
-  private async waitStdioClosed(child: ChildProcessWithoutNullStreams): Promise<void> {
-    const closed = (s: typeof child.stdout) => (s.closed ? undefined : new Promise((r) => s.once('close', r)));
-    await within(Promise.all([closed(child.stdout), closed(child.stderr)]).then(() => true), STDIO_CLOSE_WAIT_MS, false);
-    // A process outside the group may still hold the pipes; stop reading them anyway.
-    child.stdout.destroy();
-    child.stderr.destroy();
-    child.stdin.destroy();
+    await stopServerTree(this.child!, this.exited, () => this.exitInfoValue !== undefined, this.opts, this.log);
     this.stderr.end();
+    this.fireClose();
   }
 
   private fireClose(): void {

@@ -1,18 +1,18 @@
 /**
  * One downstream MCP session (the agent's stdio connection, or one HTTP session of the
  * bridge). Lists are answered from the hub's cache; calls are forwarded to the owning
- * upstream with only the id, the name and the progress token rewritten.
+ * upstream (found by routeRequest.ts) with only the id, the name and the progress token
+ * rewritten.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './protocolVersion.js';
 import { JsonRpcPeer, type PendingHandle } from './rpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from './rpc/jsonRpc.js';
-import { toolTimeoutFor } from './toolFilter.js';
-import { serverIdForName } from './naming.js';
 import { CLIENT_INFO, type Upstream } from './upstream.js';
 import type { Hub, SessionScope } from './hub.js';
 import type { ListKind } from './listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
+import { routeRequest } from './routeRequest.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -38,7 +38,8 @@ export class DownstreamSession {
   lastActive = Date.now();
   private initialized = false;
   private readonly inflight = new Map<RequestId, InFlight>();
-  private readonly subscriptions = new Map<string, Upstream>();
+  /** This session's resource subscriptions, by uri (kept by routeRequest.ts). */
+  readonly subscriptions = new Map<string, Upstream>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
   private readonly seen = new Map<ListKind, number>();
@@ -172,7 +173,6 @@ export class DownstreamSession {
 
   private async onRequest(req: RpcRequest): Promise<void> {
     this.lastActive = Date.now();
-    const p = req.params ?? {};
     const list = LIST_METHODS[req.method];
     if (list) {
       await this.hub.waitReady(this.scope);
@@ -185,25 +185,8 @@ export class DownstreamSession {
         return this.initialize(req);
       case 'ping':
         return this.reply(req.id, {});
-      case 'tools/call':
-        return this.callNamed(req, 'tool');
-      case 'prompts/get':
-        return this.callNamed(req, 'prompt');
-      case 'resources/read':
-      case 'resources/subscribe':
-      case 'resources/unsubscribe':
-        return this.callResource(req);
-      case 'completion/complete':
-        return this.complete(req);
-      case 'logging/setLevel':
-        if (!this.single) {
-          for (const u of this.hub.inScope(this.scope)) if (u.isReady && u.capabilities.logging) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
-          return this.reply(req.id, {});
-        }
-        return this.forward(req, this.single, p);
       default:
-        if (this.single) return this.forward(req, this.single, p);
-        return this.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+        return routeRequest(this.hub, this, req);
     }
   }
 
@@ -274,66 +257,6 @@ export class DownstreamSession {
     if (this.clientCapabilities.roots) for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
   }
 
-  private async callNamed(req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
-    const p = req.params ?? {};
-    const exposed = String(p.name ?? '');
-    let u = this.single;
-    let name = exposed;
-    if (!u) {
-      await this.hub.waitReady(this.scope);
-      const item = what === 'tool' ? this.hub.resolveTool(exposed) : this.hub.resolvePrompt(exposed);
-      u = item && this.hub.upstreams.get(item.serverId);
-      name = item?.name ?? exposed;
-    }
-    if (!u) {
-      // A server that is not ready lists nothing: name it, its state and why, by the prefix.
-      const ownerId = serverIdForName(exposed, this.hub.inScope(this.scope).map((x) => x.id));
-      const owner = ownerId === undefined ? undefined : this.hub.upstreams.get(ownerId);
-      if (owner && !owner.isReady) {
-        const why = owner.lastError ? `: ${owner.lastError}` : '';
-        return this.fail(req.id, { code: ErrorCode.ServerNotReady, message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}` });
-      }
-      return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
-    }
-    if (what === 'tool' && !this.hub.toolAllowed(u, name)) {
-      return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
-    }
-    const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, this.hub.config.toolTimeouts) : u.entry.timeoutMs;
-    return this.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs);
-  }
-
-  private async callResource(req: RpcRequest): Promise<void> {
-    const uri = String(req.params?.uri ?? '');
-    if (!this.single) await this.hub.waitReady(this.scope);
-    const u = this.hub.resourceOwner(uri, this.scope);
-    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}` });
-    if (req.method === 'resources/subscribe') {
-      this.subscriptions.set(uri, u);
-      return this.hub.serverRequests.subscribe(u, uri, this, req);
-    }
-    if (req.method === 'resources/unsubscribe') {
-      this.subscriptions.delete(uri);
-      return this.hub.serverRequests.unsubscribe(u, uri, this, req);
-    }
-    return this.forward(req, u, req.params ?? {});
-  }
-
-  private async complete(req: RpcRequest): Promise<void> {
-    const p = req.params ?? {};
-    const ref = (p.ref ?? {}) as Record<string, unknown>;
-    if (this.single) return this.forward(req, this.single, p);
-    await this.hub.waitReady(this.scope);
-    if (ref.type === 'ref/prompt') {
-      const item = this.hub.resolvePrompt(String(ref.name));
-      const u = item && this.hub.upstreams.get(item.serverId);
-      if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown prompt: ${String(ref.name)}` });
-      return this.forward(req, u, { ...p, ref: { ...ref, name: item!.name } });
-    }
-    const u = this.hub.resourceOwner(String(ref.uri ?? ''), this.scope);
-    if (!u) return this.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
-    return this.forward(req, u, p);
-  }
-
   /** Forwards one request, routing its progress token and cancellation. */
   async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
@@ -357,11 +280,13 @@ export class DownstreamSession {
     return this.reply(req.id, response.result);
   }
 
-  private reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+  /** Answers `id` with `result`, unless the session is closed. */
+  reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
 
-  private fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+  /** Answers `id` with `error`, unless the session is closed. */
+  fail(id: RequestId, error: RpcErrorObject): Promise<void> {
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }
