@@ -1,6 +1,6 @@
 /**
  * ResilientTransportWrapper: an SDK `Transport` around a factory of transports that keeps a
- * remote connection alive. Heartbeat pings (scheduled after each completed check), an
+ * remote connection alive. Heartbeat pings (heartbeat.ts), an
  * immediate reconnect on close or error, exponential backoff (1 s doubling to 60 s, no
  * retry limit, reset on success), the client's `initialize` replayed on every reconnect,
  * and up to 100 messages queued while reconnecting.
@@ -20,6 +20,7 @@ import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from './r
 import { errorText, type Logger } from './logger.js';
 import { withDeadline } from './deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
+import { Heartbeat } from './heartbeat.js';
 
 export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -70,9 +71,7 @@ export class ResilientTransportWrapper implements Transport {
   private _failure?: Error;
   private delayMs: number;
   private reconnectTimer?: NodeJS.Timeout;
-  private heartbeatTimer?: NodeJS.Timeout;
-  private heartbeatBusy = false;
-  private heartbeatFailures = 0;
+  private readonly heartbeat: Heartbeat;
   private internalId = 0;
   private readonly internalWaiters = new Map<string, (m: RpcMessage | Error) => void>();
   private readonly o: Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
@@ -90,6 +89,16 @@ export class ResilientTransportWrapper implements Transport {
       ...options,
     };
     this.delayMs = this.o.initialDelayMs;
+    this.heartbeat = new Heartbeat({
+      intervalMs: this.o.heartbeatIntervalMs,
+      timeoutMs: this.o.heartbeatTimeoutMs,
+      maxFailures: this.o.maxHeartbeatFailures,
+      logger: this.o.logger,
+      isConnected: () => this._state === 'connected',
+      current: () => this.inner,
+      ping: (t, timeoutMs) => this.internalRequest(t, 'ping', undefined, timeoutMs),
+      onDead: () => this.connectionLost('heartbeat failed'),
+    });
   }
 
   get state(): ResilientState {
@@ -205,10 +214,10 @@ export class ResilientTransportWrapper implements Transport {
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
       this.delayMs = this.o.initialDelayMs;
-      this.heartbeatFailures = 0;
+      this.heartbeat.reset();
       this.o.logger?.debug('connected');
       await this.flush();
-      this.scheduleHeartbeat();
+      this.heartbeat.schedule();
     } catch (err) {
       if (gen !== this.generation || this._state === 'closed') return;
       this.inner = undefined;
@@ -302,30 +311,6 @@ export class ResilientTransportWrapper implements Transport {
     }
   }
 
-  private scheduleHeartbeat(): void {
-    if (!this.o.heartbeatIntervalMs || this._state !== 'connected') return;
-    this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.o.heartbeatIntervalMs);
-    this.heartbeatTimer.unref?.();
-  }
-
-  private async heartbeat(): Promise<void> {
-    const t = this.inner;
-    if (this.heartbeatBusy || !t || this._state !== 'connected') return;
-    this.heartbeatBusy = true;
-    try {
-      await this.internalRequest(t, 'ping', undefined, this.o.heartbeatTimeoutMs);
-      this.heartbeatFailures = 0;
-    } catch (err) {
-      this.heartbeatFailures++;
-      this.o.logger?.warn(`heartbeat failed (${this.heartbeatFailures}/${this.o.maxHeartbeatFailures}): ${errorText(err)}`);
-    } finally {
-      this.heartbeatBusy = false;
-    }
-    if (t !== this.inner) return;
-    if (this.heartbeatFailures >= this.o.maxHeartbeatFailures) this.connectionLost('heartbeat failed');
-    else this.scheduleHeartbeat();
-  }
-
   private internalRequest(t: Transport, method: string, params: unknown, timeoutMs: number): Promise<RpcMessage> {
     const id = `${INTERNAL_PREFIX}${++this.internalId}`;
     return new Promise<RpcMessage>((resolve, reject) => {
@@ -344,7 +329,7 @@ export class ResilientTransportWrapper implements Transport {
 
   private clearTimers(): void {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
-    this.reconnectTimer = this.heartbeatTimer = undefined;
+    this.heartbeat.cancel();
+    this.reconnectTimer = undefined;
   }
 }
