@@ -21,6 +21,7 @@ import { errorText, type Logger } from './logger.js';
 import { withDeadline } from './deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
 import { Heartbeat } from './heartbeat.js';
+import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
 
 export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -49,8 +50,6 @@ interface Queued {
   reject: (e: Error) => void;
 }
 
-const INTERNAL_PREFIX = 'qiming-resilient-';
-
 export class ResilientTransportWrapper implements Transport {
   onmessage?: Transport['onmessage'];
   onerror?: (e: Error) => void;
@@ -72,8 +71,7 @@ export class ResilientTransportWrapper implements Transport {
   private delayMs: number;
   private reconnectTimer?: NodeJS.Timeout;
   private readonly heartbeat: Heartbeat;
-  private internalId = 0;
-  private readonly internalWaiters = new Map<string, (m: RpcMessage | Error) => void>();
+  private readonly internal = new InternalRequests();
   private readonly o: Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
 
   constructor(options: ResilientOptions) {
@@ -96,7 +94,7 @@ export class ResilientTransportWrapper implements Transport {
       logger: this.o.logger,
       isConnected: () => this._state === 'connected',
       current: () => this.inner,
-      ping: (t, timeoutMs) => this.internalRequest(t, 'ping', undefined, timeoutMs),
+      ping: (t, timeoutMs) => this.internal.request(t, 'ping', undefined, timeoutMs),
       onDead: () => this.connectionLost('heartbeat failed'),
     });
   }
@@ -147,8 +145,7 @@ export class ResilientTransportWrapper implements Transport {
     this.setState('closed');
     this.clearTimers();
     for (const q of this.queue.splice(0)) q.reject(new Error('transport closed'));
-    for (const w of this.internalWaiters.values()) w(new Error('transport closed'));
-    this.internalWaiters.clear();
+    this.internal.failAll('transport closed');
     const inner = this.inner;
     this.inner = undefined;
     this.generation++;
@@ -232,7 +229,7 @@ export class ResilientTransportWrapper implements Transport {
   }
 
   private async replayInitialize(t: Transport): Promise<void> {
-    const reply = await this.internalRequest(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
+    const reply = await this.internal.request(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
     if ('error' in reply) throw new Error(`initialize refused: ${(reply as { error: { message: string } }).error.message}`);
     const version = (reply as { result?: { protocolVersion?: string } }).result?.protocolVersion;
     if (version) t.setProtocolVersion?.(version);
@@ -251,7 +248,7 @@ export class ResilientTransportWrapper implements Transport {
       const m = message as unknown as RpcMessage;
       if (!('method' in m) && 'id' in m && m.id !== null) {
         if (typeof m.id === 'string' && m.id.startsWith(INTERNAL_PREFIX)) {
-          this.internalWaiters.get(m.id)?.(m);
+          this.internal.answer(m.id, m);
           return;
         }
         this.inFlight.delete(m.id);
@@ -309,22 +306,6 @@ export class ResilientTransportWrapper implements Transport {
       const q = this.queue.shift()!;
       this.sendNow(q.msg).then(q.resolve, q.reject);
     }
-  }
-
-  private internalRequest(t: Transport, method: string, params: unknown, timeoutMs: number): Promise<RpcMessage> {
-    const id = `${INTERNAL_PREFIX}${++this.internalId}`;
-    return new Promise<RpcMessage>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`${method} timed out after ${timeoutMs} ms`)), timeoutMs);
-      const done = (m: RpcMessage | Error) => {
-        clearTimeout(timer);
-        this.internalWaiters.delete(id);
-        if (m instanceof Error) reject(m);
-        else resolve(m);
-      };
-      this.internalWaiters.set(id, done);
-      const msg = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      t.send(msg as JSONRPCMessage).catch((e: Error) => done(e));
-    });
   }
 
   private clearTimers(): void {

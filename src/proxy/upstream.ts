@@ -1,9 +1,9 @@
 /**
  * One configured MCP server as seen by the proxy: its connection (through
  * `upstreamTransport`), the `initialize` handshake, cached lists refreshed on
- * `list_changed`, a state machine with reasons, and supervision (upstreamSupervisor.ts:
- * restart with backoff, `failed` after repeated failures; a first failed start is retried
- * like a later crash).
+ * `list_changed` (upstreamInbound.ts), a state machine with reasons, and supervision
+ * (upstreamSupervisor.ts: restart with backoff, `failed` after repeated failures; a first
+ * failed start is retried like a later crash).
  */
 import type { ServerEntry } from './config.js';
 import { errorText, type Logger } from './logger.js';
@@ -17,6 +17,7 @@ import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js
 import type { ServerState, ServerStatus } from '../shared/status.js';
 import { AnswerWatch } from './answerWatch.js';
 import { UpstreamSupervisor } from './upstreamSupervisor.js';
+import { UpstreamInbound } from './upstreamInbound.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -45,6 +46,7 @@ export class Upstream {
   private peer?: JsonRpcPeer;
   private built?: BuiltTransport;
   private readonly supervisor: UpstreamSupervisor;
+  private readonly inbound: UpstreamInbound;
   private stopping = false;
   private readonly answers = new AnswerWatch();
   /** connect() is running: a close now is the start's failure, not a crash. */
@@ -71,6 +73,7 @@ export class Upstream {
     });
     this.state = entry.disabled ? 'disabled' : 'stopped';
     this.lists = new ListCache((m, p) => this.callOwn(m, p));
+    this.inbound = new UpstreamInbound(this, listener, this.log);
   }
 
   get id(): string {
@@ -231,8 +234,8 @@ export class Upstream {
     this.built = built;
     const peer = new JsonRpcPeer(built.transport);
     this.peer = peer;
-    peer.onrequest = (req, related) => this.onServerRequest(req, related);
-    peer.onnotification = (n) => this.onServerNotification(n);
+    peer.onrequest = (req, related) => this.inbound.request(req, related);
+    peer.onnotification = (n) => this.inbound.notification(n);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
@@ -247,27 +250,6 @@ export class Upstream {
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!this.peer) throw new Error('not connected');
     return this.peer.call(method, params, { timeoutMs: this.entry.timeoutMs });
-  }
-
-  private onServerNotification(n: RpcNotification): void {
-    const kind = LIST_CHANGED[n.method];
-    if (kind) {
-      this.lists
-        .refresh(kind, this.capabilities)
-        .then(() => this.listener.listChanged?.(this, kind))
-        .catch((err) => this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`));
-      return;
-    }
-    this.listener.notification?.(this, n);
-  }
-
-  private onServerRequest(req: RpcRequest, relatedRequestId?: RequestId): void {
-    if (req.method === 'ping') {
-      this.respond(req.id, {});
-      return;
-    }
-    if (this.listener.request) this.listener.request(this, req, relatedRequestId);
-    else this.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
   }
 
   private onResilientState(s: string, reason?: string): void {
@@ -326,12 +308,6 @@ export class Upstream {
     this.listener.state?.(this);
   }
 }
-
-const LIST_CHANGED: Record<string, ListKind | undefined> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/prompts/list_changed': 'prompts',
-  'notifications/resources/list_changed': 'resources',
-};
 
 function exitText(id: string, code: number | null, signal: string | null): string {
   return `server "${id}" exited ${signal ? `on signal ${signal}` : `with code ${code}`}`;
