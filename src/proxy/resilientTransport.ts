@@ -1,6 +1,6 @@
 /**
  * ResilientTransportWrapper: an SDK `Transport` around a factory of transports that keeps a
- * remote connection alive. Heartbeat pings (scheduled after each completed check), an
+ * remote connection alive. Heartbeat pings (heartbeat.ts), an
  * immediate reconnect on close or error, exponential backoff (1 s doubling to 60 s, no
  * retry limit, reset on success), the client's `initialize` replayed on every reconnect,
  * and up to 100 messages queued while reconnecting.
@@ -20,6 +20,8 @@ import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from './r
 import { errorText, type Logger } from './logger.js';
 import { withDeadline } from './deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
+import { Heartbeat } from './heartbeat.js';
+import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
 
 export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -48,8 +50,6 @@ interface Queued {
   reject: (e: Error) => void;
 }
 
-const INTERNAL_PREFIX = 'qiming-resilient-';
-
 export class ResilientTransportWrapper implements Transport {
   onmessage?: Transport['onmessage'];
   onerror?: (e: Error) => void;
@@ -70,11 +70,8 @@ export class ResilientTransportWrapper implements Transport {
   private _failure?: Error;
   private delayMs: number;
   private reconnectTimer?: NodeJS.Timeout;
-  private heartbeatTimer?: NodeJS.Timeout;
-  private heartbeatBusy = false;
-  private heartbeatFailures = 0;
-  private internalId = 0;
-  private readonly internalWaiters = new Map<string, (m: RpcMessage | Error) => void>();
+  private readonly heartbeat: Heartbeat;
+  private readonly internal = new InternalRequests();
   private readonly o: Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
 
   constructor(options: ResilientOptions) {
@@ -90,6 +87,16 @@ export class ResilientTransportWrapper implements Transport {
       ...options,
     };
     this.delayMs = this.o.initialDelayMs;
+    this.heartbeat = new Heartbeat({
+      intervalMs: this.o.heartbeatIntervalMs,
+      timeoutMs: this.o.heartbeatTimeoutMs,
+      maxFailures: this.o.maxHeartbeatFailures,
+      logger: this.o.logger,
+      isConnected: () => this._state === 'connected',
+      current: () => this.inner,
+      ping: (t, timeoutMs) => this.internal.request(t, 'ping', undefined, timeoutMs),
+      onDead: () => this.connectionLost('heartbeat failed'),
+    });
   }
 
   get state(): ResilientState {
@@ -138,8 +145,7 @@ export class ResilientTransportWrapper implements Transport {
     this.setState('closed');
     this.clearTimers();
     for (const q of this.queue.splice(0)) q.reject(new Error('transport closed'));
-    for (const w of this.internalWaiters.values()) w(new Error('transport closed'));
-    this.internalWaiters.clear();
+    this.internal.failAll('transport closed');
     const inner = this.inner;
     this.inner = undefined;
     this.generation++;
@@ -205,10 +211,10 @@ export class ResilientTransportWrapper implements Transport {
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
       this.delayMs = this.o.initialDelayMs;
-      this.heartbeatFailures = 0;
+      this.heartbeat.reset();
       this.o.logger?.debug('connected');
       await this.flush();
-      this.scheduleHeartbeat();
+      this.heartbeat.schedule();
     } catch (err) {
       if (gen !== this.generation || this._state === 'closed') return;
       this.inner = undefined;
@@ -223,7 +229,7 @@ export class ResilientTransportWrapper implements Transport {
   }
 
   private async replayInitialize(t: Transport): Promise<void> {
-    const reply = await this.internalRequest(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
+    const reply = await this.internal.request(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
     if ('error' in reply) throw new Error(`initialize refused: ${(reply as { error: { message: string } }).error.message}`);
     const version = (reply as { result?: { protocolVersion?: string } }).result?.protocolVersion;
     if (version) t.setProtocolVersion?.(version);
@@ -242,7 +248,7 @@ export class ResilientTransportWrapper implements Transport {
       const m = message as unknown as RpcMessage;
       if (!('method' in m) && 'id' in m && m.id !== null) {
         if (typeof m.id === 'string' && m.id.startsWith(INTERNAL_PREFIX)) {
-          this.internalWaiters.get(m.id)?.(m);
+          this.internal.answer(m.id, m);
           return;
         }
         this.inFlight.delete(m.id);
@@ -302,49 +308,9 @@ export class ResilientTransportWrapper implements Transport {
     }
   }
 
-  private scheduleHeartbeat(): void {
-    if (!this.o.heartbeatIntervalMs || this._state !== 'connected') return;
-    this.heartbeatTimer = setTimeout(() => void this.heartbeat(), this.o.heartbeatIntervalMs);
-    this.heartbeatTimer.unref?.();
-  }
-
-  private async heartbeat(): Promise<void> {
-    const t = this.inner;
-    if (this.heartbeatBusy || !t || this._state !== 'connected') return;
-    this.heartbeatBusy = true;
-    try {
-      await this.internalRequest(t, 'ping', undefined, this.o.heartbeatTimeoutMs);
-      this.heartbeatFailures = 0;
-    } catch (err) {
-      this.heartbeatFailures++;
-      this.o.logger?.warn(`heartbeat failed (${this.heartbeatFailures}/${this.o.maxHeartbeatFailures}): ${errorText(err)}`);
-    } finally {
-      this.heartbeatBusy = false;
-    }
-    if (t !== this.inner) return;
-    if (this.heartbeatFailures >= this.o.maxHeartbeatFailures) this.connectionLost('heartbeat failed');
-    else this.scheduleHeartbeat();
-  }
-
-  private internalRequest(t: Transport, method: string, params: unknown, timeoutMs: number): Promise<RpcMessage> {
-    const id = `${INTERNAL_PREFIX}${++this.internalId}`;
-    return new Promise<RpcMessage>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`${method} timed out after ${timeoutMs} ms`)), timeoutMs);
-      const done = (m: RpcMessage | Error) => {
-        clearTimeout(timer);
-        this.internalWaiters.delete(id);
-        if (m instanceof Error) reject(m);
-        else resolve(m);
-      };
-      this.internalWaiters.set(id, done);
-      const msg = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
-      t.send(msg as JSONRPCMessage).catch((e: Error) => done(e));
-    });
-  }
-
   private clearTimers(): void {
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
-    if (this.heartbeatTimer) clearTimeout(this.heartbeatTimer);
-    this.reconnectTimer = this.heartbeatTimer = undefined;
+    this.heartbeat.cancel();
+    this.reconnectTimer = undefined;
   }
 }

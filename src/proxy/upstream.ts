@@ -1,8 +1,9 @@
 /**
  * One configured MCP server as seen by the proxy: its connection (through
  * `upstreamTransport`), the `initialize` handshake, cached lists refreshed on
- * `list_changed`, a state machine with reasons, and supervision (restart with backoff,
- * `failed` after repeated failures; a first failed start is retried like a later crash).
+ * `list_changed` (upstreamInbound.ts), a state machine with reasons, and supervision
+ * (upstreamSupervisor.ts: restart with backoff, `failed` after repeated failures; a first
+ * failed start is retried like a later crash).
  */
 import type { ServerEntry } from './config.js';
 import { errorText, type Logger } from './logger.js';
@@ -12,10 +13,11 @@ import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport
 import { ListCache, type ListKind } from './listCache.js';
 import { handshake } from './upstreamHandshake.js';
 import { declaredCapabilities } from './clientCapabilities.js';
-import { DEFAULT_SUPERVISION, RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
+import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../shared/status.js';
-import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
 import { AnswerWatch } from './answerWatch.js';
+import { UpstreamSupervisor } from './upstreamSupervisor.js';
+import { UpstreamInbound } from './upstreamInbound.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -43,15 +45,12 @@ export class Upstream {
   readonly lists: ListCache;
   private peer?: JsonRpcPeer;
   private built?: BuiltTransport;
-  private readonly policy: RestartPolicy;
-  private restartTimer?: NodeJS.Timeout;
+  private readonly supervisor: UpstreamSupervisor;
+  private readonly inbound: UpstreamInbound;
   private stopping = false;
   private readonly answers = new AnswerWatch();
   /** connect() is running: a close now is the start's failure, not a crash. */
   private connecting = false;
-  /** stop() was called (and no restart since): a restart in progress must not start again. */
-  private halted = false;
-  private restartInFlight?: Promise<void>;
   private settledWaiters: (() => void)[] = [];
   private readonly log: Logger;
 
@@ -62,10 +61,19 @@ export class Upstream {
     supervision: SupervisionOptions = DEFAULT_SUPERVISION,
     private readonly transportOptions: { maxMessageBytes?: number } = {},
   ) {
-    this.policy = new RestartPolicy(supervision);
     this.log = logger.child(entry.id);
+    this.supervisor = new UpstreamSupervisor(this, supervision, {
+      log: this.log,
+      setState: (s) => this.setState(s),
+      drop: () => {
+        this.stopping = true;
+        return this.dropConnection();
+      },
+      clearLists: () => this.clearLists(),
+    });
     this.state = entry.disabled ? 'disabled' : 'stopped';
     this.lists = new ListCache((m, p) => this.callOwn(m, p));
+    this.inbound = new UpstreamInbound(this, listener, this.log);
   }
 
   get id(): string {
@@ -95,7 +103,7 @@ export class Upstream {
   async start(): Promise<void> {
     if (this.entry.disabled) return;
     this.stopping = false;
-    this.clearRestart();
+    this.supervisor.cancel();
     this.setState(this.startedAt ? 'restarting' : 'starting');
     this.startedAt = new Date();
     this.readyAt = undefined;
@@ -113,41 +121,21 @@ export class Upstream {
       // A remote wrapper that gave up knows the real cause (HTTP status, refused...).
       const cause = this.built?.resilient?.failure ?? err;
       await this.dropConnection();
-      this.onFailure(`start failed: ${errorText(cause)}`, cause);
+      this.supervisor.failed(`start failed: ${errorText(cause)}`, cause);
     }
   }
 
   /** Stops the server (its whole process tree for stdio) and cancels any restart. */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.halted = true;
-    this.clearRestart();
+    this.supervisor.halt();
     await this.dropConnection();
     if (!this.entry.disabled) this.setState('stopped');
   }
 
-  /**
-   * Restart on demand: resets the failure count. One restart at a time: a request while
-   * one runs joins it (two would each spawn a process, leaving the first untracked).
-   */
+  /** Restart on demand (resets the failure count; one at a time): upstreamSupervisor.ts. */
   restart(): Promise<void> {
-    this.restartInFlight ??= this.doRestart().finally(() => (this.restartInFlight = undefined));
-    return this.restartInFlight;
-  }
-
-  private async doRestart(): Promise<void> {
-    this.halted = false;
-    this.policy.reset();
-    this.restarts++;
-    // 'restarting' from the first moment: while the old process goes away, /status must
-    // not show 'ready' without a pid (nor flicker through 'stopped').
-    this.setState('restarting');
-    this.stopping = true;
-    this.clearRestart();
-    await this.dropConnection();
-    // Stopped meanwhile (the bridge is shutting down): stay stopped.
-    if (this.halted) return;
-    await this.start();
+    return this.supervisor.restart();
   }
 
   /** Resolves once the server is settled, or after `timeoutMs`. */
@@ -246,8 +234,8 @@ export class Upstream {
     this.built = built;
     const peer = new JsonRpcPeer(built.transport);
     this.peer = peer;
-    peer.onrequest = (req, related) => this.onServerRequest(req, related);
-    peer.onnotification = (n) => this.onServerNotification(n);
+    peer.onrequest = (req, related) => this.inbound.request(req, related);
+    peer.onnotification = (n) => this.inbound.notification(n);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
@@ -262,27 +250,6 @@ export class Upstream {
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!this.peer) throw new Error('not connected');
     return this.peer.call(method, params, { timeoutMs: this.entry.timeoutMs });
-  }
-
-  private onServerNotification(n: RpcNotification): void {
-    const kind = LIST_CHANGED[n.method];
-    if (kind) {
-      this.lists
-        .refresh(kind, this.capabilities)
-        .then(() => this.listener.listChanged?.(this, kind))
-        .catch((err) => this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`));
-      return;
-    }
-    this.listener.notification?.(this, n);
-  }
-
-  private onServerRequest(req: RpcRequest, relatedRequestId?: RequestId): void {
-    if (req.method === 'ping') {
-      this.respond(req.id, {});
-      return;
-    }
-    if (this.listener.request) this.listener.request(this, req, relatedRequestId);
-    else this.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
   }
 
   private onResilientState(s: string, reason?: string): void {
@@ -313,30 +280,15 @@ export class Upstream {
     const failure = this.built?.resilient?.failure;
     this.peer = undefined;
     this.built = undefined;
-    if (failure) this.onFailure(`connection failed: ${errorText(failure)}`, failure);
-    else if (this.state === 'ready') this.onFailure(reason);
+    if (failure) this.supervisor.failed(`connection failed: ${errorText(failure)}`, failure);
+    else if (this.state === 'ready') this.supervisor.failed(reason);
   }
 
-  private onFailure(reason: string, cause?: unknown): void {
-    this.lastError = reason;
-    this.log.error(reason);
-    this.httpStatus = httpStatusOf(cause);
-    // 401/403: the same credentials fail again; wait for a config change or a restart.
-    const next = isAuthRefusal(cause) ? undefined : this.policy.next(this.readyAt);
+  /** Empties the cached lists, telling the listener when there were tools. */
+  private clearLists(): void {
     const hadTools = this.lists.tools.length > 0;
     this.lists.clear();
     if (hadTools) for (const k of ['tools', 'prompts', 'resources'] as const) this.listener.listChanged?.(this, k);
-    if (!next) {
-      if (isAuthRefusal(cause)) this.log.warn(`not retrying: credentials refused (HTTP ${this.httpStatus}); waiting for a config change or a restart`);
-      this.setState('failed');
-      return;
-    }
-    this.setState('restarting');
-    this.log.warn(`restarting in ${next.delayMs} ms (attempt ${next.attempt} of ${this.policy.options.maxAttempts})`);
-    this.restartTimer = setTimeout(() => {
-      this.restarts++;
-      void this.start();
-    }, next.delayMs);
   }
 
   private async dropConnection(): Promise<void> {
@@ -349,11 +301,6 @@ export class Upstream {
     else await built?.transport.close().catch(() => undefined);
   }
 
-  private clearRestart(): void {
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    this.restartTimer = undefined;
-  }
-
   private setState(s: ServerState): void {
     if (this.state === s) return;
     this.state = s;
@@ -361,12 +308,6 @@ export class Upstream {
     this.listener.state?.(this);
   }
 }
-
-const LIST_CHANGED: Record<string, ListKind | undefined> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/prompts/list_changed': 'prompts',
-  'notifications/resources/list_changed': 'resources',
-};
 
 function exitText(id: string, code: number | null, signal: string | null): string {
   return `server "${id}" exited ${signal ? `on signal ${signal}` : `with code ${code}`}`;
