@@ -1,4 +1,4 @@
-// Bench 6: the main process's LogTail (src/main/logTail.ts, bundled with esbuild into a temp
+// Bench 6: the main process's LogTail (src/main/logs/logTail.ts, bundled with esbuild into a temp
 // file) following the shared proxy log while 4 writer processes append 100k entries at a
 // steady rate, one appendFileSync per entry as the proxy logger does. Measured: delivery
 // latency (write -> onEntry, both stamped with performance.timeOrigin + now()), p50/p99/max,
@@ -21,7 +21,7 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
   const dir = mkdtempSync(join(tmpdir(), 'qiming-bench-logtail-'));
   try {
     const bundle = join(dir, 'logTail.bundle.mjs');
-    await build({ entryPoints: [join(ROOT, 'src/main/logTail.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    await build({ entryPoints: [join(ROOT, 'src/main/logs/logTail.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
     const { LogTail } = await import(pathToFileURL(bundle).href);
     const logFile = join(dir, 'logs', 'mcp-proxy.log');
     const perWriter = Math.ceil(opts.entries / opts.writers);

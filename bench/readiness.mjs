@@ -2,7 +2,7 @@
 // are a warm bridge (as an ACP agent spawns it for each session), against spawning the real
 // servers cold: server-everything, server-memory, server-filesystem (from node_modules).
 // The bridge hosts those same three servers; the proxy's config has one `bridge` entry per
-// server, the shape src/main/acp.ts builds. Floors measured alongside: `node -e 0` and our
+// server, the shape src/main/acp/acp.ts builds. Floors measured alongside: `node -e 0` and our
 // CLI's `--version` (spawn to exit). Interleaved rounds; each spawn ended by pid.
 //   node bench/readiness.mjs [--quick] [--rounds 15]
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,7 +72,7 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
         Object.keys(servers).map((id) => [id, { type: 'bridge', url: `${bridge.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } }]),
       ),
     };
-    // Every process gets a compile cache, as the app gives its agent (src/main/main.ts sets
+    // Every process gets a compile cache, as the app gives its agent (src/main/electron/main.ts sets
     // NODE_COMPILE_CACHE): Node >= 22.1 uses it, Node 20 ignores it. Same for every row.
     const cache = { NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
     const configs = [

@@ -22,11 +22,11 @@ const sdkSseBesideCli = {
 
 const targets = {
   // The CLI: one CJS file, plus the SDK's SSE transports in a second file beside it that the
-  // CLI requires on first use (src/proxy/sdkSse.ts says why).
+  // CLI requires on first use (src/proxy/common/sdkSse.ts says why).
   proxy: () =>
     Promise.all([
       build({
-        entryPoints: [join(root, 'src/proxy/cli.ts')],
+        entryPoints: [join(root, 'src/proxy/cli/main.ts')],
         outfile: join(root, 'dist/proxy/qiming-mcp-stdio-proxy.cjs'),
         bundle: true,
         platform: 'node',
@@ -39,7 +39,7 @@ const targets = {
         plugins: [sdkSseBesideCli],
       }),
       build({
-        entryPoints: [join(root, 'src/proxy/sdkSse.ts')],
+        entryPoints: [join(root, 'src/proxy/common/sdkSse.ts')],
         outfile: join(root, 'dist/proxy/qiming-mcp-sdk-sse.cjs'),
         bundle: true,
         platform: 'node',
@@ -54,7 +54,7 @@ const targets = {
   // that also run as ESM in tests) is given its CJS value.
   main: () =>
     build({
-      entryPoints: [join(root, 'src/main/main.ts')],
+      entryPoints: [join(root, 'src/main/electron/main.ts')],
       outfile: join(root, 'dist/main/main.cjs'),
       bundle: true,
       platform: 'node',
@@ -69,7 +69,7 @@ const targets = {
   // The status window's preload: sandboxed, so one CJS file requiring only electron.
   preload: () =>
     build({
-      entryPoints: [join(root, 'src/main/preload.ts')],
+      entryPoints: [join(root, 'src/main/electron/preload.ts')],
       outfile: join(root, 'dist/main/preload.cjs'),
       bundle: true,
       platform: 'node',

@@ -239,7 +239,7 @@ export async function startPath(id, shared) {
     }
     case 'ours-acp-chain': {
       const b = await shared.bridge();
-      // As src/main/acp.ts builds it: a `bridge` upstream per server, the token from the env.
+      // As src/main/acp/acp.ts builds it: a `bridge` upstream per server, the token from the env.
       const config = { mcpServers: { echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } } } };
       const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]), { ...process.env, MCP_BRIDGE_TOKEN: b.token });
       client = c.client;

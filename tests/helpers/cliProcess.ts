@@ -6,7 +6,7 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive } from '../../src/proxy/processTree.js';
+import { isAlive } from '../../src/proxy/process/processTree.js';
 
 import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';

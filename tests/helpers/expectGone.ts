@@ -1,6 +1,6 @@
 // The strict check that a process is gone: kill(pid, 0) fails with ESRCH (exited and reaped).
 import { expect } from 'vitest';
-import { isRunning } from '../../src/proxy/processTree.js';
+import { isRunning } from '../../src/proxy/process/processTree.js';
 import { waitFor } from './waitFor.js';
 
 function killCode(pid: number): string | undefined {

@@ -5,9 +5,9 @@ import { afterEach } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
-import { BridgeHttpServer, type BridgeHttpOptions, type McpRoute, type McpSessionHandler } from '../../src/proxy/http/httpBridgeServer.js';
-import { generateToken } from '../../src/proxy/http/security.js';
-import { Logger } from '../../src/proxy/logger.js';
+import { BridgeHttpServer, type BridgeHttpOptions, type McpRoute, type McpSessionHandler } from '../../src/proxy/bridge/httpBridgeServer.js';
+import { generateToken } from '../../src/proxy/bridge/security.js';
+import { Logger } from '../../src/proxy/common/logger.js';
 import { waitFor } from './waitFor.js';
 
 export type RouteState = ReturnType<McpSessionHandler['routeState']>;

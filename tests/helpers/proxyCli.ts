@@ -5,7 +5,7 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive } from '../../src/proxy/processTree.js';
+import { isAlive } from '../../src/proxy/process/processTree.js';
 
 import { CLI, FIXTURES, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';

@@ -43,6 +43,13 @@ describe('layering lint', () => {
     expect(offending('src/proxy', /from\s+['"]\.\.\/(\.\.\/)*(main|renderer)\//)).toEqual([]);
   });
 
+  it('in src/main only src/main/electron imports electron', () => {
+    const electron = /from\s+['"]electron(\/[^'"]*)?['"]|require\(\s*['"]electron['"]|import\(\s*['"]electron['"]/;
+    const hits = offending('src/main', electron).filter((hit) => !hit.startsWith('src/main/electron/'));
+    expect(hits).toEqual([]);
+    expect(offending('src/main/electron', electron).length).toBeGreaterThan(0);
+  });
+
   it('src/renderer never imports electron or node builtins', () => {
     expect(offending('src/renderer', /from\s+['"](electron|node:[a-z_/]+)['"]/)).toEqual([]);
   });

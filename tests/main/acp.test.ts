@@ -3,7 +3,7 @@
 // The config handed to the proxy is checked with the proxy's own parser.
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
-import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp.js';
+import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp.js';
 import { parseConfig } from '../../src/proxy/index.js';
 
 const TOKEN = 'tok-0123456789abcdef-secret';

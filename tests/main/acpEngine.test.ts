@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import log from 'electron-log/node';
-import { McpRuntime } from '../../src/main/mcpRuntime.js';
-import { AcpEngine } from '../../src/main/acpEngine.js';
-import { nodeCommand } from '../../src/main/cliPath.js';
-import { proxyLogFilePath } from '../../src/main/logPaths.js';
-import { LogTail } from '../../src/main/logTail.js';
-import { createElectronLogSink } from '../../src/main/logForwarder.js';
+import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
+import { AcpEngine } from '../../src/main/acp/acpEngine.js';
+import { nodeCommand } from '../../src/main/runtime/cliPath.js';
+import { proxyLogFilePath } from '../../src/main/logs/logPaths.js';
+import { LogTail } from '../../src/main/logs/logTail.js';
+import { createElectronLogSink } from '../../src/main/logs/logForwarder.js';
 import {
   ensureCli, everythingEntry, FIXTURES, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
 } from './mainHarness.js';

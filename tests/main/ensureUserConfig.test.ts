@@ -3,11 +3,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { ensureUserConfig } from '../../src/main/ensureUserConfig.js';
-import { defaultMcpConfig, runtimeVars } from '../../src/main/defaultMcpConfig.js';
-import { resolveRuntimePaths } from '../../src/main/resourcePaths.js';
-import { isElectron, nodeCommand, proxyCliCandidates, resolveProxyCliPath, unpackedPath } from '../../src/main/cliPath.js';
-import { McpRuntime } from '../../src/main/mcpRuntime.js';
+import { ensureUserConfig } from '../../src/main/config/ensureUserConfig.js';
+import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpConfig.js';
+import { resolveRuntimePaths } from '../../src/main/runtime/resourcePaths.js';
+import { isElectron, nodeCommand, proxyCliCandidates, resolveProxyCliPath, unpackedPath } from '../../src/main/runtime/cliPath.js';
+import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { CLI, ROOT, ensureCli, isGone, killQuietly, removeTempDirs, tempDir, waitGone } from './mainHarness.js';
 
 afterEach(() => removeTempDirs());

@@ -1,8 +1,8 @@
 // The byte -> line -> entry pipeline, against the proxy logger's own formatEntry.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { EntryAssembler, LineDecoder, MAX_LINE_CHARS, parseLogLine, type LogEntry } from '../../src/main/logEntryParser.js';
-import { formatEntry, formatTimestamp, LOG_LEVELS } from '../../src/proxy/logger.js';
+import { EntryAssembler, LineDecoder, MAX_LINE_CHARS, parseLogLine, type LogEntry } from '../../src/main/logs/logEntryParser.js';
+import { formatEntry, formatTimestamp, LOG_LEVELS } from '../../src/proxy/common/logger.js';
 
 describe('parseLogLine', () => {
   it('reads the proxy header', () => {

@@ -5,9 +5,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import electronLog from 'electron-log/node';
-import { createElectronLogSink, type ElectronLogLike } from '../../src/main/logForwarder.js';
-import { LogTail } from '../../src/main/logTail.js';
-import { Logger, fileSink, formatEntry } from '../../src/proxy/logger.js';
+import { createElectronLogSink, type ElectronLogLike } from '../../src/main/logs/logForwarder.js';
+import { LogTail } from '../../src/main/logs/logTail.js';
+import { Logger, fileSink, formatEntry } from '../../src/proxy/common/logger.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
 
 let dir = '';
@@ -70,7 +70,7 @@ describe('createElectronLogSink', () => {
 describe('log tail files', () => {
   it('never import electron (they run in plain Node)', () => {
     for (const f of ['logPaths.ts', 'logEntryParser.ts', 'logTail.ts', 'logForwarder.ts']) {
-      const src = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'main', f), 'utf8');
+      const src = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'main', 'logs', f), 'utf8');
       expect(src, f).not.toMatch(/from\s+['"]electron(-log)?(\/[^'"]*)?['"]|require\(\s*['"]electron|import\(\s*['"]electron/);
     }
   });

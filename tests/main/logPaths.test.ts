@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { PROXY_LOG_FILE_NAME, proxyLogFilePath, rotateIfLarge } from '../../src/main/logPaths.js';
+import { PROXY_LOG_FILE_NAME, proxyLogFilePath, rotateIfLarge } from '../../src/main/logs/logPaths.js';
 
 let dir = '';
 afterEach(() => {

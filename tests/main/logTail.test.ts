@@ -23,8 +23,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LogTail, type LogTailOptions, type TailEntry } from '../../src/main/logTail.js';
-import { formatEntry, type LogLevel } from '../../src/proxy/logger.js';
+import { LogTail, type LogTailOptions, type TailEntry } from '../../src/main/logs/logTail.js';
+import { formatEntry, type LogLevel } from '../../src/proxy/common/logger.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
 
 const FLUSH_MS = 30;

@@ -12,9 +12,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LogTail, type TailEntry } from '../../src/main/logTail.js';
-import { formatEntry } from '../../src/proxy/logger.js';
-import { isAlive } from '../../src/proxy/processTree.js';
+import { LogTail, type TailEntry } from '../../src/main/logs/logTail.js';
+import { formatEntry } from '../../src/proxy/common/logger.js';
+import { isAlive } from '../../src/proxy/process/processTree.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
 
 const FIXTURE = join(import.meta.dirname, '..', 'fixtures', 'logWriter.mjs');

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning } from '../../src/proxy/processTree.js';
+import { isRunning } from '../../src/proxy/process/processTree.js';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitFor } from '../helpers/waitFor.js';

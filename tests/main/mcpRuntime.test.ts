@@ -4,7 +4,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpRuntime, type StartupProgress } from '../../src/main/mcpRuntime.js';
+import { McpRuntime, type StartupProgress } from '../../src/main/runtime/mcpRuntime.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import {
   ensureCli, everythingEntry, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, stubbornEntry,

@@ -3,8 +3,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
-import { McpRuntime } from '../../src/main/mcpRuntime.js';
-import { viewOf } from '../../src/main/userConfig.js';
+import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
+import { viewOf } from '../../src/main/config/userConfig.js';
 import {
   ensureCli, everythingEntry, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
 } from './mainHarness.js';

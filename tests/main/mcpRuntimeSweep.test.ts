@@ -5,7 +5,7 @@ import { afterEach, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { McpRuntime } from '../../src/main/mcpRuntime.js';
+import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { ensureCli, isGone, killQuietly, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig } from './mainHarness.js';
 import { startTimeOf } from '../helpers/procTree.js';
 

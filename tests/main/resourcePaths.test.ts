@@ -4,9 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { resolveRuntimePaths, SERVER_FILES } from '../../src/main/resourcePaths.js';
-import { defaultMcpConfig, runtimeVars, RUNTIME_VAR_NAMES } from '../../src/main/defaultMcpConfig.js';
-import { proxyCliCandidates, resolveProxyCliPath } from '../../src/main/cliPath.js';
+import { resolveRuntimePaths, SERVER_FILES } from '../../src/main/runtime/resourcePaths.js';
+import { defaultMcpConfig, runtimeVars, RUNTIME_VAR_NAMES } from '../../src/main/config/defaultMcpConfig.js';
+import { proxyCliCandidates, resolveProxyCliPath } from '../../src/main/runtime/cliPath.js';
 import { parseConfig, ConfigError, type StdioEntry } from '../../src/proxy/index.js';
 
 const ROOT = path.join(import.meta.dirname, '..', '..');
@@ -32,7 +32,7 @@ describe('resolveRuntimePaths', () => {
     const p = resolveRuntimePaths({ isPackaged: false, resourcesPath: '', appPath: ROOT });
     // As from the main bundle (dist/main/main.cjs) and as from the sources (tests).
     expect(resolveProxyCliPath({ hereDir: path.join(ROOT, 'dist', 'main') })).toBe(p.cliPath);
-    expect(resolveProxyCliPath({ hereDir: path.join(ROOT, 'src', 'main') })).toBe(p.cliPath);
+    expect(resolveProxyCliPath({ hereDir: path.join(ROOT, 'src', 'main', 'runtime') })).toBe(p.cliPath);
   });
 
   it('packaged (POSIX): CLI and servers in app.asar.unpacked, the panel inside the archive', () => {

@@ -4,10 +4,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { installQuitSequence, type PreventableEvent } from '../../src/main/quitSequence.js';
-import { handleTrusted, isTrustedSender, registerIpcHandlers, type IpcInvokeEventLike, type IpcMainLike } from '../../src/main/ipcHandlers.js';
-import { createPreloadApi, type IpcRendererLike } from '../../src/main/preloadApi.js';
-import { McpRuntime } from '../../src/main/mcpRuntime.js';
+import { installQuitSequence, type PreventableEvent } from '../../src/main/electron/quitSequence.js';
+import { handleTrusted, isTrustedSender, registerIpcHandlers, type IpcInvokeEventLike, type IpcMainLike } from '../../src/main/electron/ipcHandlers.js';
+import { createPreloadApi, type IpcRendererLike } from '../../src/main/electron/preloadApi.js';
+import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { ensureCli, isGone, killQuietly, memoryEntry, removeTempDirs, tempDir, waitFor, waitGone, writeConfig } from './mainHarness.js';

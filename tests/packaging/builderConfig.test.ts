@@ -7,7 +7,7 @@ import { minimatch } from 'minimatch';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BUILDER_YML, ROOT, loadBuilderConfig } from './packaging.js';
-import { resolveRuntimePaths } from '../../src/main/resourcePaths.js';
+import { resolveRuntimePaths } from '../../src/main/runtime/resourcePaths.js';
 
 // ajv is CommonJS; its class is also its `default` export, which is what TypeScript sees.
 const Ajv = AjvModule.default;
@@ -57,7 +57,7 @@ describe('electron-builder.yml', () => {
       expect(shipped(p), p).toBe(true);
     }
     for (const p of [
-      'src/main/main.ts', 'src/proxy/cli.ts', 'tests/packaging/builderConfig.test.ts', 'bench/run.mjs', 'scripts/build.mjs',
+      'src/main/electron/main.ts', 'src/proxy/cli/main.ts', 'tests/packaging/builderConfig.test.ts', 'bench/run.mjs', 'scripts/build.mjs',
       'dist/proxy/qiming-mcp-stdio-proxy.cjs.map', 'dist/main/main.cjs.map', 'dist/renderer/panel.js.map', 'dist/main/types.d.ts',
       'node_modules/zod/index.js', 'node_modules/@modelcontextprotocol/sdk/package.json', 'node_modules/zod/src/index.ts', 'node_modules/x/index.js.map', 'node_modules/x/README.md', 'node_modules/x/test/a.js',
       'electron-builder.yml', 'tsconfig.json', 'vitest.config.ts', 'README.md', 'docs/x.md',

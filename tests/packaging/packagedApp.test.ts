@@ -15,9 +15,9 @@ import { builtinModules } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ROOT, STOCK_FUSE_WIRE, listFiles, makeFakeElectronDist, packDir, type PackResult } from './packaging.js';
-import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/resourcePaths.js';
-import { resolveProxyCliPath, nodeCommand } from '../../src/main/cliPath.js';
-import { defaultMcpConfig, runtimeVars } from '../../src/main/defaultMcpConfig.js';
+import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/runtime/resourcePaths.js';
+import { resolveProxyCliPath, nodeCommand } from '../../src/main/runtime/cliPath.js';
+import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpConfig.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 
 let tmp = '';

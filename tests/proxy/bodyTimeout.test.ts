@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StreamClientTransport } from '../../src/proxy/http/streamClientTransport.js';
+import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
 import { cleanupBridges, sleep, startBridge } from '../helpers/bridgeProcess.js';
 import { fixtureEntry } from '../helpers/proxyCli.js';
 

@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ChildProcessTransport, OversizeMessageError, type ChildProcessTransportOptions } from '../../src/proxy/childProcessTransport.js';
-import { Logger } from '../../src/proxy/logger.js';
-import { killTreeSync } from '../../src/proxy/processTree.js';
+import { ChildProcessTransport, OversizeMessageError, type ChildProcessTransportOptions } from '../../src/proxy/process/childProcessTransport.js';
+import { Logger } from '../../src/proxy/common/logger.js';
+import { killTreeSync } from '../../src/proxy/process/processTree.js';
 import { expectGone, expectStoppedThenGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/proxy/config.js';
+import { ConfigError, parseConfig } from '../../src/proxy/config/config.js';
 import { cleanupBridges, everythingEntry, EVERYTHING_SERVER, startBridge, waitGone } from '../helpers/bridgeProcess.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
 

@@ -1,10 +1,10 @@
-// The watcher (src/proxy/groupWatcher.ts) on its own, with real processes: when its pipe
+// The watcher (src/proxy/process/groupWatcher.ts) on its own, with real processes: when its pipe
 // closes it ends the groups it was told about and the processes below them, but never a
 // group whose leader has another start time than the one recorded (a reused pid).
 import { afterEach, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { GroupWatcher } from '../../src/proxy/groupWatcher.js';
-import { isRunning } from '../../src/proxy/processTree.js';
+import { GroupWatcher } from '../../src/proxy/process/groupWatcher.js';
+import { isRunning } from '../../src/proxy/process/processTree.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { startTimeOf } from '../helpers/procTree.js';
 

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { STATIC_CSP } from '../../src/proxy/http/staticFiles.js';
+import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
 import {
   INITIALIZE,
   MCP_POST_HEADERS,

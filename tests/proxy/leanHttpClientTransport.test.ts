@@ -6,8 +6,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { HttpStatusError, LeanHttpClientTransport } from '../../src/proxy/http/leanHttpClientTransport.js';
-import { ResilientTransportWrapper } from '../../src/proxy/resilientTransport.js';
+import { HttpStatusError, LeanHttpClientTransport } from '../../src/proxy/upstream/leanHttpClientTransport.js';
+import { ResilientTransportWrapper } from '../../src/proxy/upstream/resilientTransport.js';
 import { cleanupBridges, startBridge, waitFor, waitGone } from '../helpers/bridgeProcess.js';
 import { fixtureEntry, startHttpFixture } from '../helpers/proxyCli.js';
 

@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning } from '../../src/proxy/processTree.js';
+import { isRunning } from '../../src/proxy/process/processTree.js';
 import { CLI, FIXTURES } from '../helpers/paths.js';
 import { waitFor } from '../helpers/waitFor.js';
 import { descendantsOf, startTimeOf } from '../helpers/procTree.js';
@@ -116,7 +116,7 @@ function startChain(scenario: Scenario, dir: string, config: unknown): number {
     case 'agent':
       return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'agent', join(dir, 'proxy.pid'), CLI, '--config-file', configFile]);
     case 'app':
-      // As src/main/bridgeProcess.ts spawns the bridge.
+      // As src/main/runtime/bridgeProcess.ts spawns the bridge.
       return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'app', join(dir, 'proxy.pid'), CLI, 'proxy', '--port', '0', '--config-file', configFile, '--shutdown-timeout', '2000']);
   }
 }

@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { transformSync } from 'esbuild';
-import { isProcessAlive, startParentWatchdog } from '../../src/proxy/parentWatchdog.js';
+import { isProcessAlive, startParentWatchdog } from '../../src/proxy/cli/parentWatchdog.js';
 
 const children: ChildProcess[] = [];
 const stops: (() => void)[] = [];
@@ -40,7 +40,7 @@ function compiledWatchdog(): string {
   tmpDir ??= mkdtempSync(join(tmpdir(), 'watchdog-'));
   chmodSync(tmpDir, 0o755); // readable by the `nobody` probe
   const file = join(tmpDir, 'parentWatchdog.mjs');
-  const source = readFileSync(join(import.meta.dirname, '../../src/proxy/parentWatchdog.ts'), 'utf8');
+  const source = readFileSync(join(import.meta.dirname, '../../src/proxy/cli/parentWatchdog.ts'), 'utf8');
   writeFileSync(file, transformSync(source, { loader: 'ts', format: 'esm' }).code, { mode: 0o644 });
   return file;
 }

@@ -13,7 +13,7 @@ import {
   signalGroup,
   waitForExit,
   waitForGroupExit,
-} from '../../src/proxy/processTree.js';
+} from '../../src/proxy/process/processTree.js';
 import { expectGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -114,7 +114,7 @@ describe.skipIf(!posix)('processTree (POSIX)', () => {
       ownerSrc,
       `import { spawn } from 'node:child_process';
        import { existsSync, readFileSync } from 'node:fs';
-       import { killTreeOnExit } from ${JSON.stringify(join(root, 'src', 'proxy', 'processTree.ts'))};
+       import { killTreeOnExit } from ${JSON.stringify(join(root, 'src', 'proxy', 'process', 'processTree.ts'))};
        const node = ${JSON.stringify(process.execPath)}, fx = ${JSON.stringify(stubborn)}, pf = ${JSON.stringify(pidFile)};
        const c = spawn('sh', ['-c', \`"\${node}" "\${fx}" "\${pf}" grandchild & exec "\${node}" "\${fx}" "\${pf}" child\`], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
        killTreeOnExit(c.pid);

@@ -5,7 +5,7 @@
 import net from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FrameDecoder } from '../../src/proxy/framing.js';
+import { FrameDecoder } from '../../src/proxy/stdio/framing.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { CliProcess, cleanup, configJson, sleep, tempDir, waitFor } from '../helpers/cliProcess.js';
 import { fixtureEntry, readState } from '../helpers/proxyCli.js';

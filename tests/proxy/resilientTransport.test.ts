@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from 'node:net';
-import { ResilientTransportWrapper, type ResilientState } from '../../src/proxy/resilientTransport.js';
+import { ResilientTransportWrapper, type ResilientState } from '../../src/proxy/upstream/resilientTransport.js';
 import { startHttpFixture, waitFor } from '../helpers/proxyCli.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -110,7 +110,7 @@ describe('ResilientTransportWrapper', () => {
   });
 
   it('by default gives up on a first connection that fails (refused, 401), with the cause, instead of retrying', async () => {
-    const { LeanHttpClientTransport } = await import('../../src/proxy/http/leanHttpClientTransport.js');
+    const { LeanHttpClientTransport } = await import('../../src/proxy/upstream/leanHttpClientTransport.js');
     const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
     const port = await freePort();
     let attempts = 0;
@@ -137,7 +137,7 @@ describe('ResilientTransportWrapper', () => {
   });
 
   it('reconnects a connection that worked, but stops at a 401 instead of looping', async () => {
-    const { LeanHttpClientTransport } = await import('../../src/proxy/http/leanHttpClientTransport.js');
+    const { LeanHttpClientTransport } = await import('../../src/proxy/upstream/leanHttpClientTransport.js');
     const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
     const server = await startHttpFixture('http');
     cleanups.push(server.stop);

@@ -3,7 +3,7 @@
 // the quoting round-trips and never leaves an operator outside quotes.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildChildEnv, quoteCmdArg, resolveSpawnCommand, resolveWindowsCommand } from '../../src/proxy/spawnCommand.js';
+import { buildChildEnv, quoteCmdArg, resolveSpawnCommand, resolveWindowsCommand } from '../../src/proxy/process/spawnCommand.js';
 
 const NODEJS = 'C:\\Program Files\\nodejs';
 const winEnv = {

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { FrameDecoder, type DecodedFrame } from '../../src/proxy/framing.js';
-import { Logger } from '../../src/proxy/logger.js';
-import { StdioServerTransport, type StdioServerTransportOptions } from '../../src/proxy/stdioServerTransport.js';
+import { FrameDecoder, type DecodedFrame } from '../../src/proxy/stdio/framing.js';
+import { Logger } from '../../src/proxy/common/logger.js';
+import { StdioServerTransport, type StdioServerTransportOptions } from '../../src/proxy/stdio/stdioServerTransport.js';
 
 const MiB = 1024 * 1024;
 
@@ -376,7 +376,7 @@ describe('StdioServerTransport: real process stdio', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stdio-transport-'));
     try {
       buildSync({
-        entryPoints: [join(import.meta.dirname, '../../src/proxy/stdioServerTransport.ts')],
+        entryPoints: [join(import.meta.dirname, '../../src/proxy/stdio/stdioServerTransport.ts')],
         bundle: true,
         platform: 'node',
         format: 'esm',

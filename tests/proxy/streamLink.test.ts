@@ -1,10 +1,10 @@
-// The bridge's stream link (src/proxy/http/mcpStream.ts): BridgeHttpServer on 127.0.0.1 port 0
+// The bridge's stream link (src/proxy/bridge/mcpStream.ts): BridgeHttpServer on 127.0.0.1 port 0
 // with real SDK servers behind it, reached by StreamClientTransport and by raw sockets.
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
-import { HttpStatusError } from '../../src/proxy/http/leanHttpClientTransport.js';
-import { StreamClientTransport } from '../../src/proxy/http/streamClientTransport.js';
+import { HttpStatusError } from '../../src/proxy/upstream/leanHttpClientTransport.js';
+import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
 import { waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();

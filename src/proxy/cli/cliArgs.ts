@@ -2,7 +2,7 @@
  * Command-line parsing for `qiming-mcp-stdio-proxy`. Every bad argument is a `UsageError`
  * (the CLI prints it with the usage text on stderr and exits 2).
  */
-import { MAX_TIMEOUT_MS } from '../config.js';
+import { MAX_TIMEOUT_MS } from '../config/config.js';
 
 export class UsageError extends Error {
   constructor(message: string) {

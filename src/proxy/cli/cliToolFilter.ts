@@ -6,9 +6,9 @@
  * The result is merged into each entry's own filter, so it narrows, never widens, what the
  * config allows ("applied after the per-entry filters").
  */
-import type { ProxyConfig } from '../config.js';
-import { NAME_SEPARATOR } from '../naming.js';
-import { mergeFilters, type ToolFilter } from '../toolFilter.js';
+import type { ProxyConfig } from '../config/config.js';
+import { NAME_SEPARATOR } from '../hub/naming.js';
+import { mergeFilters, type ToolFilter } from '../config/toolFilter.js';
 
 /** The server a `<serverId>__<tool>` name points at (longest matching id), if any. */
 function ownerOf(name: string, ids: readonly string[]): string | undefined {

@@ -5,9 +5,9 @@
  * every child process tree still registered. Shortly after start it sweeps what proxies that
  * died left behind (orphanSweep.ts).
  */
-import { startParentWatchdog } from '../parentWatchdog.js';
-import type { Logger } from '../logger.js';
-import { sweepOrphans } from '../orphanSweep.js';
+import { startParentWatchdog } from './parentWatchdog.js';
+import type { Logger } from '../common/logger.js';
+import { sweepOrphans } from '../process/orphanSweep.js';
 
 /** The sweep of what crashed proxies left behind runs this long after start, off the start-up path. */
 const SWEEP_DELAY_MS = 300;

@@ -8,17 +8,17 @@
  */
 import { readFileSync, fstatSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Hub } from '../hub.js';
-import { BridgeHttpServer } from '../http/httpBridgeServer.js';
-import { generateToken, isLoopbackHost } from '../http/security.js';
+import { Hub } from '../hub/hub.js';
+import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
+import { generateToken, isLoopbackHost } from '../bridge/security.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from './loadCliConfig.js';
+import { loadCliConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
-import { errorText, type Logger } from '../logger.js';
-import { StatusFeed } from './statusFeed.js';
+import { errorText, type Logger } from '../common/logger.js';
+import { StatusFeed } from '../bridge/statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
 
-import { TOKEN_ENV } from '../envNames.js';
+import { TOKEN_ENV } from '../common/envNames.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;

@@ -5,17 +5,17 @@
  * rewrite: filtered tools vanish from `tools/list` and calling one is refused.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { StdioServerTransport } from '../stdioServerTransport.js';
-import { ResilientTransportWrapper } from '../resilientTransport.js';
-import { remoteTransport } from '../upstreamTransport.js';
-import { probeTransport } from '../transportProbe.js';
+import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
+import { ResilientTransportWrapper } from '../upstream/resilientTransport.js';
+import { remoteTransport } from '../upstream/upstreamTransport.js';
+import { probeTransport } from '../upstream/transportProbe.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from './loadCliConfig.js';
+import { loadCliConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
-import { isToolAllowed, mergeFilters, type ToolFilter } from '../toolFilter.js';
-import { ErrorCode, type RequestId, type RpcMessage } from '../rpc/jsonRpc.js';
-import { headerSecrets, redactUrl, urlSecrets } from '../redact.js';
-import type { Logger } from '../logger.js';
+import { isToolAllowed, mergeFilters, type ToolFilter } from '../config/toolFilter.js';
+import { ErrorCode, type RequestId, type RpcMessage } from '../jsonrpc/jsonRpc.js';
+import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
+import type { Logger } from '../common/logger.js';
 
 interface Target {
   url: string;

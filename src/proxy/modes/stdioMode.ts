@@ -1,15 +1,16 @@
+// src/proxy/modes/: the three modes (stdio aggregation, convert, the bridge), and nothing else.
 /**
  * Stdio aggregation: every configured server merged into one MCP server on stdin/stdout.
  * Upstreams start in parallel; the first list waits (bounded) for those still starting.
  * The process ends on stdin EOF (after answering what was already received), on a signal,
  * on idle timeout, or when its parent dies.
  */
-import { Hub } from '../hub.js';
-import { StdioServerTransport } from '../stdioServerTransport.js';
+import { Hub } from '../hub/hub.js';
+import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from './loadCliConfig.js';
+import { loadCliConfig } from '../cli/loadCliConfig.js';
 import type { CliOptions } from '../cli/cliArgs.js';
-import { errorText, type Logger } from '../logger.js';
+import { errorText, type Logger } from '../common/logger.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);

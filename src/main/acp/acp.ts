@@ -1,0 +1,113 @@
+/**
+ * The `mcpServers` of an ACP `session/new`, per the ACP v1 schema.
+ *
+ * Default: ONE stdio entry that runs the proxy CLI in aggregation mode. Its upstreams are the
+ * bridge's per-server URLs (`bridge` type: streamable HTTP behind the reconnecting transport),
+ * so the agent's first `tools/list` is answered from the bridge's cache, plus the user's
+ * `"persistent": false` entries, which that proxy spawns for this session only.
+ *
+ * - The stdio entry has no `type` field, an absolute `command`, and `env` as `[{name, value}]`.
+ * - The bridge token travels in `env` (`MCP_BRIDGE_TOKEN`) and the config says
+ *   `Bearer ${MCP_BRIDGE_TOKEN}`, which the proxy expands; argv is readable by every local
+ *   user, the environment is not.
+ * - Every variable the proxy needs is in the entry's `env` (some agents pass a filtered
+ *   environment): `MCP_PROXY_LOG_FILE` (main cannot see a grandchild's stderr, so it tails
+ *   that file) and `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary.
+ * - Secret values of `persistent: false` entries (env, headers, authToken) are moved into
+ *   the entry's `env` and referenced as `${QIMING_SECRET_<n>}` (see secretsToEnv.ts).
+ * - `http` entries that point straight at the bridge (no grandchild at all) only when the
+ *   agent advertised `mcpCapabilities.http` AND the app asked for them.
+ */
+import { isAbsolute } from 'node:path';
+import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
+import { LOG_FILE_ENV, TOKEN_ENV } from '../../proxy/index.js';
+import type { NodeCommand } from '../runtime/cliPath.js';
+import { secretsToEnv } from '../config/secretsToEnv.js';
+
+export interface AcpMcpServersOptions {
+  /** The ready bridge (from `runtime.whenReady()`). */
+  bridge: { url: string; token: string };
+  /** Bridge servers the session gets (from `runtime.mcpServerPlan()`). */
+  bridgeIds: readonly string[];
+  /** Raw `"persistent": false` entries, run by the session's own proxy. */
+  sessionEntries?: Readonly<Record<string, unknown>>;
+  /** Absolute path of the bundled proxy CLI. */
+  cliPath: string;
+  /** How to run it (`nodeCommand()`); its `command` must be absolute. */
+  node: NodeCommand;
+  /** `MCP_PROXY_LOG_FILE` for the proxies (`proxyLogFilePath(logsDir)`). */
+  logFile: string;
+  /** `aggregate` (default): one stdio entry; `perServer`: one entry per server. */
+  layout?: 'aggregate' | 'perServer';
+  /** Use `http` entries for bridge servers when the agent supports them. Default false. */
+  preferHttp?: boolean;
+  /** Name of the aggregate entry. Default `'mcp'`. */
+  name?: string;
+  /** Extra proxy arguments (e.g. `['--log-level', 'debug']`). */
+  proxyArgs?: readonly string[];
+  /**
+   * Extra variables for the proxy's environment, e.g. those the user's `persistent: false`
+   * entries reference as `${VAR}` (agents may not pass the app's environment on).
+   */
+  env?: Readonly<Record<string, string>>;
+}
+
+/** Name of the aggregate stdio entry when the app gives none. */
+export const DEFAULT_ENTRY_NAME = 'mcp';
+
+/** A `bridge` upstream for the proxy's config; the token is a `${VAR}` the proxy expands. */
+export function bridgeUpstream(bridgeUrl: string, id: string): Record<string, unknown> {
+  return {
+    type: 'bridge',
+    url: `${bridgeUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(id)}`,
+    headers: { Authorization: `Bearer \${${TOKEN_ENV}}` },
+  };
+}
+
+/** Builds the `session/new` `mcpServers` (see the file comment). */
+export function acpMcpServers(agentCapabilities: AgentCapabilities | null | undefined, options: AcpMcpServersOptions): McpServer[] {
+  if (!isAbsolute(options.node.command)) throw new Error(`ACP stdio entries need an absolute command, got "${options.node.command}"`);
+  if (!isAbsolute(options.cliPath)) throw new Error(`the proxy CLI path must be absolute, got "${options.cliPath}"`);
+  const sessionEntries = options.sessionEntries ?? {};
+  const bridgeIds = options.bridgeIds.filter((id) => !(id in sessionEntries));
+  const useHttp = options.preferHttp === true && agentCapabilities?.mcpCapabilities?.http === true;
+  const out: McpServer[] = [];
+
+  if (useHttp) {
+    for (const id of bridgeIds) {
+      out.push({
+        type: 'http',
+        name: id,
+        url: `${options.bridge.url.replace(/\/+$/, '')}/mcp/${encodeURIComponent(id)}`,
+        headers: [{ name: 'Authorization', value: `Bearer ${options.bridge.token}` }],
+      });
+    }
+  }
+  const viaProxy = useHttp ? [] : bridgeIds;
+  if (options.layout === 'perServer') {
+    for (const id of viaProxy) out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id) }, true, options));
+    for (const [id, entry] of Object.entries(sessionEntries)) out.push(stdioEntry(id, { [id]: entry }, false, options));
+    return out;
+  }
+  const servers: Record<string, unknown> = {};
+  for (const id of viaProxy) servers[id] = bridgeUpstream(options.bridge.url, id);
+  Object.assign(servers, sessionEntries);
+  if (Object.keys(servers).length > 0) out.push(stdioEntry(options.name ?? DEFAULT_ENTRY_NAME, servers, viaProxy.length > 0, options));
+  return out;
+}
+
+function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: boolean, o: AcpMcpServersOptions): McpServerStdio {
+  const env: EnvVariable[] = [];
+  if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
+  env.push({ name: LOG_FILE_ENV, value: o.logFile });
+  // Faster proxy start under Node >= 22.1 (see main.ts); agents may not pass it on themselves.
+  if (process.env.NODE_COMPILE_CACHE) env.push({ name: 'NODE_COMPILE_CACHE', value: process.env.NODE_COMPILE_CACHE });
+  // argv is public on the machine: secrets of per-session entries travel in env instead.
+  const hidden = secretsToEnv(servers);
+  for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });
+  const args = [o.cliPath, '--config', JSON.stringify({ mcpServers: hidden.servers })];
+  // One server per entry: its tools keep their own names (the agent already namespaces by entry).
+  if (o.layout === 'perServer') args.push('--tool-naming', 'original');
+  args.push(...(o.proxyArgs ?? []));
+  return { name, command: o.node.command, args, env };
+}

@@ -1,0 +1,194 @@
+// src/main/acp/: the ACP agent engine and the MCP entries it is given.
+/**
+ * AcpEngine: one ACP agent process (Claude Code ACP, Gemini CLI, Codex ACP, ...) driven with
+ * `@agentclientprotocol/sdk` 2.x (`client().connect(ndJsonStream(...))`).
+ *
+ * - Sessions are opened only after `runtime.whenReady()`, with the entries of acp.ts, so the
+ *   agent's first `tools/list` finds every tool (no first-prompt race).
+ * - The agent runs in its own process group, and so do the stdio proxies it spawns (unless it
+ *   detaches them). Agents seen in the wild do not exit on stdin EOF, so stop() ends the group:
+ *   stdin EOF and SIGTERM at once, SIGKILL past the deadline.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { Readable, Writable } from 'node:stream';
+import {
+  client, ndJsonStream, PROTOCOL_VERSION,
+  type AgentCapabilities, type ClientConnection, type InitializeRequest, type InitializeResponse, type NewSessionRequest, type NewSessionResponse,
+  type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification,
+} from '@agentclientprotocol/sdk';
+import { isGroupRunning, killTree, killTreeSync } from '../../proxy/index.js';
+import { acpMcpServers, type AcpMcpServersOptions } from './acp.js';
+import type { BridgeInfo } from '../runtime/mcpRuntime.js';
+import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+
+/** The part of McpRuntime an engine needs. */
+export interface AcpRuntimeLike {
+  whenReady(): Promise<BridgeInfo>;
+  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> };
+}
+
+export interface AcpEngineOptions {
+  /** The agent executable and its arguments (e.g. `claude-code-acp`). */
+  command: string;
+  args?: string[];
+  cwd?: string;
+  /** The agent's environment. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
+  runtime: AcpRuntimeLike;
+  /** How the session entries are built; the bridge and the server plan come from `runtime`. */
+  mcp: Omit<AcpMcpServersOptions, 'bridge' | 'bridgeIds' | 'sessionEntries'>;
+  clientInfo?: { name: string; version: string };
+  logger?: RuntimeLogger;
+  onSessionUpdate?: (n: SessionNotification) => void;
+  /** Answers permission requests. Default: cancelled (the app must decide, not the runtime). */
+  onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
+}
+
+/** How long stop() waits for the group after the final SIGKILL. */
+const AFTER_KILL_MS = 2000;
+const POLL_MS = 50;
+
+/** See the file comment. */
+export class AcpEngine {
+  private child: ChildProcess | undefined;
+  private connection: ClientConnection | undefined;
+  private init: InitializeResponse | undefined;
+  private exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private exitedPromise: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> | undefined;
+  private readonly log: RuntimeLogger;
+
+  constructor(private readonly opts: AcpEngineOptions) {
+    this.log = opts.logger ?? silentLogger;
+  }
+
+  /** The agent's pid (its process group id on POSIX). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** What the agent answered to `initialize`. */
+  get agentCapabilities(): AgentCapabilities | undefined {
+    return this.init?.agentCapabilities;
+  }
+
+  /** The live ACP connection (`connection.agent.request(...)` for prompts and the rest). */
+  get conn(): ClientConnection {
+    if (!this.connection) throw new Error('AcpEngine.start() has not run');
+    return this.connection;
+  }
+
+  /** Spawns the agent and runs `initialize`. */
+  async start(): Promise<InitializeResponse> {
+    if (this.child) throw new Error('AcpEngine.start() called twice');
+    const child = spawn(this.opts.command, this.opts.args ?? [], {
+      cwd: this.opts.cwd,
+      env: this.opts.env ?? process.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+      windowsHide: true,
+      shell: false,
+    });
+    this.child = child;
+    this.exitedPromise = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        this.log.info(`ACP agent (pid ${child.pid}) exited (${signal ?? `code ${code}`})`);
+        resolve();
+      });
+      child.once('error', (err) => {
+        this.log.error(`ACP agent failed to start: ${errorMessage(err)}`);
+        this.exitInfo ??= { code: null, signal: null };
+        resolve();
+      });
+    });
+    child.stdin!.on('error', () => {}); // EPIPE when the agent dies; the exit tells the story
+    createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (l) => l.trim() && this.log.info(l));
+
+    const app = client({ name: this.opts.clientInfo?.name ?? 'qiming-mcp-runtime' })
+      .onNotification('session/update', ({ params }) => this.opts.onSessionUpdate?.(params))
+      .onRequest('session/request_permission', async ({ params }) =>
+        this.opts.onPermission ? this.opts.onPermission(params) : { outcome: { outcome: 'cancelled' } },
+      );
+    const stream = ndJsonStream(
+      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
+      Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>,
+    );
+    this.connection = app.connect(stream);
+    const failed: Promise<never> = this.exitedPromise.then(() => {
+      throw new Error(`the ACP agent exited during initialize (${this.exitInfo?.signal ?? `code ${this.exitInfo?.code}`})`);
+    });
+    const initRequest: InitializeRequest = {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: this.opts.clientInfo ?? { name: 'qiming-mcp-runtime', version: '0' },
+    };
+    const init = await Promise.race([
+      this.connection.agent.request('initialize', initRequest),
+      failed,
+    ]);
+    this.init = init;
+    return init;
+  }
+
+  /** The `mcpServers` a new session gets now (waits for the bridge). */
+  async sessionMcpServers(): Promise<NewSessionRequest['mcpServers']> {
+    const bridge = await this.opts.runtime.whenReady();
+    const plan = this.opts.runtime.mcpServerPlan();
+    return acpMcpServers(this.agentCapabilities, { ...this.opts.mcp, bridge, bridgeIds: plan.bridgeIds, sessionEntries: plan.sessionEntries });
+  }
+
+  /** `session/new` in `cwd` (absolute), once the bridge is ready, with the runtime's MCP entries. */
+  async newSession(cwd: string, extra: Partial<Omit<NewSessionRequest, 'cwd' | 'mcpServers'>> = {}): Promise<NewSessionResponse> {
+    if (!this.init) throw new Error('AcpEngine.start() has not completed');
+    const mcpServers = await this.sessionMcpServers();
+    return this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });
+  }
+
+  /** Resolves when the agent process has exited. */
+  exited(): Promise<void> {
+    return this.exitedPromise;
+  }
+
+  /**
+   * Ends the agent and everything in its process group: stdin EOF and SIGTERM, then SIGKILL
+   * at `deadlineMs`. Resolves when no member of the group runs any more (bounded). Idempotent.
+   */
+  stop(options: { deadlineMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.doStop(options.deadlineMs ?? 3000);
+    return this.stopping;
+  }
+
+  /** Synchronous last resort for `process.on('exit')`. */
+  killSync(): void {
+    if (this.child?.pid !== undefined) killTreeSync(this.child.pid);
+  }
+
+  private async doStop(deadlineMs: number): Promise<void> {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      this.connection?.close();
+    } catch {
+      // already closed
+    }
+    this.child!.stdin?.end();
+    const gone = () => (this.exitInfo !== undefined || process.platform === 'win32') && !isGroupRunning(pid);
+    if (!gone()) killTree(pid, 'SIGTERM');
+    if (!(await until(gone, deadlineMs))) {
+      this.log.warn(`ACP agent group ${pid} still running after ${deadlineMs} ms; SIGKILL`);
+      killTree(pid, 'SIGKILL');
+      if (!(await until(gone, AFTER_KILL_MS))) this.log.error(`ACP agent group ${pid} survived SIGKILL`);
+    }
+  }
+}
+
+async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() >= deadline) return false;
+    await new Promise((r) => setTimeout(r, POLL_MS));
+  }
+  return true;
+}

@@ -1,0 +1,85 @@
+// src/main/config/: the user's MCP config file: created, read, watched, split between the bridge and the sessions.
+/**
+ * What the runtime needs from the user's MCP config file, without starting anything:
+ * which entries the bridge runs (persistent, the default) and which are spawned per agent
+ * session by the stdio proxy (`"persistent": false`), and a signature of everything the
+ * bridge depends on, so a config change restarts the bridge only when that signature moved.
+ *
+ * Validation is the proxy's (`loadConfig`): the bridge reads the same file, and an invalid
+ * file is reported here with the proxy's own messages.
+ */
+import { readFile } from 'node:fs/promises';
+import { ConfigError, loadConfig, parseConfig } from '../../proxy/index.js';
+
+/** Top-level options that change how the bridge serves its servers. */
+const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts', 'clientCapabilities'] as const;
+
+/** The parts of the user's config the runtime uses. */
+export interface UserConfigView {
+  /** Raw entries run by the bridge, by id (disabled ones included: the bridge reports them). */
+  bridgeEntries: Record<string, unknown>;
+  /** Raw `"persistent": false` entries (not disabled), for the per-session stdio proxy. */
+  sessionEntries: Record<string, unknown>;
+  /** Changes exactly when the bridge must be restarted to apply the file. */
+  bridgeSignature: string;
+}
+
+/**
+ * Reads and checks the user's config file.
+ * `env` is what the bridge will expand `${VAR}`s from.
+ * @throws ConfigError (from the proxy) for a missing, unparsable or invalid file.
+ */
+export async function readUserConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<UserConfigView> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    // loadConfig words a missing or unreadable file the same way the bridge does.
+    loadConfig(path);
+    throw err;
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+  } catch {
+    throw new ConfigError([`${path} is not valid JSON`]);
+  }
+  // Validate with the proxy's rules; `${VAR}`s are expanded only for checking here, the raw
+  // entries are passed on unexpanded so each proxy expands them in its own environment.
+  try {
+    parseConfig(raw, { env });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(err.issues, path);
+    throw err;
+  }
+  return viewOf(raw);
+}
+
+/** The {@link UserConfigView} of an already-parsed config object (not validated). */
+export function viewOf(raw: unknown): UserConfigView {
+  const top = isObject(raw) ? raw : {};
+  const servers = isObject(top.mcpServers) ? top.mcpServers : {};
+  const bridgeEntries: Record<string, unknown> = {};
+  const sessionEntries: Record<string, unknown> = {};
+  for (const [id, entry] of Object.entries(servers)) {
+    if (isObject(entry) && entry.persistent === false) {
+      if (entry.disabled !== true) sessionEntries[id] = entry;
+    } else {
+      bridgeEntries[id] = entry;
+    }
+  }
+  const options: Record<string, unknown> = {};
+  for (const k of BRIDGE_OPTIONS) if (top[k] !== undefined) options[k] = top[k];
+  return { bridgeEntries, sessionEntries, bridgeSignature: canonicalJson({ servers: bridgeEntries, options }) };
+}
+
+/** JSON with object keys sorted, so key order in the file does not count as a change. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]])) : v,
+  );
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

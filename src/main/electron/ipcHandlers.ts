@@ -1,0 +1,97 @@
+/**
+ * The main side of the status panel's IPC: one `ipcMain.handle` per invoke message of the
+ * contract, each refusing callers other than the app's own page. Written against a narrow
+ * `IpcMainLike` that Electron's `ipcMain` implements (main.ts) and tests fake.
+ *
+ * Checks (Electron security checklist #17): the channel carries our prefix; the sender is the
+ * top frame of a page whose URL (without query and hash) is the panel page's; arguments are
+ * validated before use. A refused call rejects with a short message; expected failures of a
+ * restart come back as `{ ok: false, error }`.
+ */
+import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type RestartResult } from '../../shared/ipcContract.js';
+import type { RuntimeStatus } from '../../shared/status.js';
+
+/** The frame that sent an invoke (Electron's `WebFrameMain`, or null once it is gone). */
+export interface SenderFrameLike {
+  url: string;
+  /** null for a top-level frame. */
+  parent?: unknown;
+}
+
+/** The event of an `ipcMain.handle` listener, reduced to what is checked. */
+export interface IpcInvokeEventLike {
+  senderFrame: SenderFrameLike | null | undefined;
+}
+
+/** The part of Electron's `ipcMain` used here. */
+export interface IpcMainLike {
+  handle(channel: string, listener: (event: IpcInvokeEventLike, ...args: unknown[]) => unknown): void;
+  removeHandler(channel: string): void;
+}
+
+/** What the handlers serve. */
+export interface RuntimeIpcApi {
+  getStatus(): RuntimeStatus | Promise<RuntimeStatus>;
+  restart(id: string): Promise<RestartResult>;
+  getLogs(id: string): string[] | Promise<string[]>;
+}
+
+/** Server ids as the proxy accepts them (its SERVER_ID_RE); anything else is refused early. */
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** `file:///a/index.html?x#y` -> `file:///a/index.html`; undefined when unparsable. */
+function pageOf(url: string): string | undefined {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `frame` is the top frame of the page at `pageUrl` (query and hash ignored). */
+export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageUrl: string): boolean {
+  if (!frame || typeof frame.url !== 'string') return false;
+  if (frame.parent !== undefined && frame.parent !== null) return false;
+  const want = pageOf(pageUrl);
+  return want !== undefined && pageOf(frame.url) === want;
+}
+
+/**
+ * Registers one handler on a prefixed channel, refusing untrusted senders.
+ * @throws Error when `channel` does not start with the project's prefix.
+ */
+export function handleTrusted(
+  ipcMain: IpcMainLike,
+  channel: string,
+  pageUrl: string,
+  fn: (...args: unknown[]) => unknown,
+): void {
+  if (!channel.startsWith(IPC_CHANNEL_PREFIX)) throw new Error(`refusing IPC channel "${channel}": channels must start with "${IPC_CHANNEL_PREFIX}"`);
+  ipcMain.handle(channel, async (event, ...args) => {
+    if (!isTrustedSender(event?.senderFrame, pageUrl)) throw new Error(`${channel}: sender not allowed`);
+    return fn(...args);
+  });
+}
+
+function serverId(channel: string, v: unknown): string {
+  if (typeof v !== 'string' || !ID_RE.test(v)) throw new Error(`${channel}: invalid server id`);
+  return v;
+}
+
+/**
+ * Registers `getStatus`, `restart` and `getLogs` for the page at `pageUrl`.
+ * Returns the function that removes them.
+ */
+export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string }): () => void {
+  const { pageUrl } = options;
+  handleTrusted(ipcMain, IPC_CHANNELS.getStatus, pageUrl, () => api.getStatus());
+  handleTrusted(ipcMain, IPC_CHANNELS.restart, pageUrl, async (id) => {
+    if (typeof id !== 'string' || !ID_RE.test(id)) return { ok: false, error: 'invalid server id' } satisfies RestartResult;
+    return api.restart(id);
+  });
+  handleTrusted(ipcMain, IPC_CHANNELS.getLogs, pageUrl, (id) => api.getLogs(serverId(IPC_CHANNELS.getLogs, id)));
+  return () => {
+    for (const ch of [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.getLogs]) ipcMain.removeHandler(ch);
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * The object the preload exposes as `window.mcpRuntime`: one method per IPC message of the
+ * contract, built over a narrow `ipcRenderer`-like interface so it is tested without Electron.
+ * Listeners are wrapped so the IPC `event` (and its `sender`) never reaches the page, and
+ * only the contract's prefixed channels are ever used.
+ */
+import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult } from '../../shared/ipcContract.js';
+import type { RuntimeStatus } from '../../shared/status.js';
+
+/** The part of Electron's `ipcRenderer` the preload uses. */
+export interface IpcRendererLike {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+}
+
+function checked(channel: string): string {
+  if (!channel.startsWith(IPC_CHANNEL_PREFIX)) throw new Error(`refusing IPC channel "${channel}"`);
+  return channel;
+}
+
+/** Builds the page's API over `ipc`. */
+export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
+  return {
+    getStatus: () => ipc.invoke(checked(IPC_CHANNELS.getStatus)) as Promise<RuntimeStatus>,
+    onStatus(cb) {
+      const channel = checked(IPC_CHANNELS.status);
+      const listener = (_event: unknown, status: unknown) => cb(status as RuntimeStatus);
+      ipc.on(channel, listener);
+      return () => void ipc.removeListener(channel, listener);
+    },
+    restart: (id) => ipc.invoke(checked(IPC_CHANNELS.restart), String(id)) as Promise<RestartResult>,
+    getLogs: (id) => ipc.invoke(checked(IPC_CHANNELS.getLogs), String(id)) as Promise<string[]>,
+  };
+}

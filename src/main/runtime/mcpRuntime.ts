@@ -1,0 +1,323 @@
+// src/main/runtime/: the bridge as the app's child: start, status, restart, crash recovery, stop.
+/**
+ * McpRuntime: the main process's handle on the bridge. Starts it, tells the app when its
+ * tools are ready, mirrors its status, restarts it when it crashes or when the servers in the
+ * user's config change, and stops it (and everything it started) at quit. Plain Node: the
+ * Electron wiring (main.ts) passes it paths and a logger.
+ *
+ * Config reload policy: the bridge is restarted as a whole, and only when the part of the
+ * file it depends on changed (its servers and serving options; see userConfig.ts). Changes
+ * to `"persistent": false` entries reach new agent sessions without touching the bridge.
+ * Updates are serialised. A restarted bridge keeps its port and token, so the agents'
+ * proxies, which hold its URL, reconnect on their own.
+ */
+import { randomBytes } from 'node:crypto';
+import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { RestartResult } from '../../shared/ipcContract.js';
+import { BridgeProcess, describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
+import { BridgeClient } from './bridgeClient.js';
+import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
+import { ConfigWatcher } from '../config/configWatcher.js';
+import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
+import { sweepOrphans } from '../../proxy/index.js';
+import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
+import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import {
+  DEFAULT_BACKOFF, RuntimeListeners, startupProgress,
+  type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents,
+} from './runtimeTypes.js';
+
+export * from './runtimeTypes.js';
+
+const REAP_TIMEOUT_MS = 2000;
+
+interface Run {
+  proc: BridgeProcess;
+  client: BridgeClient;
+  unsubscribe?: () => void;
+  info?: BridgeInfo;
+  readyAt?: number;
+  replaced: boolean;
+}
+
+type Waiter = { resolve: (i: BridgeInfo) => void; reject: (e: Error) => void };
+
+/** See the file comment. */
+export class McpRuntime {
+  private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
+  private bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
+  private servers: ServerStatus[] = [];
+  private run: Run | undefined;
+  private port: number | undefined;
+  private readonly token: string;
+  private readonly log: RuntimeLogger;
+  private readonly backoff: BackoffOptions;
+  private cliPath: string | undefined;
+  private failures = 0;
+  private gaveUp = false;
+  private restartTimer: NodeJS.Timeout | undefined;
+  private waiters: Waiter[] = [];
+  private view: UserConfigView | undefined;
+  private watcher: ConfigWatcher | undefined;
+  private updates: Promise<void> = Promise.resolve();
+  private stopping: Promise<void> | undefined;
+  private lastProgress = '';
+  private readonly listeners: RuntimeListeners;
+
+  constructor(private readonly opts: McpRuntimeOptions) {
+    this.log = opts.logger ?? silentLogger;
+    this.listeners = new RuntimeListeners(this.log);
+    this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.port = opts.port;
+    this.token = opts.token ?? randomBytes(32).toString('base64url');
+    this.cliPath = opts.cliPath;
+  }
+
+  /** Subscribes to an event; returns the unsubscribe function. */
+  on<K extends keyof RuntimeEvents>(event: K, cb: (v: RuntimeEvents[K]) => void): () => void {
+    return this.listeners.on(event, cb);
+  }
+
+  /**
+   * Spawns the bridge (and starts watching the config). Resolves once it is spawned, not
+   * ready: use {@link whenReady}. An invalid config is reported in the status (bridge
+   * `crashed` with `lastError`) and retried when the file changes.
+   * @throws when called twice or when the proxy CLI cannot be found.
+   */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error('McpRuntime.start() called twice');
+    this.cliPath ??= resolveProxyCliPath();
+    this.state = 'running';
+    // What proxies that died (a crash of the app, a SIGKILL) left behind; off the start-up path.
+    setImmediate(() => {
+      const killed = sweepOrphans();
+      if (killed > 0) this.log.warn(`ended ${killed} MCP server process group(s) left behind by a proxy that died`);
+    });
+    if (this.opts.watchConfig !== false) {
+      const watcher = new ConfigWatcher({
+        path: this.opts.configFile,
+        debounceMs: this.opts.configDebounceMs,
+        onChange: () => void this.reload(),
+        onError: (err) => this.log.warn(`config watch: ${err.message}`),
+      });
+      this.watcher = watcher;
+      await watcher.start();
+    }
+    await this.reload();
+  }
+
+  /** Resolves with the bridge's address once it is ready (now, if it is). */
+  whenReady(): Promise<BridgeInfo> {
+    if (this.run?.info && this.bridge.state === 'ready') return Promise.resolve(this.run.info);
+    if (this.state === 'stopping' || this.state === 'stopped') return Promise.reject(new Error('the MCP runtime is stopped'));
+    if (this.gaveUp) return Promise.reject(new Error(this.bridge.lastError ?? 'the MCP bridge is not running'));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** The current status (a copy). */
+  status(): RuntimeStatus {
+    return { bridge: { ...this.bridge }, servers: this.servers.map((s) => ({ ...s })) };
+  }
+
+  /** Which servers an agent session gets from the bridge and which it runs itself. */
+  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> } {
+    const sessionEntries = this.view?.sessionEntries ?? {};
+    // A server known to have failed is left out: the session's proxy would hold its first
+    // tools/list waiting for it. Sessions opened after it recovers get it.
+    const bridgeIds = this.servers.filter((s) => s.state !== 'disabled' && s.state !== 'failed' && !(s.id in sessionEntries)).map((s) => s.id);
+    return { bridgeIds, sessionEntries: { ...sessionEntries } };
+  }
+
+  /** Asks the bridge to restart one server. */
+  async restart(id: string): Promise<RestartResult> {
+    const run = this.run;
+    if (!run?.info || this.bridge.state !== 'ready') return { ok: false, error: `the MCP bridge is ${this.bridge.state}` };
+    return run.client.restart(id);
+  }
+
+  /**
+   * Re-reads the config file and applies it (what the file watcher calls). Serialised: each
+   * call runs after the previous one finished. Restarts the bridge only when its servers changed.
+   */
+  reload(): Promise<void> {
+    this.updates = this.updates.then(() => this.applyConfig()).catch((err) => this.log.error(`config update failed: ${errorMessage(err)}`));
+    return this.updates;
+  }
+
+  /**
+   * Stops the bridge: IPC shutdown and stdin EOF, SIGTERM, then SIGKILL of its group past
+   * `deadlineMs`; then ends any server process group that outlived it. Resolves when every
+   * process is gone. Idempotent.
+   */
+  stop(options: { deadlineMs?: number } = {}): Promise<void> {
+    this.stopping ??= this.doStop(options.deadlineMs ?? 5000);
+    return this.stopping;
+  }
+
+  /** Synchronous last resort for `process.on('exit')`: SIGKILL to the bridge and every known server group. */
+  killSync(): void {
+    this.run?.proc.killSync();
+    killServerGroups(serverPids(this.servers));
+  }
+
+  private async applyConfig(): Promise<void> {
+    if (this.state !== 'running') return;
+    let view: UserConfigView;
+    try {
+      view = await readUserConfig(this.opts.configFile, { ...process.env, ...this.opts.env });
+    } catch (err) {
+      this.log.error(`MCP config not applied: ${errorMessage(err)}`);
+      if (!this.run) this.giveUp(errorMessage(err));
+      return;
+    }
+    const before = this.view;
+    this.view = view;
+    if (this.run && before?.bridgeSignature === view.bridgeSignature && !this.gaveUp) {
+      this.log.info('MCP config changed; the bridge servers did not, so the bridge keeps running');
+      return;
+    }
+    await this.replace(this.run ? 'the bridge servers changed in the config' : 'start');
+  }
+
+  /** Stops the current bridge (if any) and launches a new one on the same port. */
+  private async replace(reason: string): Promise<void> {
+    clearTimeout(this.restartTimer);
+    this.gaveUp = false;
+    this.failures = 0;
+    const old = this.run;
+    if (old) {
+      this.log.info(`restarting the bridge: ${reason}`);
+      old.replaced = true;
+      if (!old.proc.hasExited) {
+        this.setBridge({ ...this.bridge, state: 'stopping' });
+        await old.proc.stop(this.opts.replaceDeadlineMs ?? 5000);
+      }
+      old.unsubscribe?.();
+      await reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
+      this.bridge.restarts = (this.bridge.restarts ?? 0) + 1;
+    }
+    await this.launch();
+  }
+
+  private async launch(): Promise<void> {
+    if (this.state !== 'running') return;
+    const port = this.port ?? (await freePort());
+    if (this.state !== 'running') return;
+    this.port = port;
+    const proc = new BridgeProcess({
+      cliPath: this.cliPath!,
+      node: this.opts.node ?? nodeCommand(),
+      configFile: this.opts.configFile,
+      port,
+      token: this.token,
+      // The bridge forces its own exit a little before our SIGTERM would.
+      shutdownTimeoutMs: 2000,
+      logger: this.log,
+      extraArgs: this.opts.bridgeArgs,
+      env: this.opts.env,
+    });
+    const run: Run = { proc, client: new BridgeClient({ baseUrl: `http://127.0.0.1:${port}`, token: this.token }), replaced: false };
+    this.run = run;
+    this.lastProgress = '';
+    this.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.bridge.restarts ?? 0 });
+    // Opened before the bridge listens (it retries), so start-up progress is seen live.
+    run.unsubscribe = run.client.subscribe({ onStatus: (s) => this.onBridgeStatus(run, s) });
+    proc.ready.then((m) => this.onReady(run, m), () => {});
+    void proc.exited.then((e) => this.onExit(run, e));
+  }
+
+  private onBridgeStatus(run: Run, s: RuntimeStatus): void {
+    if (run !== this.run || !Array.isArray(s.servers)) return;
+    this.servers = s.servers;
+    if (this.bridge.state === 'starting') this.emitProgress();
+    this.listeners.emit('status', this.status());
+  }
+
+  private async onReady(run: Run, m: BridgeReadyMessage): Promise<void> {
+    // The status with pids and tools, so status() is complete when whenReady() resolves.
+    const full = await run.client.getStatus().catch(() => undefined);
+    if (run !== this.run || run.proc.hasExited || this.state !== 'running') return;
+    if (full && Array.isArray(full.servers)) this.servers = full.servers;
+    run.info = { port: m.port, url: m.url, token: m.token, servers: m.servers };
+    run.readyAt = Date.now();
+    this.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.bridge.restarts ?? 0 });
+    this.emitProgress();
+    this.log.info(`MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
+    const waiters = this.waiters.splice(0);
+    for (const w of waiters) w.resolve(run.info);
+    this.listeners.emit('ready', run.info);
+  }
+
+  private onExit(run: Run, e: BridgeExit): void {
+    run.unsubscribe?.();
+    if (run !== this.run || run.replaced || this.state !== 'running') return;
+    // Servers that ignore stdin EOF would outlive their crashed parent: end their groups now.
+    void reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
+    const why = `the MCP bridge exited unexpectedly (${describeExit(e)})`;
+    const lastError = [why, ...e.stderrTail.slice(-5)].join('\n');
+    this.log.error(lastError);
+    this.markServers('restarting');
+    const tail = e.stderrTail.join('\n');
+    if (!run.info && e.code === 2 && /already in use/.test(tail) && this.opts.port === undefined) {
+      // Our port was taken while the bridge was down: a new one (agents' proxies must be re-created).
+      this.log.warn(`port ${this.port} is taken; the bridge moves to a new port`);
+      this.port = undefined;
+    } else if (!run.info && e.code === 2) {
+      return this.giveUp(lastError); // a usage or config error: retrying cannot help
+    }
+    if (run.readyAt !== undefined && Date.now() - run.readyAt >= this.backoff.stableMs) this.failures = 0;
+    this.failures++;
+    if (this.failures > this.backoff.maxAttempts) return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts} attempts)`);
+    const delay = Math.min(this.backoff.initialMs * 2 ** (this.failures - 1), this.backoff.maxMs);
+    this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
+    this.log.warn(`restarting the MCP bridge in ${delay} ms`);
+    this.restartTimer = setTimeout(() => {
+      this.bridge.restarts = (this.bridge.restarts ?? 0) + 1;
+      void this.launch();
+    }, delay);
+  }
+
+  private giveUp(lastError: string): void {
+    this.gaveUp = true;
+    this.markServers('stopped');
+    this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
+    this.rejectWaiters(new Error(lastError));
+  }
+
+  private async doStop(deadlineMs: number): Promise<void> {
+    this.state = 'stopping';
+    clearTimeout(this.restartTimer);
+    const run = this.run;
+    if (run && !run.proc.hasExited) this.setBridge({ ...this.bridge, state: 'stopping' });
+    await Promise.all([this.watcher?.close().catch(() => {}), run?.proc.stop(deadlineMs)]);
+    run?.unsubscribe?.();
+    const left = await reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
+    if (left.length) this.log.error(`MCP server processes still alive after stop: ${left.join(', ')}`);
+    this.markServers('stopped');
+    this.state = 'stopped';
+    this.setBridge({ state: 'stopped', port: this.port, restarts: this.bridge.restarts ?? 0 });
+    this.rejectWaiters(new Error('the MCP runtime was stopped'));
+  }
+
+  private rejectWaiters(err: Error): void {
+    for (const w of this.waiters.splice(0)) w.reject(err);
+  }
+
+  private setBridge(b: RuntimeStatus['bridge']): void {
+    this.bridge = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) as RuntimeStatus['bridge'];
+    this.listeners.emit('status', this.status());
+  }
+
+  private emitProgress(): void {
+    const p = startupProgress(this.servers);
+    const key = `${p.settled}/${p.total}`;
+    if (key === this.lastProgress) return;
+    this.lastProgress = key;
+    this.listeners.emit('progress', p);
+  }
+
+  /** The servers are gone (or going): no pid, and `state` unless disabled. */
+  private markServers(state: 'restarting' | 'stopped'): void {
+    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : state }));
+  }
+}

@@ -1,0 +1,295 @@
+// src/proxy/bridge/: the bridge's loopback HTTP surface (sessions, stream link, status, panel, security).
+/**
+ * The HTTP surface of the PersistentMcpBridge: MCP over streamable HTTP (`/mcp/<id>`,
+ * `/mcp`) and legacy SSE (`/sse/<id>`, `/sse`, `/messages/<id>`), plus `/health`,
+ * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart` and the
+ * static status panel. How sessions are served is not its business: every new
+ * downstream session is handed to an {@link McpSessionHandler} as an SDK `Transport`.
+ *
+ * Security (see security.ts): loopback bind unless opted out; `Host` and `Origin`
+ * checked on every request; a bearer token on every route but the static page. The
+ * panel reads `/status` and `/events` with `fetch()` and an `Authorization` header
+ * (streaming the SSE body itself) rather than `EventSource`, which cannot set headers:
+ * so the token never appears in a URL, a log line or the browser history.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { errorText, Logger } from '../common/logger.js';
+import { answerClientError, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, readJsonBody, requestDeadlines, sendBodyFailure, sendError, sendJson } from './body.js';
+import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
+import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
+import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
+import { SseEndpoint } from './sseEndpoint.js';
+import { serveStatic } from './staticFiles.js';
+import { StreamableEndpoint } from './streamableEndpoint.js';
+import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
+import { within } from '../common/deadline.js';
+
+/** Which route a session came in on. */
+export interface McpRoute {
+  /** The server id of `/mcp/<id>` or `/sse/<id>`; undefined for the aggregated route. */
+  serverId?: string;
+  kind: 'streamable' | 'sse' | 'stream';
+}
+
+/** The router's side of the bridge: it serves MCP on the transports handed to it. */
+export interface McpSessionHandler {
+  /**
+   * Called once per new downstream session with its SDK transport. The handler wires
+   * `onmessage` and MUST start the transport before its promise settles (the SDK's
+   * `Server.connect()` / `Protocol.connect()` does both). The HTTP layer keeps its own
+   * `onclose` hook (chained around the handler's, which then fires at most once) so it
+   * knows when a session ends, whichever side ends it. A thrown error refuses the
+   * session with a 500. The transport's `close()` ends the session.
+   */
+  connect(transport: Transport, route: McpRoute): void | Promise<void>;
+  /**
+   * Whether a route exists and is ready: 'ok', 'unknown' (404 on every request of that
+   * route), or `{ notReady: state }` (503 with that state for new sessions; requests
+   * of existing sessions still go through).
+   */
+  routeState(serverId: string | undefined): 'ok' | 'unknown' | { notReady: string };
+}
+
+export interface BridgeHttpOptions {
+  /** Bind address; default '127.0.0.1'. A non-loopback host needs `allowNonLoopback`. */
+  host?: string;
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** The bearer token every route but the static page requires. */
+  token: string;
+  allowNonLoopback?: boolean;
+  /** Request body cap (default 10 MiB); 413 beyond. */
+  maxBodyBytes?: number;
+  /** How long a request's head, then its body, may take to arrive (default 30 s; 0: no limit); 408 beyond. */
+  bodyTimeoutMs?: number;
+  /** Idle time after which a session without open requests is closed (default 30 min). */
+  sessionIdleMs?: number;
+  /** Interval of SSE keep-alive comments (default 15 s, 0 disables). */
+  sseKeepAliveMs?: number;
+  handler: McpSessionHandler;
+  /** JSON for `GET /status`. */
+  status: () => unknown;
+  /** Feeds `GET /events`; returns an unsubscribe function. */
+  subscribeStatus: (cb: (s: unknown) => void) => () => void;
+  /** `POST /servers/<id>/restart`; 501 when absent. */
+  onRestart?: (serverId: string) => Promise<{ ok: boolean; error?: string }>;
+  /** Directory of the status panel, served at `/` without the token (Host check still applies). */
+  staticDir?: string;
+  logger?: Logger;
+}
+
+/** How long close() waits for transports to close and for sockets to end. */
+const CLOSE_STEP_MS = 2_000;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers)(\/|$)/;
+const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
+const RESTART_PATH = /^\/servers\/([^/]+)\/restart\/?$/;
+
+/** The bridge's HTTP server. */
+export class BridgeHttpServer {
+  private readonly logger: Logger;
+  private readonly sessions: SessionTable;
+  private readonly streamable: StreamableEndpoint;
+  private readonly sse: SseEndpoint;
+  private readonly stream: StreamUpgradeEndpoint;
+  private readonly eventStreams = new Set<EventStream>();
+  private readonly maxBodyBytes: number;
+  private readonly bodyTimeoutMs: number;
+  private server: Server | undefined;
+  private allowedHosts = new Set<string>();
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly opts: BridgeHttpOptions) {
+    this.logger = opts.logger ?? Logger.create('http');
+    this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+    this.sessions = new SessionTable(opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, this.logger);
+    const keepAliveMs = opts.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
+    const shared = { handler: opts.handler, sessions: this.sessions, keepAliveMs, logger: this.logger };
+    this.streamable = new StreamableEndpoint(shared);
+    this.sse = new SseEndpoint(shared);
+    this.stream = new StreamUpgradeEndpoint({ ...shared, maxMessageBytes: this.maxBodyBytes });
+  }
+
+  /** Binds and starts serving. Rejects for a refused host or a port in use. */
+  async listen(): Promise<{ port: number; url: string }> {
+    if (this.server) throw new Error('BridgeHttpServer already listening');
+    const host = this.opts.host ?? '127.0.0.1';
+    assertBindAllowed(host, this.opts.allowNonLoopback);
+    const server = createServer(requestDeadlines(this.bodyTimeoutMs), (req, res) => {
+      this.onRequest(req, res).catch((err) => {
+        this.logger.error(`${req.method} ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
+        if (!res.headersSent) sendError(res, 500, 'internal error');
+        else res.destroy();
+      });
+    });
+    server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
+    server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
+      const gates = { stopping: this.closing !== undefined, allowedHosts: this.allowedHosts, token: this.opts.token };
+      this.stream.upgrade(req, socket, head, gates).catch((err) => {
+        this.logger.error(`upgrade of ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
+        socket.destroy();
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.opts.port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    this.allowedHosts = allowedHostHeaders(port, host);
+    const url = `http://${isWildcardHost(host) ? '127.0.0.1' : hostWithPort(host, port).replace(/:\d+$/, '')}:${port}`;
+    this.logger.info(`listening on ${url}`);
+    return { port, url };
+  }
+
+  /** Open downstream sessions, both kinds, all routes. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Open sessions on one route (`undefined` = the aggregated route). */
+  sessionsFor(serverId?: string): number {
+    return this.sessions.countFor(serverId);
+  }
+
+  /**
+   * Stops accepting, closes every session's transport and every `/events` stream, then
+   * drops the remaining connections. Bounded: resolves within a few seconds whatever
+   * the peers do. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.doClose();
+    return this.closing;
+  }
+
+  private async doClose(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+    await within(this.sessions.closeAll(), CLOSE_STEP_MS);
+    for (const s of [...this.eventStreams]) s.close();
+    server.closeAllConnections();
+    this.stream.destroyAll();
+    await within(stopped, CLOSE_STEP_MS);
+    this.logger.info('closed');
+  }
+
+  private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (this.closing) {
+      sendError(res, 503, 'bridge is stopping', {}, { Connection: 'close' });
+      return;
+    }
+    const gate = checkHostAndOrigin(req.headers, this.allowedHosts, req.url);
+    if (gate) {
+      this.logger.warn(`refused ${req.method} ${req.url?.split('?')[0]}: ${gate.message}`);
+      sendError(res, gate.status, gate.message);
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://bridge.invalid');
+    const path = url.pathname;
+    if (this.opts.staticDir && !API_PATH.test(path) && (req.method === 'GET' || req.method === 'HEAD')) {
+      await serveStatic(this.opts.staticDir, path, req, res);
+      return;
+    }
+    if (!authorized(req.headers, this.opts.token)) {
+      sendError(res, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
+      return;
+    }
+    const mcp = MCP_PATH.exec(path);
+    if (mcp) {
+      await this.onMcp(req, res, mcp[1], mcp[2], url);
+      return;
+    }
+    const restart = RESTART_PATH.exec(path);
+    if (restart) {
+      await this.onRestart(req, res, restart[1]);
+      return;
+    }
+    if (path === '/health' || path === '/status' || path === '/events') {
+      if (req.method !== 'GET') {
+        sendError(res, 405, 'method not allowed', {}, { Allow: 'GET' });
+        return;
+      }
+      if (path === '/health') sendJson(res, 200, { ok: true });
+      else if (path === '/status') sendJson(res, 200, this.opts.status());
+      else this.openEvents(res);
+      return;
+    }
+    sendError(res, 404, 'not found');
+  }
+
+  private async onMcp(req: IncomingMessage, res: ServerResponse, kind: string, rawId: string | undefined, url: URL): Promise<void> {
+    let serverId: string | undefined;
+    try {
+      serverId = rawId === undefined ? undefined : decodeURIComponent(rawId);
+    } catch {
+      sendError(res, 400, 'malformed server id');
+      return;
+    }
+    const allowed = kind === 'mcp' ? ['GET', 'POST', 'DELETE'] : kind === 'sse' ? ['GET'] : ['POST'];
+    if (!allowed.includes(req.method ?? '')) {
+      sendError(res, 405, 'method not allowed', {}, { Allow: allowed.join(', ') });
+      return;
+    }
+    // An unknown route is refused before reading anything; readiness only gates new sessions.
+    if (!admitRoute(this.opts.handler, serverId, res, false)) return;
+    let body: unknown;
+    if (req.method === 'POST') {
+      const read = await readJsonBody(req, this.maxBodyBytes, this.bodyTimeoutMs);
+      if (!read.ok) {
+        sendBodyFailure(res, read.reason, this.maxBodyBytes);
+        return;
+      }
+      body = read.value;
+    }
+    if (kind === 'mcp') await this.streamable.handle(req, res, serverId, body);
+    else if (kind === 'sse') await this.sse.openStream(req, res, serverId);
+    else await this.sse.handlePost(req, res, serverId, url.searchParams.get('sessionId'), body);
+  }
+
+  private async onRestart(req: IncomingMessage, res: ServerResponse, rawId: string): Promise<void> {
+    if (req.method !== 'POST') {
+      sendError(res, 405, 'method not allowed', {}, { Allow: 'POST' });
+      return;
+    }
+    // A restart has no body; drain whatever came so the connection can be reused.
+    req.resume();
+    let serverId: string;
+    try {
+      serverId = decodeURIComponent(rawId);
+    } catch {
+      sendError(res, 400, 'malformed server id');
+      return;
+    }
+    if (!this.opts.onRestart) {
+      sendError(res, 501, 'restart is not supported');
+      return;
+    }
+    if (!admitRoute(this.opts.handler, serverId, res, false)) return;
+    let result: { ok: boolean; error?: string };
+    try {
+      result = await this.opts.onRestart(serverId);
+    } catch (err) {
+      result = { ok: false, error: errorText(err) };
+    }
+    sendJson(res, result.ok ? 200 : 500, result.ok ? { ok: true } : { ok: false, error: result.error ?? 'restart failed' });
+  }
+
+  /** `GET /events`: the current status first, then one `status` event per change. */
+  private openEvents(res: ServerResponse): void {
+    const stream = new EventStream(res, { keepAliveMs: this.opts.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS });
+    stream.open();
+    this.eventStreams.add(stream);
+    stream.sendJson('status', this.opts.status());
+    const unsubscribe = this.opts.subscribeStatus((s) => stream.sendJson('status', s));
+    stream.onClose(() => {
+      unsubscribe();
+      this.eventStreams.delete(stream);
+    });
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * The bridge's status (one `RuntimeStatus`), and its subscribers (`/events`). Changes from
+ * the hub are coalesced so a burst of state changes becomes one event.
+ */
+import type { Hub } from '../hub/hub.js';
+import type { RuntimeStatus } from '../../shared/status.js';
+
+const COALESCE_MS = 25;
+
+export class StatusFeed {
+  private bridge: RuntimeStatus['bridge'] = { state: 'starting' };
+  private readonly listeners = new Set<(s: RuntimeStatus) => void>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly hub: Hub) {
+    hub.onstatus = () => this.changed();
+  }
+
+  current(): RuntimeStatus {
+    return { bridge: { ...this.bridge }, servers: this.hub.status() };
+  }
+
+  setBridge(b: RuntimeStatus['bridge']): void {
+    this.bridge = b;
+    this.changed();
+  }
+
+  subscribe(cb: (s: RuntimeStatus) => void): () => void {
+    this.listeners.add(cb);
+    return () => this.listeners.delete(cb);
+  }
+
+  private changed(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const s = this.current();
+      for (const cb of this.listeners) cb(s);
+    }, COALESCE_MS);
+    this.timer.unref();
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * One downstream MCP session (the agent's stdio connection, or one HTTP session of the
+ * bridge). Lists are answered from the hub's cache; calls are forwarded to the owning
+ * upstream (found by routeRequest.ts) with only the id, the name and the progress token
+ * rewritten.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
+import { JsonRpcPeer, type PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
+import type { Hub, SessionScope } from './hub.js';
+import type { ListKind } from '../upstream/listCache.js';
+import { SessionQueueBound } from './sessionQueueBound.js';
+import { routeRequest } from './routeRequest.js';
+
+/** How long a session whose client closed its input keeps finishing received requests. */
+export const DRAIN_ON_EOF_MS = 10_000;
+
+interface InFlight {
+  upstream: Upstream;
+  handle?: PendingHandle;
+  startedAt: number;
+  cancelled?: boolean;
+}
+
+const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
+  'tools/list': { kind: 'tools', field: 'tools' },
+  'prompts/list': { kind: 'prompts', field: 'prompts' },
+  'resources/list': { kind: 'resources', field: 'resources' },
+  'resources/templates/list': { kind: 'templates', field: 'resourceTemplates' },
+};
+
+export class DownstreamSession {
+  readonly peer: JsonRpcPeer;
+  onclosed?: () => void;
+  clientCapabilities: Record<string, unknown> = {};
+  lastActive = Date.now();
+  private initialized = false;
+  private readonly inflight = new Map<RequestId, InFlight>();
+  /** This session's resource subscriptions, by uri (kept by routeRequest.ts). */
+  readonly subscriptions = new Map<string, Upstream>();
+  private pendingListChanged = new Set<ListKind>();
+  /** The hub's list version this session last received, per kind (absent: never listed). */
+  private readonly seen = new Map<ListKind, number>();
+  /** Requests being handled (including those waiting for readiness), by id, until answered. */
+  private readonly unanswered = new Set<RequestId>();
+  /** Requests cancelled before they were forwarded (still waiting for readiness): never sent. */
+  private readonly cancelledEarly = new Set<RequestId>();
+  /** What this session has queued toward each upstream (see sessionQueueBound.ts). */
+  private readonly queue: SessionQueueBound<Upstream>;
+  private drained?: () => void;
+  private closing = false;
+  private closed = false;
+
+  constructor(
+    private readonly hub: Hub,
+    transport: Transport,
+    readonly scope: SessionScope,
+  ) {
+    this.peer = new JsonRpcPeer(transport);
+    this.queue = new SessionQueueBound(hub.logger);
+    this.peer.onrequest = (req) => {
+      // A second request under an id still in flight is refused, as a careful server does:
+      // its answer and a cancel could not tell the two apart.
+      if (this.unanswered.has(req.id)) {
+        void this.peer.respondError(req.id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight` });
+        return;
+      }
+      this.unanswered.add(req.id);
+      void this.onRequest(req).finally(() => {
+        this.unanswered.delete(req.id);
+        this.cancelledEarly.delete(req.id);
+        if (this.unanswered.size === 0) this.drained?.();
+      });
+    };
+    this.peer.onnotification = (n) => this.onNotification(n);
+    this.peer.onerror = (e) => hub.logger.debug(`downstream transport: ${e.message}`);
+    this.peer.onclose = () => void this.close(hub.drainOnEofMs ?? DRAIN_ON_EOF_MS);
+  }
+
+  start(): Promise<void> {
+    return this.peer.start();
+  }
+
+  get single(): Upstream | undefined {
+    return this.scope.serverId !== undefined ? this.hub.upstreams.get(this.scope.serverId) : undefined;
+  }
+
+  isSubscribed(u: Upstream, uri: string): boolean {
+    return this.subscriptions.get(uri) === u;
+  }
+
+  /** The downstream id of this session's most recent call in flight on `u`, if any. */
+  relatedCallOn(u: Upstream): RequestId | undefined {
+    let best: { id: RequestId; at: number } | undefined;
+    for (const [id, f] of this.inflight) if (f.upstream === u && (!best || f.startedAt >= best.at)) best = { id, at: f.startedAt };
+    return best?.id;
+  }
+
+  /** The downstream id of this session's call in flight on `u` that went upstream as `upstreamId`. */
+  callWithUpstreamId(u: Upstream, upstreamId: RequestId): RequestId | undefined {
+    for (const [id, f] of this.inflight) if (f.upstream === u && f.handle?.id === upstreamId) return id;
+    return undefined;
+  }
+
+  hasCallOn(u: Upstream): boolean {
+    return this.relatedCallOn(u) !== undefined;
+  }
+
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
+    if (!this.closed && this.initialized) void this.peer.notify(method, params, relatedRequestId);
+  }
+
+  /**
+   * Coalesces list changes into one notification per kind per tick, sent only to a session
+   * that has received that list before the change (a list it has not read yet is not stale).
+   */
+  listChanged(kind: ListKind): void {
+    if (!this.initialized) return;
+    this.pendingListChanged.add(kind);
+    if (this.pendingListChanged.size > 1) return;
+    setImmediate(() => {
+      const kinds = [...this.pendingListChanged];
+      this.pendingListChanged.clear();
+      for (const k of kinds) {
+        const seen = this.seen.get(k);
+        if (seen === undefined || seen >= this.hub.listVersion[k]) continue;
+        this.seen.set(k, this.hub.listVersion[k]);
+        this.notify(`notifications/${k}/list_changed`);
+      }
+    });
+  }
+
+  /**
+   * Closes the session. When the client closed its side (stdin EOF), requests already
+   * received are finished first, bounded by `drainMs` or, while servers are still in their
+   * first start, by the ready window (a list waiting for them gets their tools), so
+   * `echo request | proxy` works. Whatever is still unanswered then gets an error: every
+   * request received gets an answer, and a stdio client that half-closed still reads it.
+   */
+  async close(drainMs = 0): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
+    if (boundMs > 0 && this.unanswered.size > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, boundMs);
+        this.drained = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    this.closed = true;
+    for (const f of this.inflight.values()) {
+      if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
+    }
+    const message = drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy';
+    const answered: Promise<void>[] = [];
+    for (const id of this.unanswered) {
+      if (this.inflight.get(id)?.cancelled || this.cancelledEarly.has(id)) continue;
+      answered.push(this.peer.respondError(id, { code: ErrorCode.ConnectionClosed, message }).catch(() => undefined));
+    }
+    this.unanswered.clear();
+    this.inflight.clear();
+    await Promise.all(answered);
+    for (const [uri, u] of this.subscriptions) this.hub.serverRequests.unsubscribe(u, uri, this);
+    this.subscriptions.clear();
+    if (!this.peer.isClosed) await this.peer.close().catch(() => undefined);
+    this.onclosed?.();
+  }
+
+  private async onRequest(req: RpcRequest): Promise<void> {
+    this.lastActive = Date.now();
+    const list = LIST_METHODS[req.method];
+    if (list) {
+      await this.hub.waitReady(this.scope);
+      const kind = list.kind === 'templates' ? 'resources' : list.kind;
+      this.seen.set(kind, this.hub.listVersion[kind]);
+      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope) });
+    }
+    switch (req.method) {
+      case 'initialize':
+        return this.initialize(req);
+      case 'ping':
+        return this.reply(req.id, {});
+      default:
+        return routeRequest(this.hub, this, req);
+    }
+  }
+
+  private onNotification(n: RpcNotification): void {
+    this.lastActive = Date.now();
+    if (n.method === 'notifications/initialized') return;
+    if (n.method === 'notifications/cancelled') {
+      const id = n.params?.requestId as RequestId;
+      const f = this.inflight.get(id);
+      if (!f) {
+        if (this.unanswered.has(id)) this.cancelledEarly.add(id);
+        return;
+      }
+      f.cancelled = true;
+      if (f.handle) {
+        f.upstream.notify(n.method, { ...n.params, requestId: f.handle.id });
+        f.handle.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled' });
+      }
+      return;
+    }
+    if (n.method === 'notifications/roots/list_changed') {
+      for (const u of this.hub.inScope(this.scope)) this.notifyBounded(u, n);
+      return;
+    }
+    if (this.single) this.notifyBounded(this.single, n);
+  }
+
+  /** Forwards a client notification unless this session's queue toward `u` is full. */
+  private notifyBounded(u: Upstream, n: RpcNotification): void {
+    if (this.queue.full(u)) return this.queue.drop(u, n.method);
+    this.queue.track(u, u.notify(n.method, n.params));
+  }
+
+  private async initialize(req: RpcRequest): Promise<void> {
+    const p = req.params ?? {};
+    this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
+    const asked = String(p.protocolVersion ?? '');
+    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    const u = this.single;
+    let result: Record<string, unknown>;
+    if (u) {
+      await this.hub.waitReady(this.scope);
+      const init = u.initResult ?? {};
+      result = { ...init, protocolVersion };
+    } else {
+      const instructions = this.hub
+        .inScope(this.scope)
+        .filter((x) => typeof x.initResult?.instructions === 'string')
+        .map((x) => `## ${x.id}\n${String(x.initResult!.instructions)}`)
+        .join('\n\n');
+      result = {
+        protocolVersion,
+        capabilities: {
+          tools: { listChanged: true },
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          logging: {},
+          completions: {},
+        },
+        serverInfo: CLIENT_INFO,
+        ...(instructions ? { instructions } : {}),
+      };
+    }
+    this.initialized = true;
+    await this.reply(req.id, result);
+    // The shared upstreams were initialised before this client existed: a client with roots
+    // makes them ask again, so they see its roots as on a direct connection.
+    if (this.clientCapabilities.roots) for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
+  }
+
+  /** Forwards one request, routing its progress token and cancellation. */
+  async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+    if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
+    if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const f: InFlight = { upstream: u, startedAt: Date.now() };
+    this.inflight.set(req.id, f);
+    let upstreamToken: string | undefined;
+    const pending = u.forward(req.method, params, { timeoutMs }, (h) => {
+      f.handle = h;
+      if (meta?.progressToken === undefined) return;
+      upstreamToken = this.hub.routeProgress(u, this, meta.progressToken as string | number, req.id, h.touch);
+      return { ...params, _meta: { ...meta, progressToken: upstreamToken } };
+    });
+    this.queue.track(u, pending);
+    const response = await pending;
+    if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
+    this.inflight.delete(req.id);
+    if (f.cancelled || this.closed) return;
+    if ('error' in response) return this.fail(req.id, response.error);
+    return this.reply(req.id, response.result);
+  }
+
+  /** Answers `id` with `result`, unless the session is closed. */
+  reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    return this.closed ? Promise.resolve() : this.peer.respond(id, result);
+  }
+
+  /** Answers `id` with `error`, unless the session is closed. */
+  fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
+  }
+}

@@ -1,0 +1,245 @@
+// src/proxy/hub/: routing between downstream sessions and the upstreams they share.
+/**
+ * The Hub owns the configured upstreams and the downstream sessions connected to them.
+ * A session sees either every server (aggregate scope, names namespaced) or one server
+ * (single scope, names as the server has them, unknown methods passed through). Many
+ * sessions share one upstream: the hub routes progress, cancellation, server-to-client
+ * requests, subscriptions and list changes between them.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ProxyConfig } from '../config/config.js';
+import { isToolAllowed } from '../config/toolFilter.js';
+import { entrySecrets } from '../config/redact.js';
+import type { Logger } from '../common/logger.js';
+import { NameTable, type NamedItem } from './naming.js';
+import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from '../upstream/upstream.js';
+import type { ListKind, Item } from '../upstream/listCache.js';
+import { DownstreamSession } from './downstreamSession.js';
+import { ServerRequestRouter } from './serverRequestRouter.js';
+import type { RpcNotification } from '../jsonrpc/jsonRpc.js';
+import type { ServerStatus } from '../../shared/status.js';
+
+export interface HubOptions {
+  supervision?: Partial<SupervisionOptions>;
+  /** After a session's input ends, how long its received requests may still take (default 10 s). */
+  drainOnEofMs?: number;
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
+}
+
+export interface SessionScope {
+  /** One server, or undefined for every server. */
+  serverId?: string;
+}
+
+export class Hub {
+  readonly upstreams = new Map<string, Upstream>();
+  readonly sessions = new Set<DownstreamSession>();
+  readonly serverRequests: ServerRequestRouter;
+  /** Called whenever any server's status changes. */
+  onstatus?: () => void;
+  private readonly startedAt = Date.now();
+  private tables?: { tools: NameTable; prompts: NameTable };
+  private nextToken = 1;
+  /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
+  readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
+  private readonly progressRoutes = new Map<
+    string,
+    { session: DownstreamSession; token: string | number; requestId: string | number; touch: () => void }
+  >();
+
+  readonly drainOnEofMs?: number;
+
+  constructor(
+    readonly config: ProxyConfig,
+    readonly logger: Logger,
+    options: HubOptions = {},
+  ) {
+    this.drainOnEofMs = options.drainOnEofMs;
+    const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.serverRequests = new ServerRequestRouter(this);
+    for (const entry of config.servers) {
+      logger.secrets.add(entrySecrets(entry));
+      const u = new Upstream(entry, logger, {
+        state: () => this.onUpstreamState(u),
+        listChanged: (up, kind) => this.onListChanged(up, kind),
+        notification: (up, n) => this.onUpstreamNotification(up, n),
+        request: (up, req, related) => this.serverRequests.route(up, req, related),
+      }, supervision, { maxMessageBytes: options.maxMessageBytes });
+      this.upstreams.set(entry.id, u);
+    }
+  }
+
+  /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
+  async start(): Promise<void> {
+    await Promise.all([...this.upstreams.values()].map((u) => u.start()));
+  }
+
+  async stop(): Promise<void> {
+    for (const s of [...this.sessions]) await s.close();
+    await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
+  }
+
+  /** Attaches a downstream transport; the caller starts the returned session. */
+  connect(transport: Transport, scope: SessionScope = {}, onClosed?: () => void): DownstreamSession {
+    const session = new DownstreamSession(this, transport, scope);
+    this.sessions.add(session);
+    session.onclosed = () => {
+      this.sessions.delete(session);
+      for (const [k, r] of this.progressRoutes) if (r.session === session) this.progressRoutes.delete(k);
+      this.onstatus?.();
+      onClosed?.();
+    };
+    this.onstatus?.();
+    return session;
+  }
+
+  inScope(scope: SessionScope): Upstream[] {
+    if (scope.serverId !== undefined) {
+      const u = this.upstreams.get(scope.serverId);
+      return u ? [u] : [];
+    }
+    return [...this.upstreams.values()];
+  }
+
+  sessionsFor(u: Upstream): DownstreamSession[] {
+    return [...this.sessions].filter((s) => s.scope.serverId === undefined || s.scope.serverId === u.id);
+  }
+
+  /**
+   * Waits (bounded by the ready timeout, counted from hub start) for servers still in their
+   * first start attempt. Returns undefined when there is nothing to wait for.
+   */
+  waitReady(scope: SessionScope): Promise<void> | undefined {
+    // Undefined (nothing to await) on the hot path, once everything has settled.
+    const left = this.startedAt + this.config.readyTimeoutMs - Date.now();
+    if (left <= 0) return undefined;
+    const pending = this.inScope(scope).filter((u) => !u.isSettled);
+    if (pending.length === 0) return undefined;
+    return Promise.all(pending.map((u) => u.whenSettled(left))).then(() => undefined);
+  }
+
+  /** How long a list may still wait for servers of `scope` in their first start (0: none left). */
+  readyWindowLeftMs(scope: SessionScope): number {
+    const left = this.startedAt + this.config.readyTimeoutMs - Date.now();
+    return left > 0 && this.inScope(scope).some((u) => !u.isSettled) ? left : 0;
+  }
+
+  toolAllowed(u: Upstream, name: string): boolean {
+    return isToolAllowed(u.entry.toolFilter, name); // command-line filters are merged in by loadCliConfig
+  }
+
+  /** Lists merged over a scope; names namespaced in aggregate scope. */
+  list(kind: ListKind | 'templates', scope: SessionScope): Item[] {
+    const single = scope.serverId !== undefined;
+    const out: Item[] = [];
+    for (const u of this.inScope(scope)) {
+      if (!u.isReady) continue;
+      if (kind === 'tools') {
+        for (const t of u.lists.tools) {
+          const name = String(t.name);
+          if (!this.toolAllowed(u, name)) continue;
+          out.push(single ? t : { ...t, name: this.names().tools.exposedName(u.id, name) ?? name });
+        }
+      } else if (kind === 'prompts') {
+        for (const p of u.lists.prompts) out.push(single ? p : { ...p, name: this.names().prompts.exposedName(u.id, String(p.name)) ?? p.name });
+      } else if (kind === 'resources') out.push(...u.lists.resources);
+      else out.push(...u.lists.templates);
+    }
+    return out;
+  }
+
+  resolveTool(exposed: string): NamedItem | undefined {
+    return this.names().tools.resolve(exposed);
+  }
+
+  resolvePrompt(exposed: string): NamedItem | undefined {
+    return this.names().prompts.resolve(exposed);
+  }
+
+  /** The server that owns a resource URI: exact match, then template match, then the only resource server. */
+  resourceOwner(uri: string, scope: SessionScope): Upstream | undefined {
+    const candidates = this.inScope(scope).filter((u) => u.isReady);
+    if (scope.serverId !== undefined) return candidates[0];
+    const exact = candidates.find((u) => u.lists.resources.some((r) => r.uri === uri));
+    if (exact) return exact;
+    const templ = candidates.find((u) => u.lists.templates.some((t) => templateMatches(String(t.uriTemplate), uri)));
+    if (templ) return templ;
+    const withResources = candidates.filter((u) => u.capabilities.resources);
+    return withResources.length === 1 ? withResources[0] : undefined;
+  }
+
+  /** Registers a progress route; returns the token to send upstream. */
+  routeProgress(u: Upstream, session: DownstreamSession, token: string | number, requestId: string | number, touch: () => void): string {
+    const upstreamToken = `qp${this.nextToken++}`;
+    this.progressRoutes.set(`${u.id}\0${upstreamToken}`, { session, token, requestId, touch });
+    return upstreamToken;
+  }
+
+  /** The session and downstream request behind an upstream progress token, if routed. */
+  progressOwner(u: Upstream, upstreamToken: unknown): { session: DownstreamSession; requestId: string | number } | undefined {
+    return this.progressRoutes.get(`${u.id}\0${String(upstreamToken)}`);
+  }
+
+  dropProgress(u: Upstream, upstreamToken: string): void {
+    this.progressRoutes.delete(`${u.id}\0${upstreamToken}`);
+  }
+
+  status(): ServerStatus[] {
+    return [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
+  }
+
+  private names(): { tools: NameTable; prompts: NameTable } {
+    if (!this.tables) {
+      const tools: NamedItem[] = [];
+      const prompts: NamedItem[] = [];
+      for (const u of this.upstreams.values()) {
+        for (const t of u.lists.tools) tools.push({ serverId: u.id, name: String(t.name) });
+        for (const p of u.lists.prompts) prompts.push({ serverId: u.id, name: String(p.name) });
+      }
+      this.tables = { tools: new NameTable(tools, this.config.toolNaming), prompts: new NameTable(prompts, this.config.toolNaming) };
+    }
+    return this.tables;
+  }
+
+  private onUpstreamState(u: Upstream): void {
+    this.tables = undefined;
+    if (u.isReady) for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    this.onstatus?.();
+  }
+
+  private onListChanged(u: Upstream, kind: ListKind): void {
+    this.tables = undefined;
+    this.listVersion[kind]++;
+    for (const s of this.sessionsFor(u)) s.listChanged(kind);
+    if (kind === 'tools') this.onstatus?.();
+  }
+
+  private onUpstreamNotification(u: Upstream, n: RpcNotification): void {
+    const params = n.params ?? {};
+    if (n.method === 'notifications/progress') {
+      const route = this.progressRoutes.get(`${u.id}\0${String(params.progressToken)}`);
+      if (!route) return;
+      route.touch();
+      route.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
+      return;
+    }
+    if (n.method === 'notifications/cancelled') {
+      this.serverRequests.cancelled(u, params);
+      return;
+    }
+    for (const s of this.sessionsFor(u)) {
+      if (n.method === 'notifications/resources/updated' && !s.isSubscribed(u, String(params.uri))) continue;
+      s.notify(n.method, n.params, s.relatedCallOn(u));
+    }
+  }
+}
+
+/** Whether a URI could come from an RFC 6570 template (level 1 expressions as wildcards). */
+export function templateMatches(template: string, uri: string): boolean {
+  const pattern = template
+    .split(/\{[^}]*\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('.+');
+  return new RegExp(`^${pattern}$`).test(uri);
+}

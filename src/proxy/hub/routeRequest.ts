@@ -1,0 +1,98 @@
+/**
+ * Where a downstream session's request goes when the session does not answer it itself
+ * (for `DownstreamSession`): a tool or prompt by its exposed name, a resource by its uri,
+ * a completion by its ref, each to the upstream that owns it under its own name; a log
+ * level to every capable server of an aggregate; anything else to a single-server
+ * session's server, or Method not found.
+ */
+import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { toolTimeoutFor } from '../config/toolFilter.js';
+import { serverIdForName } from './naming.js';
+import type { Hub } from './hub.js';
+import type { DownstreamSession } from './downstreamSession.js';
+
+/** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
+export function routeRequest(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+  const p = req.params ?? {};
+  switch (req.method) {
+    case 'tools/call':
+      return callNamed(hub, s, req, 'tool');
+    case 'prompts/get':
+      return callNamed(hub, s, req, 'prompt');
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return callResource(hub, s, req);
+    case 'completion/complete':
+      return complete(hub, s, req);
+    case 'logging/setLevel':
+      if (!s.single) {
+        for (const u of hub.inScope(s.scope)) if (u.isReady && u.capabilities.logging) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
+        return s.reply(req.id, {});
+      }
+      return s.forward(req, s.single, p);
+    default:
+      if (s.single) return s.forward(req, s.single, p);
+      return s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+  }
+}
+
+async function callNamed(hub: Hub, s: DownstreamSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
+  const p = req.params ?? {};
+  const exposed = String(p.name ?? '');
+  let u = s.single;
+  let name = exposed;
+  if (!u) {
+    await hub.waitReady(s.scope);
+    const item = what === 'tool' ? hub.resolveTool(exposed) : hub.resolvePrompt(exposed);
+    u = item && hub.upstreams.get(item.serverId);
+    name = item?.name ?? exposed;
+  }
+  if (!u) {
+    // A server that is not ready lists nothing: name it, its state and why, by the prefix.
+    const ownerId = serverIdForName(exposed, hub.inScope(s.scope).map((x) => x.id));
+    const owner = ownerId === undefined ? undefined : hub.upstreams.get(ownerId);
+    if (owner && !owner.isReady) {
+      const why = owner.lastError ? `: ${owner.lastError}` : '';
+      return s.fail(req.id, { code: ErrorCode.ServerNotReady, message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}` });
+    }
+    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
+  }
+  if (what === 'tool' && !hub.toolAllowed(u, name)) {
+    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
+  }
+  const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
+  return s.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs);
+}
+
+async function callResource(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+  const uri = String(req.params?.uri ?? '');
+  if (!s.single) await hub.waitReady(s.scope);
+  const u = hub.resourceOwner(uri, s.scope);
+  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}` });
+  if (req.method === 'resources/subscribe') {
+    s.subscriptions.set(uri, u);
+    return hub.serverRequests.subscribe(u, uri, s, req);
+  }
+  if (req.method === 'resources/unsubscribe') {
+    s.subscriptions.delete(uri);
+    return hub.serverRequests.unsubscribe(u, uri, s, req);
+  }
+  return s.forward(req, u, req.params ?? {});
+}
+
+async function complete(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+  const p = req.params ?? {};
+  const ref = (p.ref ?? {}) as Record<string, unknown>;
+  if (s.single) return s.forward(req, s.single, p);
+  await hub.waitReady(s.scope);
+  if (ref.type === 'ref/prompt') {
+    const item = hub.resolvePrompt(String(ref.name));
+    const u = item && hub.upstreams.get(item.serverId);
+    if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown prompt: ${String(ref.name)}` });
+    return s.forward(req, u, { ...p, ref: { ...ref, name: item!.name } });
+  }
+  const u = hub.resourceOwner(String(ref.uri ?? ''), s.scope);
+  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
+  return s.forward(req, u, p);
+}

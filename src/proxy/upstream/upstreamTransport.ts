@@ -1,0 +1,76 @@
+/**
+ * Builds the client transport for one configured server: a process-tree-safe child for
+ * stdio entries; the bridge's stream link for `bridge` entries; streamable HTTP (our
+ * LeanHttpClientTransport) or SSE (the SDK's) for other remote ones (a `url` with no type
+ * probes streamable HTTP first and falls back to SSE). Every remote transport is wrapped in
+ * the ResilientTransportWrapper so it reconnects and replays `initialize`.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ChildProcessTransport } from '../process/childProcessTransport.js';
+import { LeanHttpClientTransport } from './leanHttpClientTransport.js';
+import { StreamClientTransport } from './streamClientTransport.js';
+import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
+import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
+import { sseClientUpstream } from './sseClientUpstream.js';
+import type { ServerEntry } from '../config/config.js';
+import type { Logger } from '../common/logger.js';
+
+export interface UpstreamTransportHooks {
+  logger: Logger;
+  onresilientstate?: (state: ResilientState, reason?: string) => void;
+  onstderr?: (line: string) => void;
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
+}
+
+export interface BuiltTransport {
+  transport: Transport;
+  child?: ChildProcessTransport;
+  resilient?: ResilientTransportWrapper;
+  kind: 'stdio' | 'http' | 'sse';
+}
+
+/**
+ * One remote transport of a fixed kind. Streamable HTTP uses our `node:http` client (the
+ * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK, loaded
+ * on first use so that configs without SSE servers never pay for its start-up.
+ */
+export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport | Promise<Transport> {
+  const u = new URL(url);
+  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger });
+  return sseClientUpstream(u, headers);
+}
+
+export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
+  if (entry.kind === 'stdio') {
+    const child = new ChildProcessTransport({
+      command: entry.command,
+      args: entry.args,
+      env: entry.env,
+      cwd: entry.cwd,
+      name: entry.id,
+      logger: hooks.logger,
+      maxMessageBytes: hooks.maxMessageBytes,
+    });
+    if (hooks.onstderr) child.onstderr = hooks.onstderr;
+    return { transport: child, child, kind: 'stdio' };
+  }
+  const headers = { ...entry.headers };
+  let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
+  if (entry.type === 'auto') {
+    // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout.
+    kind = await probeTransport(entry.url, headers, { logger: hooks.logger, strict: true, timeoutMs: Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs) });
+  }
+  // Our own bridge is reached over its stream link (bridge/mcpStream.ts): one upgraded
+  // connection, newline JSON-RPC on it, as cheap per call as a pipe.
+  const streamLink = entry.type === 'bridge' && new URL(entry.url).protocol === 'http:';
+  const resilient = new ResilientTransportWrapper({
+    factory: () => (streamLink ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: hooks.maxMessageBytes }) : remoteTransport(kind, entry.url, headers, hooks.logger)),
+    heartbeatIntervalMs: entry.pingIntervalMs,
+    heartbeatTimeoutMs: entry.pingTimeoutMs,
+    attemptTimeoutMs: entry.connectionTimeoutMs,
+    logger: hooks.logger,
+    onstatechange: hooks.onresilientstate,
+  });
+  return { transport: resilient, resilient, kind };
+}
