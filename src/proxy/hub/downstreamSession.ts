@@ -9,7 +9,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/
 import { JsonRpcPeer, type PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
-import type { Hub, SessionScope } from './hub.js';
+import type { RoutingSession, SessionHost, SessionScope } from './sessionHost.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
@@ -31,15 +31,13 @@ const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string
   'resources/templates/list': { kind: 'templates', field: 'resourceTemplates' },
 };
 
-export class DownstreamSession {
+export class DownstreamSession implements RoutingSession {
   readonly peer: JsonRpcPeer;
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
   private initialized = false;
   private readonly inflight = new Map<RequestId, InFlight>();
-  /** This session's resource subscriptions, by uri (kept by routeRequest.ts). */
-  readonly subscriptions = new Map<string, Upstream>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
   private readonly seen = new Map<ListKind, number>();
@@ -54,7 +52,7 @@ export class DownstreamSession {
   private closed = false;
 
   constructor(
-    private readonly hub: Hub,
+    private readonly hub: SessionHost,
     transport: Transport,
     readonly scope: SessionScope,
   ) {
@@ -84,11 +82,7 @@ export class DownstreamSession {
   }
 
   get single(): Upstream | undefined {
-    return this.scope.serverId !== undefined ? this.hub.upstreams.get(this.scope.serverId) : undefined;
-  }
-
-  isSubscribed(u: Upstream, uri: string): boolean {
-    return this.subscriptions.get(uri) === u;
+    return this.scope.serverId !== undefined ? this.hub.upstream(this.scope.serverId) : undefined;
   }
 
   /** The downstream id of this session's most recent call in flight on `u`, if any. */
@@ -165,8 +159,7 @@ export class DownstreamSession {
     this.unanswered.clear();
     this.inflight.clear();
     await Promise.all(answered);
-    for (const [uri, u] of this.subscriptions) this.hub.serverRequests.unsubscribe(u, uri, this);
-    this.subscriptions.clear();
+    this.hub.releaseSubscriptions(this);
     if (!this.peer.isClosed) await this.peer.close().catch(() => undefined);
     this.onclosed?.();
   }

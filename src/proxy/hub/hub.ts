@@ -12,11 +12,14 @@ import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
+import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
+import { SubscriptionTable } from './subscriptionTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
+import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
-import type { RpcNotification } from '../jsonrpc/jsonRpc.js';
+import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 export interface HubOptions {
@@ -25,17 +28,17 @@ export interface HubOptions {
   drainOnEofMs?: number;
   /** Largest message accepted from a stdio server (`--max-message-bytes`). */
   maxMessageBytes?: number;
+  /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
+  transportFactory?: UpstreamTransportOptions['transportFactory'];
 }
 
-export interface SessionScope {
-  /** One server, or undefined for every server. */
-  serverId?: string;
-}
+export type { SessionScope } from './sessionHost.js';
 
-export class Hub {
+export class Hub implements SessionHost {
   readonly upstreams = new Map<string, Upstream>();
   readonly sessions = new Set<DownstreamSession>();
   readonly serverRequests: ServerRequestRouter;
+  private readonly subscriptions = new SubscriptionTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
@@ -45,7 +48,7 @@ export class Hub {
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
   private readonly progressRoutes = new Map<
     string,
-    { session: DownstreamSession; token: string | number; requestId: string | number; touch: () => void }
+    { session: HubSession; token: string | number; requestId: string | number; touch: () => void }
   >();
 
   readonly drainOnEofMs?: number;
@@ -65,7 +68,7 @@ export class Hub {
         listChanged: (up, kind) => this.onListChanged(up, kind),
         notification: (up, n) => this.onUpstreamNotification(up, n),
         request: (up, req, related) => this.serverRequests.route(up, req, related),
-      }, supervision, { maxMessageBytes: options.maxMessageBytes });
+      }, supervision, { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory });
       this.upstreams.set(entry.id, u);
     }
   }
@@ -125,6 +128,10 @@ export class Hub {
     return left > 0 && this.inScope(scope).some((u) => !u.isSettled) ? left : 0;
   }
 
+  upstream(id: string): Upstream | undefined {
+    return this.upstreams.get(id);
+  }
+
   toolAllowed(u: Upstream, name: string): boolean {
     return isToolAllowed(u.entry.toolFilter, name); // command-line filters are merged in by loadCliConfig
   }
@@ -170,19 +177,31 @@ export class Hub {
   }
 
   /** Registers a progress route; returns the token to send upstream. */
-  routeProgress(u: Upstream, session: DownstreamSession, token: string | number, requestId: string | number, touch: () => void): string {
+  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: string | number, touch: () => void): string {
     const upstreamToken = `qp${this.nextToken++}`;
     this.progressRoutes.set(`${u.id}\0${upstreamToken}`, { session, token, requestId, touch });
     return upstreamToken;
   }
 
   /** The session and downstream request behind an upstream progress token, if routed. */
-  progressOwner(u: Upstream, upstreamToken: unknown): { session: DownstreamSession; requestId: string | number } | undefined {
+  progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: string | number } | undefined {
     return this.progressRoutes.get(`${u.id}\0${String(upstreamToken)}`);
   }
 
   dropProgress(u: Upstream, upstreamToken: string): void {
     this.progressRoutes.delete(`${u.id}\0${upstreamToken}`);
+  }
+
+  subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
+    return this.subscriptions.subscribe(u, uri, s, params);
+  }
+
+  unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse> {
+    return this.subscriptions.unsubscribe(u, uri, s);
+  }
+
+  releaseSubscriptions(s: HubSession): void {
+    this.subscriptions.releaseAll(s);
   }
 
   status(): ServerStatus[] {
@@ -229,7 +248,7 @@ export class Hub {
       return;
     }
     for (const s of this.sessionsFor(u)) {
-      if (n.method === 'notifications/resources/updated' && !s.isSubscribed(u, String(params.uri))) continue;
+      if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));
     }
   }

@@ -8,11 +8,10 @@
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { toolTimeoutFor } from '../config/toolFilter.js';
 import { serverIdForName } from './naming.js';
-import type { Hub } from './hub.js';
-import type { DownstreamSession } from './downstreamSession.js';
+import type { RoutingSession, SessionHost } from './sessionHost.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
-export function routeRequest(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   switch (req.method) {
     case 'tools/call':
@@ -37,7 +36,7 @@ export function routeRequest(hub: Hub, s: DownstreamSession, req: RpcRequest): P
   }
 }
 
-async function callNamed(hub: Hub, s: DownstreamSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
+async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
   const p = req.params ?? {};
   const exposed = String(p.name ?? '');
   let u = s.single;
@@ -45,13 +44,13 @@ async function callNamed(hub: Hub, s: DownstreamSession, req: RpcRequest, what: 
   if (!u) {
     await hub.waitReady(s.scope);
     const item = what === 'tool' ? hub.resolveTool(exposed) : hub.resolvePrompt(exposed);
-    u = item && hub.upstreams.get(item.serverId);
+    u = item && hub.upstream(item.serverId);
     name = item?.name ?? exposed;
   }
   if (!u) {
     // A server that is not ready lists nothing: name it, its state and why, by the prefix.
     const ownerId = serverIdForName(exposed, hub.inScope(s.scope).map((x) => x.id));
-    const owner = ownerId === undefined ? undefined : hub.upstreams.get(ownerId);
+    const owner = ownerId === undefined ? undefined : hub.upstream(ownerId);
     if (owner && !owner.isReady) {
       const why = owner.lastError ? `: ${owner.lastError}` : '';
       return s.fail(req.id, { code: ErrorCode.ServerNotReady, message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}` });
@@ -65,30 +64,26 @@ async function callNamed(hub: Hub, s: DownstreamSession, req: RpcRequest, what: 
   return s.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs);
 }
 
-async function callResource(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const uri = String(req.params?.uri ?? '');
   if (!s.single) await hub.waitReady(s.scope);
   const u = hub.resourceOwner(uri, s.scope);
   if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}` });
-  if (req.method === 'resources/subscribe') {
-    s.subscriptions.set(uri, u);
-    return hub.serverRequests.subscribe(u, uri, s, req);
-  }
-  if (req.method === 'resources/unsubscribe') {
-    s.subscriptions.delete(uri);
-    return hub.serverRequests.unsubscribe(u, uri, s, req);
+  if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
+    const res = await (req.method === 'resources/subscribe' ? hub.subscribe(u, uri, s, req.params) : hub.unsubscribe(u, uri, s));
+    return 'error' in res ? s.fail(req.id, res.error) : s.reply(req.id, res.result);
   }
   return s.forward(req, u, req.params ?? {});
 }
 
-async function complete(hub: Hub, s: DownstreamSession, req: RpcRequest): Promise<void> {
+async function complete(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   const ref = (p.ref ?? {}) as Record<string, unknown>;
   if (s.single) return s.forward(req, s.single, p);
   await hub.waitReady(s.scope);
   if (ref.type === 'ref/prompt') {
     const item = hub.resolvePrompt(String(ref.name));
-    const u = item && hub.upstreams.get(item.serverId);
+    const u = item && hub.upstream(item.serverId);
     if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown prompt: ${String(ref.name)}` });
     return s.forward(req, u, { ...p, ref: { ...ref, name: item!.name } });
   }

@@ -1,6 +1,6 @@
 /**
- * Requests a server sends to its client (sampling, elicitation, roots/list), and resource
- * subscriptions, when several downstream sessions share one upstream.
+ * Requests a server sends to its client (sampling, elicitation, roots/list) when several
+ * downstream sessions share one upstream (subscriptions: subscriptionTable.ts).
  *
  * Routing rule for a server-to-client request:
  * 1. When the wire says which of our calls it belongs to, it goes to the session that made
@@ -20,8 +20,13 @@
  */
 import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { DownstreamSession } from './downstreamSession.js';
-import type { Hub } from './hub.js';
+import type { HubSession } from './sessionHost.js';
+
+/** What the router needs from the hub. */
+export interface RouterHost {
+  sessionsFor(u: Upstream): HubSession[];
+  progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
+}
 
 const CAPABILITY_OF: Record<string, string> = {
   'sampling/createMessage': 'sampling',
@@ -31,15 +36,12 @@ const CAPABILITY_OF: Record<string, string> = {
 
 export class ServerRequestRouter {
   /** upstream id + upstream request id -> the session and the id it got downstream. */
-  private readonly routed = new Map<string, { session: DownstreamSession; downstreamId: RequestId; abandon: () => void }>();
-  /** upstream id + uri -> sessions subscribed. */
-  private readonly subscribers = new Map<string, Set<DownstreamSession>>();
+  private readonly routed = new Map<string, { session: HubSession; downstreamId: RequestId; abandon: () => void }>();
+  constructor(private readonly hub: RouterHost) {}
 
-  constructor(private readonly hub: Hub) {}
-
-  pickSession(u: Upstream, capability?: string): DownstreamSession | undefined {
+  pickSession(u: Upstream, capability?: string): HubSession | undefined {
     const sessions = this.hub.sessionsFor(u).filter((s) => !capability || s.clientCapabilities[capability] !== undefined);
-    let best: { s: DownstreamSession; related: boolean; at: number } | undefined;
+    let best: { s: HubSession; related: boolean; at: number } | undefined;
     for (const s of sessions) {
       const related = s.hasCallOn(u);
       const at = s.lastActive;
@@ -49,7 +51,7 @@ export class ServerRequestRouter {
   }
 
   /** The session and downstream call a request belongs to, when the wire says so. */
-  private owner(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): { session: DownstreamSession; callId: RequestId } | undefined {
+  private owner(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): { session: HubSession; callId: RequestId } | undefined {
     if (relatedRequestId !== undefined) {
       for (const session of this.hub.sessionsFor(u)) {
         const callId = session.callWithUpstreamId(u, relatedRequestId);
@@ -64,7 +66,7 @@ export class ServerRequestRouter {
   route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
     const capability = CAPABILITY_OF[req.method];
     const owner = this.owner(u, req, relatedRequestId);
-    const capable = (s: DownstreamSession) => !capability || s.clientCapabilities[capability] !== undefined;
+    const capable = (s: HubSession) => !capability || s.clientCapabilities[capability] !== undefined;
     const session = owner ? (capable(owner.session) ? owner.session : undefined) : this.pickSession(u, capability);
     if (!session) {
       if (req.method === 'roots/list') u.respond(req.id, { roots: [] });
@@ -92,35 +94,5 @@ export class ServerRequestRouter {
     this.routed.delete(key);
     r.session.notify('notifications/cancelled', { ...params, requestId: r.downstreamId });
     r.abandon();
-  }
-
-  /** Subscribes upstream on the first session's subscribe; later ones are answered locally. */
-  async subscribe(u: Upstream, uri: string, s: DownstreamSession, req: RpcRequest): Promise<void> {
-    const key = `${u.id}\0${uri}`;
-    const set = this.subscribers.get(key) ?? new Set();
-    const first = set.size === 0;
-    set.add(s);
-    this.subscribers.set(key, set);
-    if (!first) return void s.peer.respond(req.id, {});
-    const res = await u.forward('resources/subscribe', req.params, { timeoutMs: u.entry.timeoutMs });
-    if ('error' in res) {
-      set.delete(s);
-      return void s.peer.respondError(req.id, res.error);
-    }
-    return void s.peer.respond(req.id, res.result);
-  }
-
-  /** Unsubscribes upstream when the last session leaves (on unsubscribe or session close). */
-  async unsubscribe(u: Upstream, uri: string, s: DownstreamSession, req?: RpcRequest): Promise<void> {
-    const key = `${u.id}\0${uri}`;
-    const set = this.subscribers.get(key);
-    set?.delete(s);
-    if (set && set.size === 0) {
-      this.subscribers.delete(key);
-      const res = await u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
-      if (req) return void ('error' in res ? s.peer.respondError(req.id, res.error) : s.peer.respond(req.id, res.result));
-      return;
-    }
-    if (req) void s.peer.respond(req.id, {});
   }
 }

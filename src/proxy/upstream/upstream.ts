@@ -10,7 +10,7 @@ import type { ServerEntry } from '../config/config.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { JsonRpcPeer, type PendingHandle, type RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
-import { buildUpstreamTransport, type BuiltTransport } from './upstreamTransport.js';
+import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
 import { handshake } from './upstreamHandshake.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
@@ -60,7 +60,7 @@ export class Upstream {
     logger: Logger,
     private readonly listener: UpstreamListener = {},
     supervision: SupervisionOptions = DEFAULT_SUPERVISION,
-    private readonly transportOptions: { maxMessageBytes?: number } = {},
+    private readonly transportOptions: UpstreamTransportOptions = {},
   ) {
     this.log = logger.child(entry.id);
     this.supervisor = new UpstreamSupervisor(this, supervision, {
@@ -227,11 +227,14 @@ export class Upstream {
 
   private async connect(): Promise<void> {
     const startedAt = Date.now();
-    const built = await buildUpstreamTransport(this.entry, {
-      logger: this.log,
-      onresilientstate: (s, reason) => this.onResilientState(s, reason),
-      maxMessageBytes: this.transportOptions.maxMessageBytes,
-    });
+    const inject = this.transportOptions.transportFactory;
+    const built: BuiltTransport = inject
+      ? { transport: inject(this.entry), kind: this.transportKind }
+      : await buildUpstreamTransport(this.entry, {
+          logger: this.log,
+          onresilientstate: (s, reason) => this.onResilientState(s, reason),
+          maxMessageBytes: this.transportOptions.maxMessageBytes,
+        });
     this.built = built;
     const peer = new JsonRpcPeer(built.transport);
     this.peer = peer;

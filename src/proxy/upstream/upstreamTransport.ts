@@ -23,6 +23,14 @@ export interface UpstreamTransportHooks {
   maxMessageBytes?: number;
 }
 
+/** How an Upstream gets its transport. */
+export interface UpstreamTransportOptions {
+  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  maxMessageBytes?: number;
+  /** Test seam: the transport to use instead of the configured one (unset in real use). */
+  transportFactory?: (entry: ServerEntry) => Transport;
+}
+
 export interface BuiltTransport {
   transport: Transport;
   child?: ChildProcessTransport;

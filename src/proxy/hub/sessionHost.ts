@@ -1,0 +1,65 @@
+/**
+ * What a downstream session (and the routing of its requests) needs from the hub, and what
+ * the hub's routers need from a session: narrow interfaces, so that hub.ts,
+ * downstreamSession.ts, routeRequest.ts, serverRequestRouter.ts and subscriptionTable.ts
+ * depend on this file and not on each other. It imports nothing from hub/.
+ */
+import type { ProxyConfig } from '../config/config.js';
+import type { Logger } from '../common/logger.js';
+import type { Upstream } from '../upstream/upstream.js';
+import type { Item, ListKind } from '../upstream/listCache.js';
+import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
+import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { NamedItem } from './naming.js';
+
+export interface SessionScope {
+  /** One server, or undefined for every server. */
+  serverId?: string;
+}
+
+/** A session as the hub's routers see it (server-to-client requests, notifications, subscriptions). */
+export interface HubSession {
+  readonly scope: SessionScope;
+  readonly clientCapabilities: Record<string, unknown>;
+  readonly lastActive: number;
+  readonly peer: {
+    request(method: string, params: Record<string, unknown> | undefined, opts: RequestOptions, beforeSend?: (h: PendingHandle) => void): Promise<RpcResponse>;
+  };
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void;
+  relatedCallOn(u: Upstream): RequestId | undefined;
+  callWithUpstreamId(u: Upstream, upstreamId: RequestId): RequestId | undefined;
+  hasCallOn(u: Upstream): boolean;
+}
+
+/** A session as routeRequest.ts sees it. */
+export interface RoutingSession extends HubSession {
+  readonly single: Upstream | undefined;
+  reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
+  fail(id: RequestId, error: RpcErrorObject): Promise<void>;
+  forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs?: number): Promise<void>;
+}
+
+/** The hub operations a session and the routing of its requests use (implemented by Hub). */
+export interface SessionHost {
+  readonly config: ProxyConfig;
+  readonly logger: Logger;
+  readonly drainOnEofMs?: number;
+  /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
+  readonly listVersion: Readonly<Record<ListKind, number>>;
+  upstream(id: string): Upstream | undefined;
+  inScope(scope: SessionScope): Upstream[];
+  waitReady(scope: SessionScope): Promise<void> | undefined;
+  readyWindowLeftMs(scope: SessionScope): number;
+  list(kind: ListKind | 'templates', scope: SessionScope): Item[];
+  toolAllowed(u: Upstream, name: string): boolean;
+  resolveTool(exposed: string): NamedItem | undefined;
+  resolvePrompt(exposed: string): NamedItem | undefined;
+  resourceOwner(uri: string, scope: SessionScope): Upstream | undefined;
+  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): string;
+  dropProgress(u: Upstream, upstreamToken: string): void;
+  /** Subscribes `s` to `uri` on `u` (reference-counted: subscriptionTable.ts). */
+  subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse>;
+  unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
+  /** Releases every subscription of a closing session. */
+  releaseSubscriptions(s: HubSession): void;
+}
