@@ -3,7 +3,8 @@
 // dist/renderer): the token only as a Bearer header, a refused or missing token, a reload,
 // the CSP header doing its work, server-controlled text rendered as text, the uptime tick,
 // a live change keeping open and focused state, one POST per Restart however often it is
-// pressed, and the bridge going away and coming back (here with no servers: the empty state).
+// pressed, Restart by keyboard, and the bridge going away and coming back (here with no
+// servers: the empty state).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { cleanupBridges, memoryEntry, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
@@ -151,7 +152,13 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     await page.waitForFunction(() => document.querySelector('li.server[data-server-id="memory"] button.restart')?.getAttribute('aria-disabled') === 'false');
     expect(requests.filter((r) => r.method === 'POST').map((r) => [new URL(r.url).pathname, r.authorization])).toEqual([['/servers/memory/restart', `Bearer ${bridge.bearer}`]]);
     expect((await bridge.server('memory')).restarts).toBe(mid.restarts + 1);
-  }, 60_000);
+
+    // By keyboard: focus and Enter send one more.
+    await mem.locator('button.restart').focus();
+    await page.keyboard.press('Enter');
+    await waitFor(async () => (await bridge.server('memory')).restarts === mid.restarts + 2 && (await bridge.server('memory')).state === 'ready', 25_000, 'the keyboard restart');
+    expect(requests.filter((r) => r.method === 'POST').length).toBe(2);
+  }, 80_000);
 
   it('shows reconnecting, then down with advice, and recovers when the bridge comes back (with no servers: the empty state)', async () => {
     const { page } = await openPage(`${bridge.url}/#token=${bridge.bearer}`);
