@@ -82,8 +82,14 @@ describe('McpRuntime config reload', () => {
 
   it('serialises concurrent reloads: the same change restarts the bridge once', async () => {
     const { dir, write, runtime } = setup((d) => ({ mcpServers: { memory: memoryEntry(d) } }));
+    // Counts every reload, the watcher's included (it calls this.reload()), and keeps the last.
+    let reloads = 0;
+    let lastReload: Promise<void> = Promise.resolve();
+    const realReload = runtime.reload.bind(runtime);
+    runtime.reload = () => (reloads++, (lastReload = realReload()));
     await runtime.start();
     await runtime.whenReady();
+    expect(reloads).toBe(1); // start's own
     const bridge0 = runtime.status().bridge.pid!;
     write({ mcpServers: { memory: { ...memoryEntry(dir), timeoutMs: 30_000 } } });
     // Three explicit reloads racing with the watcher's own.
@@ -92,7 +98,10 @@ describe('McpRuntime config reload', () => {
     const st = runtime.status();
     expect(st.bridge.pid).not.toBe(bridge0);
     expect(st.bridge.restarts).toBe(1);
-    await new Promise((r) => setTimeout(r, 400)); // past the watcher's debounce
+    // The watcher's reload of the same change has run too, and restarted nothing more.
+    await waitFor(() => reloads >= 5, 10_000, () => `the watcher's reload (reloads: ${reloads})`);
+    await lastReload;
+    expect(runtime.status().bridge.restarts).toBe(1);
     await runtime.reload();
     expect(runtime.status().bridge.restarts).toBe(1);
   });

@@ -116,9 +116,11 @@ describe('stdio aggregation', () => {
     // Raw JSON lines, so the client can initialise after the upstream has finished its own
     // handshake (and asked for roots while no client could answer).
     const child = spawn(process.execPath, [CLI, '--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], {
-      stdio: ['pipe', 'pipe', 'ignore'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
     cleanupChild = child;
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
     const messages: Record<string, unknown>[] = [];
     let buf = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -133,7 +135,8 @@ describe('stdio aggregation', () => {
     });
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
     const reply = (id: number) => waitFor(() => messages.find((m) => m.id === id && !('method' in m)), 15_000, `reply ${id}`);
-    await new Promise((r) => setTimeout(r, 2500)); // the upstream is up and has asked for roots
+    // The upstream is up (its handshake done, with roots advertised) before the client initialises.
+    await waitFor(() => /\[everything\] ready: \d+ tools/.test(stderr), 15_000, () => `the upstream ready; stderr: ${stderr}`);
     send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'raw', version: '1' } } });
     await reply(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });

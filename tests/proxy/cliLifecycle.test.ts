@@ -100,7 +100,9 @@ describe('CLI lifecycle', () => {
   it.skipIf(process.platform === 'win32')('with --no-watchdog stays up after its parent is SIGKILLed, until stdin ends', async () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pids.jsonl');
-    const h = await startUnderHoldingParent(['--config', configJson({ srv: pidServerEntry(pidFile) }), '--no-watchdog'], dir);
+    // The interval of the test above: were --no-watchdog ignored, the proxy would exit within
+    // 200 ms of its parent's death (the default interval, 2 s, is longer than the wait below).
+    const h = await startUnderHoldingParent(['--config', configJson({ srv: pidServerEntry(pidFile) }), '--no-watchdog', '--watchdog-interval', '200'], dir);
     try {
       const pids = await waitFor(() => readPids(pidFile).server.length > 0 && readPids(pidFile).server, 10_000, 'the server pid');
       await h.killParent();

@@ -103,10 +103,16 @@ describe('startParentWatchdog', () => {
     const child = sleeper();
     let calls = 0;
     const stop = startParentWatchdog({ pid: child.pid!, intervalMs: 10, onDead: () => calls++ });
+    // A control on the same process, left running: once it has seen the death, so would the
+    // stopped one have, several intervals over, had it kept polling.
+    let resolveControl!: () => void;
+    const control = new Promise<void>((r) => (resolveControl = r));
+    stops.push(startParentWatchdog({ pid: child.pid!, intervalMs: 10, onDead: () => resolveControl() }));
     stop();
     stop();
     await killAndReap(child);
-    await new Promise((r) => setTimeout(r, 100));
+    await within(control, 5000, 'the control watchdog');
+    await new Promise((r) => setTimeout(r, 50)); // and five more intervals
     expect(calls).toBe(0);
   });
 

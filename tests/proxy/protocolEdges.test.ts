@@ -101,7 +101,9 @@ describe('stdio proxy: protocol edges', () => {
     p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 9, reason: 'test' } });
     await waitFor(() => readState(state).some((e) => e.event === 'cancelled'), 5000, 'the server to see the cancel');
     // The first call was the one cancelled: no result for id 9 ever comes, only the one refusal.
-    await sleep(2000);
+    // A call of the same length sent now answers after any id-9 call still running upstream.
+    p.send({ ...call, id: 10 });
+    expect((await p.reply(10, 10_000)).result.content[0].text).toBe('slept 1500');
     expect(p.messages().filter((m) => m.id === 9)).toHaveLength(1);
     expect(readState(state).filter((e) => e.event === 'cancelled')).toHaveLength(1);
     p.child.stdin!.end();
@@ -137,8 +139,12 @@ describe('stdio proxy: a cancel that arrives before its request was forwarded', 
     p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } });
     p.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
     expect((await p.reply(4, 10_000)).result.tools.length).toBeGreaterThan(0);
-    await sleep(1000);
+    // Had id 3 been forwarded, its result would come before this call's (same length, sent later).
+    p.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
+    expect((await p.reply(5, 10_000)).result.content[0].text).toBe('slept 300');
     expect(p.messages().filter((m) => m.id === 3)).toEqual([]);
+    // Never sent, so the server never saw it cancelled either.
+    expect(readState(state).filter((e) => e.event === 'cancelled')).toEqual([]);
     p.child.stdin!.end();
     expect((await p.waitExit(10_000)).code).toBe(0);
   });

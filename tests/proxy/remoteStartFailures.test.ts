@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, sleep, spawnBridge, tempDir } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, sleep, spawnBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
 import { refusedPort, silentServer, unauthorizedServer, type FaultyServer } from '../helpers/faultyRemotes.js';
 import { connectProxy, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
 
@@ -95,7 +95,10 @@ describe('remote servers that never come up', () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(tools).toContain('local__echo');
     expect(tools.filter((t) => !t.startsWith('local__'))).toEqual([]);
-    await sleep(500);
+    // Every faulty entry has logged its failure (naming its url) before the stderr is checked.
+    const faulty = Object.keys(entries);
+    await waitFor(() => faulty.every((id) => h.stderr.join('').includes(`[${id}] start failed`)), 10_000, () => `a start failure logged for each of ${faulty.join(', ')}`);
+    expect(h.stderr.join('')).toMatch(/HTTP 401 Unauthorized from http:\/\/127\.0\.0\.1:\d+\/http\?api_key=\*\*\*/);
     expectNoSecret(h.stderr.join('\n'), 'stderr');
   }, 30_000);
 });

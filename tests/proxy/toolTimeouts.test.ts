@@ -26,9 +26,9 @@ describe('tool timeouts', () => {
     const slow = (server: string, ms: number, onprogress?: (p: { progress: number }) => void) =>
       client.callTool({ name: `${server}__slow`, arguments: { ms, steps: 1 } }, undefined, { timeout: 20_000, ...(onprogress ? { onprogress } : {}) });
 
-    await expect(slow('patient', 1200)).resolves.toBeDefined(); // 'sl*' -> 5000 ms
-    await expect(slow('global', 1200)).resolves.toBeDefined(); // global 'slow' -> 4000 ms
-    await expect(slow('strict', 1200)).resolves.toBeDefined(); // no entry match for slow -> global applies
+    expect(await slow('patient', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // 'sl*' -> 5000 ms
+    expect(await slow('global', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // global 'slow' -> 4000 ms
+    expect(await slow('strict', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // no entry match for slow -> global applies
 
     // Without any toolTimeouts match the per-request default (400 ms) fails the call clearly.
     handle2 = await connectProxy(['--config', JSON.stringify({ mcpServers: { strict: { ...fixtureEntry('strict'), timeoutMs: 400 } } }), '--no-watchdog']);
@@ -38,7 +38,7 @@ describe('tool timeouts', () => {
     const progress: number[] = [];
     await expect(
       handle2.client.callTool({ name: 'strict__slow', arguments: { ms: 1500, steps: 10 } }, undefined, { timeout: 20_000, onprogress: (p) => progress.push(p.progress) }),
-    ).resolves.toBeDefined();
+    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'slept 1500' }] });
     expect(progress.length).toBeGreaterThanOrEqual(9);
     await handle2.close();
     handle2 = undefined;
