@@ -24,6 +24,8 @@ describe('eslint config: src/proxy is pure Node', () => {
   it.each([
     ["import { app } from 'electron';\nexport { app };", 'no-restricted-imports'],
     ["import log from 'electron-log/main';\nexport { log };", 'no-restricted-imports'],
+    ["import 'electron';", 'no-restricted-imports'],
+    ["export * from 'electron-log';", 'no-restricted-imports'],
     ["export const e = require('electron');", 'no-restricted-syntax'],
     ["export const e = await import('electron-log');", 'no-restricted-syntax'],
     ["import { McpRuntime } from '../../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'import-x/no-restricted-paths'],
