@@ -6,7 +6,7 @@
 // isolated entries (150 ms apart) shows the latency of a lone line.
 //   node bench/logTail.mjs [--quick] [--entries 100000] [--writers 4] [--rate 10000] [--isolated 60]
 import { build } from 'esbuild';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

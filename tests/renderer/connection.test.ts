@@ -29,7 +29,6 @@ async function open(status: RuntimeStatus, url?: (h: StatusHttpHarness) => strin
   return current.page;
 }
 
-const bannerTitle = (page: Page) => page.locator('.banner-title');
 const waitText = (page: Page, selector: string, pattern: RegExp, timeout = 15_000) =>
   page.waitForFunction(
     ([sel, src]) => {

@@ -1,0 +1,137 @@
+// The layering rules live in eslint.config.js; this proves, through ESLint's own API and the
+// project's real config, that each of them still fires on an offending line (and stays quiet
+// on the allowed ones), so a broken glob or a renamed rule cannot silently switch one off.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..', '..');
+let eslint: ESLint;
+
+beforeAll(() => {
+  eslint = new ESLint({ cwd: root });
+});
+
+/** The rule ids of the errors ESLint reports for `code` as if it were the file `filePath`. */
+async function errors(code: string, filePath: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
+  return result!.messages.filter((m) => m.severity === 2).map((m) => m.ruleId ?? `fatal: ${m.message}`);
+}
+
+describe('eslint config: src/proxy is pure Node', () => {
+  it.each([
+    ["import { app } from 'electron';\nexport { app };", 'no-restricted-imports'],
+    ["import log from 'electron-log/main';\nexport { log };", 'no-restricted-imports'],
+    ["import 'electron';", 'no-restricted-imports'],
+    ["export * from 'electron-log';", 'no-restricted-imports'],
+    ["export const e = require('electron');", 'no-restricted-syntax'],
+    ["export const e = await import('electron-log');", 'no-restricted-syntax'],
+    ["import { McpRuntime } from '../../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'import-x/no-restricted-paths'],
+  ])('rejects %s', async (code, rule) => {
+    expect(await errors(code, 'src/proxy/cli/offender.ts')).toContain(rule);
+  });
+
+  it('accepts node builtins and src/shared', async () => {
+    expect(
+      await errors(
+        "import { join } from 'node:path';\nimport { SseParser } from '../../shared/sseParser.js';\nexport { join, SseParser };",
+        'src/proxy/cli/fine.ts',
+      ),
+    ).toEqual([]);
+  });
+});
+
+describe('eslint config: src/proxy writes stdout only through the protocol writer', () => {
+  it.each([
+    ["process.stdout.write('x');", 'no-restricted-syntax'],
+    ['export const out = process.stdout;', 'no-restricted-syntax'],
+    ["console.log('x');", 'no-restricted-properties'],
+    ["console.info('x');", 'no-restricted-properties'],
+  ])('rejects %s', async (code, rule) => {
+    expect(await errors(code, 'src/proxy/hub/offender.ts')).toContain(rule);
+  });
+
+  it('allows stderr', async () => {
+    expect(await errors("console.error('x');\nprocess.stderr.write('y');", 'src/proxy/hub/fine.ts')).toEqual([]);
+  });
+
+  it("allows the bridge's readyOut alias, and only that, in bridgeMode.ts", async () => {
+    const file = 'src/proxy/modes/bridgeMode.ts';
+    expect(await errors("const readyOut = process.stdout;\nreadyOut.write('{}\\n');", file)).toEqual([]);
+    expect(await errors("process.stdout.write('x');", file)).toContain('no-restricted-syntax');
+    expect(await errors('export const other = process.stdout;', file)).toContain('no-restricted-syntax');
+    expect(await errors("console.log('x');", file)).toContain('no-restricted-properties');
+  });
+
+  it('allows process.stdout as the protocol writer default output', async () => {
+    expect(await errors('export const out = process.stdout;', 'src/proxy/stdio/stdioServerTransport.ts')).toEqual([]);
+  });
+});
+
+describe('eslint config: electron only in src/main/electron', () => {
+  const code = "import { app } from 'electron';\nexport { app };";
+
+  it('rejects electron elsewhere in src/main', async () => {
+    expect(await errors(code, 'src/main/runtime/offender.ts')).toContain('no-restricted-imports');
+    expect(await errors("export const e = require('electron');", 'src/main/logs/offender.ts')).toContain('no-restricted-syntax');
+  });
+
+  it('accepts it in src/main/electron', async () => {
+    expect(await errors(code, 'src/main/electron/fine.ts')).toEqual([]);
+  });
+});
+
+describe('eslint config: src/renderer runs in the page', () => {
+  it.each([
+    ["import { readFileSync } from 'node:fs';\nexport { readFileSync };", 'import-x/no-nodejs-modules'],
+    ["import fs from 'fs';\nexport { fs };", 'import-x/no-nodejs-modules'],
+    ["import { ipcRenderer } from 'electron';\nexport { ipcRenderer };", 'no-restricted-imports'],
+    ["import { Hub } from '../proxy/hub/hub.js';\nexport { Hub };", 'import-x/no-restricted-paths'],
+    ["import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'import-x/no-restricted-paths'],
+  ])('rejects %s', async (code, rule) => {
+    expect(await errors(code, 'src/renderer/offender.ts')).toContain(rule);
+  });
+
+  it('accepts src/shared', async () => {
+    expect(await errors("import { SseParser } from '../shared/sseParser.js';\nexport { SseParser };", 'src/renderer/fine.ts')).toEqual([]);
+  });
+});
+
+describe('eslint config: no import cycles in src', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'eslint-cycle-'));
+    mkdirSync(join(dir, 'src', 'proxy'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'proxy', 'a.ts'), "import { b } from './b.js';\nexport const a = () => b;\n");
+    writeFileSync(join(dir, 'src', 'proxy', 'b.ts'), "import { a } from './a.js';\nexport const b = () => a;\n");
+    writeFileSync(join(dir, 'src', 'proxy', 'c.ts'), "import { a } from './a.js';\nexport const c = () => a;\n");
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports a two-file cycle and not a plain import', async () => {
+    const cycleLint = new ESLint({ cwd: dir, overrideConfigFile: join(root, 'eslint.config.js') });
+    const results = await cycleLint.lintFiles(['src/proxy/a.ts', 'src/proxy/c.ts']);
+    const rules = (name: string) => results.find((r) => r.filePath.endsWith(name))!.messages.map((m) => m.ruleId);
+    expect(rules('a.ts')).toContain('import-x/no-cycle');
+    expect(rules('c.ts')).not.toContain('import-x/no-cycle');
+  });
+});
+
+describe('eslint config: src/main reaches the proxy through its index, src/shared stands alone', () => {
+  it('rejects a deep proxy import from src/main, accepts the index', async () => {
+    expect(await errors("import { Hub } from '../../proxy/hub/hub.js';\nexport { Hub };", 'src/main/runtime/offender.ts')).toContain(
+      'import-x/no-restricted-paths',
+    );
+    expect(await errors("import * as proxy from '../../proxy/index.js';\nexport { proxy };", 'src/main/runtime/fine.ts')).toEqual([]);
+  });
+
+  it.each([
+    ["import { join } from 'node:path';\nexport { join };", 'import-x/no-nodejs-modules'],
+    ["import { app } from 'electron';\nexport { app };", 'no-restricted-imports'],
+    ["import { Hub } from '../proxy/hub/hub.js';\nexport { Hub };", 'import-x/no-restricted-paths'],
+  ])('src/shared rejects %s', async (code, rule) => {
+    expect(await errors(code, 'src/shared/offender.ts')).toContain(rule);
+  });
+});
