@@ -66,6 +66,11 @@ describe('CLI usage', () => {
     await expectExit2(['--config', EMPTY, '--idle-timeout'], /option --idle-timeout needs a value/);
   });
 
+  it('refuses a value given to a flag that takes none (it used to be ignored: =false turned the flag on)', async () => {
+    await expectExit2(['--config', EMPTY, '--no-watchdog=false'], /option --no-watchdog takes no value, got "false"/);
+    await expectExit2(['proxy', '--port', '0', '--config', EMPTY, '--dangerously-allow-non-loopback=false'], /option --dangerously-allow-non-loopback takes no value, got "false"/);
+  });
+
   it('rejects options of another mode', async () => {
     await expectExit2(['--config', EMPTY, '--name', 'x'], /option --name does not apply to stdio aggregation mode/);
     await expectExit2(['proxy', '--port', '0', '--config', EMPTY, '--allow-tools', 'a'], /option --allow-tools does not apply to proxy mode/);

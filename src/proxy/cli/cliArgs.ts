@@ -2,6 +2,7 @@
  * Command-line parsing for `qiming-mcp-stdio-proxy`. Every bad argument is a `UsageError`
  * (the CLI prints it with the usage text on stderr and exits 2).
  */
+import { parseArgs as parseCommandLine, type ParseArgsConfig } from 'node:util';
 import { MAX_TIMEOUT_MS } from '../config/config.js';
 
 export class UsageError extends Error {
@@ -84,32 +85,55 @@ const TRANSPORTS: Record<Mode, string[]> = {
   version: [],
 };
 
+/**
+ * `node:util`'s parseArgs options derived from FLAGS: every long flag, each short one as the
+ * `short` of the long flag with the same key, `--header` repeatable. Built once, on first use.
+ */
+let tokenizerOptions: ParseArgsConfig['options'] | undefined;
+function tokenizer(): ParseArgsConfig['options'] {
+  if (tokenizerOptions) return tokenizerOptions;
+  const out: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } };
+  for (const [flag, spec] of Object.entries(FLAGS)) {
+    if (flag.startsWith('--')) out[flag.slice(2)] = { type: spec.kind === 'bool' ? 'boolean' : 'string', multiple: spec.key === 'header' };
+  }
+  for (const [flag, spec] of Object.entries(FLAGS)) {
+    if (flag.startsWith('--')) continue;
+    const long = Object.keys(FLAGS).find((f) => f.startsWith('--') && FLAGS[f]!.key === spec.key)!;
+    out[long.slice(2)]!.short = flag.slice(1);
+  }
+  return (tokenizerOptions = out);
+}
+
 export function parseArgs(argv: string[]): CliOptions {
   const opts: CliOptions = { mode: 'stdio', host: '127.0.0.1', allowNonLoopback: false, headers: {}, watchdog: true };
   const args = [...argv];
   if (args[0] === 'convert' || args[0] === 'proxy') opts.mode = args.shift() as Mode;
   else if (args[0] !== undefined && !args[0].startsWith('-')) throw new UsageError(`unknown mode "${args[0]}" (modes: convert, proxy, or none for stdio aggregation)`);
   const positional: string[] = [];
-  while (args.length) {
-    const raw = args.shift()!;
-    if (raw === '--help' || raw === '-h') return { ...opts, mode: 'help' };
-    if (raw === '--version' || raw === '-v') return { ...opts, mode: 'version' };
-    if (!raw.startsWith('-')) {
-      positional.push(raw);
+  // Node splits the line (`--flag=value`, `-cVALUE`, short groups, `--`) without judging it
+  // (strict: false); every judgement, and its message, is ours, in argument order.
+  const { tokens } = parseCommandLine({ args, options: tokenizer(), strict: false, allowPositionals: true, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positional.push(token.value);
       continue;
     }
-    const eq = raw.indexOf('=');
-    const flag = eq > 0 && raw.startsWith('--') ? raw.slice(0, eq) : raw;
+    if (token.kind === 'option-terminator') throw new UsageError('unknown option --');
+    const flag = token.rawName;
+    if (token.name === 'help') return { ...opts, mode: 'help' };
+    if (token.name === 'version') return { ...opts, mode: 'version' };
     const spec = FLAGS[flag];
     if (!spec) throw new UsageError(`unknown option ${flag}`);
     if (spec.modes && !spec.modes.includes(opts.mode)) throw new UsageError(`option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`);
     if (spec.kind === 'bool') {
+      if (token.value !== undefined) throw new UsageError(`option ${flag} takes no value, got "${token.value}"`);
       (opts as unknown as Record<string, unknown>)[spec.key] = flag !== '--no-watchdog';
       continue;
     }
-    const value = eq > 0 && raw.startsWith('--') ? raw.slice(eq + 1) : args.shift();
-    // `--config --idle-timeout 5` forgot the config: say so rather than read a flag as a value.
-    if (value === undefined || (eq < 0 && isOption(value))) throw new UsageError(`option ${flag} needs a value`);
+    const value = token.value;
+    // `--config --idle-timeout 5` forgot the config: say so rather than read a flag as a value
+    // (Node's own strict mode calls that "ambiguous" and points at `--config=-XYZ`).
+    if (value === undefined || (!token.inlineValue && isOption(value))) throw new UsageError(`option ${flag} needs a value`);
     if (spec.key === 'header') {
       const colon = value.indexOf(':');
       if (colon <= 0) throw new UsageError(`option ${flag} takes 'Name: value', got a value without a colon`);

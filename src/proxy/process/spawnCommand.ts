@@ -9,6 +9,7 @@
  * `node npx-cli.js` (no cmd at all), and run other batch files through
  * `cmd.exe /d /s /c "<line>"` with every argument quoted and every cmd metacharacter
  * escaped. Everything is a pure function of `platform`, `env` and a `fileExists` seam.
+ * Why this and not cross-spawn: docs/ARCHITECTURE.md, "Libraries and what we keep".
  */
 import { RUN_AS_NODE_ENV, TOKEN_ENV } from '../common/envNames.js';
 import { existsSync, statSync } from 'node:fs';
