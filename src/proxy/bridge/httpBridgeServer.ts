@@ -26,31 +26,8 @@ import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 
-/** Which route a session came in on. */
-export interface McpRoute {
-  /** The server id of `/mcp/<id>` or `/sse/<id>`; undefined for the aggregated route. */
-  serverId?: string;
-  kind: 'streamable' | 'sse' | 'stream';
-}
-
-/** The router's side of the bridge: it serves MCP on the transports handed to it. */
-export interface McpSessionHandler {
-  /**
-   * Called once per new downstream session with its SDK transport. The handler wires
-   * `onmessage` and MUST start the transport before its promise settles (the SDK's
-   * `Server.connect()` / `Protocol.connect()` does both). The HTTP layer keeps its own
-   * `onclose` hook (chained around the handler's, which then fires at most once) so it
-   * knows when a session ends, whichever side ends it. A thrown error refuses the
-   * session with a 500. The transport's `close()` ends the session.
-   */
-  connect(transport: Transport, route: McpRoute): void | Promise<void>;
-  /**
-   * Whether a route exists and is ready: 'ok', 'unknown' (404 on every request of that
-   * route), or `{ notReady: state }` (503 with that state for new sessions; requests
-   * of existing sessions still go through).
-   */
-  routeState(serverId: string | undefined): 'ok' | 'unknown' | { notReady: string };
-}
+export type { McpRoute, McpSessionHandler } from './mcpRoute.js';
+import type { McpSessionHandler } from './mcpRoute.js';
 
 export interface BridgeHttpOptions {
   /** Bind address; default '127.0.0.1'. A non-loopback host needs `allowNonLoopback`. */

@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { sendError } from './body.js';
-import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
+import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 
 /** Default idle time after which a session without open requests is closed: 30 min. */
 export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;

@@ -9,7 +9,7 @@ import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js
 import { errorText, type Logger } from '../common/logger.js';
 import { JSONRPC_INTERNAL_ERROR, JSONRPC_SESSION_NOT_FOUND, sendError, sendJsonRpcError } from './body.js';
 import { startKeepAlive } from './eventStream.js';
-import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
+import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionTable } from './sessionTable.js';
 
 export interface SseEndpointOptions {

@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorText, type Logger } from '../common/logger.js';
 import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
-import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
+import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
 import { authorized, checkHostAndOrigin, wwwAuthenticate } from './security.js';
 import { connectTransport, routeRefusal, type SessionTable } from './sessionTable.js';

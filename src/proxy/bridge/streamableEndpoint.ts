@@ -20,7 +20,7 @@ import {
   JSONRPC_SESSION_NOT_FOUND,
   sendJsonRpcError,
 } from './body.js';
-import type { McpRoute, McpSessionHandler } from './httpBridgeServer.js';
+import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionEntry, type SessionTable } from './sessionTable.js';
 import { StreamableSessionTransport } from './streamableSessionTransport.js';
 

@@ -12,10 +12,10 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
-import type { ToolFilter } from './toolFilter.js';
-import type { ClientCapabilityFlags } from './clientCapabilities.js';
+import type { ProxyConfig, ServerEntry } from './configTypes.js';
 
 export type { ToolFilter } from './toolFilter.js';
+export type { EntryCommon, StdioEntry, RemoteEntry, ServerEntry, ProxyConfig } from './configTypes.js';
 export {
   DEFAULT_TIMEOUT_MS,
   DEFAULT_STDIO_CONNECTION_TIMEOUT_MS,
@@ -25,57 +25,6 @@ export {
   SERVER_ID_RE,
   formatPath,
 } from './configEntry.js';
-
-interface EntryCommon {
-  id: string;
-  disabled: boolean;
-  timeoutMs: number;
-  connectionTimeoutMs: number;
-  toolFilter: ToolFilter;
-  /** Per-tool request timeouts, `{glob: ms}`; see `toolTimeoutFor`. */
-  toolTimeouts: Record<string, number>;
-  /** true: run in the bridge (shared); false: spawned per agent session by the stdio proxy. */
-  persistent: boolean;
-  /** What the proxy declares to this server (the top-level default merged in); see clientCapabilities.ts. */
-  clientCapabilities?: ClientCapabilityFlags;
-}
-
-/** A server started as a child process speaking MCP over stdio. */
-export interface StdioEntry extends EntryCommon {
-  kind: 'stdio';
-  command: string;
-  args: string[];
-  /** Only the entry's own variables; the spawner decides what to inherit. */
-  env: Record<string, string>;
-  cwd?: string;
-}
-
-/**
- * A server reached over HTTP. `auto` = streamable HTTP with SSE fallback; `bridge` =
- * streamable HTTP to our own bridge, always behind the reconnecting transport.
- */
-export interface RemoteEntry extends EntryCommon {
-  kind: 'remote';
-  type: 'auto' | 'http' | 'sse' | 'bridge';
-  url: string;
-  /** Final headers; `authToken` has already become `Authorization: Bearer <token>`. */
-  headers: Record<string, string>;
-  /** Heartbeat period; `0` disables the heartbeat. Unset = the transport's default. */
-  pingIntervalMs?: number;
-  pingTimeoutMs?: number;
-}
-
-export type ServerEntry = StdioEntry | RemoteEntry;
-
-/** The normalised config. `servers` keeps file order, disabled entries included. */
-export interface ProxyConfig {
-  servers: ServerEntry[];
-  /** `prefixed`: `<id>__<tool>`; `original`: raw names where they do not collide. */
-  toolNaming: 'prefixed' | 'original';
-  readyTimeoutMs: number;
-  /** Global `{glob: ms}` tool timeouts; an entry's own `toolTimeouts` win. */
-  toolTimeouts: Record<string, number>;
-}
 
 /** Thrown for any unusable config; `issues` lists every problem, each safe to log. */
 export class ConfigError extends Error {

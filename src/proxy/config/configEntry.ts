@@ -8,7 +8,7 @@
 // zod/mini: the same checks as classic zod at a fraction of its start-up cost (about 40 ms
 // less here: the classic build constructs every locale and method table on import).
 import * as z from 'zod/mini';
-import type { ServerEntry } from './config.js';
+import type { ServerEntry } from './configTypes.js';
 import { expandVars } from './envExpand.js';
 import type { ToolFilter } from './toolFilter.js';
 
