@@ -47,7 +47,7 @@ export class Upstream {
   private peer?: JsonRpcPeer;
   private built?: BuiltTransport;
   private readonly supervisor: UpstreamSupervisor;
-  private readonly inbound: UpstreamInbound;
+  private readonly inbound: UpstreamInbound<Upstream>;
   private stopping = false;
   private readonly answers = new AnswerWatch();
   /** connect() is running: a close now is the start's failure, not a crash. */

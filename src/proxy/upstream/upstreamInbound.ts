@@ -6,8 +6,22 @@
  */
 import { errorText, type Logger } from '../common/logger.js';
 import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { ListKind } from './listCache.js';
-import type { Upstream, UpstreamListener } from './upstream.js';
+import type { ListCache, ListKind } from './listCache.js';
+
+/** What of its Upstream this needs (an interface, so this file does not import upstream.ts). */
+export interface InboundHost {
+  readonly lists: ListCache;
+  readonly capabilities: Record<string, unknown>;
+  respond(id: RequestId, result: Record<string, unknown>): void;
+  respondError(id: RequestId, error: { code: number; message: string; data?: unknown }): void;
+}
+
+/** The listener's part that hears what the server sends on its own. */
+export interface InboundListener<U> {
+  listChanged?(u: U, kind: ListKind): void;
+  notification?(u: U, n: RpcNotification): void;
+  request?(u: U, req: RpcRequest, relatedRequestId?: RequestId): void;
+}
 
 const LIST_CHANGED: Record<string, ListKind | undefined> = {
   'notifications/tools/list_changed': 'tools',
@@ -15,10 +29,10 @@ const LIST_CHANGED: Record<string, ListKind | undefined> = {
   'notifications/resources/list_changed': 'resources',
 };
 
-export class UpstreamInbound {
+export class UpstreamInbound<U extends InboundHost> {
   constructor(
-    private readonly u: Upstream,
-    private readonly listener: UpstreamListener,
+    private readonly u: U,
+    private readonly listener: InboundListener<U>,
     private readonly log: Logger,
   ) {}
 
