@@ -16,7 +16,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
@@ -123,13 +123,13 @@ export class ResilientTransportWrapper implements Transport {
     const m = message as unknown as RpcMessage;
     if (this._state === 'closed') throw new Error('transport closed');
     const connected = this._state === 'connected' && this.inner !== undefined;
-    if ('method' in m && m.method === 'initialize' && 'id' in m) {
-      this.initRequest = m as RpcRequest;
+    if (isRequest(m) && m.method === 'initialize') {
+      this.initRequest = m;
       this.initAnswered = false;
       // While disconnected, the replay on connect sends it and answers with this id.
       if (!connected) return;
     }
-    if ('method' in m && m.method === 'notifications/initialized') {
+    if (methodOf(m) === 'notifications/initialized') {
       this.initializedSent = true;
       if (!connected) return;
     }
@@ -161,7 +161,7 @@ export class ResilientTransportWrapper implements Transport {
 
   private async sendNow(message: JSONRPCMessage): Promise<void> {
     const m = message as unknown as RpcMessage;
-    const id = 'method' in m && 'id' in m && m.id !== undefined ? (m as RpcRequest).id : undefined;
+    const id = isRequest(m) ? m.id : undefined;
     if (id !== undefined) this.sending.add(id);
     try {
       await this.inner!.send(message);
@@ -174,10 +174,11 @@ export class ResilientTransportWrapper implements Transport {
         this.giveUp(err as Error);
         throw err;
       }
-      const handshake = 'method' in m && (m.method === 'initialize' || m.method === 'notifications/initialized');
+      const method = methodOf(m);
+      const handshake = method === 'initialize' || method === 'notifications/initialized';
       if (handshake) {
         // The replay on the next connection sends these (and answers the initialize).
-        if (m.method === 'initialize') this.initAnswered = false;
+        if (method === 'initialize') this.initAnswered = false;
         this.connectionLost(`send failed: ${errorText(err)}`);
         return;
       }
@@ -246,7 +247,7 @@ export class ResilientTransportWrapper implements Transport {
     t.onmessage = (message, extra) => {
       if (gen !== this.generation) return;
       const m = message as unknown as RpcMessage;
-      if (!('method' in m) && 'id' in m && m.id !== null) {
+      if (isResponse(m) && m.id !== null) {
         if (typeof m.id === 'string' && m.id.startsWith(INTERNAL_PREFIX)) {
           this.internal.answer(m.id, m);
           return;
