@@ -16,6 +16,7 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { Backoff } from '../../shared/backoff.js';
 import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
@@ -68,7 +69,7 @@ export class ResilientTransportWrapper implements Transport {
   /** The caller's initialize was answered once: from now on a lost connection is reconnected. */
   private established = false;
   private _failure?: Error;
-  private delayMs: number;
+  private readonly backoff: Backoff;
   private reconnectTimer?: NodeJS.Timeout;
   private readonly heartbeat: Heartbeat;
   private readonly internal = new InternalRequests();
@@ -86,7 +87,7 @@ export class ResilientTransportWrapper implements Transport {
       retryBeforeEstablished: false,
       ...options,
     };
-    this.delayMs = this.o.initialDelayMs;
+    this.backoff = new Backoff({ initialDelayMs: this.o.initialDelayMs, maxDelayMs: this.o.maxDelayMs });
     this.heartbeat = new Heartbeat({
       intervalMs: this.o.heartbeatIntervalMs,
       timeoutMs: this.o.heartbeatTimeoutMs,
@@ -211,7 +212,7 @@ export class ResilientTransportWrapper implements Transport {
       if (this.initRequest) await this.replayInitialize(t);
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
-      this.delayMs = this.o.initialDelayMs;
+      this.backoff.reset();
       this.heartbeat.reset();
       this.o.logger?.debug('connected');
       await this.flush();
@@ -296,8 +297,7 @@ export class ResilientTransportWrapper implements Transport {
 
   private scheduleReconnect(reason: string): void {
     this.setState('reconnecting', reason);
-    const delay = this.delayMs;
-    this.delayMs = Math.min(this.delayMs * 2, this.o.maxDelayMs);
+    const delay = this.backoff.fail()!; // no maxAttempts: never undefined
     this.o.logger?.warn(`${reason}; retrying in ${delay} ms`);
     this.reconnectTimer = setTimeout(() => void this.attempt(), delay);
   }
