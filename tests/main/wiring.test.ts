@@ -10,7 +10,7 @@ import { createPreloadApi, type IpcRendererLike } from '../../src/main/electron/
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
-import { ensureCli, isGone, killQuietly, memoryEntry, removeTempDirs, tempDir, waitFor, waitGone, writeConfig } from './mainHarness.js';
+import { ensureCli, notRunning, killQuietly, memoryEntry, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
 
 class FakeApp extends EventEmitter {
   quits = 0;
@@ -124,12 +124,12 @@ describe('quit sequence', () => {
       app.quit();
       await seq.stopped;
       expect(app.quits).toBe(2);
-      expect(pids.filter((p) => !isGone(p))).toEqual([]);
+      expect(pids.filter((p) => !notRunning(p))).toEqual([]);
       expect(runtime.status().bridge.state).toBe('stopped');
     } finally {
       await runtime.stop();
-      for (const p of pids) if (!isGone(p)) killQuietly(p);
-      expect(await waitGone(pids, 2000)).toEqual([]);
+      for (const p of pids) if (!notRunning(p)) killQuietly(p);
+      expect(await waitAllNotRunning(pids, 2000)).toEqual([]);
     }
   });
 });
