@@ -81,7 +81,7 @@ describe('the built main process with a fake electron', () => {
 
     // Only the app's own page may call.
     expect(await invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
-    expect(await invoke(IPC_CHANNELS.getLogs, pageUrl, 'memory')).toMatchObject({ ok: true });
+    expect(await invoke(IPC_CHANNELS.getStatus, pageUrl)).toMatchObject({ ok: true });
 
     // The proxy log tail was started in the logs folder.
     await waitFor(() => existsSync(join(root, 'userData', 'logs', 'mcp-proxy.log')), 5000, 'the proxy log file');

@@ -155,16 +155,14 @@ describe('IPC handlers', () => {
   const api = {
     getStatus: () => status,
     restart: vi.fn(async (id: string) => ({ ok: id === 'memory' })),
-    getLogs: (id: string) => [`log of ${id}`],
   };
 
   it('serves the app page and refuses foreign, missing and sub frames', async () => {
     const { ipc, handlers, invoke } = fakeIpcMain();
     const unregister = registerIpcHandlers(ipc, api, { pageUrl: PAGE });
-    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.getLogs, IPC_CHANNELS.getStatus, IPC_CHANNELS.restart].sort());
+    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart].sort());
     const top = { url: `${PAGE}#token=x`, parent: null };
     expect(await invoke(IPC_CHANNELS.getStatus, top)).toEqual(status);
-    expect(await invoke(IPC_CHANNELS.getLogs, top, 'memory')).toEqual(['log of memory']);
     expect(await invoke(IPC_CHANNELS.restart, top, 'memory')).toEqual({ ok: true });
 
     await expect(invoke(IPC_CHANNELS.getStatus, { url: 'https://evil.example/index.html', parent: null })).rejects.toThrow(/sender not allowed/);
@@ -176,7 +174,6 @@ describe('IPC handlers', () => {
 
     // Arguments are checked before use.
     expect(await invoke(IPC_CHANNELS.restart, top, '../etc')).toEqual({ ok: false, error: 'invalid server id' });
-    await expect(invoke(IPC_CHANNELS.getLogs, top, { toString: () => 'x' })).rejects.toThrow(/invalid server id/);
 
     unregister();
     expect(handlers.size).toBe(0);
@@ -207,8 +204,7 @@ describe('preload API', () => {
     const api = createPreloadApi(fake);
     expect(await api.getStatus()).toEqual(status);
     await api.restart('memory');
-    await api.getLogs('memory');
-    expect(invoked.map((a) => a[0])).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.getLogs]);
+    expect(invoked.map((a) => a[0])).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart]);
     expect(invoked.every((a) => String(a[0]).startsWith('mcp:'))).toBe(true);
 
     const got: unknown[][] = [];

@@ -6,7 +6,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export type RequestId = string | number;
-export type Params = Record<string, unknown> | undefined;
 
 export interface RpcRequest {
   jsonrpc: '2.0';
@@ -81,10 +80,6 @@ type Fields = { method?: unknown; id?: unknown };
 export function isRequest(m: AnyMessage): m is RpcRequest {
   return 'method' in m && 'id' in m && (m as Fields).id !== undefined && (m as Fields).id !== null;
 }
-/** A notification: a method and no (or a null) id. */
-export function isNotification(m: AnyMessage): m is RpcNotification {
-  return 'method' in m && !('id' in m && (m as Fields).id !== undefined && (m as Fields).id !== null);
-}
 /** A response: no method, and a result or an error. */
 export function isResponse(m: AnyMessage): m is RpcResponse {
   return !('method' in m) && ('result' in m || 'error' in m);
@@ -121,9 +116,4 @@ export class RpcRequestError extends Error {
   toObject(): RpcErrorObject {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
-}
-
-export function errorObjectOf(err: unknown): RpcErrorObject {
-  if (err instanceof RpcRequestError) return err.toObject();
-  return { code: ErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
 }

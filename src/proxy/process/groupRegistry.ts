@@ -71,11 +71,6 @@ export function serverGroupStopped(pgid: number): void {
   writeRegistry();
 }
 
-/** What is recorded now (for tests and debugging). */
-export function trackedGroups(): { groups: number[]; escaped: number[] } {
-  return { groups: [...groups.keys()], escaped: [...escaped.keys()] };
-}
-
 function signalIfSame(pid: number, start: string, signal: NodeJS.Signals): void {
   if (processStartTime(pid) !== start) return;
   try {
