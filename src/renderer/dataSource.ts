@@ -16,8 +16,6 @@ export interface StatusSource {
   onStatus(cb: (s: RuntimeStatus) => void): () => void;
   /** Asks the runtime to restart one server. Never rejects for expected failures. */
   restart(id: string): Promise<RestartResult>;
-  /** Recent log lines of one server, if the source can provide them beyond `stderrTail`. */
-  getLogs?(id: string): Promise<string[]>;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

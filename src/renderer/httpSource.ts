@@ -8,6 +8,7 @@ import type { RestartResult } from '../shared/ipcContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import type { ConnectionState, StatusSource } from './dataSource.js';
 import { SseParser } from '../shared/sseParser.js';
+import { Backoff } from '../shared/backoff.js';
 
 /** Options of {@link HttpStatusSource}; durations in milliseconds. */
 export interface HttpSourceOptions {
@@ -122,13 +123,13 @@ export class HttpStatusSource implements StatusSource {
     this.running = true;
     const generation = ++this.generation;
     const live = () => this.running && generation === this.generation;
-    let failures = 0;
+    const backoff = new Backoff({ initialDelayMs: this.initialBackoffMs, maxDelayMs: this.maxBackoffMs });
     let opened = 0;
     while (live()) {
       let reason: string;
       try {
         await this.streamOnce(opened > 0, () => {
-          failures = 0;
+          backoff.reset();
           opened++;
         });
         reason = 'the event stream ended';
@@ -142,8 +143,8 @@ export class HttpStatusSource implements StatusSource {
         reason = errorMessage(err);
       }
       if (!live()) break;
-      failures++;
-      const delay = Math.min(this.initialBackoffMs * 2 ** (failures - 1), this.maxBackoffMs);
+      const delay = backoff.fail()!; // no maxAttempts: never undefined
+      const failures = backoff.failures;
       const state: ConnectionState = failures >= this.downAfterFailures ? 'down' : 'reconnecting';
       this.setConnection(state, `${reason}; retrying in ${Math.ceil(delay / 1000)} s (attempt ${failures + 1})`);
       await new Promise<void>((resolve) => {

@@ -24,10 +24,6 @@ export class PreloadStatusSource implements StatusSource {
       return { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
   }
-
-  getLogs(id: string): Promise<string[]> {
-    return this.api.getLogs(id);
-  }
 }
 
 /** The preload API if this page runs in a window whose preload exposed it. */

@@ -13,10 +13,7 @@ export const IPC_CHANNELS = {
   getStatus: 'mcp:status:get',
   status: 'mcp:status:changed',
   restart: 'mcp:server:restart',
-  getLogs: 'mcp:server:logs',
 } as const;
-
-export type IpcChannel = (typeof IPC_CHANNELS)[keyof typeof IPC_CHANNELS];
 
 /** Answer to a restart request. Expected failures come back as `{ ok: false, error }`, not as a rejection. */
 export interface RestartResult {
@@ -33,8 +30,6 @@ export interface McpRuntimeApi {
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;
   restart(id: string): Promise<RestartResult>;
-  /** Recent log lines of one server, oldest first. */
-  getLogs(id: string): Promise<string[]>;
 }
 
 /** The name under which the preload exposes {@link McpRuntimeApi}. */

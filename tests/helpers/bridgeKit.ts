@@ -14,6 +14,7 @@ import { Script } from 'node:vm';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
+import { notRunning, waitNotRunning } from './processGone.js';
 
 export { CLI, EVERYTHING_SERVER, FILESYSTEM_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 
@@ -67,29 +68,8 @@ export function sleep(ms: number): Promise<void> {
 
 export { waitFor };
 
-/** True when `pid` no longer runs: ESRCH, or a zombie waiting for a reaper (see the header). */
-export function isGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
-
-export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!isGone(pid)) {
-    if (Date.now() > deadline) return false;
-    await sleep(25);
-  }
-  return true;
-}
+/** "Gone" for the bridge tests: not running (ESRCH, or a zombie waiting for a reaper; see the header). */
+export { notRunning, waitNotRunning };
 
 /** Registers pids that `cleanupBridges()` must find gone (and kills if not). */
 export function trackPids(...pids: (number | undefined)[]): void {
@@ -167,7 +147,7 @@ export async function releaseTracked(): Promise<string[]> {
   const problems: string[] = [];
   for (const pid of [...loosePids]) {
     loosePids.delete(pid);
-    if (await waitGone(pid, 6000)) continue;
+    if (await waitNotRunning(pid, 6000)) continue;
     problems.push(`pid ${pid} is still alive`);
     killHard(pid);
   }

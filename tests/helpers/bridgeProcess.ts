@@ -12,7 +12,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
-import { builtCli, killHard, releaseTracked, ROOT, waitFor, waitGone } from './bridgeKit.js';
+import { builtCli, killHard, releaseTracked, ROOT, waitFor, waitNotRunning } from './bridgeKit.js';
 import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
 export type { ExitInfo } from './childExit.js';
 
@@ -302,7 +302,7 @@ export async function cleanupBridges(): Promise<void> {
     const onlyReady = lines.length === 0 || (lines.length === 1 && b.ready !== undefined && b.stdout === `${lines[0]}\n`);
     if (!onlyReady) problems.push(`bridge ${b.pid} wrote more than its ready line on stdout: ${JSON.stringify(b.stdout.slice(0, 500))}`);
     for (const pid of [b.pid, ...b.pids]) {
-      if (await waitGone(pid, 6000)) continue;
+      if (await waitNotRunning(pid, 6000)) continue;
       problems.push(`pid ${pid} (of bridge ${b.pid}) is still alive`);
       killHard(pid);
     }

@@ -10,6 +10,7 @@ import { isAlive } from '../../src/proxy/process/processTree.js';
 
 import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
+import { waitNoProcess } from './processGone.js';
 import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
 export type { ExitInfo } from './childExit.js';
 
@@ -50,15 +51,7 @@ export function sleep(ms: number): Promise<void> {
 
 export { waitFor };
 
-/** Waits until `pid` is gone (ESRCH); false if it is still there after `timeoutMs`. */
-export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
-  try {
-    await waitFor(() => !isAlive(pid), timeoutMs, `pid ${pid} to exit`);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { waitNoProcess };
 
 /** Pids a pidServer fixture recorded, by role. */
 export function readPids(file: string): { server: number[]; grandchild: number[] } {
@@ -183,7 +176,7 @@ export async function cleanup(): Promise<void> {
   extraPids.clear();
   const lingering: number[] = [];
   for (const pid of pids) {
-    if (await waitGone(pid, 5000)) continue;
+    if (await waitNoProcess(pid, 5000)) continue;
     lingering.push(pid);
     try {
       process.kill(pid, 'SIGKILL');

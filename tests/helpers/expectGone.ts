@@ -1,7 +1,7 @@
-// The strict check that a process is gone: kill(pid, 0) fails with ESRCH (exited and reaped).
+// The strict check that a process is gone: kill(pid, 0) fails with ESRCH (exited and reaped);
+// the two meanings of "gone" are in processGone.ts.
 import { expect } from 'vitest';
-import { isRunning } from '../../src/proxy/process/processTree.js';
-import { waitFor } from './waitFor.js';
+import { notRunning, waitNoProcess } from './processGone.js';
 
 function killCode(pid: number): string | undefined {
   try {
@@ -21,7 +21,7 @@ export function expectGone(pid: number): void {
  * here, which reaps late in some sandboxes) must have taken it within `reapMs`.
  */
 export async function expectStoppedThenGone(pid: number, reapMs = 5000): Promise<void> {
-  expect(isRunning(pid), `pid ${pid} should not run`).toBe(false);
-  await waitFor(() => killCode(pid) === 'ESRCH', reapMs, `pid ${pid} to be reaped`).catch(() => undefined);
+  expect(notRunning(pid), `pid ${pid} should not run`).toBe(true);
+  await waitNoProcess(pid, reapMs);
   expectGone(pid);
 }

@@ -9,6 +9,7 @@ import { isAlive } from '../../src/proxy/process/processTree.js';
 
 import { CLI, FIXTURES, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
+import { waitNoProcess } from './processGone.js';
 
 export { CLI, ROOT } from './paths.js';
 export { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY } from './paths.js';
@@ -54,7 +55,7 @@ export async function connectProxy(args: string[], capabilities: Record<string, 
     close: async () => {
       const pid = transport.pid;
       await client.close().catch(() => undefined);
-      if (pid) await waitGone(pid, 8000);
+      if (pid) await waitNoProcess(pid, 8000);
     },
   };
 }
@@ -62,14 +63,7 @@ export async function connectProxy(args: string[], capabilities: Record<string, 
 /** Only ESRCH means gone (the proxy's own check). */
 export { isAlive };
 
-export async function waitGone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (!isAlive(pid)) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return !isAlive(pid);
-}
+export { waitNoProcess };
 
 export { waitFor };
 

@@ -13,7 +13,7 @@ import { proxyLogFilePath } from '../../src/main/logs/logPaths.js';
 import { LogTail } from '../../src/main/logs/logTail.js';
 import { createElectronLogSink } from '../../src/main/logs/logForwarder.js';
 import {
-  ensureCli, everythingEntry, FIXTURES, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
+  ensureCli, everythingEntry, FIXTURES, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig,
 } from './mainHarness.js';
 
 const AGENT = join(FIXTURES, 'acpAgent.mjs');
@@ -56,8 +56,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await runtime?.stop({ deadlineMs: 3000 });
   await tail?.stop();
-  for (const p of pids) if (!isGone(p)) killQuietly(p);
-  const left = await waitGone([...pids], 3000);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning([...pids], 3000);
   removeTempDirs();
   expect(left).toEqual([]);
 });
@@ -110,10 +110,10 @@ describe('ACP engine with the runtime', () => {
 
     // SIGKILL of the agent alone (not its group): the proxy notices (stdin EOF / watchdog) and exits.
     const proxyPid = report.pid!;
-    expect(isGone(proxyPid)).toBe(false);
+    expect(notRunning(proxyPid)).toBe(false);
     process.kill(e.pid!, 'SIGKILL');
     await e.exited();
-    expect(await waitGone([proxyPid], 8000)).toEqual([]);
+    expect(await waitAllNotRunning([proxyPid], 8000)).toEqual([]);
     await e.stop();
   });
 
@@ -125,7 +125,7 @@ describe('ACP engine with the runtime', () => {
     expect(mcp.memory.tools).toContain('create_entities');
     const all = [e.pid!, ...Object.values(mcp).map((r) => r.pid!)];
     await e.stop({ deadlineMs: 3000 });
-    expect(all.filter((p) => !isGone(p))).toEqual([]);
+    expect(all.filter((p) => !notRunning(p))).toEqual([]);
     await e.stop(); // idempotent
   });
 
@@ -138,6 +138,6 @@ describe('ACP engine with the runtime', () => {
     // The per-session server still needs a stdio proxy.
     expect(mcp.mcp.tools.every((t) => t.startsWith('scratch__'))).toBe(true);
     await e.stop({ deadlineMs: 3000 });
-    expect(isGone(e.pid!)).toBe(true);
+    expect(notRunning(e.pid!)).toBe(true);
   });
 });

@@ -8,7 +8,7 @@ import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpC
 import { resolveRuntimePaths } from '../../src/main/runtime/resourcePaths.js';
 import { isElectron, nodeCommand, proxyCliCandidates, resolveProxyCliPath, unpackedPath } from '../../src/main/runtime/cliPath.js';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
-import { CLI, ROOT, ensureCli, isGone, killQuietly, removeTempDirs, tempDir, waitGone } from './mainHarness.js';
+import { CLI, ROOT, ensureCli, notRunning, killQuietly, removeTempDirs, tempDir, waitAllNotRunning } from './mainHarness.js';
 
 afterEach(() => removeTempDirs());
 
@@ -40,9 +40,9 @@ describe('first-run config', () => {
       expect(info.servers.map((s) => [s.id, s.state])).toEqual([['memory', 'ready'], ['filesystem', 'ready']]);
     } finally {
       await runtime.stop({ deadlineMs: 3000 });
-      for (const p of pids) if (!isGone(p)) killQuietly(p);
+      for (const p of pids) if (!notRunning(p)) killQuietly(p);
     }
-    expect(await waitGone(pids, 2000)).toEqual([]);
+    expect(await waitAllNotRunning(pids, 2000)).toEqual([]);
   });
 });
 

@@ -205,18 +205,6 @@ describe('LogTail', () => {
     closeSync(late2);
   });
 
-  it('recent(tag) keeps the last N raw entries per tag', async () => {
-    const { file, tail, expectMessages } = setup({ recentPerTag: 3 });
-    await tail.start();
-    for (let i = 0; i < 50; i++) appendFileSync(file, line(`a${i}`, 'a'));
-    appendFileSync(file, line('b0', 'b') + 'after\n');
-    await expectMessages([...Array.from({ length: 50 }, (_, i) => `a${i}`), 'b0\nafter']);
-    expect(tail.recent('a')).toEqual([line('a47', 'a'), line('a48', 'a'), line('a49', 'a')].map((l) => l.trimEnd()));
-    expect(tail.recent('b')).toEqual([`${line('b0', 'b').trimEnd()}\nafter`]);
-    expect(tail.recent('none')).toEqual([]);
-    expect(tail.tags().sort()).toEqual(['a', 'b']);
-  });
-
   it('reports an onEntry exception and keeps going', async () => {
     const { file, tail, entries, errors, expectMessages } = setup({
       onEntry: (e) => {

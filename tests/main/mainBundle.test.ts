@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
-import { ensureCli, FIXTURES, isGone, killQuietly, removeTempDirs, ROOT, tempDir, waitFor, waitGone } from './mainHarness.js';
+import { ensureCli, FIXTURES, notRunning, killQuietly, removeTempDirs, ROOT, tempDir, waitFor, waitAllNotRunning } from './mainHarness.js';
 
 const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
 type Msg = { type: string; [k: string]: unknown };
@@ -27,8 +27,8 @@ beforeAll(() => {
 
 afterAll(async () => {
   if (child && child.exitCode === null) killQuietly(child.pid);
-  for (const p of pids) if (!isGone(p)) killQuietly(p);
-  const left = await waitGone([...pids], 3000);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning([...pids], 3000);
   removeTempDirs();
   expect(left).toEqual([]);
 });
@@ -81,7 +81,7 @@ describe('the built main process with a fake electron', () => {
 
     // Only the app's own page may call.
     expect(await invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
-    expect(await invoke(IPC_CHANNELS.getLogs, pageUrl, 'memory')).toMatchObject({ ok: true });
+    expect(await invoke(IPC_CHANNELS.getStatus, pageUrl)).toMatchObject({ ok: true });
 
     // The proxy log tail was started in the logs folder.
     await waitFor(() => existsSync(join(root, 'userData', 'logs', 'mcp-proxy.log')), 5000, 'the proxy log file');
@@ -92,7 +92,7 @@ describe('the built main process with a fake electron', () => {
     const quits = messages.filter((m) => m.type === 'before-quit').map((m) => m.prevented);
     expect(quits).toEqual([true, false]);
     expect(messages.some((m) => m.type === 'will-quit')).toBe(true);
-    expect(await waitGone([...pids], 3000)).toEqual([]);
+    expect(await waitAllNotRunning([...pids], 3000)).toEqual([]);
     // electron-log wrote the bridge's lines to the main log file.
     const mainLog = readFileSync(join(root, 'userData', 'logs', 'main.log'), 'utf8');
     expect(mainLog).toMatch(/\(bridge\)/);

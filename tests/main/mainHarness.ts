@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning } from '../../src/proxy/process/processTree.js';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -46,24 +45,8 @@ export function writeConfig(path: string, config: unknown): void {
 
 export { waitFor };
 
-/**
- * Whether `pid` is gone: kill(pid, 0) fails with ESRCH, or it is a zombie (it exited, and
- * only its reaper is missing: orphans are adopted by pid 1, which in this sandbox never reaps).
- */
-export function isGone(pid: number): boolean {
-  return !isRunning(pid);
-}
-
-/** Waits until every pid is gone; returns those still running at the deadline. */
-export async function waitGone(pids: number[], timeoutMs = 5000): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = pids.filter((p) => !isGone(p));
-  while (left.length && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    left = left.filter((p) => !isGone(p));
-  }
-  return left;
-}
+/** "Gone" for the runtime tests: not running (ESRCH, or a zombie: orphans are adopted by pid 1, which in this sandbox never reaps). */
+export { notRunning, waitAllNotRunning } from '../helpers/processGone.js';
 
 /** SIGKILLs a pid (and its group) if it still runs: test cleanup after a failure. */
 export function killQuietly(pid: number | undefined): void {

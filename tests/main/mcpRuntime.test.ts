@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { McpRuntime, type StartupProgress } from '../../src/main/runtime/mcpRuntime.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import {
-  ensureCli, everythingEntry, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, stubbornEntry,
-  tempDir, waitFor, waitGone, writeConfig,
+  ensureCli, everythingEntry, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, stubbornEntry,
+  tempDir, waitFor, waitAllNotRunning, writeConfig,
 } from './mainHarness.js';
 
 let cli: string;
@@ -21,8 +21,8 @@ beforeAll(() => {
 
 afterEach(async () => {
   for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of spawned) if (!isGone(p)) killQuietly(p);
-  const left = await waitGone(spawned.splice(0), 3000);
+  for (const p of spawned) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning(spawned.splice(0), 3000);
   removeTempDirs();
   expect(left).toEqual([]);
 });
@@ -90,12 +90,12 @@ describe('McpRuntime', () => {
       return m && m.state === 'ready' && m.restarts >= 1 && typeof m.pid === 'number' && m.pid !== oldMemoryPid ? m : undefined;
     }, 15_000, 'memory restarted');
     expect(restarted.pid).toBeGreaterThan(0);
-    expect(await waitGone([oldMemoryPid], 5000)).toEqual([]);
+    expect(await waitAllNotRunning([oldMemoryPid], 5000)).toEqual([]);
     expect((await runtime.restart('nope')).ok).toBe(false);
 
     const pids = [runtime.status().bridge.pid!, ...runtime.status().servers.map((s) => s.pid!)];
     await runtime.stop({ deadlineMs: 3000 });
-    for (const pid of pids) expect(isGone(pid), `pid ${pid}`).toBe(true);
+    for (const pid of pids) expect(notRunning(pid), `pid ${pid}`).toBe(true);
     expect(runtime.status().bridge.state).toBe('stopped');
     expect(runtime.status().servers.every((s) => s.state === 'stopped' && s.pid === undefined)).toBe(true);
     await runtime.stop(); // idempotent
@@ -123,7 +123,7 @@ describe('McpRuntime', () => {
     process.kill(oldBridge, 'SIGKILL');
     await waitFor(() => statuses.some((s) => s.bridge.state === 'crashed'), 5000, 'crashed state');
     // Nothing the crashed bridge started survives it, not even the server ignoring SIGTERM and EOF.
-    expect(await waitGone([oldBridge, ...oldPids], 5000)).toEqual([]);
+    expect(await waitAllNotRunning([oldBridge, ...oldPids], 5000)).toEqual([]);
 
     const info = await waitFor(async () => {
       const s = runtime.status();
@@ -157,7 +157,7 @@ describe('McpRuntime', () => {
     process.kill(st.bridge.pid!, 'SIGKILL');
     await waitFor(() => runtime.status().bridge.state === 'crashed', 5000, 'crashed state');
     await runtime.stop({ deadlineMs: 2000 });
-    expect(await waitGone(pids, 1000)).toEqual([]);
+    expect(await waitAllNotRunning(pids, 1000)).toEqual([]);
     expect(runtime.status().bridge).toMatchObject({ state: 'stopped' });
     // No new bridge was started by the pending restart.
     const order = statuses.map((s) => s.bridge.state).filter((s, i, a) => s !== a[i - 1]);

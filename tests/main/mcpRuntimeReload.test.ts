@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { viewOf } from '../../src/main/config/userConfig.js';
 import {
-  ensureCli, everythingEntry, isGone, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig,
+  ensureCli, everythingEntry, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig,
 } from './mainHarness.js';
 
 let cli: string;
@@ -19,8 +19,8 @@ beforeAll(() => {
 
 afterEach(async () => {
   for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of pids) if (!isGone(p)) killQuietly(p);
-  const left = await waitGone([...pids], 3000);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning([...pids], 3000);
   pids.clear();
   removeTempDirs();
   expect(left).toEqual([]);
@@ -77,7 +77,7 @@ describe('McpRuntime config reload', () => {
     expect(info.token).toBe(first.token);
     expect(after.bridge.restarts).toBe(1);
     expect(after.servers.map((s) => s.id)).toEqual(['memory', 'everything']);
-    expect(await waitGone([bridge0, memory0], 3000)).toEqual([]);
+    expect(await waitAllNotRunning([bridge0, memory0], 3000)).toEqual([]);
   });
 
   it('serialises concurrent reloads: the same change restarts the bridge once', async () => {

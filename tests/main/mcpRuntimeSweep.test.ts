@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
-import { ensureCli, isGone, killQuietly, memoryLogger, removeTempDirs, tempDir, waitFor, waitGone, writeConfig } from './mainHarness.js';
+import { ensureCli, notRunning, killQuietly, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
 import { startTimeOf } from '../helpers/procTree.js';
 
 const spawned: number[] = [];
@@ -15,8 +15,8 @@ const savedDir = process.env.QIMING_MCP_RUNTIME_DIR;
 
 afterEach(async () => {
   for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of spawned) if (!isGone(p)) killQuietly(p);
-  const left = await waitGone(spawned.splice(0), 3000);
+  for (const p of spawned) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning(spawned.splice(0), 3000);
   removeTempDirs();
   if (savedDir === undefined) delete process.env.QIMING_MCP_RUNTIME_DIR;
   else process.env.QIMING_MCP_RUNTIME_DIR = savedDir;
@@ -44,6 +44,6 @@ it.skipIf(process.platform !== 'linux')('McpRuntime.start() kills the server gro
   const runtime = new McpRuntime({ configFile, cliPath: ensureCli(), logger: log.logger, watchConfig: false });
   runtimes.push(runtime);
   await runtime.start();
-  await waitFor(() => isGone(orphan.pid!), 5000, 'the orphan group to be killed');
+  await waitFor(() => notRunning(orphan.pid!), 5000, 'the orphan group to be killed');
   expect(log.lines.some((l) => /^warn ended 1 MCP server process group/.test(l)), log.lines.join('\n')).toBe(true);
 }, 20_000);

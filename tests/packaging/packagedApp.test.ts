@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
 import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
+import { waitNoProcess } from '../helpers/processGone.js';
 import { ROOT, STOCK_FUSE_WIRE, listFiles, makeFakeElectronDist, packDir, type PackResult } from './packaging.js';
 import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/runtime/resourcePaths.js';
 import { resolveProxyCliPath, nodeCommand } from '../../src/main/runtime/cliPath.js';
@@ -169,20 +170,9 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error('bridge did not exit within 10 s of SIGTERM')), 10_000))]);
     for (const pid of [child.pid!, ...serverPids]) {
-      await waitGone(pid, 5000);
+      await waitNoProcess(pid, 5000);
       expect(() => process.kill(pid, 0), `pid ${pid}`).toThrow(expect.objectContaining({ code: 'ESRCH' }));
     }
   }, 60_000);
 });
 
-async function waitGone(pid: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -2,7 +2,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI, connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
+import { CLI, connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitNoProcess, type ProxyHandle } from '../helpers/proxyCli.js';
 
 let handles: ProxyHandle[] = [];
 let dirs: { remove: () => void }[] = [];
@@ -12,7 +12,7 @@ beforeAll(() => ensureBuilt());
 afterEach(async () => {
   if (cleanupChild?.pid) {
     cleanupChild.stdin?.end();
-    expect(await waitGone(cleanupChild.pid, 8000)).toBe(true);
+    expect(await waitNoProcess(cleanupChild.pid, 8000)).toBe(true);
     cleanupChild = undefined;
   }
   for (const h of handles) await h.close();
@@ -184,7 +184,7 @@ describe('stdio aggregation', () => {
     await expect(client.callTool({ name: 'a__die', arguments: {} })).rejects.toThrow(/exited with code 3/);
     expect(Date.now() - started).toBeLessThan(1000);
     expect(text(await client.callTool({ name: 'b__echo', arguments: { text: 'b ok' } }))).toBe('b ok');
-    expect(await waitGone(firstPid, 2000)).toBe(true);
+    expect(await waitNoProcess(firstPid, 2000)).toBe(true);
     // Supervision restarts it (backoff 1 s) and its tools return.
     const who = await waitFor(async () => {
       try {

@@ -11,7 +11,7 @@ import {
   cleanupBridges,
   everythingEntry,
   fixture,
-  isGone,
+  notRunning,
   memoryEntry,
   nodeEntry,
   readPidFile,
@@ -20,7 +20,7 @@ import {
   tempDir,
   trackPids,
   waitFor,
-  waitGone,
+  waitNotRunning,
   type BridgeProcess,
   type ReadyLine,
 } from '../helpers/bridgeProcess.js';
@@ -56,14 +56,14 @@ async function bridgeWithStubbornServer(opts: { ipc?: boolean; args?: string[]; 
   expect(grandchild).toHaveLength(1);
   b.remember(...grandchild);
   const pids = [...status.servers.map((s) => s.pid!), ...grandchild];
-  expect(pids.every((p) => p > 0 && !isGone(p))).toBe(true);
+  expect(pids.every((p) => p > 0 && !notRunning(p))).toBe(true);
   // The node server really is behind the shell: its pid is not the one the bridge spawned.
   expect(status.servers.find((s) => s.id === 'stubborn')!.pid).not.toBe(grandchild[0]);
   return { b, pids };
 }
 
 async function expectAllGone(pids: number[]): Promise<void> {
-  for (const pid of pids) expect(await waitGone(pid, 2000), `pid ${pid} gone`).toBe(true);
+  for (const pid of pids) expect(await waitNotRunning(pid, 2000), `pid ${pid} gone`).toBe(true);
 }
 
 describe('bridge shutdown', () => {
@@ -174,12 +174,12 @@ describe('bridge shutdown', () => {
     const status = (await (await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })).json()) as { servers: { pid: number }[] };
     const serverPid = status.servers[0].pid;
     trackPids(serverPid);
-    expect(isGone(ready.pid)).toBe(false);
+    expect(notRunning(ready.pid)).toBe(false);
 
     parent.kill('SIGKILL');
-    expect(await waitGone(ready.pid, EXIT_BOUND_MS + 2000), 'the bridge exits after its parent died').toBe(true);
+    expect(await waitNotRunning(ready.pid, EXIT_BOUND_MS + 2000), 'the bridge exits after its parent died').toBe(true);
     await waitFor(() => /parent process \d+ is gone/.test(err), 5000, 'the watchdog log line');
-    expect(await waitGone(serverPid, 2000)).toBe(true);
+    expect(await waitNotRunning(serverPid, 2000)).toBe(true);
     expect(out.split('\n').filter(Boolean)).toHaveLength(1);
   });
 

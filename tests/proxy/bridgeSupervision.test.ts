@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, initializeBody, isGone, MCP_POST_HEADERS, nodeEntry, readPidFile, startBridge, tempDir, waitFor, waitGone } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, initializeBody, notRunning, MCP_POST_HEADERS, nodeEntry, readPidFile, startBridge, tempDir, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -34,7 +34,7 @@ describe('bridge supervision', () => {
     expect(String(crash)).toMatch(/exited with code 9/);
     const after = await b.waitServer('flaky', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== before.pid, 15_000, 'ready again with a new pid');
     expect(after.restarts).toBe(1);
-    expect(await waitGone(before.pid!, 5000)).toBe(true);
+    expect(await waitNotRunning(before.pid!, 5000)).toBe(true);
     // /events told the story too: ready, restarting, ready.
     await waitFor(() => b.statesOf('flaky').join() === 'ready,restarting,ready', 5000, `events ready,restarting,ready (got ${b.statesOf('flaky')})`);
     expect(readPidFile(pidFile)).toEqual([before.pid, after.pid]);
@@ -63,7 +63,7 @@ describe('bridge supervision', () => {
     expect(failed.pid).toBeUndefined();
     const pids = readPidFile(pidFile);
     expect(pids).toHaveLength(5);
-    for (const pid of pids) expect(isGone(pid)).toBe(true);
+    for (const pid of pids) expect(notRunning(pid)).toBe(true);
     // Only the failing server is affected.
     expect((await b.server('fine')).state).toBe('ready');
     const refused = await b.fetch('/mcp/doomed', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
@@ -96,7 +96,7 @@ describe('bridge supervision', () => {
     expect(during.state === 'restarting' || (during.state === 'ready' && during.pid !== undefined && during.pid !== pidOf('a'))).toBe(true);
     const after = await b.waitServer('a', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== pidOf('a'), 15_000, 'ready with a new pid');
     expect(after.restarts).toBe(1);
-    expect(await waitGone(pidOf('a'), 5000)).toBe(true);
+    expect(await waitNotRunning(pidOf('a'), 5000)).toBe(true);
     await waitFor(() => b.statesOf('a').join() === 'ready,restarting,ready', 5000, `events ready,restarting,ready (got ${b.statesOf('a')})`);
     // The other server was not touched.
     expect(await b.server('b')).toMatchObject({ state: 'ready', pid: pidOf('b'), restarts: 0 });
@@ -116,7 +116,7 @@ describe('bridge supervision', () => {
     expect(third.restarts).toBe(2);
     const spawned = readPidFile(pidFile);
     expect(spawned).toEqual([pidOf('a'), after.pid, third.pid]);
-    for (const pid of spawned.slice(0, 2)) expect(await waitGone(pid, 5000), `old pid ${pid}`).toBe(true);
-    expect(isGone(third.pid!)).toBe(false);
+    for (const pid of spawned.slice(0, 2)) expect(await waitNotRunning(pid, 5000), `old pid ${pid}`).toBe(true);
+    expect(notRunning(third.pid!)).toBe(false);
   });
 });

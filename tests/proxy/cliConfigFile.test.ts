@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, ROOT, cleanup, configJson, pidServerEntry, readPids, runCli, tempDir, trackPids, waitFor, waitGone } from '../helpers/cliProcess.js';
+import { CliProcess, ROOT, cleanup, configJson, pidServerEntry, readPids, runCli, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
 
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
 const servers: ChildProcess[] = [];
@@ -67,7 +67,7 @@ describe('--config-file in every mode', () => {
     p.child.stdin!.end(); // stdin EOF stops the bridge too
     expect((await p.waitExit(10_000)).code).toBe(0);
     expect(p.lines()).toHaveLength(1); // one ready line, nothing else on stdout
-    expect(await waitGone(pids[0], 5000)).toBe(true);
+    expect(await waitNoProcess(pids[0], 5000)).toBe(true);
   });
 
   it('convert reads the file and -n / --name picks the entry', async () => {

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, cleanup, configJson, pidServerEntry, tempDir, trackPids, waitGone } from '../helpers/cliProcess.js';
+import { CLI, cleanup, configJson, pidServerEntry, tempDir, trackPids, waitNoProcess } from '../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
@@ -31,7 +31,7 @@ async function session(args: string[]): Promise<{ client: Client; tools: string[
     tools,
     close: async () => {
       await client.close();
-      expect(await waitGone(pid, 8000)).toBe(true);
+      expect(await waitNoProcess(pid, 8000)).toBe(true);
     },
   };
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, CliProcess, ROOT, cleanup, configJson, isAlive, pidServerEntry, readPids, sleep, tempDir, trackPids, waitFor, waitGone } from '../helpers/cliProcess.js';
+import { CLI, CliProcess, ROOT, cleanup, configJson, isAlive, pidServerEntry, readPids, sleep, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
@@ -72,7 +72,7 @@ describe('CLI lifecycle', () => {
 
     p.child.stdin!.end();
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
-    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+    for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   it.skipIf(process.platform === 'win32')('exits through the parent watchdog when the process that spawned it is SIGKILLed', async () => {
@@ -87,8 +87,8 @@ describe('CLI lifecycle', () => {
       const pids = await upstreamPids(pidFile);
 
       await h.killParent();
-      expect(await waitGone(h.proxyPid, 5000)).toBe(true);
-      for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+      expect(await waitNoProcess(h.proxyPid, 5000)).toBe(true);
+      for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
       // It was the watchdog, not an EOF (our writer on its stdin is still open).
       expect(h.out.stderr).toMatch(/shutting down: parent process \d+ is gone/);
       expect(h.out.stderr).not.toMatch(/client closed the connection/);
@@ -110,8 +110,8 @@ describe('CLI lifecycle', () => {
       await sleep(1500);
       expect(isAlive(h.proxyPid)).toBe(true);
       h.closeStdin();
-      expect(await waitGone(h.proxyPid, 10_000)).toBe(true);
-      for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+      expect(await waitNoProcess(h.proxyPid, 10_000)).toBe(true);
+      for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
       expect(h.out.stderr).toMatch(/client closed the connection/);
     } finally {
       h.closeStdin();
@@ -129,7 +129,7 @@ describe('CLI lifecycle', () => {
     await gone;
     expect(await p.waitExit(5000)).toEqual({ code: 0, signal: null });
     expect(p.stderr).toContain(`shutting down: parent process ${watched.pid} is gone`);
-    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+    for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   it('exits 0 when the reader of its stdout goes away (EPIPE)', async () => {
@@ -144,7 +144,7 @@ describe('CLI lifecycle', () => {
     }
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
     expect(p.stderr).toMatch(/output closed by peer \(EPIPE\)/);
-    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+    for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   it('exits after --idle-timeout without input, and its server goes too', async () => {
@@ -157,7 +157,7 @@ describe('CLI lifecycle', () => {
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
     expect(p.stderr).toMatch(/no message for 300 ms/);
     expect(p.child.stdin!.writableEnded).toBe(false); // it was not EOF
-    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+    for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   it('with --idle-timeout 0 never exits for idleness', async () => {
@@ -179,7 +179,7 @@ describe('CLI lifecycle', () => {
     p.child.kill('SIGTERM');
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
     expect(p.stderr).toMatch(/shutting down: received SIGTERM/);
-    for (const pid of pids) expect(await waitGone(pid, 5000)).toBe(true);
+    for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   describe.skipIf(process.platform === 'win32')('with a server (behind sh) that ignores SIGTERM and stdin EOF', () => {
@@ -203,7 +203,7 @@ describe('CLI lifecycle', () => {
       p.child.kill('SIGTERM');
       expect(await p.waitExit(5000)).toEqual({ code: 130, signal: null });
       expect(p.stderr).toMatch(/second SIGTERM: exiting now/);
-      expect(await waitGone(serverPid, 5000)).toBe(true);
+      expect(await waitNoProcess(serverPid, 5000)).toBe(true);
     });
 
     it('--shutdown-timeout bounds the graceful stop; the server is killed on the way out', async () => {
@@ -211,7 +211,7 @@ describe('CLI lifecycle', () => {
       p.child.stdin!.end();
       expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
       expect(p.stderr).toMatch(/graceful stop took longer than 300 ms; forcing exit/);
-      expect(await waitGone(serverPid, 5000)).toBe(true);
+      expect(await waitNoProcess(serverPid, 5000)).toBe(true);
     });
   });
 });

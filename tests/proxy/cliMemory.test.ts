@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, CliProcess, INIT, INITIALIZED, cleanup, configJson, memoryEntry, runCli, tempDir, trackPids, waitFor, waitGone } from '../helpers/cliProcess.js';
+import { CLI, CliProcess, INIT, INITIALIZED, cleanup, configJson, memoryEntry, runCli, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
@@ -57,8 +57,8 @@ describe('stdio aggregation with server-memory', () => {
     const servers = await waitFor(() => childPids(proxyPid).length > 0 && childPids(proxyPid), 5000, 'the upstream server pid');
     trackPids(...servers);
     await client.close();
-    expect(await waitGone(proxyPid, 8000)).toBe(true);
-    for (const pid of servers) expect(await waitGone(pid, 5000)).toBe(true);
+    expect(await waitNoProcess(proxyPid, 8000)).toBe(true);
+    for (const pid of servers) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
   it('writes nothing but JSON-RPC lines on stdout and exits 0 on stdin EOF', async () => {

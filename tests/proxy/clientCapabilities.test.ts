@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/proxy/config/config.js';
-import { cleanupBridges, everythingEntry, EVERYTHING_SERVER, startBridge, waitGone } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, everythingEntry, EVERYTHING_SERVER, startBridge, waitNotRunning } from '../helpers/bridgeProcess.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
 
 const handles: ProxyHandle[] = [];
@@ -27,7 +27,7 @@ async function directTools(capabilities: ClientCapabilities): Promise<string[]> 
     return (await client.listTools()).tools.map((t) => t.name).sort();
   } finally {
     await client.close();
-    expect(await waitGone(pid, 5000)).toBe(true);
+    expect(await waitNotRunning(pid, 5000)).toBe(true);
   }
 }
 

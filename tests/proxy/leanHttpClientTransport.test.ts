@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { HttpStatusError, LeanHttpClientTransport } from '../../src/proxy/upstream/leanHttpClientTransport.js';
 import { ResilientTransportWrapper } from '../../src/proxy/upstream/resilientTransport.js';
-import { cleanupBridges, startBridge, waitFor, waitGone } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, startBridge, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
 import { fixtureEntry, startHttpFixture } from '../helpers/proxyCli.js';
 
 type Msg = Record<string, any>;
@@ -19,7 +19,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
   await cleanupBridges();
   for (const pid of pids.splice(0)) {
-    expect(await waitGone(pid, 5000)).toBe(true);
+    expect(await waitNotRunning(pid, 5000)).toBe(true);
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
   }
 });

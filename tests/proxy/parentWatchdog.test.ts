@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { transformSync } from 'esbuild';
+import { buildSync } from 'esbuild';
 import { isProcessAlive, startParentWatchdog } from '../../src/proxy/cli/parentWatchdog.js';
 
 const children: ChildProcess[] = [];
@@ -40,8 +40,10 @@ function compiledWatchdog(): string {
   tmpDir ??= mkdtempSync(join(tmpdir(), 'watchdog-'));
   chmodSync(tmpDir, 0o755); // readable by the `nobody` probe
   const file = join(tmpDir, 'parentWatchdog.mjs');
-  const source = readFileSync(join(import.meta.dirname, '../../src/proxy/cli/parentWatchdog.ts'), 'utf8');
-  writeFileSync(file, transformSync(source, { loader: 'ts', format: 'esm' }).code, { mode: 0o644 });
+  // Bundled: it imports the /proc reader (src/proxy/process/procStat.ts).
+  const entry = join(import.meta.dirname, '../../src/proxy/cli/parentWatchdog.ts');
+  const out = buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false });
+  writeFileSync(file, out.outputFiles[0]!.text, { mode: 0o644 });
   return file;
 }
 

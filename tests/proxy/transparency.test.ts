@@ -11,7 +11,7 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { connectProxy, ensureBuilt, EVERYTHING, waitFor, waitGone, type ProxyHandle } from '../helpers/proxyCli.js';
+import { connectProxy, ensureBuilt, EVERYTHING, waitFor, waitNoProcess, type ProxyHandle } from '../helpers/proxyCli.js';
 
 const caps = { elicitation: {}, sampling: {} };
 /** The proxy declares to its servers what the config says its clients answer (here: what `caps` has). */
@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(async () => {
   const pid = directTransport.pid;
   await direct.close();
-  if (pid) await waitGone(pid, 8000);
+  if (pid) await waitNoProcess(pid, 8000);
 });
 
 /** The two ways our proxy sits between a client and server-everything (as server "e"). */

@@ -221,7 +221,6 @@ describe('status panel over the preload API', () => {
           return () => listeners.splice(listeners.indexOf(cb), 1);
         },
         restart: (id: string) => w.hostRestart(id),
-        getLogs: async () => [],
       };
     }, runtime([server('memory', { pid: 7 })]));
     await page.goto(`${harness.origin}/`);

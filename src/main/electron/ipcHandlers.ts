@@ -33,7 +33,6 @@ export interface IpcMainLike {
 export interface RuntimeIpcApi {
   getStatus(): RuntimeStatus | Promise<RuntimeStatus>;
   restart(id: string): Promise<RestartResult>;
-  getLogs(id: string): string[] | Promise<string[]>;
 }
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE); anything else is refused early. */
@@ -74,13 +73,9 @@ export function handleTrusted(
   });
 }
 
-function serverId(channel: string, v: unknown): string {
-  if (typeof v !== 'string' || !ID_RE.test(v)) throw new Error(`${channel}: invalid server id`);
-  return v;
-}
 
 /**
- * Registers `getStatus`, `restart` and `getLogs` for the page at `pageUrl`.
+ * Registers `getStatus` and `restart` for the page at `pageUrl`.
  * Returns the function that removes them.
  */
 export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string }): () => void {
@@ -90,8 +85,7 @@ export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, op
     if (typeof id !== 'string' || !ID_RE.test(id)) return { ok: false, error: 'invalid server id' } satisfies RestartResult;
     return api.restart(id);
   });
-  handleTrusted(ipcMain, IPC_CHANNELS.getLogs, pageUrl, (id) => api.getLogs(serverId(IPC_CHANNELS.getLogs, id)));
   return () => {
-    for (const ch of [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.getLogs]) ipcMain.removeHandler(ch);
+    for (const ch of [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart]) ipcMain.removeHandler(ch);
   };
 }

@@ -104,7 +104,6 @@ function setupRuntime(): McpRuntime {
     {
       getStatus: () => rt.status(),
       restart: (id) => rt.restart(id),
-      getLogs: (id) => [...(rt.status().servers.find((s) => s.id === id)?.stderrTail ?? []), ...(tail?.recent(id) ?? [])],
     },
     { pageUrl },
   );

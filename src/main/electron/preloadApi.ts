@@ -30,6 +30,5 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
       return () => void ipc.removeListener(channel, listener);
     },
     restart: (id) => ipc.invoke(checked(IPC_CHANNELS.restart), String(id)) as Promise<RestartResult>,
-    getLogs: (id) => ipc.invoke(checked(IPC_CHANNELS.getLogs), String(id)) as Promise<string[]>,
   };
 }

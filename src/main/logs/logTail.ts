@@ -1,4 +1,4 @@
-// src/main/logs/: the shared proxy log file, its tail into electron-log, the recent lines per server.
+// src/main/logs/: the shared proxy log file and its tail into electron-log.
 /**
  * Tails the proxies' shared log file (`MCP_PROXY_LOG_FILE`) into entries.
  *
@@ -23,7 +23,6 @@ import { dirname, resolve } from 'node:path';
 import { within } from '../../proxy/index.js';
 import { EntryAssembler, LineDecoder, type LogEntry } from './logEntryParser.js';
 import { lastLineStart, readAt, statOrUndefined } from './logFileReads.js';
-import { RecentLines } from './recentLines.js';
 
 /** An entry delivered by {@link LogTail}. */
 export type TailEntry = LogEntry;
@@ -42,8 +41,6 @@ export interface LogTailOptions {
    * rotated) is always read from its start.
    */
   startAt?: 'end' | 'start';
-  /** Lines kept per tag for {@link LogTail.recent}. Default {@link DEFAULT_RECENT_PER_TAG}. */
-  recentPerTag?: number;
   /** How long the last entry waits for continuation lines before delivery. Default 100 ms. */
   entryFlushMs?: number;
   /** Read and watcher errors; the tail keeps going. */
@@ -51,7 +48,6 @@ export interface LogTailOptions {
 }
 
 export const DEFAULT_POLL_MS = 1000;
-export const DEFAULT_RECENT_PER_TAG = 200;
 export const DEFAULT_ENTRY_FLUSH_MS = 100;
 /** How long a renamed-away or deleted file is still re-read for late appends. */
 export const RETIRED_FILE_GRACE_MS = 2000;
@@ -92,13 +88,11 @@ export class LogTail {
   private stopping: Promise<void> | undefined;
   private lastErrorText = '';
   private readonly buf = Buffer.allocUnsafe(READ_CHUNK_BYTES);
-  private readonly recentLines: RecentLines;
 
   constructor(options: LogTailOptions) {
     this.path = resolve(options.path);
-    const defaults = { pollMs: DEFAULT_POLL_MS, startAt: 'end', recentPerTag: DEFAULT_RECENT_PER_TAG } as const;
+    const defaults = { pollMs: DEFAULT_POLL_MS, startAt: 'end' } as const;
     this.opts = { ...defaults, entryFlushMs: DEFAULT_ENTRY_FLUSH_MS, ...options };
-    this.recentLines = new RecentLines(this.opts.recentPerTag);
   }
 
   /** Creates the file if needed, starts watching and reads what is there. Throws if called twice. */
@@ -134,16 +128,6 @@ export class LogTail {
   stop(): Promise<void> {
     this.stopping ??= this.doStop();
     return this.stopping;
-  }
-
-  /** The most recent raw entries under `tag` (`''` for untagged lines), oldest first. */
-  recent(tag: string): string[] {
-    return this.recentLines.recent(tag);
-  }
-
-  /** Tags seen so far. */
-  tags(): string[] {
-    return this.recentLines.tags();
   }
 
   /** Reads now; resolves when everything appended so far has been processed. */
@@ -289,7 +273,6 @@ export class LogTail {
   }
 
   private deliver(entry: TailEntry): void {
-    this.recentLines.push(entry.tag ?? '', entry.raw);
     try {
       this.opts.onEntry(entry);
     } catch (err) {

@@ -22,6 +22,7 @@ import { freePort, killServerGroups, reapServers, serverPids } from './serverRea
 import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import { Backoff } from '../../shared/backoff.js';
 import {
   DEFAULT_BACKOFF, RuntimeListeners, startupProgress,
   type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents,
@@ -53,7 +54,7 @@ export class McpRuntime {
   private readonly log: RuntimeLogger;
   private readonly backoff: BackoffOptions;
   private cliPath: string | undefined;
-  private failures = 0;
+  private readonly launches: Backoff;
   private gaveUp = false;
   private restartTimer: NodeJS.Timeout | undefined;
   private waiters: Waiter[] = [];
@@ -68,6 +69,7 @@ export class McpRuntime {
     this.log = opts.logger ?? silentLogger;
     this.listeners = new RuntimeListeners(this.log);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
+    this.launches = new Backoff({ initialDelayMs: this.backoff.initialMs, maxDelayMs: this.backoff.maxMs, maxAttempts: this.backoff.maxAttempts });
     this.port = opts.port;
     this.token = opts.token ?? randomBytes(32).toString('base64url');
     this.cliPath = opts.cliPath;
@@ -183,7 +185,7 @@ export class McpRuntime {
   private async replace(reason: string): Promise<void> {
     clearTimeout(this.restartTimer);
     this.gaveUp = false;
-    this.failures = 0;
+    this.launches.reset();
     const old = this.run;
     if (old) {
       this.log.info(`restarting the bridge: ${reason}`);
@@ -265,10 +267,9 @@ export class McpRuntime {
     } else if (!run.info && e.code === 2) {
       return this.giveUp(lastError); // a usage or config error: retrying cannot help
     }
-    if (run.readyAt !== undefined && Date.now() - run.readyAt >= this.backoff.stableMs) this.failures = 0;
-    this.failures++;
-    if (this.failures > this.backoff.maxAttempts) return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts} attempts)`);
-    const delay = Math.min(this.backoff.initialMs * 2 ** (this.failures - 1), this.backoff.maxMs);
+    if (run.readyAt !== undefined && Date.now() - run.readyAt >= this.backoff.stableMs) this.launches.reset();
+    const delay = this.launches.fail();
+    if (delay === undefined) return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts - 1} attempts)`);
     this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
     this.log.warn(`restarting the MCP bridge in ${delay} ms`);
     this.restartTimer = setTimeout(() => {

@@ -33,7 +33,7 @@ export interface BackoffOptions {
   maxMs: number;
   /** A bridge up this long before crashing resets the backoff. */
   stableMs: number;
-  /** Consecutive failed launches before giving up (until the config changes). */
+  /** Launches in total, the first included: this many consecutive failures give up (until the config changes); see src/shared/backoff.ts. */
   maxAttempts: number;
 }
 
@@ -61,7 +61,7 @@ export interface McpRuntimeOptions {
   env?: Record<string, string>;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, stableMs: 10_000, maxAttempts: 8 };
+export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, stableMs: 10_000, maxAttempts: 9 };
 
 /** `settled` of `total`: enabled servers that are ready or failed. */
 export function startupProgress(servers: readonly ServerStatus[]): StartupProgress {

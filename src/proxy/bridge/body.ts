@@ -4,18 +4,10 @@
  */
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 
 /** Default cap on a request body: 10 MiB, as for the stdio transport. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
-/** JSON-RPC error codes used by the HTTP layer. */
-export const JSONRPC_PARSE_ERROR = -32700;
-export const JSONRPC_INVALID_REQUEST = -32600;
-export const JSONRPC_INTERNAL_ERROR = -32603;
-/** The SDK's code for a server-defined transport error (bad session header, etc.). */
-export const JSONRPC_SERVER_ERROR = -32000;
-/** The SDK's code for an unknown session (sent with HTTP 404). */
-export const JSONRPC_SESSION_NOT_FOUND = -32001;
 
 /**
  * After a 413, how much more of the refused body is read and dropped. A client that writes
@@ -165,12 +157,12 @@ export function sendJsonRpcError(
  */
 export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxBytes: number): void {
   if (reason === 'too-large') {
-    sendJsonRpcError(res, 413, JSONRPC_SERVER_ERROR, `Payload Too Large: request body must not exceed ${maxBytes} bytes`);
+    sendJsonRpcError(res, 413, ErrorCode.ServerError, `Payload Too Large: request body must not exceed ${maxBytes} bytes`);
   } else if (reason === 'timeout') {
     res.once('finish', () => res.socket?.destroy());
-    sendJsonRpcError(res, 408, JSONRPC_SERVER_ERROR, 'Request Timeout: the request body was not received in time', { Connection: 'close' });
+    sendJsonRpcError(res, 408, ErrorCode.ServerError, 'Request Timeout: the request body was not received in time', { Connection: 'close' });
   } else if (reason === 'bad-json') {
-    sendJsonRpcError(res, 400, JSONRPC_PARSE_ERROR, 'Parse error: invalid JSON');
+    sendJsonRpcError(res, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
   } else if (!res.writableEnded) {
     res.destroy();
   }

@@ -7,7 +7,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { errorText, type Logger } from '../common/logger.js';
-import { JSONRPC_INTERNAL_ERROR, JSONRPC_SESSION_NOT_FOUND, sendError, sendJsonRpcError } from './body.js';
+import { sendError, sendJsonRpcError } from './body.js';
+import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { startKeepAlive } from './eventStream.js';
 import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionTable } from './sessionTable.js';
@@ -53,7 +54,7 @@ export class SseEndpoint {
     } catch (err) {
       logger.error(`session handler refused an SSE session on ${serverId ?? '<all>'}: ${errorText(err)}`);
       sessions.remove(id);
-      if (!res.headersSent) sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, `Internal error: ${errorText(err)}`);
+      if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${errorText(err)}`);
       else res.end();
       return;
     }
@@ -61,7 +62,7 @@ export class SseEndpoint {
       // Contract: connect() starts the transport (as the SDK's Protocol.connect does).
       logger.error(`session handler did not start the SSE transport of session ${id}`);
       sessions.remove(id);
-      sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, 'Internal error: session not started');
+      sendJsonRpcError(res, 500, ErrorCode.InternalError, 'Internal error: session not started');
       return;
     }
     res.socket?.setNoDelay(true);
@@ -76,7 +77,7 @@ export class SseEndpoint {
     }
     const entry = this.opts.sessions.find(sessionId, 'sse', serverId);
     if (!entry) {
-      sendJsonRpcError(res, 404, JSONRPC_SESSION_NOT_FOUND, 'Session not found');
+      sendJsonRpcError(res, 404, ErrorCode.SessionNotFound, 'Session not found');
       return;
     }
     try {
@@ -84,7 +85,7 @@ export class SseEndpoint {
     } catch (err) {
       // The SDK has answered already (400/500) in every path that throws.
       this.opts.logger.debug(`sse session ${sessionId}: POST failed: ${errorText(err)}`);
-      if (!res.headersSent) sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, 'Internal error');
+      if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, 'Internal error');
     }
   }
 }

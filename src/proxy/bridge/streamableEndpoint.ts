@@ -12,14 +12,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { errorText, type Logger } from '../common/logger.js';
-import {
-  JSONRPC_INTERNAL_ERROR,
-  JSONRPC_INVALID_REQUEST,
-  JSONRPC_PARSE_ERROR,
-  JSONRPC_SERVER_ERROR,
-  JSONRPC_SESSION_NOT_FOUND,
-  sendJsonRpcError,
-} from './body.js';
+import { sendJsonRpcError } from './body.js';
+import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionEntry, type SessionTable } from './sessionTable.js';
 import { StreamableSessionTransport } from './streamableSessionTransport.js';
@@ -63,7 +57,7 @@ function isInitialize(m: Wire): boolean {
 function checkProtocolVersion(req: IncomingMessage): Refusal | undefined {
   const v = headerValue(req, 'mcp-protocol-version');
   if (v === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(v)) return undefined;
-  return [400, JSONRPC_SERVER_ERROR, `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`];
+  return [400, ErrorCode.ServerError, `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`];
 }
 
 /** Checks a POST's headers and body; returns its messages or why it is refused. */
@@ -72,17 +66,17 @@ export function checkPost(req: IncomingMessage, body: unknown): { messages: Wire
   // The client must be able to read a JSON answer or an event stream (the SDK asks for both;
   // a client that accepts either, or anything, is served).
   if (!/application\/json|text\/event-stream|\*\/\*/.test(accept)) {
-    return [406, JSONRPC_SERVER_ERROR, 'Not Acceptable: Client must accept application/json or text/event-stream'];
+    return [406, ErrorCode.ServerError, 'Not Acceptable: Client must accept application/json or text/event-stream'];
   }
   const type = (headerValue(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') return [415, JSONRPC_SERVER_ERROR, 'Unsupported Media Type: Content-Type must be application/json'];
+  if (type !== 'application/json') return [415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'];
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
   if (messages.length === 0 || !messages.every(isJsonRpcMessage)) {
-    return [400, JSONRPC_PARSE_ERROR, 'Parse error: Invalid JSON-RPC message'];
+    return [400, ErrorCode.ParseError, 'Parse error: Invalid JSON-RPC message'];
   }
   if (messages.some(isInitialize) && messages.length > 1) {
-    return [400, JSONRPC_INVALID_REQUEST, 'Invalid Request: Only one initialization request is allowed'];
+    return [400, ErrorCode.InvalidRequest, 'Invalid Request: Only one initialization request is allowed'];
   }
   return { messages, batch };
 }
@@ -101,7 +95,7 @@ export class StreamableEndpoint {
     if (sessionId === undefined) {
       if (post === undefined || Array.isArray(post) || !isInitialize(post.messages[0])) {
         if (Array.isArray(post)) refuse(res, post);
-        else sendJsonRpcError(res, 400, JSONRPC_SERVER_ERROR, 'Bad Request: Mcp-Session-Id header is required');
+        else sendJsonRpcError(res, 400, ErrorCode.ServerError, 'Bad Request: Mcp-Session-Id header is required');
         return;
       }
       await this.open(req, res, serverId, post.messages, post.batch);
@@ -109,7 +103,7 @@ export class StreamableEndpoint {
     }
     const entry = this.opts.sessions.find(sessionId, 'streamable', serverId) as SessionEntry<StreamableSessionTransport> | undefined;
     if (!entry || entry.transport.isClosed) {
-      sendJsonRpcError(res, 404, JSONRPC_SESSION_NOT_FOUND, 'Session not found');
+      sendJsonRpcError(res, 404, ErrorCode.SessionNotFound, 'Session not found');
       return;
     }
     if (Array.isArray(post)) {
@@ -124,15 +118,15 @@ export class StreamableEndpoint {
     const transport = entry.transport;
     if (post) {
       if (post.messages.some(isInitialize)) {
-        refuse(res, [400, JSONRPC_INVALID_REQUEST, 'Invalid Request: Server already initialized']);
+        refuse(res, [400, ErrorCode.InvalidRequest, 'Invalid Request: Server already initialized']);
         return;
       }
       this.dispatch(entry, res, () => transport.handlePost(req, res, post.messages, post.batch));
     } else if (req.method === 'GET') {
       if (!/text\/event-stream|\*\/\*/.test(headerValue(req, 'accept') ?? '')) {
-        refuse(res, [406, JSONRPC_SERVER_ERROR, 'Not Acceptable: Client must accept text/event-stream']);
+        refuse(res, [406, ErrorCode.ServerError, 'Not Acceptable: Client must accept text/event-stream']);
       } else if (transport.hasStandaloneStream) {
-        refuse(res, [409, JSONRPC_SERVER_ERROR, 'Conflict: Only one SSE stream is allowed per session']);
+        refuse(res, [409, ErrorCode.ServerError, 'Conflict: Only one SSE stream is allowed per session']);
       } else {
         this.dispatch(entry, res, () => transport.openStandalone(res));
       }
@@ -161,7 +155,7 @@ export class StreamableEndpoint {
       logger.error(`session handler refused a streamable session on ${serverId ?? '<all>'}: ${errorText(err)}`);
       sessions.remove(id);
       await transport.close().catch(() => {});
-      sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, `Internal error: ${errorText(err)}`);
+      sendJsonRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${errorText(err)}`);
       return;
     }
     this.dispatch(entry, res, () => transport.handlePost(req, res, messages, batch));
@@ -173,7 +167,7 @@ export class StreamableEndpoint {
       run();
     } catch (err) {
       this.opts.logger.error(`session ${entry.id}: request failed: ${errorText(err)}`);
-      if (!res.headersSent) sendJsonRpcError(res, 500, JSONRPC_INTERNAL_ERROR, 'Internal error');
+      if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, 'Internal error');
       else res.destroy();
     }
   }

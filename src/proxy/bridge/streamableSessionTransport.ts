@@ -19,19 +19,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { isRequest, isResponse } from '../jsonrpc/jsonRpc.js';
 import { SSE_HEADERS, startKeepAlive } from './eventStream.js';
 
 type Wire = Record<string, unknown>;
-
-/** Whether a message is a response (result or error) rather than a request or notification. */
-export function isResponse(m: Wire): boolean {
-  return m.method === undefined && ('result' in m || 'error' in m);
-}
-
-/** Whether a message is a request (has a method and an id). */
-export function isRequest(m: Wire): boolean {
-  return typeof m.method === 'string' && m.id !== undefined;
-}
 
 /** The responses of one POST that carried requests. */
 class Exchange {

@@ -4,7 +4,7 @@
  * `process.kill(pid, 0)` sends no signal; only ESRCH means the process is gone (EPERM
  * means it exists but belongs to someone else).
  */
-import { readFileSync } from 'node:fs';
+import { readProcStat } from '../process/procStat.js';
 
 /** Default polling interval. */
 export const DEFAULT_WATCHDOG_INTERVAL_MS = 2000;
@@ -30,15 +30,8 @@ export function isProcessAlive(pid: number): boolean {
  */
 function currentPpid(): number | undefined {
   if (process.platform !== 'linux') return undefined;
-  try {
-    const stat = readFileSync('/proc/self/stat', 'latin1');
-    // The command name (field 2) may contain spaces and parentheses: parse after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(fields[1]);
-    return Number.isInteger(ppid) ? ppid : undefined;
-  } catch {
-    return undefined;
-  }
+  const ppid = readProcStat('self')?.ppid;
+  return ppid !== undefined && Number.isInteger(ppid) ? ppid : undefined;
 }
 
 function reparented(pid: number): boolean {

@@ -1,6 +1,7 @@
 /**
- * Secret redaction for logs and status: urls lose their userinfo and query values, known
- * secret strings become `***`, and entries are summarised without env or header values.
+ * Secret redaction for logs and status: urls lose their userinfo and query values,
+ * credential-looking args become `***`, and an entry's secret values are listed for
+ * secretMask.ts, which masks them in every log line and the status.
  */
 import type { ServerEntry } from './config.js';
 
@@ -75,26 +76,6 @@ export function redactUrlsInText(text: string): string {
     const tail = /[.,:;!)\]]+$/.exec(m)?.[0] ?? '';
     return redactUrl(m.slice(0, m.length - tail.length)) + tail;
   });
-}
-
-/**
- * Replaces every occurrence of each secret in `text` with `***`, including the secret's
- * JSON-escaped and URL-encoded spellings. Longer secrets go first so that a secret
- * containing another is masked whole. Empty strings are ignored.
- */
-export function redactText(text: string, secrets: string[]): string {
-  const variants = new Set<string>();
-  for (const s of secrets) {
-    if (!s) continue;
-    variants.add(s);
-    variants.add(JSON.stringify(s).slice(1, -1));
-    variants.add(encodeURIComponent(s));
-  }
-  let out = text;
-  for (const v of [...variants].sort((a, b) => b.length - a.length)) {
-    if (v && out.includes(v)) out = out.split(v).join(MASK);
-  }
-  return out;
 }
 
 function isSecretLike(value: string): boolean {
@@ -189,28 +170,4 @@ export function redactArgs(args: string[]): string[] {
     if (TOKEN_PREFIX_RE.test(arg)) return MASK;
     return arg.replace(URL_IN_TEXT_RE, (m) => redactUrl(m));
   });
-}
-
-/**
- * A one-line, log-safe description of an entry for logs and the status panel. It shows the
- * command and args (credential-looking args masked) or the redacted url, env and header
- * NAMES only, and never a value from {@link entrySecrets}.
- */
-export function describeEntry(entry: ServerEntry): { id: string; transport: 'stdio' | 'http' | 'sse'; summary: string } {
-  let summary: string;
-  let transport: 'stdio' | 'http' | 'sse';
-  if (entry.kind === 'stdio') {
-    transport = 'stdio';
-    summary = ['stdio:', entry.command, ...redactArgs(entry.args)].join(' ');
-    if (entry.cwd) summary += ` (cwd ${entry.cwd})`;
-    const names = Object.keys(entry.env);
-    if (names.length > 0) summary += ` env: ${names.join(', ')}`;
-  } else {
-    transport = entry.type === 'sse' ? 'sse' : 'http';
-    summary = `${entry.type}: ${redactUrl(entry.url)}`;
-    const names = Object.keys(entry.headers);
-    if (names.length > 0) summary += ` headers: ${names.join(', ')}`;
-  }
-  if (entry.disabled) summary += ' [disabled]';
-  return { id: entry.id, transport, summary: redactText(summary, entrySecrets(entry)) };
 }

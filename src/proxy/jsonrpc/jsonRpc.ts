@@ -6,7 +6,6 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 export type RequestId = string | number;
-export type Params = Record<string, unknown> | undefined;
 
 export interface RpcRequest {
   jsonrpc: '2.0';
@@ -37,7 +36,7 @@ export interface RpcError {
 export type RpcResponse = RpcResult | RpcError;
 export type RpcMessage = RpcRequest | RpcNotification | RpcResponse;
 
-/** JSON-RPC and MCP error codes used by the proxy. */
+/** JSON-RPC and MCP error codes used by the proxy: the one table (no numeric code elsewhere in src/). */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -45,7 +44,11 @@ export const ErrorCode = {
   InvalidParams: -32602,
   InternalError: -32603,
   ConnectionClosed: -32000,
+  /** The SDK's code for a transport-level refusal (bad session header, unsupported media type, ...); same number as ConnectionClosed. */
+  ServerError: -32000,
   RequestTimeout: -32001,
+  /** The SDK's code for an unknown streamable/SSE session (sent with HTTP 404); same number as RequestTimeout. */
+  SessionNotFound: -32001,
   ServerNotReady: -32002,
   QueueFull: -32003,
 } as const;
@@ -65,14 +68,26 @@ export function parseRpcFrame(text: string): JSONRPCMessage | undefined {
   return typeof msg === 'object' && msg !== null && (msg as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (msg as JSONRPCMessage) : undefined;
 }
 
-export function isRequest(m: RpcMessage): m is RpcRequest {
-  return 'method' in m && 'id' in m && m.id !== undefined && m.id !== null;
+/**
+ * The one copy of the message guards: every classification of a message in src/ goes
+ * through these. They read fields only (no validation: the endpoints validate input);
+ * they take typed messages, the SDK's wire type, or a plain parsed object.
+ */
+type AnyMessage = RpcMessage | JSONRPCMessage | Readonly<Record<string, unknown>>;
+type Fields = { method?: unknown; id?: unknown };
+
+/** A request: a method and an id that is neither null nor undefined. */
+export function isRequest(m: AnyMessage): m is RpcRequest {
+  return 'method' in m && 'id' in m && (m as Fields).id !== undefined && (m as Fields).id !== null;
 }
-export function isNotification(m: RpcMessage): m is RpcNotification {
-  return 'method' in m && !('id' in m && m.id !== undefined && m.id !== null);
-}
-export function isResponse(m: RpcMessage): m is RpcResponse {
+/** A response: no method, and a result or an error. */
+export function isResponse(m: AnyMessage): m is RpcResponse {
   return !('method' in m) && ('result' in m || 'error' in m);
+}
+/** The method of a request or notification; undefined for a response. */
+export function methodOf(m: AnyMessage): string | undefined {
+  const method = (m as Fields).method;
+  return typeof method === 'string' ? method : undefined;
 }
 
 export function asWire(m: RpcMessage): JSONRPCMessage {
@@ -101,9 +116,4 @@ export class RpcRequestError extends Error {
   toObject(): RpcErrorObject {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
-}
-
-export function errorObjectOf(err: unknown): RpcErrorObject {
-  if (err instanceof RpcRequestError) return err.toObject();
-  return { code: ErrorCode.InternalError, message: err instanceof Error ? err.message : String(err) };
 }

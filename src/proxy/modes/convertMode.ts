@@ -13,7 +13,7 @@ import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { isToolAllowed, mergeFilters, type ToolFilter } from '../config/toolFilter.js';
-import { ErrorCode, type RequestId, type RpcMessage } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, isRequest, isResponse, type RequestId, type RpcMessage } from '../jsonrpc/jsonRpc.js';
 import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 
@@ -76,7 +76,7 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
 
   downstream.onmessage = (message) => {
     const m = message as unknown as RpcMessage;
-    if (filtered && 'method' in m && 'id' in m && m.id !== undefined) {
+    if (filtered && isRequest(m)) {
       if (m.method === 'tools/list') listRequests.add(m.id);
       const name = String(m.params?.name ?? '');
       if (m.method === 'tools/call' && !isToolAllowed(target.filter, name)) {
@@ -85,14 +85,14 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
       }
     }
     upstream.send(message).catch((err: Error) => {
-      if ('id' in m && 'method' in m && m.id !== undefined) {
+      if (isRequest(m)) {
         void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.QueueFull, message: err.message } } as JSONRPCMessage);
       }
     });
   };
   upstream.onmessage = (message) => {
     const m = message as unknown as RpcMessage;
-    if (filtered && !('method' in m) && 'result' in m && m.id !== null && listRequests.delete(m.id)) {
+    if (filtered && isResponse(m) && 'result' in m && m.id !== null && listRequests.delete(m.id)) {
       const tools = (m.result.tools as { name: string }[] | undefined) ?? [];
       void downstream.send({ ...m, result: { ...m.result, tools: tools.filter((t) => isToolAllowed(target.filter, t.name)) } } as unknown as JSONRPCMessage);
       return;

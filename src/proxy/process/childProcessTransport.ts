@@ -14,7 +14,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, type DecodedFrame } from '../s
 import { LineBudget } from '../common/lineBudget.js';
 import { StdoutJunk } from './stdoutJunk.js';
 import { Logger, errorText } from '../common/logger.js';
-import { corkForTick } from '../common/corkForTick.js';
+import { awaitedWrite } from '../common/awaitedWrite.js';
 import { killTreeOnExit } from './processTree.js';
 import { trackServerGroup } from './groupRegistry.js';
 import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
@@ -203,30 +203,7 @@ export class ChildProcessTransport implements Transport {
     if (!stdin || this.closing || this.exitInfoValue || !stdin.writable) {
       return Promise.reject(new Error(`server '${this.opts.name}' is not connected`));
     }
-    return new Promise<void>((resolve, reject) => {
-      // Settles on the first of: written into the buffer, drained, write error, stdin closed.
-      corkForTick(stdin);
-      if (stdin.write(JSON.stringify(message) + '\n', (err) => err && reject(err))) resolve();
-      else this.drained(stdin).then(resolve, reject);
-    });
-  }
-
-  private drainWaiter?: Promise<void>;
-
-  /** One shared wait for 'drain' (or stdin's close) for every send under backpressure: no listener per message. */
-  private drained(stdin: ChildProcessWithoutNullStreams['stdin']): Promise<void> {
-    this.drainWaiter ??= new Promise<void>((resolve, reject) => {
-      const done = (err?: Error) => {
-        stdin.off('drain', onDrain).off('close', onClose);
-        this.drainWaiter = undefined;
-        if (err) reject(err);
-        else resolve();
-      };
-      const onDrain = () => done();
-      const onClose = () => done(new Error(`server '${this.opts.name}' stdin closed before the message was written`));
-      stdin.on('drain', onDrain).on('close', onClose);
-    });
-    return this.drainWaiter;
+    return awaitedWrite(stdin, JSON.stringify(message) + '\n', () => new Error(`server '${this.opts.name}' stdin closed before the message was written`));
   }
 
   private onChildExit(code: number | null, signal: NodeJS.Signals | null): void {

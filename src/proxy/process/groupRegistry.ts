@@ -10,11 +10,12 @@
  *   then SIGKILL 1 s later.
  * Windows: nothing (no groups, no /bin/sh); `taskkill /T` at stop is all there is.
  */
-import { readFileSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GroupWatcher } from './groupWatcher.js';
 import { ensureRegistryDir } from './orphanSweep.js';
 import { processStartTime } from './processTree.js';
+import { readProcTable, type ProcStat } from './procStat.js';
 import type { Logger } from '../common/logger.js';
 
 /** When to look for escaped descendants after a group starts; then every 10 s. */
@@ -22,12 +23,7 @@ const SCAN_DELAYS_MS = [250, 1000, 2000, 4000, 8000];
 const SCAN_EVERY_MS = 10_000;
 const ESCAPED_KILL_GRACE_MS = 1000;
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  pgid: number;
-  start: string;
-}
+type Proc = ProcStat;
 
 const groups = new Map<number, string>(); // pgid -> leader start time
 const escaped = new Map<number, { start: string; group: number }>();
@@ -75,11 +71,6 @@ export function serverGroupStopped(pgid: number): void {
   writeRegistry();
 }
 
-/** What is recorded now (for tests and debugging). */
-export function trackedGroups(): { groups: number[]; escaped: number[] } {
-  return { groups: [...groups.keys()], escaped: [...escaped.keys()] };
-}
-
 function signalIfSame(pid: number, start: string, signal: NodeJS.Signals): void {
   if (processStartTime(pid) !== start) return;
   try {
@@ -102,24 +93,7 @@ function scheduleScan(): void {
 }
 
 function procTable(): Proc[] {
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const out: Proc[] = [];
-  for (const name of names) {
-    if (name.charCodeAt(0) > 57) continue; // not a digit: not a process
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(name), ppid: Number(f[1]), pgid: Number(f[2]), start: f[19] });
-    } catch {
-      // exited while we looked
-    }
-  }
-  return out;
+  return readProcTable() ?? [];
 }
 
 /** Finds descendants outside every tracked group; forgets escaped ones that are gone. */

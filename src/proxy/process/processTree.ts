@@ -6,7 +6,7 @@
  * Windows has no groups; `taskkill /T` walks the tree by parent pid instead.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { readProcStat, readProcTable } from './procStat.js';
 
 /** How often the wait helpers look again. */
 const POLL_INTERVAL_MS = 25;
@@ -59,13 +59,8 @@ export function isGroupAlive(pgid: number, platform: NodeJS.Platform = process.p
 export function isRunning(pid: number, platform: NodeJS.Platform = process.platform): boolean {
   if (!isAlive(pid)) return false;
   if (platform !== 'linux') return true;
-  try {
-    // Field 3 of /proc/<pid>/stat, after the parenthesised command name (which may hold spaces).
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false; // vanished between the two checks
-  }
+  const stat = readProcStat(pid);
+  return stat !== undefined && stat.state !== 'Z'; // undefined: vanished between the two checks
 }
 
 /**
@@ -75,12 +70,7 @@ export function isRunning(pid: number, platform: NodeJS.Platform = process.platf
  */
 export function processStartTime(pid: number, platform: NodeJS.Platform = process.platform): string | undefined {
   if (platform !== 'linux') return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
+  return readProcStat(pid)?.start;
 }
 
 /**
@@ -92,25 +82,9 @@ export function isGroupRunning(pgid: number, platform: NodeJS.Platform = process
   if (platform === 'win32') return isAlive(pgid);
   if (platform !== 'linux') return isGroupAlive(pgid, platform);
   if (!isGroupAlive(pgid, platform)) return false;
-  let names: string[];
-  try {
-    names = readdirSync('/proc');
-  } catch {
-    return true;
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-    } catch {
-      continue; // exited while we looked
-    }
-    // After "pid (comm) ": state, ppid, pgrp, ...
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-  }
-  return false;
+  const table = readProcTable();
+  if (table === undefined) return true;
+  return table.some((p) => p.pgid === pgid && p.state !== 'Z');
 }
 
 /**

@@ -17,6 +17,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from './framing.js';
 import { Logger, errorText } from '../common/logger.js';
 import { OutputWriter, guardErrors, isPeerGone } from './outputWriter.js';
+import { ErrorCode, isResponse } from '../jsonrpc/jsonRpc.js';
 
 /** Default idle timeout: no inbound message for this long closes the transport. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
@@ -120,7 +121,7 @@ export class StdioServerTransport implements Transport {
 
   private framingFor(message: JSONRPCMessage): Framing {
     const m = message as { id?: unknown; method?: unknown };
-    if (m.method === undefined && validId(m.id)) {
+    if (isResponse(message) && validId(m.id)) {
       const f = this.requestFraming.get(m.id);
       if (f !== undefined) {
         // A second request under an id in flight gets its own answer (a refusal) first.
@@ -184,27 +185,27 @@ export class StdioServerTransport implements Transport {
     this.idleTimer?.refresh();
     if (frame.kind === 'oversize') {
       const text = `message of ${frame.bytes} bytes exceeds the ${this.maxBytes}-byte limit; skipped`;
-      return this.badFrame(frame.framing, frame.idHint ?? null, -32600, `Invalid Request: ${text}`, text);
+      return this.badFrame(frame.framing, frame.idHint ?? null, ErrorCode.InvalidRequest, `Invalid Request: ${text}`, text);
     }
     let parsed: unknown;
     try {
       parsed = JSON.parse(frame.body);
     } catch {
       const what = `invalid JSON (${Buffer.byteLength(frame.body)} bytes)`;
-      return this.badFrame(frame.framing, null, -32700, 'Parse error: invalid JSON', what);
+      return this.badFrame(frame.framing, null, ErrorCode.ParseError, 'Parse error: invalid JSON', what);
     }
     if (Array.isArray(parsed)) {
-      return this.badFrame(frame.framing, null, -32600, 'Invalid Request: JSON-RPC batches are not supported by MCP', 'batch');
+      return this.badFrame(frame.framing, null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported by MCP', 'batch');
     }
     const msg = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
     const isRequestOrNotification = typeof msg.method === 'string';
     if (msg.jsonrpc !== '2.0' || !(isRequestOrNotification || ('id' in msg && ('result' in msg || 'error' in msg)))) {
       const id = validId(msg.id) ? msg.id : null;
-      return this.badFrame(frame.framing, id, -32600, 'Invalid Request: not a JSON-RPC 2.0 message', 'not JSON-RPC 2.0');
+      return this.badFrame(frame.framing, id, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', 'not JSON-RPC 2.0');
     }
     // MCP ids are strings or numbers, never null; an id of any other type is not echoed back.
     if (isRequestOrNotification && 'id' in msg && !validId(msg.id)) {
-      return this.badFrame(frame.framing, null, -32600, 'Invalid Request: id must be a string or a number', 'invalid id');
+      return this.badFrame(frame.framing, null, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number', 'invalid id');
     }
     if (isRequestOrNotification) this.track(msg, frame.framing);
     try {

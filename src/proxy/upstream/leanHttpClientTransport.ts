@@ -18,6 +18,7 @@ import { errorText, type Logger } from '../common/logger.js';
 import { SseParser } from '../../shared/sseParser.js';
 import { HoldGate } from './holdGate.js';
 import type { RelatedExtra } from '../jsonrpc/jsonRpcPeer.js';
+import { isRequest, methodOf } from '../jsonrpc/jsonRpc.js';
 import { describeConnectError, httpStatusError } from './upstreamErrors.js';
 import { redactUrl } from '../config/redact.js';
 
@@ -104,10 +105,9 @@ export class LeanHttpClientTransport implements Transport {
       'Content-Length': String(Buffer.byteLength(body)),
     });
     const hadSession = this.sessionId !== undefined;
-    const isInitialized = (message as { method?: string }).method === 'notifications/initialized';
+    const isInitialized = methodOf(message) === 'notifications/initialized';
     // What arrives on this POST's event stream belongs to the request it carried.
-    const carried = message as { method?: string; id?: string | number };
-    const related: RelatedExtra | undefined = carried.method !== undefined && carried.id !== undefined ? { relatedRequestId: carried.id } : undefined;
+    const related: RelatedExtra | undefined = isRequest(message) ? { relatedRequestId: message.id } : undefined;
     if (isInitialized && !this.getOpened) this.holdUntilGetAnswered();
     return new Promise<void>((resolve, reject) => {
       let settled = false;

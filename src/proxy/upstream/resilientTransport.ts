@@ -16,7 +16,8 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCode, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { Backoff } from '../../shared/backoff.js';
+import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
@@ -68,7 +69,7 @@ export class ResilientTransportWrapper implements Transport {
   /** The caller's initialize was answered once: from now on a lost connection is reconnected. */
   private established = false;
   private _failure?: Error;
-  private delayMs: number;
+  private readonly backoff: Backoff;
   private reconnectTimer?: NodeJS.Timeout;
   private readonly heartbeat: Heartbeat;
   private readonly internal = new InternalRequests();
@@ -86,7 +87,7 @@ export class ResilientTransportWrapper implements Transport {
       retryBeforeEstablished: false,
       ...options,
     };
-    this.delayMs = this.o.initialDelayMs;
+    this.backoff = new Backoff({ initialDelayMs: this.o.initialDelayMs, maxDelayMs: this.o.maxDelayMs });
     this.heartbeat = new Heartbeat({
       intervalMs: this.o.heartbeatIntervalMs,
       timeoutMs: this.o.heartbeatTimeoutMs,
@@ -123,13 +124,13 @@ export class ResilientTransportWrapper implements Transport {
     const m = message as unknown as RpcMessage;
     if (this._state === 'closed') throw new Error('transport closed');
     const connected = this._state === 'connected' && this.inner !== undefined;
-    if ('method' in m && m.method === 'initialize' && 'id' in m) {
-      this.initRequest = m as RpcRequest;
+    if (isRequest(m) && m.method === 'initialize') {
+      this.initRequest = m;
       this.initAnswered = false;
       // While disconnected, the replay on connect sends it and answers with this id.
       if (!connected) return;
     }
-    if ('method' in m && m.method === 'notifications/initialized') {
+    if (methodOf(m) === 'notifications/initialized') {
       this.initializedSent = true;
       if (!connected) return;
     }
@@ -161,7 +162,7 @@ export class ResilientTransportWrapper implements Transport {
 
   private async sendNow(message: JSONRPCMessage): Promise<void> {
     const m = message as unknown as RpcMessage;
-    const id = 'method' in m && 'id' in m && m.id !== undefined ? (m as RpcRequest).id : undefined;
+    const id = isRequest(m) ? m.id : undefined;
     if (id !== undefined) this.sending.add(id);
     try {
       await this.inner!.send(message);
@@ -174,10 +175,11 @@ export class ResilientTransportWrapper implements Transport {
         this.giveUp(err as Error);
         throw err;
       }
-      const handshake = 'method' in m && (m.method === 'initialize' || m.method === 'notifications/initialized');
+      const method = methodOf(m);
+      const handshake = method === 'initialize' || method === 'notifications/initialized';
       if (handshake) {
         // The replay on the next connection sends these (and answers the initialize).
-        if (m.method === 'initialize') this.initAnswered = false;
+        if (method === 'initialize') this.initAnswered = false;
         this.connectionLost(`send failed: ${errorText(err)}`);
         return;
       }
@@ -210,7 +212,7 @@ export class ResilientTransportWrapper implements Transport {
       if (this.initRequest) await this.replayInitialize(t);
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');
-      this.delayMs = this.o.initialDelayMs;
+      this.backoff.reset();
       this.heartbeat.reset();
       this.o.logger?.debug('connected');
       await this.flush();
@@ -246,7 +248,7 @@ export class ResilientTransportWrapper implements Transport {
     t.onmessage = (message, extra) => {
       if (gen !== this.generation) return;
       const m = message as unknown as RpcMessage;
-      if (!('method' in m) && 'id' in m && m.id !== null) {
+      if (isResponse(m) && m.id !== null) {
         if (typeof m.id === 'string' && m.id.startsWith(INTERNAL_PREFIX)) {
           this.internal.answer(m.id, m);
           return;
@@ -295,8 +297,7 @@ export class ResilientTransportWrapper implements Transport {
 
   private scheduleReconnect(reason: string): void {
     this.setState('reconnecting', reason);
-    const delay = this.delayMs;
-    this.delayMs = Math.min(this.delayMs * 2, this.o.maxDelayMs);
+    const delay = this.backoff.fail()!; // no maxAttempts: never undefined
     this.o.logger?.warn(`${reason}; retrying in ${delay} ms`);
     this.reconnectTimer = setTimeout(() => void this.attempt(), delay);
   }

@@ -1,3 +1,5 @@
+import { Backoff } from '../../shared/backoff.js';
+
 /**
  * When a server that exited (or failed to start) is started again: backoff doubling from
  * `initialDelayMs` to `maxDelayMs`, `failed` after `maxAttempts` consecutive failures, and a
@@ -6,7 +8,7 @@
 export interface SupervisionOptions {
   /** Restart after an unexpected exit or a failed start. */
   restart: boolean;
-  /** Consecutive failures after which the server is marked failed. */
+  /** Attempts in total, the first start included: this many consecutive failures mark the server failed (src/shared/backoff.ts). */
   maxAttempts: number;
   initialDelayMs: number;
   maxDelayMs: number;
@@ -23,13 +25,15 @@ export const DEFAULT_SUPERVISION: SupervisionOptions = {
 };
 
 export class RestartPolicy {
-  private failures = 0;
+  private readonly backoff: Backoff;
 
-  constructor(readonly options: SupervisionOptions = DEFAULT_SUPERVISION) {}
+  constructor(readonly options: SupervisionOptions = DEFAULT_SUPERVISION) {
+    this.backoff = new Backoff(options);
+  }
 
   /** Forgets earlier failures (a restart asked for by the user). */
   reset(): void {
-    this.failures = 0;
+    this.backoff.reset();
   }
 
   /**
@@ -38,10 +42,9 @@ export class RestartPolicy {
    */
   next(readyAt?: Date): { delayMs: number; attempt: number } | undefined {
     const ranFor = readyAt ? Date.now() - readyAt.getTime() : 0;
-    if (ranFor >= this.options.stableAfterMs) this.failures = 0;
-    this.failures++;
-    if (!this.options.restart || this.failures >= this.options.maxAttempts) return undefined;
-    const delayMs = Math.min(this.options.initialDelayMs * 2 ** (this.failures - 1), this.options.maxDelayMs);
-    return { delayMs, attempt: this.failures + 1 };
+    if (ranFor >= this.options.stableAfterMs) this.backoff.reset();
+    const delayMs = this.backoff.fail();
+    if (!this.options.restart || delayMs === undefined) return undefined;
+    return { delayMs, attempt: this.backoff.failures + 1 };
   }
 }

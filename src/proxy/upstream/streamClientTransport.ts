@@ -12,7 +12,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { corkForTick } from '../common/corkForTick.js';
+import { awaitedWrite } from '../common/awaitedWrite.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from '../stdio/framing.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { readText } from './leanHttpClientTransport.js';
@@ -92,22 +92,9 @@ export class StreamClientTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const socket = this.socket;
     if (!socket || this.closed || !socket.writable) return Promise.reject(new Error('transport closed'));
-    return new Promise<void>((resolve, reject) => {
-      corkForTick(socket);
-      const written = socket.write(`${JSON.stringify(message)}\n`, (err) => err && reject(err));
-      if (written) return resolve();
-      // Under backpressure: settled by 'drain', or rejected if the link closes first (the
-      // resilient wrapper then queues the message for the next connection).
-      const onDrain = () => {
-        socket.off('close', onClose);
-        resolve();
-      };
-      const onClose = () => {
-        socket.off('drain', onDrain);
-        reject(new Error('stream link closed before the message was written'));
-      };
-      socket.once('drain', onDrain).once('close', onClose);
-    });
+    // Rejected if the link closes before draining: the resilient wrapper then queues the
+    // message for the next connection.
+    return awaitedWrite(socket, `${JSON.stringify(message)}\n`, () => new Error('stream link closed before the message was written'));
   }
 
   /** Ends the connection (which ends the bridge's session) and fires `onclose` once. */
