@@ -75,7 +75,9 @@ await runBench('bigResults', opts.deadlineMs, async (procs) => {
     for (const s of started) await s.p.close();
     const result = { bench: 'bigResults', env: environment(), options: opts, sizes: SIZES, guardBlocks: shared.guardBlocks(), rows };
     saveResults('bigResults', result);
-    process.stdout.write(`${table(rows, ['id', '1MiBMs', '1MiBVsSdkStdio', '1MiBPeakRssMiB', '1MiBOk', '10MiBMs', '10MiBVsSdkStdio', '10MiBPeakRssMiB', '10MiBOk', 'error'])}\n`);
+    process.stdout.write(
+      `${table(rows, ['id', '1MiBMs', '1MiBVsSdkStdio', '1MiBPeakRssMiB', '1MiBOk', '10MiBMs', '10MiBVsSdkStdio', '10MiBPeakRssMiB', '10MiBOk', 'error'])}\n`,
+    );
   } finally {
     shared.cleanup();
   }

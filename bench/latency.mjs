@@ -120,7 +120,9 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
     for (const s of started) await s.p.close();
     const result = { bench: 'latency', env: environment(), options: opts, guardBlocks: shared.guardBlocks(), rows };
     saveResults('latency', result);
-    process.stdout.write(`${table(rows, ['id', 'calls', 'p50Ms', 'p99Ms', 'p50VsSdkStdio', 'p50VsSdkHttp', 'proxyCpuUsPerCall', 'callsPerSec', 'tputVsSdkStdio', 'failedCalls', 'error'])}\n`);
+    process.stdout.write(
+      `${table(rows, ['id', 'calls', 'p50Ms', 'p99Ms', 'p50VsSdkStdio', 'p50VsSdkHttp', 'proxyCpuUsPerCall', 'callsPerSec', 'tputVsSdkStdio', 'failedCalls', 'error'])}\n`,
+    );
     process.stdout.write(`loopback guard refusals: ${result.guardBlocks.length}\n`);
   } finally {
     shared.cleanup();

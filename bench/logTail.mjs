@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH, ROOT, environment, median, options, percentile, round, runBench, saveResults, sleep, table } from './lib/common.mjs';
 
-const opts = options({ entries: 100_000, writers: 4, rate: 10_000, isolated: 60, deadlineMs: 180_000 }, { entries: 10_000, rate: 5_000, isolated: 20, deadlineMs: 90_000 });
+const opts = options(
+  { entries: 100_000, writers: 4, rate: 10_000, isolated: 60, deadlineMs: 180_000 },
+  { entries: 10_000, rate: 5_000, isolated: 20, deadlineMs: 90_000 },
+);
 const TARGET_P99_MS = 250;
 const TICK_MS = 10;
 const ISOLATED_GAP_MS = 150;
@@ -21,7 +24,15 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
   const dir = mkdtempSync(join(tmpdir(), 'qiming-bench-logtail-'));
   try {
     const bundle = join(dir, 'logTail.bundle.mjs');
-    await build({ entryPoints: [join(ROOT, 'src/main/logs/logTail.ts')], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: 'node20', logLevel: 'warning' });
+    await build({
+      entryPoints: [join(ROOT, 'src/main/logs/logTail.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     const { LogTail } = await import(pathToFileURL(bundle).href);
     const logFile = join(dir, 'logs', 'mcp-proxy.log');
     const perWriter = Math.ceil(opts.entries / opts.writers);
@@ -58,7 +69,12 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
     const startAt = Date.now() + 2000; // every writer is up by then, even on a loaded machine
     let t0;
     for (let w = 0; w < opts.writers; w++) {
-      const child = procs.spawn(process.execPath, [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(w), String(perWriter), String(perTick), String(TICK_MS), String(startAt)], {}, `writer ${w}`);
+      const child = procs.spawn(
+        process.execPath,
+        [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(w), String(perWriter), String(perTick), String(TICK_MS), String(startAt)],
+        {},
+        `writer ${w}`,
+      );
       writers.push(new Promise((resolve) => (child.exitInfo ? resolve(child.exitInfo) : child.once('exit', (code) => resolve(code)))));
     }
     await sleep(startAt - Date.now());
@@ -71,7 +87,12 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
     await sleep(300); // anything delivered twice would show up here
     // Second phase: single entries 150 ms apart. Each waits for the next header or the tail's
     // entry flush (100 ms: it may still get continuation lines), so this shows that floor.
-    const iso = procs.spawn(process.execPath, [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(isolatedId), String(opts.isolated), '1', String(ISOLATED_GAP_MS), String(Date.now() + 1000)], {}, 'isolated writer');
+    const iso = procs.spawn(
+      process.execPath,
+      [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(isolatedId), String(opts.isolated), '1', String(ISOLATED_GAP_MS), String(Date.now() + 1000)],
+      {},
+      'isolated writer',
+    );
     await new Promise((resolve) => (iso.exitInfo ? resolve() : iso.once('exit', resolve)));
     const isoDeadline = Date.now() + 5000;
     while (isolatedLat.length < opts.isolated && Date.now() < isoDeadline) await sleep(20);
@@ -110,10 +131,16 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
     };
     const targetMet = summary.p99Ms <= TARGET_P99_MS && lost === 0 && duplicated === 0;
     saveResults('logTail', { bench: 'logTail', env: environment(), options: opts, targetP99Ms: TARGET_P99_MS, targetMet, summary });
-    process.stdout.write(`${table([summary], ['entries', 'lines', 'writers', 'actualRatePerSec', 'delivered', 'lost', 'duplicated', 'outOfOrder', 'p50Ms', 'p99Ms', 'maxMs'])}\n`);
-    process.stdout.write(`isolated entries (${ISOLATED_GAP_MS} ms apart): ${summary.isolatedDelivered}/${summary.isolatedEntries} delivered, p50 ${summary.isolatedP50Ms} ms, max ${summary.isolatedMaxMs} ms\n`);
+    process.stdout.write(
+      `${table([summary], ['entries', 'lines', 'writers', 'actualRatePerSec', 'delivered', 'lost', 'duplicated', 'outOfOrder', 'p50Ms', 'p99Ms', 'maxMs'])}\n`,
+    );
+    process.stdout.write(
+      `isolated entries (${ISOLATED_GAP_MS} ms apart): ${summary.isolatedDelivered}/${summary.isolatedEntries} delivered, p50 ${summary.isolatedP50Ms} ms, max ${summary.isolatedMaxMs} ms\n`,
+    );
     process.stdout.write(`p50 by tenth of the run (ms): ${summary.p50ByTenthMs.join(', ')}\n`);
-    process.stdout.write(`log tail p99 ${summary.p99Ms} ms, lost ${lost}, duplicated ${duplicated} (target p99 <= ${TARGET_P99_MS} ms, 0 lost): ${targetMet ? 'met' : 'MISSED'}\n`);
+    process.stdout.write(
+      `log tail p99 ${summary.p99Ms} ms, lost ${lost}, duplicated ${duplicated} (target p99 <= ${TARGET_P99_MS} ms, 0 lost): ${targetMet ? 'met' : 'MISSED'}\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

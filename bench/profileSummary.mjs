@@ -26,7 +26,11 @@ function sourceOf(url) {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1];
   if (url.includes('qiming-mcp-stdio-proxy')) return 'ours (dist bundle)';
-  return url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
+  return url
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-2)
+    .join('/');
 }
 
 const fnSelf = new Map();
@@ -35,7 +39,9 @@ for (const [id, us] of selfUs) {
   const n = byId.get(id);
   const cf = n.callFrame;
   const name = cf.functionName || '(anonymous)';
-  const key = ['(idle)', '(program)', '(garbage collector)', '(root)'].includes(name) ? name : `${name} ${cf.url ? `${cf.url.replace(/^.*\//, '')}:${cf.lineNumber + 1}` : ''}`;
+  const key = ['(idle)', '(program)', '(garbage collector)', '(root)'].includes(name)
+    ? name
+    : `${name} ${cf.url ? `${cf.url.replace(/^.*\//, '')}:${cf.lineNumber + 1}` : ''}`;
   fnSelf.set(key, (fnSelf.get(key) ?? 0) + us);
   const src = name.startsWith('(') && !cf.url ? name : sourceOf(cf.url);
   srcSelf.set(src, (srcSelf.get(src) ?? 0) + us);
@@ -64,5 +70,9 @@ for (const [k, v] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) proc
 if (process.argv.includes('--total')) {
   process.stdout.write(`\ntop ${top} functions by total (inclusive) time:\n`);
   const skip = /^\((root|program|idle|garbage collector)\)/;
-  for (const [k, v] of [...fnTotal].filter(([k]) => !skip.test(k)).sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
+  for (const [k, v] of [...fnTotal]
+    .filter(([k]) => !skip.test(k))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top))
+    process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
 }

@@ -11,7 +11,23 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { cliArgs, startBridge } from './lib/paths.mjs';
-import { CLI, EVERYTHING_SERVER, FILESYSTEM_SERVER, MEMORY_SERVER, environment, median, now, options, percentile, round, runBench, saveResults, table, tail, within } from './lib/common.mjs';
+import {
+  CLI,
+  EVERYTHING_SERVER,
+  FILESYSTEM_SERVER,
+  MEMORY_SERVER,
+  environment,
+  median,
+  now,
+  options,
+  percentile,
+  round,
+  runBench,
+  saveResults,
+  table,
+  tail,
+  within,
+} from './lib/common.mjs';
 
 const opts = options({ rounds: 15, deadlineMs: 400_000 }, { rounds: 3, deadlineMs: 180_000 });
 const node = process.execPath;
@@ -76,12 +92,23 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
     // NODE_COMPILE_CACHE): Node >= 22.1 uses it, Node 20 ignores it. Same for every row.
     const cache = { NODE_COMPILE_CACHE: join(dir, 'compile-cache') };
     const configs = [
-      { id: 'proxy-warm-bridge', label: 'stdio proxy, 3 bridge upstreams (warm bridge)', args: cliArgs('proxy-warm-bridge', ['--config', JSON.stringify(proxyConfig)]), env: { ...process.env, ...cache, MCP_BRIDGE_TOKEN: bridge.token } },
+      {
+        id: 'proxy-warm-bridge',
+        label: 'stdio proxy, 3 bridge upstreams (warm bridge)',
+        args: cliArgs('proxy-warm-bridge', ['--config', JSON.stringify(proxyConfig)]),
+        env: { ...process.env, ...cache, MCP_BRIDGE_TOKEN: bridge.token },
+      },
       { id: 'everything-cold', label: 'server-everything, cold spawn', args: servers.everything.args, env: { ...process.env, ...cache } },
       { id: 'memory-cold', label: 'server-memory, cold spawn', args: servers.memory.args, env: { ...memoryEnv, ...cache } },
       { id: 'filesystem-cold', label: 'server-filesystem, cold spawn', args: servers.filesystem.args, env: { ...process.env, ...cache } },
       { id: 'node-empty', label: 'floor: `node -e 0`, spawn to exit', args: ['-e', '0'], env: { ...process.env, ...cache }, exitOnly: true },
-      { id: 'cli-version', label: 'floor: our CLI `--version` (bundle load), spawn to exit', args: [CLI, '--version'], env: { ...process.env, ...cache }, exitOnly: true },
+      {
+        id: 'cli-version',
+        label: 'floor: our CLI `--version` (bundle load), spawn to exit',
+        args: [CLI, '--version'],
+        env: { ...process.env, ...cache },
+        exitOnly: true,
+      },
     ].map((c) => ({ ...c, ms: [], tools: 0 }));
     const measure = (c) => (c.exitOnly ? spawnToExit(procs, c.id, c.args, c.env) : ready(procs, c.id, c.args, c.env));
     // One discarded spawn each: the first read of each file from disk is not what we measure.
@@ -119,7 +146,9 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
     // Run under another Node (`npm run bench:readiness:node22`), the results get their own file.
     saveResults(NODE_MAJOR === 20 ? 'readiness' : `readiness.node${NODE_MAJOR}`, result);
     process.stdout.write(`${table(rows)}\n`);
-    process.stdout.write(`warm-bridge readiness ${rows[0].medianMs} ms (target <= ${TARGET_MS} ms): ${result.targetMet ? 'met' : 'MISSED'}; tools ${proxy.tools}/${expected}\n`);
+    process.stdout.write(
+      `warm-bridge readiness ${rows[0].medianMs} ms (target <= ${TARGET_MS} ms): ${result.targetMet ? 'met' : 'MISSED'}; tools ${proxy.tools}/${expected}\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,7 +8,22 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBridge } from './lib/paths.mjs';
-import { ECHO_SERVER, EVERYTHING_SERVER, FILESYSTEM_SERVER, MEMORY_SERVER, cpuMs, descendants, environment, median, now, options, round, runBench, saveResults, table } from './lib/common.mjs';
+import {
+  ECHO_SERVER,
+  EVERYTHING_SERVER,
+  FILESYSTEM_SERVER,
+  MEMORY_SERVER,
+  cpuMs,
+  descendants,
+  environment,
+  median,
+  now,
+  options,
+  round,
+  runBench,
+  saveResults,
+  table,
+} from './lib/common.mjs';
 
 const opts = options({ rounds: 8, deadlineMs: 400_000 }, { rounds: 2, deadlineMs: 180_000 });
 const node = process.execPath;
@@ -26,10 +41,11 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
     };
     const ten = { everything: kinds.everything, memory: kinds.memory, filesystem: kinds.filesystem };
     for (let i = 1; i <= 7; i++) ten[`echo${i}`] = kinds.echo;
-    const configs = [
-      { id: 'bridge-10', servers: ten },
-      ...Object.entries(kinds).map(([k, v]) => ({ id: `bridge-1-${k}`, servers: { [k]: v } })),
-    ].map((c) => ({ ...c, ms: [], cpu: [] }));
+    const configs = [{ id: 'bridge-10', servers: ten }, ...Object.entries(kinds).map(([k, v]) => ({ id: `bridge-1-${k}`, servers: { [k]: v } }))].map((c) => ({
+      ...c,
+      ms: [],
+      cpu: [],
+    }));
 
     async function once(c) {
       const t0 = now();
@@ -68,7 +84,16 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
       vsSlowestSingle: round(median(c.ms) / median(slowest.ms), 2),
     }));
     const ratio = rows[0].vsSlowestSingle;
-    const result = { bench: 'startup', env: environment(), options: opts, slowestSingle: slowest.id, ratio, targetRatio: TARGET_RATIO, targetMet: ratio <= TARGET_RATIO, rows };
+    const result = {
+      bench: 'startup',
+      env: environment(),
+      options: opts,
+      slowestSingle: slowest.id,
+      ratio,
+      targetRatio: TARGET_RATIO,
+      targetMet: ratio <= TARGET_RATIO,
+      rows,
+    };
     saveResults('startup', result);
     process.stdout.write(`${table(rows)}\n`);
     process.stdout.write(`10 servers vs slowest single (${slowest.id}): ${ratio}x (target <= ${TARGET_RATIO}x): ${result.targetMet ? 'met' : 'MISSED'}\n`);

@@ -47,10 +47,21 @@ await runBench('stop', opts.deadlineMs, async (procs) => {
       await sleep(Math.max(0, 1000 - (now() - t0 - (bridgeExitMs ?? 0))));
       const leftAfter1s = tree.filter((p) => !isGone(p));
       const allGoneMs = Math.max(bridgeExitMs ?? Infinity, treeGoneMs ?? Infinity);
-      runs.push({ round: r + 1, processes: tree.length + 1, serversGoneMs: round(treeGoneMs, 0), bridgeExitMs: round(bridgeExitMs, 0), allGoneMs: round(allGoneMs, 0), leftAtBridgeExit: leftAtExit, leftAfter1s: leftAfter1s.length, exit: b.child.exitInfo });
+      runs.push({
+        round: r + 1,
+        processes: tree.length + 1,
+        serversGoneMs: round(treeGoneMs, 0),
+        bridgeExitMs: round(bridgeExitMs, 0),
+        allGoneMs: round(allGoneMs, 0),
+        leftAtBridgeExit: leftAtExit,
+        leftAfter1s: leftAfter1s.length,
+        exit: b.child.exitInfo,
+      });
       await procs.end(b.pid, 1000); // ends anything still there, by pid
       for (const p of leftAfter1s) await procs.end(p, 100);
-      process.stderr.write(`stop round ${r + 1}/${opts.rounds}: bridge exit ${round(bridgeExitMs, 0)} ms, all gone ${round(allGoneMs, 0)} ms, left ${leftAfter1s.length}\n`);
+      process.stderr.write(
+        `stop round ${r + 1}/${opts.rounds}: bridge exit ${round(bridgeExitMs, 0)} ms, all gone ${round(allGoneMs, 0)} ms, left ${leftAfter1s.length}\n`,
+      );
     }
     const summary = {
       serversGoneMedianMs: round(median(runs.map((x) => x.serversGoneMs)), 0),
@@ -62,7 +73,9 @@ await runBench('stop', opts.deadlineMs, async (procs) => {
     const targetMet = summary.allGoneMaxMs <= TARGET_MS && summary.leftMax === 0;
     saveResults('stop', { bench: 'stop', env: environment(), options: opts, targetMs: TARGET_MS, targetMet, summary, runs });
     process.stdout.write(`${table(runs, ['round', 'processes', 'serversGoneMs', 'bridgeExitMs', 'allGoneMs', 'leftAtBridgeExit', 'leftAfter1s'])}\n`);
-    process.stdout.write(`stop: median ${summary.allGoneMedianMs} ms, max ${summary.allGoneMaxMs} ms, left ${summary.leftMax} (target <= ${TARGET_MS} ms, 0 left): ${targetMet ? 'met' : 'MISSED'}\n`);
+    process.stdout.write(
+      `stop: median ${summary.allGoneMedianMs} ms, max ${summary.allGoneMaxMs} ms, left ${summary.leftMax} (target <= ${TARGET_MS} ms, 0 left): ${targetMet ? 'met' : 'MISSED'}\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -25,17 +25,30 @@ const graph = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(
 
 // Tarjan's strongly connected components: every component of more than one file is a cycle.
 let index = 0;
-const idx = new Map(), low = new Map(), stack = [], on = new Set(), cycles = [];
+const idx = new Map(),
+  low = new Map(),
+  stack = [],
+  on = new Set(),
+  cycles = [];
 function visit(v) {
-  idx.set(v, index); low.set(v, index++); stack.push(v); on.add(v);
+  idx.set(v, index);
+  low.set(v, index++);
+  stack.push(v);
+  on.add(v);
   for (const w of graph.get(v) ?? []) {
-    if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v), low.get(w))); }
-    else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
+    if (!idx.has(w)) {
+      visit(w);
+      low.set(v, Math.min(low.get(v), low.get(w)));
+    } else if (on.has(w)) low.set(v, Math.min(low.get(v), idx.get(w)));
   }
   if (low.get(v) !== idx.get(v)) return;
   const comp = [];
   let w;
-  do { w = stack.pop(); on.delete(w); comp.push(w); } while (w !== v);
+  do {
+    w = stack.pop();
+    on.delete(w);
+    comp.push(w);
+  } while (w !== v);
   if (comp.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(comp);
 }
 for (const f of files) if (!idx.has(f)) visit(f);

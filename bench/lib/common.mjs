@@ -361,7 +361,8 @@ export async function runBench(name, deadlineMs, body) {
   } finally {
     const r = await procs.endAll();
     clearTimeout(timer);
-    if (abortWarnings) process.stderr.write(`${name}: ${abortWarnings} MaxListenersExceededWarning(s) on the SDK HTTP client's AbortSignal (bench client side)\n`);
+    if (abortWarnings)
+      process.stderr.write(`${name}: ${abortWarnings} MaxListenersExceededWarning(s) on the SDK HTTP client's AbortSignal (bench client side)\n`);
     process.stderr.write(`${name}: ${r.started} processes started, ${r.left.length} left${r.left.length ? `: ${r.left.join(', ')}` : ''}\n`);
     if (r.left.length) failed = true;
   }

@@ -11,7 +11,22 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { CLI, ECHO_SERVER, GUARD, descendants, PARSE_RELAY, PEERS, RAW_HTTP_HOP, RAW_RELAY, firstJsonLine, freePort, sleep, tail, waitPort, within } from './common.mjs';
+import {
+  CLI,
+  ECHO_SERVER,
+  GUARD,
+  descendants,
+  PARSE_RELAY,
+  PEERS,
+  RAW_HTTP_HOP,
+  RAW_RELAY,
+  firstJsonLine,
+  freePort,
+  sleep,
+  tail,
+  waitPort,
+  within,
+} from './common.mjs';
 
 const START_TIMEOUT_MS = 30_000;
 const node = process.execPath;
@@ -153,10 +168,15 @@ export class Shared {
 /** Spawns `proxy --port 0` and resolves with its ready line (plus the child and a token). */
 export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs = []) {
   const token = randomBytes(24).toString('hex');
-  const child = procs.spawn(node, cliArgs(what, ['proxy', '--port', '0', '--config', JSON.stringify({ mcpServers }), ...extraArgs]), {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, MCP_BRIDGE_TOKEN: token },
-  }, what);
+  const child = procs.spawn(
+    node,
+    cliArgs(what, ['proxy', '--port', '0', '--config', JSON.stringify({ mcpServers }), ...extraArgs]),
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, MCP_BRIDGE_TOKEN: token },
+    },
+    what,
+  );
   const errors = tail(child.stderr);
   const ready = await firstJsonLine(child.stdout, 60_000, `${what} ready line`, (v) => v.event === 'ready').catch((e) => {
     throw new Error(`${e.message}\n${errors.text()}`);
@@ -338,7 +358,9 @@ export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
   const out = tail(child.stdout);
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
-    const health = await fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.json()).catch(() => undefined);
+    const health = await fetch(`http://127.0.0.1:${port}/api/health`)
+      .then((r) => r.json())
+      .catch(() => undefined);
     if (health?.state === 'ready' && (health.servers ?? []).every((s) => s.status === 'connected')) break;
     if (child.exitInfo) throw new Error(`${what} exited: ${JSON.stringify(child.exitInfo)}\n${errors.text()}\n${out.text()}`);
     if (Date.now() > deadline) throw new Error(`${what} not ready after ${START_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out.text()}`);

@@ -3,7 +3,18 @@
  * nowhere deeper in `src/proxy`, so the proxy can reorganise its files freely.
  * Everything re-exported is plain Node (no electron).
  */
-export { killTree, killTreeSync, isAlive, isGroupAlive, isRunning, isGroupRunning, signalGroup, waitForExit, waitForGroupExit, waitForGroupStop } from './process/processTree.js';
+export {
+  killTree,
+  killTreeSync,
+  isAlive,
+  isGroupAlive,
+  isRunning,
+  isGroupRunning,
+  signalGroup,
+  waitForExit,
+  waitForGroupExit,
+  waitForGroupStop,
+} from './process/processTree.js';
 export { loadConfig, parseConfig, ConfigError, SERVER_ID_RE } from './config/config.js';
 export type { ProxyConfig, ServerEntry, StdioEntry, RemoteEntry } from './config/config.js';
 export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './common/logger.js';

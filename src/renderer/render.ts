@@ -58,7 +58,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   const empty = el('section', 'empty', undefined, { 'aria-labelledby': 'empty-title' });
   empty.append(
     el('h2', undefined, 'No MCP servers configured', { id: 'empty-title' }),
-    el('p', undefined, 'The runtime is running but its config lists no servers. Add them under "mcpServers" in the MCP config file the app passes to the runtime (the same format as claude_desktop_config.json), for example:'),
+    el(
+      'p',
+      undefined,
+      'The runtime is running but its config lists no servers. Add them under "mcpServers" in the MCP config file the app passes to the runtime (the same format as claude_desktop_config.json), for example:',
+    ),
     el('pre', 'config-example', CONFIG_EXAMPLE),
     el('p', undefined, 'Then restart the app (or the bridge) and they will appear here.'),
   );
@@ -117,7 +121,9 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
       showBanner(
         b.state === 'crashed' ? 'The MCP bridge crashed.' : 'The MCP bridge is stopped.',
         b.lastError ?? '',
-        b.state === 'crashed' ? 'The app restarts it automatically; if it keeps crashing, check the last error and the app log.' : 'Restart the app to start it again.',
+        b.state === 'crashed'
+          ? 'The app restarts it automatically; if it keeps crashing, check the last error and the app log.'
+          : 'Restart the app to start it again.',
         'down',
       );
     } else {

@@ -28,7 +28,6 @@ export interface ReadyLine {
   servers: { id: string; state: string; tools: number; error?: string; stderrTail?: string[] }[];
 }
 
-
 export interface BridgeSpawnOptions {
   /** `{mcpServers: ...}` (sent inline as JSON) or a config file path. */
   config: unknown;
@@ -138,7 +137,8 @@ export class BridgeProcess {
     await waitFor(() => this.ready || this.exit || this.stdout.includes('\n'), timeoutMs, 'the ready line').catch((e) => {
       throw new Error(`${(e as Error).message}; stderr:\n${this.stderr.slice(-3000)}`);
     });
-    if (!this.ready) throw new Error(`no ready line; stdout=${JSON.stringify(this.stdout)} exit=${JSON.stringify(this.exit)}\nstderr:\n${this.stderr.slice(-3000)}`);
+    if (!this.ready)
+      throw new Error(`no ready line; stdout=${JSON.stringify(this.stdout)} exit=${JSON.stringify(this.exit)}\nstderr:\n${this.stderr.slice(-3000)}`);
     this.watchEvents();
     await this.status().catch(() => undefined);
     return this.ready;
@@ -171,31 +171,34 @@ export class BridgeProcess {
   private watchEvents(): void {
     if (this.events || (this.token === undefined && !this.ready)) return;
     let buffer = '';
-    this.events = http.get({ host: '127.0.0.1', port: this.port, path: '/events', headers: { ...this.auth, Accept: 'text/event-stream' }, agent: false }, (res) => {
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => {
-        buffer += d;
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const event = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const data = event
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n');
-          if (!data) continue;
-          try {
-            const status = JSON.parse(data) as RuntimeStatus;
-            this.history.push(status);
-            this.remember(...status.servers.map((x) => x.pid));
-          } catch {
-            // not a status event
+    this.events = http.get(
+      { host: '127.0.0.1', port: this.port, path: '/events', headers: { ...this.auth, Accept: 'text/event-stream' }, agent: false },
+      (res) => {
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          buffer += d;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const event = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const data = event
+              .split('\n')
+              .filter((l) => l.startsWith('data: '))
+              .map((l) => l.slice(6))
+              .join('\n');
+            if (!data) continue;
+            try {
+              const status = JSON.parse(data) as RuntimeStatus;
+              this.history.push(status);
+              this.remember(...status.servers.map((x) => x.pid));
+            } catch {
+              // not a status event
+            }
           }
-        }
-      });
-      res.on('error', () => {});
-    });
+        });
+        res.on('error', () => {});
+      },
+    );
     this.events.on('error', () => {});
   }
 
@@ -237,17 +240,24 @@ export class BridgeProcess {
   async waitServer(id: string, pred: (s: ServerStatus) => boolean, timeoutMs: number, what: string): Promise<ServerStatus> {
     let last: ServerStatus | undefined;
     try {
-      return await waitFor(async () => {
-        last = await this.server(id);
-        return pred(last) && last;
-      }, timeoutMs, `${id}: ${what}`);
+      return await waitFor(
+        async () => {
+          last = await this.server(id);
+          return pred(last) && last;
+        },
+        timeoutMs,
+        `${id}: ${what}`,
+      );
     } catch (err) {
       throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last)}`);
     }
   }
 
   /** An SDK client on `path` (streamable HTTP, or legacy SSE with `sse: true`). */
-  async client(path: string, opts: { capabilities?: ClientCapabilities; sse?: boolean; name?: string } = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
+  async client(
+    path: string,
+    opts: { capabilities?: ClientCapabilities; sse?: boolean; name?: string } = {},
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
     const headers = this.auth;
     const url = new URL(this.url + path);
     const transport = opts.sse
@@ -255,7 +265,10 @@ export class BridgeProcess {
           requestInit: { headers },
           eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
         })
-      : new StreamableHTTPClientTransport(url, { requestInit: { headers }, reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 } });
+      : new StreamableHTTPClientTransport(url, {
+          requestInit: { headers },
+          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+        });
     const client = new Client({ name: opts.name ?? 'bridge-test', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
     clients.push(client);
     await client.connect(transport);
@@ -287,7 +300,14 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
  */
 export async function cleanupBridges(): Promise<void> {
   const problems: string[] = [];
-  await Promise.all(clients.splice(0).map((c) => within(c.close().catch(() => undefined), 3000)));
+  await Promise.all(
+    clients.splice(0).map((c) =>
+      within(
+        c.close().catch(() => undefined),
+        3000,
+      ),
+    ),
+  );
   for (const b of bridges.splice(0)) {
     if (!b.exit) {
       b.child.kill('SIGTERM');

@@ -80,7 +80,6 @@ export function configJson(servers: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: servers });
 }
 
-
 /** One running CLI process with raw stdio. */
 export class CliProcess {
   readonly child: ChildProcess;
@@ -133,7 +132,11 @@ export class CliProcess {
 
   /** Waits for the reply with this id (newline framing). */
   async reply(id: unknown, timeoutMs = 15_000): Promise<Record<string, any>> {
-    return waitFor(() => this.messages().find((m) => m.id === id && (m.result !== undefined || m.error !== undefined)), timeoutMs, `reply ${JSON.stringify(id)} (stderr: ${this.stderr.slice(-800)})`);
+    return waitFor(
+      () => this.messages().find((m) => m.id === id && (m.result !== undefined || m.error !== undefined)),
+      timeoutMs,
+      `reply ${JSON.stringify(id)} (stderr: ${this.stderr.slice(-800)})`,
+    );
   }
 
   /** initialize + initialized; returns the initialize result. */
@@ -151,7 +154,10 @@ export class CliProcess {
 }
 
 /** Runs the CLI to completion with `input` on stdin (then EOF). */
-export async function runCli(args: string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(
+  args: string[],
+  opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const p = new CliProcess(args, { env: opts.env, cwd: opts.cwd });
   if (opts.input !== undefined) p.write(opts.input);
   p.child.stdin!.end();

@@ -51,10 +51,11 @@ function descendants(root: number): number[] {
   }
   const out: number[] = [];
   const walk = (p: number) => {
-    for (const [pid, pp] of parent) if (pp === p) {
-      out.push(pid);
-      walk(pid);
-    }
+    for (const [pid, pp] of parent)
+      if (pp === p) {
+        out.push(pid);
+        walk(pid);
+      }
   };
   walk(root);
   return out;

@@ -36,7 +36,7 @@ export function descendantsOf(root: number): number[] {
   const table = procTable();
   const found = new Set<number>();
   const groups = new Set<number>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of table) {
       if (p.pid === root || found.has(p.pid)) continue;

@@ -77,7 +77,10 @@ export function readState(file: string): Array<Record<string, unknown>> {
 }
 
 /** Starts the fixture as an HTTP or SSE server; resolves with its port. */
-export async function startHttpFixture(kind: 'http' | 'sse', opts: { port?: number; name?: string; stateFile?: string } = {}): Promise<{ child: ChildProcess; port: number; url: string; stop: () => Promise<void> }> {
+export async function startHttpFixture(
+  kind: 'http' | 'sse',
+  opts: { port?: number; name?: string; stateFile?: string } = {},
+): Promise<{ child: ChildProcess; port: number; url: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
     [FIXTURE, '--transport', kind, '--port', String(opts.port ?? 0), '--name', opts.name ?? kind, ...(opts.stateFile ? ['--state-file', opts.stateFile] : [])],

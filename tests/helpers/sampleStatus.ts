@@ -48,7 +48,11 @@ export function realisticStatus(): RuntimeStatus {
       restarts: 5,
       lastError:
         'Connection to https://api.githubcopilot.com/mcp/ failed: HTTP 401 Unauthorized.\nThe server answered: {"error":"bad credentials"}\nCheck the Authorization header of this server in the MCP config.',
-      stderrTail: ['[transport] POST https://api.githubcopilot.com/mcp/ -> 401', '[transport] falling back to SSE', '[transport] GET https://api.githubcopilot.com/mcp/ -> 401'],
+      stderrTail: [
+        '[transport] POST https://api.githubcopilot.com/mcp/ -> 401',
+        '[transport] falling back to SSE',
+        '[transport] GET https://api.githubcopilot.com/mcp/ -> 401',
+      ],
     }),
     server('everything', {
       pid: 31901,

@@ -13,11 +13,27 @@ import { proxyLogFilePath } from '../../src/main/logs/logPaths.js';
 import { LogTail } from '../../src/main/logs/logTail.js';
 import { createElectronLogSink } from '../../src/main/logs/logForwarder.js';
 import {
-  ensureCli, everythingEntry, FIXTURES, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig,
+  ensureCli,
+  everythingEntry,
+  FIXTURES,
+  notRunning,
+  killQuietly,
+  memoryEntry,
+  memoryLogger,
+  removeTempDirs,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+  writeConfig,
 } from './mainHarness.js';
 
 const AGENT = join(FIXTURES, 'acpAgent.mjs');
-interface EntryReport { type: string; pid: number | null; tools: string[]; firstListMs: number }
+interface EntryReport {
+  type: string;
+  pid: number | null;
+  tools: string[];
+  firstListMs: number;
+}
 
 let cli: string;
 let dir: string;
@@ -102,10 +118,14 @@ describe('ACP engine with the runtime', () => {
     expect(report.tools).toHaveLength(expected.length + report.tools.filter((t) => t.startsWith('scratch__')).length);
 
     // The grandchild proxy wrote its log file; LogTail carried its lines into electron-log.
-    const proxyLine = await waitFor(() => {
-      const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-      return /\] \[info\] \[[^\]]+\] (.+)/.exec(text)?.[1];
-    }, 10_000, 'a line in MCP_PROXY_LOG_FILE');
+    const proxyLine = await waitFor(
+      () => {
+        const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
+        return /\] \[info\] \[[^\]]+\] (.+)/.exec(text)?.[1];
+      },
+      10_000,
+      'a line in MCP_PROXY_LOG_FILE',
+    );
     await waitFor(() => existsSync(mainLog) && readFileSync(mainLog, 'utf8').includes(proxyLine), 10_000, 'the line in the electron-log file');
 
     // SIGKILL of the agent alone (not its group): the proxy notices (stdin EOF / watchdog) and exits.
@@ -132,7 +152,12 @@ describe('ACP engine with the runtime', () => {
   it('uses http entries straight to the bridge only when the agent supports them and the app asks', async () => {
     const e = engine(['--http'], { preferHttp: true });
     const { mcp, entries } = await openSession(e);
-    expect(entries.filter((x) => x.type === 'http').map((x) => x.name).sort()).toEqual(['everything', 'memory']);
+    expect(
+      entries
+        .filter((x) => x.type === 'http')
+        .map((x) => x.name)
+        .sort(),
+    ).toEqual(['everything', 'memory']);
     expect(mcp.memory).toMatchObject({ type: 'http' });
     expect(mcp.memory.tools).toContain('create_entities');
     // The per-session server still needs a stdio proxy.

@@ -37,7 +37,10 @@ describe('first-run config', () => {
       await runtime.start();
       const info = await runtime.whenReady();
       pids = [runtime.status().bridge.pid!, ...runtime.status().servers.map((s) => s.pid!)];
-      expect(info.servers.map((s) => [s.id, s.state])).toEqual([['memory', 'ready'], ['filesystem', 'ready']]);
+      expect(info.servers.map((s) => [s.id, s.state])).toEqual([
+        ['memory', 'ready'],
+        ['filesystem', 'ready'],
+      ]);
     } finally {
       await runtime.stop({ deadlineMs: 3000 });
       for (const p of pids) if (!notRunning(p)) killQuietly(p);
@@ -56,7 +59,10 @@ describe('cliPath', () => {
   it('finds the built CLI in the dev tree and maps packaged paths out of the asar', () => {
     ensureCli();
     expect(resolveProxyCliPath()).toBe(CLI);
-    const packaged = proxyCliCandidates({ hereDir: `${sep}opt${sep}App${sep}resources${sep}app.asar${sep}dist${sep}main`, resourcesPath: `${sep}opt${sep}App${sep}resources` });
+    const packaged = proxyCliCandidates({
+      hereDir: `${sep}opt${sep}App${sep}resources${sep}app.asar${sep}dist${sep}main`,
+      resourcesPath: `${sep}opt${sep}App${sep}resources`,
+    });
     expect(packaged[0]).toBe(join(sep, 'opt', 'App', 'resources', 'app.asar.unpacked', 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
     expect(packaged).toContain(join(sep, 'opt', 'App', 'resources', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
     expect(unpackedPath(join(sep, 'a', 'app.asar', 'x'))).toBe(join(sep, 'a', 'app.asar.unpacked', 'x'));

@@ -42,7 +42,11 @@ describe('createElectronLogSink', () => {
     appendFileSync(proxyFile, formatEntry('warn', 'srv-b', 'disk almost full\nsecond line', old));
     appendFileSync(proxyFile, formatEntry('error', 'srv-c', 'crashed', old));
     appendFileSync(proxyFile, 'foreign text\n' + formatEntry('info', 'x', 'unrelated', old));
-    await waitFor(() => forwarded === 4, 10_000, () => `4 forwarded entries, have ${forwarded}`);
+    await waitFor(
+      () => forwarded === 4,
+      10_000,
+      () => `4 forwarded entries, have ${forwarded}`,
+    );
     await tail.stop();
 
     expect(existsSync(mainFile)).toBe(true);

@@ -65,7 +65,11 @@ function setup(options: Partial<LogTailOptions> = {}) {
   /** Reads, then waits until `n` entries arrived; and checks no more come after a flush period. */
   const expectMessages = async (expected: string[]) => {
     await tail.poll();
-    await waitFor(() => entries.length >= expected.length, 5000, () => `${expected.length} entries, have ${JSON.stringify(messages())}`);
+    await waitFor(
+      () => entries.length >= expected.length,
+      5000,
+      () => `${expected.length} entries, have ${JSON.stringify(messages())}`,
+    );
     await sleep(FLUSH_MS * 3);
     await tail.poll();
     expect(messages()).toEqual(expected);
@@ -81,7 +85,11 @@ describe('LogTail', () => {
     expect(existsSync(file)).toBe(true);
     // No poll() here and the safety poll is 60 s away: only a chokidar event can wake the tail.
     appendFileSync(file, line('hello', 'alpha', 'warn'));
-    await waitFor(() => entries.length === 1, 10_000, () => 'the watcher to deliver');
+    await waitFor(
+      () => entries.length === 1,
+      10_000,
+      () => 'the watcher to deliver',
+    );
     expect(entries[0]).toMatchObject({ level: 'warn', tag: 'alpha', message: 'hello', tsText: '2026-01-02 03:04:05.678' });
     expect(entries[0]!.ts!.getTime()).toBe(new Date(2026, 0, 2, 3, 4, 5, 678).getTime());
     expect(entries[0]!.raw).toBe(line('hello', 'alpha', 'warn').trimEnd());
@@ -241,7 +249,12 @@ describe('LogTail', () => {
                 return false;
               }
             })
-            .map((fd) => readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify wd:')).length)
+            .map(
+              (fd) =>
+                readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+                  .split('\n')
+                  .filter((l) => l.startsWith('inotify wd:')).length,
+            )
             .reduce((a, b) => a + b, 0)
         : 0;
     const { file, tail, expectMessages } = setup();

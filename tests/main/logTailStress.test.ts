@@ -31,7 +31,6 @@ function messageFor(i: number): string {
 
 const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 10);
 
-
 let dir = '';
 let tail: LogTail | undefined;
 let children: ChildProcess[] = [];
@@ -82,7 +81,11 @@ describe('LogTail under concurrent writer processes', () => {
     const codes = await Promise.all(exits);
     expect(codes, stderr.join('')).toEqual(Array(WRITERS).fill(0));
     const total = WRITERS * PER_WRITER + 1;
-    await waitFor(() => entries.length >= total, 20_000, () => `all ${total} entries (have ${entries.length}, errors ${errors.map(String)})`);
+    await waitFor(
+      () => entries.length >= total,
+      20_000,
+      () => `all ${total} entries (have ${entries.length}, errors ${errors.map(String)})`,
+    );
     // Let late wake-ups and the entry flush run; nothing more may arrive.
     await tail.poll();
     await new Promise((r) => setTimeout(r, 300));

@@ -36,7 +36,11 @@ afterAll(async () => {
 function invoke(channel: string, url: string, ...args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: string }> {
   const id = nextId++;
   child!.send({ type: 'invoke', id, channel, url, args });
-  return waitFor(() => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown; error?: string } | undefined, 10_000, `result of ${channel}`);
+  return waitFor(
+    () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown; error?: string } | undefined,
+    10_000,
+    `result of ${channel}`,
+  );
 }
 
 describe('the built main process with a fake electron', () => {
@@ -70,12 +74,19 @@ describe('the built main process with a fake electron', () => {
     // First run: the default config in userData, with the bundled servers ready.
     expect(existsSync(join(root, 'userData', 'mcp.json'))).toBe(true);
     const pageUrl = pathToFileURL(page).href;
-    const status = await waitFor(async () => {
-      const r = await invoke(IPC_CHANNELS.getStatus, pageUrl);
-      const s = r.value as RuntimeStatus | undefined;
-      return s?.bridge.state === 'ready' ? s : undefined;
-    }, 30_000, `a ready bridge (stderr: ${stderr.slice(-2000)})`);
-    expect(status.servers.map((s) => [s.id, s.state])).toEqual([['memory', 'ready'], ['filesystem', 'ready']]);
+    const status = await waitFor(
+      async () => {
+        const r = await invoke(IPC_CHANNELS.getStatus, pageUrl);
+        const s = r.value as RuntimeStatus | undefined;
+        return s?.bridge.state === 'ready' ? s : undefined;
+      },
+      30_000,
+      `a ready bridge (stderr: ${stderr.slice(-2000)})`,
+    );
+    expect(status.servers.map((s) => [s.id, s.state])).toEqual([
+      ['memory', 'ready'],
+      ['filesystem', 'ready'],
+    ]);
     for (const p of [status.bridge.pid!, ...status.servers.map((s) => s.pid!)]) pids.add(p);
     expect(messages.some((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.status)).toBe(true);
 

@@ -7,8 +7,18 @@ import { join } from 'node:path';
 import { McpRuntime, type StartupProgress } from '../../src/main/runtime/mcpRuntime.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import {
-  ensureCli, everythingEntry, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, stubbornEntry,
-  tempDir, waitFor, waitAllNotRunning, writeConfig,
+  ensureCli,
+  everythingEntry,
+  notRunning,
+  killQuietly,
+  memoryEntry,
+  memoryLogger,
+  removeTempDirs,
+  stubbornEntry,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+  writeConfig,
 } from './mainHarness.js';
 
 let cli: string;
@@ -58,7 +68,10 @@ describe('McpRuntime', () => {
     expect(info.port).toBeGreaterThan(0);
     expect(info.url).toBe(`http://127.0.0.1:${info.port}`);
     expect(info.token.length).toBeGreaterThanOrEqual(16);
-    expect(info.servers.map((s) => [s.id, s.state])).toEqual([['memory', 'ready'], ['everything', 'ready']]);
+    expect(info.servers.map((s) => [s.id, s.state])).toEqual([
+      ['memory', 'ready'],
+      ['everything', 'ready'],
+    ]);
 
     const st = runtime.status();
     track(st);
@@ -85,10 +98,14 @@ describe('McpRuntime', () => {
     // restart(id) goes through the bridge; the server gets a new process.
     const oldMemoryPid = st.servers.find((s) => s.id === 'memory')!.pid!;
     expect(await runtime.restart('memory')).toEqual({ ok: true });
-    const restarted = await waitFor(() => {
-      const m = runtime.status().servers.find((s) => s.id === 'memory');
-      return m && m.state === 'ready' && m.restarts >= 1 && typeof m.pid === 'number' && m.pid !== oldMemoryPid ? m : undefined;
-    }, 15_000, 'memory restarted');
+    const restarted = await waitFor(
+      () => {
+        const m = runtime.status().servers.find((s) => s.id === 'memory');
+        return m && m.state === 'ready' && m.restarts >= 1 && typeof m.pid === 'number' && m.pid !== oldMemoryPid ? m : undefined;
+      },
+      15_000,
+      'memory restarted',
+    );
     expect(restarted.pid).toBeGreaterThan(0);
     expect(await waitAllNotRunning([oldMemoryPid], 5000)).toEqual([]);
     expect((await runtime.restart('nope')).ok).toBe(false);
@@ -104,10 +121,13 @@ describe('McpRuntime', () => {
 
   it('restarts a crashed bridge on the same port after killing the servers it had started', async () => {
     let pidFile = '';
-    const { runtime, statuses } = makeRuntime((dir: string) => {
-      pidFile = join(dir, 'stubborn.pids');
-      return { mcpServers: { memory: memoryEntry(dir), stubborn: stubbornEntry(pidFile) } };
-    }, { backoff: { initialMs: 200 } });
+    const { runtime, statuses } = makeRuntime(
+      (dir: string) => {
+        pidFile = join(dir, 'stubborn.pids');
+        return { mcpServers: { memory: memoryEntry(dir), stubborn: stubbornEntry(pidFile) } };
+      },
+      { backoff: { initialMs: 200 } },
+    );
     await runtime.start();
     const first = await runtime.whenReady();
     const before = runtime.status();
@@ -125,10 +145,14 @@ describe('McpRuntime', () => {
     // Nothing the crashed bridge started survives it, not even the server ignoring SIGTERM and EOF.
     expect(await waitAllNotRunning([oldBridge, ...oldPids], 5000)).toEqual([]);
 
-    const info = await waitFor(async () => {
-      const s = runtime.status();
-      return s.bridge.state === 'ready' && s.bridge.pid !== oldBridge ? runtime.whenReady() : undefined;
-    }, 20_000, 'a new bridge');
+    const info = await waitFor(
+      async () => {
+        const s = runtime.status();
+        return s.bridge.state === 'ready' && s.bridge.pid !== oldBridge ? runtime.whenReady() : undefined;
+      },
+      20_000,
+      'a new bridge',
+    );
     expect(info.port).toBe(first.port);
     expect(info.token).toBe(first.token);
     const after = runtime.status();

@@ -6,7 +6,17 @@ import { writeFileSync } from 'node:fs';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { viewOf } from '../../src/main/config/userConfig.js';
 import {
-  ensureCli, everythingEntry, notRunning, killQuietly, memoryEntry, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig,
+  ensureCli,
+  everythingEntry,
+  notRunning,
+  killQuietly,
+  memoryEntry,
+  memoryLogger,
+  removeTempDirs,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+  writeConfig,
 } from './mainHarness.js';
 
 let cli: string;
@@ -68,10 +78,14 @@ describe('McpRuntime config reload', () => {
 
     // A new bridge server: the bridge is replaced, on the same port and with the same token.
     write({ mcpServers: { memory: memoryEntry(dir), everything: everythingEntry() } });
-    const after = await waitFor(() => {
-      const s = runtime.status();
-      return s.bridge.state === 'ready' && s.bridge.pid !== bridge0 && s.servers.some((x) => x.id === 'everything' && x.state === 'ready') ? s : undefined;
-    }, 20_000, 'the bridge restarted with the new server');
+    const after = await waitFor(
+      () => {
+        const s = runtime.status();
+        return s.bridge.state === 'ready' && s.bridge.pid !== bridge0 && s.servers.some((x) => x.id === 'everything' && x.state === 'ready') ? s : undefined;
+      },
+      20_000,
+      'the bridge restarted with the new server',
+    );
     const info = await runtime.whenReady();
     expect(info.port).toBe(first.port);
     expect(info.token).toBe(first.token);
@@ -99,7 +113,11 @@ describe('McpRuntime config reload', () => {
     expect(st.bridge.pid).not.toBe(bridge0);
     expect(st.bridge.restarts).toBe(1);
     // The watcher's reload of the same change has run too, and restarted nothing more.
-    await waitFor(() => reloads >= 5, 10_000, () => `the watcher's reload (reloads: ${reloads})`);
+    await waitFor(
+      () => reloads >= 5,
+      10_000,
+      () => `the watcher's reload (reloads: ${reloads})`,
+    );
     await lastReload;
     expect(runtime.status().bridge.restarts).toBe(1);
     await runtime.reload();

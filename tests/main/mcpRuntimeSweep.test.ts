@@ -23,27 +23,34 @@ afterEach(async () => {
   expect(left).toEqual([]);
 });
 
-it.skipIf(process.platform !== 'linux')('McpRuntime.start() kills the server groups a dead proxy left in its registry', async () => {
-  const dir = tempDir();
-  const run = join(dir, 'run');
-  mkdirSync(run, { mode: 0o700 });
-  process.env.QIMING_MCP_RUNTIME_DIR = run;
-  const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore', detached: true });
-  spawned.push(orphan.pid!);
-  const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
-  const deadStart = await waitFor(() => startTimeOf(dead.pid!), 2000, 'a start time');
-  await new Promise((r) => dead.once('exit', r));
-  const orphanStart = await waitFor(() => startTimeOf(orphan.pid!), 2000, 'a start time');
-  writeFileSync(
-    join(run, `${dead.pid}-${deadStart}.json`),
-    JSON.stringify({ owner: { pid: dead.pid, start: deadStart }, groups: [{ pgid: orphan.pid, start: orphanStart }], pids: [] }),
-  );
-  const configFile = join(dir, 'mcp.json');
-  writeConfig(configFile, { mcpServers: {} });
-  const log = memoryLogger();
-  const runtime = new McpRuntime({ configFile, cliPath: ensureCli(), logger: log.logger, watchConfig: false });
-  runtimes.push(runtime);
-  await runtime.start();
-  await waitFor(() => notRunning(orphan.pid!), 5000, 'the orphan group to be killed');
-  expect(log.lines.some((l) => /^warn ended 1 MCP server process group/.test(l)), log.lines.join('\n')).toBe(true);
-}, 20_000);
+it.skipIf(process.platform !== 'linux')(
+  'McpRuntime.start() kills the server groups a dead proxy left in its registry',
+  async () => {
+    const dir = tempDir();
+    const run = join(dir, 'run');
+    mkdirSync(run, { mode: 0o700 });
+    process.env.QIMING_MCP_RUNTIME_DIR = run;
+    const orphan = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore', detached: true });
+    spawned.push(orphan.pid!);
+    const dead = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    const deadStart = await waitFor(() => startTimeOf(dead.pid!), 2000, 'a start time');
+    await new Promise((r) => dead.once('exit', r));
+    const orphanStart = await waitFor(() => startTimeOf(orphan.pid!), 2000, 'a start time');
+    writeFileSync(
+      join(run, `${dead.pid}-${deadStart}.json`),
+      JSON.stringify({ owner: { pid: dead.pid, start: deadStart }, groups: [{ pgid: orphan.pid, start: orphanStart }], pids: [] }),
+    );
+    const configFile = join(dir, 'mcp.json');
+    writeConfig(configFile, { mcpServers: {} });
+    const log = memoryLogger();
+    const runtime = new McpRuntime({ configFile, cliPath: ensureCli(), logger: log.logger, watchConfig: false });
+    runtimes.push(runtime);
+    await runtime.start();
+    await waitFor(() => notRunning(orphan.pid!), 5000, 'the orphan group to be killed');
+    expect(
+      log.lines.some((l) => /^warn ended 1 MCP server process group/.test(l)),
+      log.lines.join('\n'),
+    ).toBe(true);
+  },
+  20_000,
+);

@@ -27,7 +27,13 @@ class FakeApp extends EventEmitter {
     this.exits.push(code);
   }
   event(): PreventableEvent & { defaultPrevented: boolean } {
-    const ev = { defaultPrevented: false, preventDefault: () => { ev.defaultPrevented = true; this.prevented++; } };
+    const ev = {
+      defaultPrevented: false,
+      preventDefault: () => {
+        ev.defaultPrevented = true;
+        this.prevented++;
+      },
+    };
     return ev;
   }
 }
@@ -82,7 +88,14 @@ describe('quit sequence', () => {
       const ev = this.event();
       this.emit('before-quit', ev); // and a window refuses to close: never will-quit
     };
-    const seq = installQuitSequence({ app, processLike: new EventEmitter(), stop: () => new Promise(() => {}), killSync: () => {}, deadlineMs: 10, exitFallbackMs: 20 });
+    const seq = installQuitSequence({
+      app,
+      processLike: new EventEmitter(),
+      stop: () => new Promise(() => {}),
+      killSync: () => {},
+      deadlineMs: 10,
+      exitFallbackMs: 20,
+    });
     app.quit();
     await seq.stopped; // bounded by deadline + slack
     expect(app.quits).toBe(2);
@@ -94,7 +107,15 @@ describe('quit sequence', () => {
     const app = new FakeApp();
     const pm = new EventEmitter();
     const stop = vi.fn(async () => {});
-    const seq = installQuitSequence({ app, powerMonitor: pm, processLike: new EventEmitter(), stop, killSync: () => {}, deadlineMs: 5000, shutdownDeadlineMs: 700 });
+    const seq = installQuitSequence({
+      app,
+      powerMonitor: pm,
+      processLike: new EventEmitter(),
+      stop,
+      killSync: () => {},
+      deadlineMs: 5000,
+      shutdownDeadlineMs: 700,
+    });
     const ev = app.event();
     pm.emit('shutdown', ev);
     expect(ev.defaultPrevented).toBe(true);

@@ -53,14 +53,37 @@ describe('electron-builder.yml', () => {
       }
       return result;
     };
-    for (const p of ['package.json', 'dist/proxy/qiming-mcp-stdio-proxy.cjs', 'dist/servers/memory.mjs', 'dist/renderer/index.html', 'dist/main/main.cjs', 'dist/main/preload.cjs']) {
+    for (const p of [
+      'package.json',
+      'dist/proxy/qiming-mcp-stdio-proxy.cjs',
+      'dist/servers/memory.mjs',
+      'dist/renderer/index.html',
+      'dist/main/main.cjs',
+      'dist/main/preload.cjs',
+    ]) {
       expect(shipped(p), p).toBe(true);
     }
     for (const p of [
-      'src/main/electron/main.ts', 'src/proxy/cli/main.ts', 'tests/packaging/builderConfig.test.ts', 'bench/run.mjs', 'scripts/build.mjs',
-      'dist/proxy/qiming-mcp-stdio-proxy.cjs.map', 'dist/main/main.cjs.map', 'dist/renderer/panel.js.map', 'dist/main/types.d.ts',
-      'node_modules/zod/index.js', 'node_modules/@modelcontextprotocol/sdk/package.json', 'node_modules/zod/src/index.ts', 'node_modules/x/index.js.map', 'node_modules/x/README.md', 'node_modules/x/test/a.js',
-      'electron-builder.yml', 'tsconfig.json', 'vitest.config.ts', 'README.md', 'docs/x.md',
+      'src/main/electron/main.ts',
+      'src/proxy/cli/main.ts',
+      'tests/packaging/builderConfig.test.ts',
+      'bench/run.mjs',
+      'scripts/build.mjs',
+      'dist/proxy/qiming-mcp-stdio-proxy.cjs.map',
+      'dist/main/main.cjs.map',
+      'dist/renderer/panel.js.map',
+      'dist/main/types.d.ts',
+      'node_modules/zod/index.js',
+      'node_modules/@modelcontextprotocol/sdk/package.json',
+      'node_modules/zod/src/index.ts',
+      'node_modules/x/index.js.map',
+      'node_modules/x/README.md',
+      'node_modules/x/test/a.js',
+      'electron-builder.yml',
+      'tsconfig.json',
+      'vitest.config.ts',
+      'README.md',
+      'docs/x.md',
     ]) {
       expect(shipped(p), p).toBe(false);
     }
@@ -73,10 +96,17 @@ describe('electron-builder.yml', () => {
     const rel = (p: string) => p.replace('/r/app.asar.unpacked/', '');
     for (const p of [rel(paths.cliPath), rel(paths.defaultServers.memory), rel(paths.defaultServers.filesystem)]) {
       expect(p.startsWith('dist/'), p).toBe(true);
-      expect(unpack.some((u) => minimatch(p, u)), p).toBe(true);
+      expect(
+        unpack.some((u) => minimatch(p, u)),
+        p,
+      ).toBe(true);
     }
     // The panel (loaded by Electron from the archive) and main stay packed.
-    for (const p of ['dist/renderer/index.html', 'dist/main/main.cjs', 'package.json']) expect(unpack.some((u) => minimatch(p, u)), p).toBe(false);
+    for (const p of ['dist/renderer/index.html', 'dist/main/main.cjs', 'package.json'])
+      expect(
+        unpack.some((u) => minimatch(p, u)),
+        p,
+      ).toBe(false);
   });
 
   it('keeps the runAsNode fuse on, says why next to it, and hardens the others', () => {

@@ -62,14 +62,21 @@ describe('packaged layout (electron-builder --dir)', () => {
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     // Real module loads, esbuild's `__require(...)` included, but not `require("...")` inside
     // strings (ajv's templates for standalone code).
-    const loads = [/(?<![A-Za-z0-9$.'"`])require\(\s*["']([^"']+)["']\s*\)/g, /^\s*import\s[^;]*?\bfrom\s*["']([^"']+)["']/gm, /^\s*import\s*["']([^"']+)["']/gm, /\bimport\(\s*["']([^"']+)["']\s*\)/g];
+    const loads = [
+      /(?<![A-Za-z0-9$.'"`])require\(\s*["']([^"']+)["']\s*\)/g,
+      /^\s*import\s[^;]*?\bfrom\s*["']([^"']+)["']/gm,
+      /^\s*import\s*["']([^"']+)["']/gm,
+      /\bimport\(\s*["']([^"']+)["']\s*\)/g,
+    ];
     const scripts = listFiles(DIST, 'dist').filter((f) => /\.[cm]?js$/.test(f));
     expect(scripts).toEqual(expect.arrayContaining(['dist/main/main.cjs', 'dist/main/preload.cjs', ...UNPACKED]));
     for (const rel of scripts) {
       const text = readFileSync(join(ROOT, rel), 'utf8');
       const specs = new Set(loads.flatMap((re) => [...text.matchAll(re)].map((m) => m[1]!)));
       const sibling = (s: string) => s.startsWith('./') && scripts.includes(join(dirname(rel), s).split(sep).join('/'));
-      const foreign = [...specs].filter((s) => !builtins.has(s) && !(s === 'electron' && rel.startsWith('dist/main/')) && !(rel.startsWith('dist/proxy/') && sibling(s)));
+      const foreign = [...specs].filter(
+        (s) => !builtins.has(s) && !(s === 'electron' && rel.startsWith('dist/main/')) && !(rel.startsWith('dist/proxy/') && sibling(s)),
+      );
       expect(foreign, rel).toEqual([]);
     }
   });
@@ -118,10 +125,20 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     const configFile = join(work, 'mcp.json');
     writeFileSync(configFile, JSON.stringify(defaultMcpConfig(), null, 2));
     const node = nodeCommand();
-    const env: NodeJS.ProcessEnv = { ...process.env, ...node.env, ...runtimeVars({ paths, node, dataDir: data, filesDir: files }), ELECTRON_RUN_AS_NODE: '1', MCP_BRIDGE_TOKEN: 'packaged-test-token-0123456789abcdef' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...node.env,
+      ...runtimeVars({ paths, node, dataDir: data, filesDir: files }),
+      ELECTRON_RUN_AS_NODE: '1',
+      MCP_BRIDGE_TOKEN: 'packaged-test-token-0123456789abcdef',
+    };
     delete env.MCP_PROXY_LOG_FILE;
     // cwd outside the repo: the bundles must not resolve anything from its node_modules.
-    const child = spawn(node.command, [paths.cliPath, 'proxy', '--port', '0', '--config-file', configFile], { cwd: work, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(node.command, [paths.cliPath, 'proxy', '--port', '0', '--config-file', configFile], {
+      cwd: work,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     bridge = child;
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
@@ -134,7 +151,10 @@ describe('the packaged CLI, run from the layout with plain node', () => {
       });
       child.once('exit', (code) => reject(new Error(`bridge exited (${code}) before ready; stderr:\n${stderr.slice(-3000)}`)));
     });
-    expect(ready.servers.map((s) => [s.id, s.state]).sort()).toEqual([['filesystem', 'ready'], ['memory', 'ready']]);
+    expect(ready.servers.map((s) => [s.id, s.state]).sort()).toEqual([
+      ['filesystem', 'ready'],
+      ['memory', 'ready'],
+    ]);
     for (const s of ready.servers) expect(s.tools, s.id).toBeGreaterThan(0);
 
     const auth = { Authorization: `Bearer ${env.MCP_BRIDGE_TOKEN!}` };
@@ -146,8 +166,13 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${ready.url}/mcp`), { requestInit: { headers: auth } }));
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['memory__create_entities', 'memory__read_graph', 'filesystem__list_directory', 'filesystem__read_text_file']));
-      const created = await client.callTool({ name: 'memory__create_entities', arguments: { entities: [{ name: 'pkg', entityType: 'test', observations: ['packaged'] }] } });
+      expect(names).toEqual(
+        expect.arrayContaining(['memory__create_entities', 'memory__read_graph', 'filesystem__list_directory', 'filesystem__read_text_file']),
+      );
+      const created = await client.callTool({
+        name: 'memory__create_entities',
+        arguments: { entities: [{ name: 'pkg', entityType: 'test', observations: ['packaged'] }] },
+      });
       expect(created.isError ?? false).toBe(false);
       // The graph went to the data folder from the default config, not beside the (read-only) script.
       expect(readFileSync(join(data, 'memory.jsonl'), 'utf8')).toContain('"pkg"');
@@ -160,7 +185,12 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     // The legacy SSE route loads the SDK's SSE transport from the file beside the CLI.
     const sse = new Client({ name: 'packaging-test-sse', version: '1.0.0' });
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');
-    await sse.connect(new SSEClientTransport(new URL(`${ready.url}/sse/memory`), { requestInit: { headers: auth }, eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...auth, Accept: 'text/event-stream' } }) } }));
+    await sse.connect(
+      new SSEClientTransport(new URL(`${ready.url}/sse/memory`), {
+        requestInit: { headers: auth },
+        eventSourceInit: { fetch: (u, i) => fetch(u, { ...i, headers: { ...auth, Accept: 'text/event-stream' } }) },
+      }),
+    );
     try {
       expect((await sse.listTools()).tools.map((t) => t.name)).toContain('read_graph');
     } finally {
@@ -175,4 +205,3 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     }
   }, 60_000);
 });
-

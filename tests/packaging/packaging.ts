@@ -33,7 +33,11 @@ export const STOCK_FUSE_WIRE = '10110001';
  */
 export function makeFakeElectronDist(dir: string): string {
   mkdirSync(join(dir, 'resources'), { recursive: true });
-  const wire = Buffer.concat([Buffer.from(`#!/bin/sh\n# ${FUSE_SENTINEL}`), Buffer.from([1, STOCK_FUSE_WIRE.length]), Buffer.from(`${STOCK_FUSE_WIRE}\nexit 1\n`)]);
+  const wire = Buffer.concat([
+    Buffer.from(`#!/bin/sh\n# ${FUSE_SENTINEL}`),
+    Buffer.from([1, STOCK_FUSE_WIRE.length]),
+    Buffer.from(`${STOCK_FUSE_WIRE}\nexit 1\n`),
+  ]);
   writeFileSync(join(dir, 'electron'), wire);
   chmodSync(join(dir, 'electron'), 0o755);
   const electronPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string };
@@ -59,22 +63,30 @@ export interface PackResult {
 export function packDir(opts: { electronDist: string; outDir: string; extraArgs?: string[]; timeoutMs?: number }): Promise<PackResult> {
   const args = [
     join(ROOT, 'node_modules', 'electron-builder', 'cli.js'),
-    '--linux', 'dir',
-    '--publish', 'never',
-    '--projectDir', ROOT,
+    '--linux',
+    'dir',
+    '--publish',
+    'never',
+    '--projectDir',
+    ROOT,
     `-c.electronDist=${opts.electronDist}`,
     `-c.directories.output=${opts.outDir}`,
     ...(opts.extraArgs ?? []),
   ];
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { cwd: ROOT, timeout: opts.timeoutMs ?? 90_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } }, (err, stdout, stderr) => {
-      const log = `${stdout}\n${stderr}`;
-      if (err) return reject(new Error(`electron-builder failed: ${err.message}\n${log.slice(-4000)}`));
-      const unpacked = readdirSync(opts.outDir).find((d) => /^linux(-[a-z0-9]+)?-unpacked$/.test(d));
-      if (!unpacked) return reject(new Error(`no linux-*-unpacked folder in ${opts.outDir}\n${log.slice(-4000)}`));
-      const appDir = join(opts.outDir, unpacked);
-      resolve({ appDir, resources: join(appDir, 'resources'), log });
-    });
+    execFile(
+      process.execPath,
+      args,
+      { cwd: ROOT, timeout: opts.timeoutMs ?? 90_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
+      (err, stdout, stderr) => {
+        const log = `${stdout}\n${stderr}`;
+        if (err) return reject(new Error(`electron-builder failed: ${err.message}\n${log.slice(-4000)}`));
+        const unpacked = readdirSync(opts.outDir).find((d) => /^linux(-[a-z0-9]+)?-unpacked$/.test(d));
+        if (!unpacked) return reject(new Error(`no linux-*-unpacked folder in ${opts.outDir}\n${log.slice(-4000)}`));
+        const appDir = join(opts.outDir, unpacked);
+        resolve({ appDir, resources: join(appDir, 'resources'), log });
+      },
+    );
   });
 }
 

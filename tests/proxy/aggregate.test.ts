@@ -55,7 +55,10 @@ describe('stdio aggregation', () => {
     expect(JSON.stringify(templated.contents)).toContain('7');
 
     // Completion routed by prompt name.
-    const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'everything__completable-prompt' }, argument: { name: 'department', value: 'E' } });
+    const completion = await client.complete({
+      ref: { type: 'ref/prompt', name: 'everything__completable-prompt' },
+      argument: { name: 'department', value: 'E' },
+    });
     expect(completion.completion.values.length).toBeGreaterThan(0);
   });
 
@@ -67,7 +70,12 @@ describe('stdio aggregation', () => {
   });
 
   it('keeps original names where they do not collide when asked', async () => {
-    const { client } = await proxy({ a: fixtureEntry('a', ['--tools', 'echo,whoami']), b: fixtureEntry('b', ['--tools', 'echo,blob']) }, [], {}, { toolNaming: 'original' });
+    const { client } = await proxy(
+      { a: fixtureEntry('a', ['--tools', 'echo,whoami']), b: fixtureEntry('b', ['--tools', 'echo,blob']) },
+      [],
+      {},
+      { toolNaming: 'original' },
+    );
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     expect(tools).toEqual(['a__echo', 'b__echo', 'blob', 'whoami']);
     expect(text(await client.callTool({ name: 'whoami', arguments: {} }))).toContain('"name":"a"');
@@ -115,9 +123,18 @@ describe('stdio aggregation', () => {
   it('lets a client that arrives after the servers are up give them its roots', async () => {
     // Raw JSON lines, so the client can initialise after the upstream has finished its own
     // handshake (and asked for roots while no client could answer).
-    const child = spawn(process.execPath, [CLI, '--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        '--config',
+        JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }),
+        '--no-watchdog',
+      ],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     cleanupChild = child;
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -136,16 +153,29 @@ describe('stdio aggregation', () => {
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
     const reply = (id: number) => waitFor(() => messages.find((m) => m.id === id && !('method' in m)), 15_000, `reply ${id}`);
     // The upstream is up (its handshake done, with roots advertised) before the client initialises.
-    await waitFor(() => /\[everything\] ready: \d+ tools/.test(stderr), 15_000, () => `the upstream ready; stderr: ${stderr}`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'raw', version: '1' } } });
+    await waitFor(
+      () => /\[everything\] ready: \d+ tools/.test(stderr),
+      15_000,
+      () => `the upstream ready; stderr: ${stderr}`,
+    );
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'raw', version: '1' } },
+    });
     await reply(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    const roots = await waitFor(async () => {
-      const id = 100 + messages.length;
-      send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'everything__get-roots-list', arguments: {} } });
-      const r = JSON.stringify(await reply(id));
-      return r.includes('qiming-root') ? r : undefined;
-    }, 15_000, 'the server to list the client roots');
+    const roots = await waitFor(
+      async () => {
+        const id = 100 + messages.length;
+        send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'everything__get-roots-list', arguments: {} } });
+        const r = JSON.stringify(await reply(id));
+        return r.includes('qiming-root') ? r : undefined;
+      },
+      15_000,
+      'the server to list the client roots',
+    );
     expect(roots).toContain('file:///tmp/qiming-root');
     expect(messages.some((m) => m.method === 'roots/list')).toBe(true);
   });
@@ -186,13 +216,17 @@ describe('stdio aggregation', () => {
     expect(text(await client.callTool({ name: 'b__echo', arguments: { text: 'b ok' } }))).toBe('b ok');
     expect(await waitNoProcess(firstPid, 2000)).toBe(true);
     // Supervision restarts it (backoff 1 s) and its tools return.
-    const who = await waitFor(async () => {
-      try {
-        return text(await client.callTool({ name: 'a__whoami', arguments: {} }));
-      } catch {
-        return undefined;
-      }
-    }, 10_000, 'server a to restart');
+    const who = await waitFor(
+      async () => {
+        try {
+          return text(await client.callTool({ name: 'a__whoami', arguments: {} }));
+        } catch {
+          return undefined;
+        }
+      },
+      10_000,
+      'server a to restart',
+    );
     expect(JSON.parse(who).pid).not.toBe(firstPid);
   });
 

@@ -32,7 +32,11 @@ describe('aggregation of remote servers', () => {
     cleanups.push(() => h.close());
     const tools = (await h.client.listTools()).tools.map((t) => t.name);
     for (const id of ['local', 'h', 's', 't']) expect(tools).toContain(`${id}__echo`);
-    for (const [id, name] of [['h', 'remote-http'], ['s', 'remote-sse'], ['t', 'remote-sse-typed']]) {
+    for (const [id, name] of [
+      ['h', 'remote-http'],
+      ['s', 'remote-sse'],
+      ['t', 'remote-sse-typed'],
+    ]) {
       expect(JSON.parse(text(await h.client.callTool({ name: `${id}__whoami`, arguments: {} }))).name).toBe(name);
     }
     const progress: number[] = [];

@@ -19,7 +19,12 @@ describe('awaitedWrite (the awaited write to a server stdin or the stream link)'
       expect(child.stdin.writableNeedDrain).toBe(true);
       const blocked = Array.from({ length: 20 }, () => awaitedWrite(child.stdin, chunk, closed));
       expect(child.stdin.listenerCount('drain') - baseDrain).toBe(1);
-      const settled = blocked.map((p) => p.then(() => 'resolved', (e: Error) => e.message));
+      const settled = blocked.map((p) =>
+        p.then(
+          () => 'resolved',
+          (e: Error) => e.message,
+        ),
+      );
       child.kill('SIGKILL');
       // Each settles by the first of its write error (EPIPE) and the stream's close: never resolved.
       for (const outcome of await Promise.all(settled)) expect(outcome).toMatch(/^(write EPIPE|stdin closed before the message was written)$/);

@@ -27,39 +27,47 @@ describe('sampling routed by the call it belongs to', () => {
   it.each([
     ['/mcp/s', 'sample_related'],
     ['/mcp', 's__sample_related'],
-  ])('on %s: 2 and 4 concurrent clients each get their own call\'s sampling requests (20 of 20 each)', async (path, tool) => {
-    const server = await startSamplingServer();
-    servers.push(server);
-    trackPids(server.child.pid!);
-    const b = await startBridge({ config: { mcpServers: { s: { type: 'http', url: server.url, clientCapabilities: { sampling: true } } } } });
-    for (const n of [2, 4]) {
-      const clients = await Promise.all(
-        Array.from({ length: n }, async (_, i) => {
-          const name = `client-${n}-${i}`;
-          const { client } = await b.client(path, { capabilities: { sampling: {} }, name });
-          answerWithName(client, name);
-          return { client, name };
-        }),
-      );
-      let own = 0;
-      let total = 0;
-      for (let round = 0; round < 20 / n; round++) {
-        // Every call is in flight when the server samples (it waits 150 ms first).
-        const results = await Promise.all(
-          clients.map(({ client }, i) => client.callTool({ name: tool, arguments: { prompt: `round ${round}`, delayMs: 150 + 10 * i } }, undefined, { timeout: 15_000 })),
+  ])(
+    "on %s: 2 and 4 concurrent clients each get their own call's sampling requests (20 of 20 each)",
+    async (path, tool) => {
+      const server = await startSamplingServer();
+      servers.push(server);
+      trackPids(server.child.pid!);
+      const b = await startBridge({ config: { mcpServers: { s: { type: 'http', url: server.url, clientCapabilities: { sampling: true } } } } });
+      for (const n of [2, 4]) {
+        const clients = await Promise.all(
+          Array.from({ length: n }, async (_, i) => {
+            const name = `client-${n}-${i}`;
+            const { client } = await b.client(path, { capabilities: { sampling: {} }, name });
+            answerWithName(client, name);
+            return { client, name };
+          }),
         );
-        for (const [i, r] of results.entries()) {
-          total++;
-          if (text(r) === `sampled: ${clients[i]!.name}`) own++;
+        let own = 0;
+        let total = 0;
+        for (let round = 0; round < 20 / n; round++) {
+          // Every call is in flight when the server samples (it waits 150 ms first).
+          const results = await Promise.all(
+            clients.map(({ client }, i) =>
+              client.callTool({ name: tool, arguments: { prompt: `round ${round}`, delayMs: 150 + 10 * i } }, undefined, { timeout: 15_000 }),
+            ),
+          );
+          for (const [i, r] of results.entries()) {
+            total++;
+            if (text(r) === `sampled: ${clients[i]!.name}`) own++;
+          }
         }
+        expect({ n, own, total }).toEqual({ n, own: 20, total: 20 });
+        for (const { client } of clients) await client.close();
       }
-      expect({ n, own, total }).toEqual({ n, own: 20, total: 20 });
-      for (const { client } of clients) await client.close();
-    }
-  }, 30_000);
+    },
+    30_000,
+  );
 
   it('a stdio server that names the call by its progress token: 2 concurrent clients get their own (10 of 10)', async () => {
-    const b = await startBridge({ config: { mcpServers: { t: { ...nodeEntry(fixture('tokenSamplingServer.mjs')), clientCapabilities: { sampling: true } } } } });
+    const b = await startBridge({
+      config: { mcpServers: { t: { ...nodeEntry(fixture('tokenSamplingServer.mjs')), clientCapabilities: { sampling: true } } } },
+    });
     const clients = await Promise.all(
       ['first', 'second'].map(async (name) => {
         const { client } = await b.client('/mcp/t', { capabilities: { sampling: {} }, name });
@@ -72,7 +80,10 @@ describe('sampling routed by the call it belongs to', () => {
       const results = await Promise.all(
         clients.map(({ client }, i) =>
           // onprogress makes the SDK client send a progress token, which the server echoes.
-          client.callTool({ name: 'sample_token', arguments: { prompt: 'p', delayMs: 150 + 10 * i } }, undefined, { timeout: 15_000, onprogress: () => undefined }),
+          client.callTool({ name: 'sample_token', arguments: { prompt: 'p', delayMs: 150 + 10 * i } }, undefined, {
+            timeout: 15_000,
+            onprogress: () => undefined,
+          }),
         ),
       );
       for (const [i, r] of results.entries()) if (text(r) === `sampled: ${clients[i]!.name}`) own++;

@@ -127,9 +127,15 @@ describe('bridge security', () => {
     writeFileSync(file, 'file-token-0123456789-abcdef\n');
     const b = await startBridge({ config: NO_SERVERS, token: 'env-token-0123456789-abcdef', args: ['--token-file', file] });
     expect(b.ready!.token).toBe('file-token-0123456789-abcdef');
-    const withFile = await rawRequest(b.port, { path: '/health', headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer file-token-0123456789-abcdef' } });
+    const withFile = await rawRequest(b.port, {
+      path: '/health',
+      headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer file-token-0123456789-abcdef' },
+    });
     expect(withFile.status).toBe(200);
-    const withEnv = await rawRequest(b.port, { path: '/health', headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer env-token-0123456789-abcdef' } });
+    const withEnv = await rawRequest(b.port, {
+      path: '/health',
+      headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer env-token-0123456789-abcdef' },
+    });
     expect(withEnv.status).toBe(401);
 
     writeFileSync(join(dir, 'short'), 'short');
@@ -160,7 +166,9 @@ describe('bridge security', () => {
       expect((await r.fetch('/health')).status).toBe(200);
     }
     expect(r1.ready!.token).not.toBe(r2.ready!.token);
-    expect((await rawRequest(r1.port, { path: '/health', headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${r2.ready!.token}` } })).status).toBe(401);
+    expect((await rawRequest(r1.port, { path: '/health', headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${r2.ready!.token}` } })).status).toBe(
+      401,
+    );
   });
 
   it('refuses a non-loopback host unless explicitly allowed, and keeps the token out of the log file', async () => {

@@ -46,7 +46,10 @@ describe('bridge sessions', () => {
     // One write per session, in turn (server-memory's own file writes do not survive
     // concurrent calls), then every session reads at once and sees all 20: one process.
     for (const [i, { client }] of sessions.entries()) {
-      await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: `entity-${i}`, entityType: 'test', observations: [`made by session ${i}`] }] } });
+      await client.callTool({
+        name: 'create_entities',
+        arguments: { entities: [{ name: `entity-${i}`, entityType: 'test', observations: [`made by session ${i}`] }] },
+      });
     }
     const graphs = await Promise.all(sessions.map(({ client }) => client.callTool({ name: 'read_graph', arguments: {} })));
     const expected = Array.from({ length: 20 }, (_, i) => `entity-${i}`).sort();
@@ -159,7 +162,11 @@ describe('bridge sessions', () => {
       return res.headers.get('mcp-session-id')!;
     };
     const post = (id: string, body: unknown) =>
-      b.fetch('/mcp/s', { method: 'POST', headers: { ...MCP_POST_HEADERS, 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '2025-06-18' }, body: JSON.stringify(body) });
+      b.fetch('/mcp/s', {
+        method: 'POST',
+        headers: { ...MCP_POST_HEADERS, 'Mcp-Session-Id': id, 'MCP-Protocol-Version': '2025-06-18' },
+        body: JSON.stringify(body),
+      });
     const { client } = await b.client('/mcp/s');
     const deleted = await open();
     const del = await b.fetch('/mcp/s', { method: 'DELETE', headers: { 'Mcp-Session-Id': deleted, 'MCP-Protocol-Version': '2025-06-18' } });

@@ -84,7 +84,10 @@ describe('bridge shutdown', () => {
     trigger(b);
     await waitFor(() => b.stderr.includes('shutting down') || b.exit, 5000, 'the shutdown to begin');
     // New requests are refused from now on (the listener is closed, or answers 503).
-    const late = await b.fetch('/health').then((r) => r.status, (e: Error) => String(e.cause ?? e));
+    const late = await b.fetch('/health').then(
+      (r) => r.status,
+      (e: Error) => String(e.cause ?? e),
+    );
     expect(String(late)).toMatch(/503|ECONNREFUSED|ECONNRESET|other side closed|SocketError/);
     const exit = await b.waitExit(EXIT_BOUND_MS + 2000);
     expect(exit).toEqual({ code: 0, signal: null });
@@ -142,10 +145,14 @@ describe('bridge shutdown', () => {
       },
     });
     await b.waitListening();
-    const pids = (await waitFor(async () => {
-      const s = await b.status();
-      return s.servers.every((x) => x.pid !== undefined && x.state === 'starting') && s.servers.map((x) => x.pid!);
-    }, 10_000, 'both servers spawned and starting')) as number[];
+    const pids = (await waitFor(
+      async () => {
+        const s = await b.status();
+        return s.servers.every((x) => x.pid !== undefined && x.state === 'starting') && s.servers.map((x) => x.pid!);
+      },
+      10_000,
+      'both servers spawned and starting',
+    )) as number[];
     b.child.kill('SIGTERM');
     expect(await b.waitExit(EXIT_BOUND_MS)).toEqual({ code: 0, signal: null });
     expect(b.stdout).toBe('');
@@ -153,7 +160,7 @@ describe('bridge shutdown', () => {
     await expectAllGone(pids);
   });
 
-  it("exits when its parent dies (watchdog), even with stdin and IPC out of play, and its servers go too", async () => {
+  it('exits when its parent dies (watchdog), even with stdin and IPC out of play, and its servers go too', async () => {
     // parent: a node process that starts the bridge with stdin from /dev/null and its
     // stdout/stderr passed through to us, then waits to be killed.
     const cfg = JSON.stringify({ mcpServers: { memory: memoryEntry(tempDir()) } });
@@ -171,7 +178,9 @@ describe('bridge shutdown', () => {
     await waitFor(() => out.includes('\n'), 30_000, `the ready line (stderr: ${err.slice(-1000)})`);
     const ready = JSON.parse(out.split('\n')[0]) as ReadyLine;
     trackPids(ready.pid);
-    const status = (await (await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })).json()) as { servers: { pid: number }[] };
+    const status = (await (await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })).json()) as {
+      servers: { pid: number }[];
+    };
     const serverPid = status.servers[0].pid;
     trackPids(serverPid);
     expect(notRunning(ready.pid)).toBe(false);

@@ -5,7 +5,19 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, initializeBody, notRunning, MCP_POST_HEADERS, nodeEntry, readPidFile, startBridge, tempDir, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  initializeBody,
+  notRunning,
+  MCP_POST_HEADERS,
+  nodeEntry,
+  readPidFile,
+  startBridge,
+  tempDir,
+  waitFor,
+  waitNotRunning,
+} from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -112,7 +124,12 @@ describe('bridge supervision', () => {
     // Three requests at once: one restart, one new process, nothing left running untracked.
     const results = await Promise.all([1, 2, 3].map(() => b.fetch('/servers/a/restart', { method: 'POST' })));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200]);
-    const third = await b.waitServer('a', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== after.pid, 15_000, 'ready after the concurrent restarts');
+    const third = await b.waitServer(
+      'a',
+      (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== after.pid,
+      15_000,
+      'ready after the concurrent restarts',
+    );
     expect(third.restarts).toBe(2);
     const spawned = readPidFile(pidFile);
     expect(spawned).toEqual([pidOf('a'), after.pid, third.pid]);

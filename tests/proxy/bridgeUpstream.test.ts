@@ -24,7 +24,11 @@ describe('stdio proxy over bridge upstreams', () => {
     const first = await startBridge({ config, token });
     const port = first.ready!.port;
     const upstream = (id: string) => ({ type: 'bridge', url: `${first.ready!.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } });
-    proxy = await connectProxy(['--config', JSON.stringify({ mcpServers: { memory: upstream('memory'), fx: upstream('fx') } }), '--no-watchdog'], {}, { MCP_BRIDGE_TOKEN: token });
+    proxy = await connectProxy(
+      ['--config', JSON.stringify({ mcpServers: { memory: upstream('memory'), fx: upstream('fx') } }), '--no-watchdog'],
+      {},
+      { MCP_BRIDGE_TOKEN: token },
+    );
     const tools = (await proxy.client.listTools()).tools.map((t) => t.name);
     expect(tools).toContain('memory__create_entities');
     expect(tools).toContain('fx__echo');
@@ -35,13 +39,17 @@ describe('stdio proxy over bridge upstreams', () => {
     await first.waitExit(5000);
     const second = await startBridge({ config, token, port });
     expect(second.ready!.port).toBe(port);
-    const again = await waitFor(async () => {
-      try {
-        return text(await proxy!.client.callTool({ name: 'fx__echo', arguments: { text: 'two' } }));
-      } catch {
-        return undefined;
-      }
-    }, 20_000, 'the proxy to reconnect to the new bridge');
+    const again = await waitFor(
+      async () => {
+        try {
+          return text(await proxy!.client.callTool({ name: 'fx__echo', arguments: { text: 'two' } }));
+        } catch {
+          return undefined;
+        }
+      },
+      20_000,
+      'the proxy to reconnect to the new bridge',
+    );
     expect(again).toBe('two');
     const who = JSON.parse(text(await proxy.client.callTool({ name: 'fx__whoami', arguments: {} })));
     const status = await second.status();

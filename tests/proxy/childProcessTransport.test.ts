@@ -30,7 +30,6 @@ function make(opts: Omit<ChildProcessTransportOptions, 'name'> & { name?: string
   return t;
 }
 
-
 /** The fixture's JSON output once it is completely written. */
 function readJson(file: string): { env: Record<string, string>; cwd: string } | undefined {
   try {
@@ -222,7 +221,11 @@ describe('ChildProcessTransport', () => {
       expect(r2.env.MCP_BRIDGE_TOKEN).toBeUndefined();
       await Promise.all([t1.close(), t2.close()]);
     } finally {
-      for (const [k, v] of [['ELECTRON_RUN_AS_NODE', saved.a], ['MCP_BRIDGE_TOKEN', saved.b], ['SOME_PARENT_SECRET', saved.c]] as const) {
+      for (const [k, v] of [
+        ['ELECTRON_RUN_AS_NODE', saved.a],
+        ['MCP_BRIDGE_TOKEN', saved.b],
+        ['SOME_PARENT_SECRET', saved.c],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }

@@ -5,7 +5,21 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, CliProcess, ROOT, cleanup, configJson, isAlive, pidServerEntry, readPids, sleep, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
+import {
+  CLI,
+  CliProcess,
+  ROOT,
+  cleanup,
+  configJson,
+  isAlive,
+  pidServerEntry,
+  readPids,
+  sleep,
+  tempDir,
+  trackPids,
+  waitFor,
+  waitNoProcess,
+} from '../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
@@ -54,10 +68,14 @@ async function startUnderHoldingParent(args: string[], dir: string) {
 }
 
 async function upstreamPids(pidFile: string): Promise<number[]> {
-  const pids = await waitFor(() => {
-    const r = readPids(pidFile);
-    return r.server.length > 0 && r.grandchild.length > 0 && r;
-  }, 10_000, 'the fixture server to record its pids');
+  const pids = await waitFor(
+    () => {
+      const r = readPids(pidFile);
+      return r.server.length > 0 && r.grandchild.length > 0 && r;
+    },
+    10_000,
+    'the fixture server to record its pids',
+  );
   return [...pids.server, ...pids.grandchild];
 }
 
@@ -82,7 +100,12 @@ describe('CLI lifecycle', () => {
     const h = await startUnderHoldingParent(args, dir);
     try {
       // The proxy really serves through the FIFO before its parent dies.
-      h.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+      h.send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      });
       await waitFor(() => h.out.stdout.includes('"id":1'), 10_000, 'the initialize reply');
       const pids = await upstreamPids(pidFile);
 

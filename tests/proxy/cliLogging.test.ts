@@ -48,7 +48,9 @@ describe('CLI logging', () => {
     const list = entries(text);
     expect(list.length).toBeGreaterThanOrEqual(3);
     expect(list).toContainEqual(expect.objectContaining({ level: 'info', tag: 'memo', message: 'hello from the server: é 漢字' }));
-    expect(list).toContainEqual(expect.objectContaining({ level: 'info', tag: 'proxy', message: expect.stringMatching(/^stdio aggregation of 1 server\(s\): memo$/) }));
+    expect(list).toContainEqual(
+      expect.objectContaining({ level: 'info', tag: 'proxy', message: expect.stringMatching(/^stdio aggregation of 1 server\(s\): memo$/) }),
+    );
     expect(list).toContainEqual(expect.objectContaining({ tag: 'memo', message: 'ready: 3 tools' }));
     expect(list.some((e) => e.level === 'debug')).toBe(false);
     // Local time: the stamp parses back to a moment within the test's run.
@@ -102,9 +104,12 @@ describe('CLI logging', () => {
   it('keeps serving when nobody reads its stderr any more (EPIPE on stderr), logging on to the file', async () => {
     const file = join(tempDir(), 'after-stderr.log');
     const pidFile = join(tempDir(), 'pids.jsonl');
-    const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server line after the reader left']) }), '--log-level', 'debug'], {
-      env: { ...process.env, MCP_PROXY_LOG_FILE: file },
-    });
+    const p = new CliProcess(
+      ['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server line after the reader left']) }), '--log-level', 'debug'],
+      {
+        env: { ...process.env, MCP_PROXY_LOG_FILE: file },
+      },
+    );
     p.child.stderr!.destroy();
     await p.initialize();
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'still answering' } } });

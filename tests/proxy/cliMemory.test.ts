@@ -7,7 +7,20 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, CliProcess, INIT, INITIALIZED, cleanup, configJson, memoryEntry, runCli, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
+import {
+  CLI,
+  CliProcess,
+  INIT,
+  INITIALIZED,
+  cleanup,
+  configJson,
+  memoryEntry,
+  runCli,
+  tempDir,
+  trackPids,
+  waitFor,
+  waitNoProcess,
+} from '../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
@@ -103,7 +116,14 @@ describe('stdio aggregation with server-memory', () => {
     const name = 'Café 漢字 ✓ 😀';
     p.write(frame(INIT));
     p.write(frame(INITIALIZED));
-    p.write(frame({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'memory__create_entities', arguments: { entities: [{ name, entityType: 'café', observations: ['naïve résumé 日本語'] }] } } }));
+    p.write(
+      frame({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'memory__create_entities', arguments: { entities: [{ name, entityType: 'café', observations: ['naïve résumé 日本語'] }] } },
+      }),
+    );
 
     const parse = (): { length: number; body: Buffer }[] => {
       const frames: { length: number; body: Buffer }[] = [];
@@ -123,10 +143,14 @@ describe('stdio aggregation with server-memory', () => {
     await waitFor(() => hasReply(2), 15_000, 'the reply to id 2');
     // server-memory handles requests concurrently: read back only once the write is answered.
     p.write(frame({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'memory__open_nodes', arguments: { names: [name] } } }));
-    const frames = await waitFor(() => {
-      const f = parse();
-      return f.some((x) => (JSON.parse(x.body.toString('utf8')) as { id?: number }).id === 3) && f;
-    }, 15_000, `the reply to id 3 (stdout so far: ${p.stdout.toString('utf8').slice(0, 300)})`);
+    const frames = await waitFor(
+      () => {
+        const f = parse();
+        return f.some((x) => (JSON.parse(x.body.toString('utf8')) as { id?: number }).id === 3) && f;
+      },
+      15_000,
+      `the reply to id 3 (stdout so far: ${p.stdout.toString('utf8').slice(0, 300)})`,
+    );
 
     // Every byte on stdout belongs to a Content-Length frame whose header is the body's byte count.
     const total = frames.reduce((n, f) => n + `Content-Length: ${f.length}\r\n\r\n`.length + f.length, 0);

@@ -38,7 +38,9 @@ describe('CLI under hostile input', () => {
     await p.initialize();
 
     // A well-formed request, 12 MiB long, carrying an id the error can echo.
-    const huge = Buffer.from(`{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"srv__echo","arguments":{"text":"${'x'.repeat(12 * 1024 * 1024)}"}}}\n`);
+    const huge = Buffer.from(
+      `{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"srv__echo","arguments":{"text":"${'x'.repeat(12 * 1024 * 1024)}"}}}\n`,
+    );
     await writeAll(p, huge);
     const noise = randomBytes(1024 * 1024);
     await writeAll(p, Buffer.concat([noise, Buffer.from('\n')]));
@@ -56,7 +58,12 @@ describe('CLI under hostile input', () => {
     expect(parseErrors.length).toBeGreaterThan(100);
     for (const e of parseErrors) expect(e.id).toBeNull();
     // Nothing was answered as if it were a success except initialize and the valid request.
-    expect(p.messages().filter((m) => m.result !== undefined).map((m) => m.id)).toEqual([1, 42]);
+    expect(
+      p
+        .messages()
+        .filter((m) => m.result !== undefined)
+        .map((m) => m.id),
+    ).toEqual([1, 42]);
     // Every line on stdout is still well-formed JSON-RPC.
     for (const line of p.lines()) expect(JSON.parse(line).jsonrpc).toBe('2.0');
 
@@ -75,14 +82,22 @@ describe('CLI under hostile input', () => {
     const big = JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'y'.repeat(5000) } } });
     const ok = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'srv__add', arguments: { a: 2, b: 3 } } });
     p.write(`Content-Length: ${Buffer.byteLength(big)}\r\n\r\n${big}Content-Length: ${Buffer.byteLength(ok)}\r\n\r\n${ok}`);
-    const bodies = await waitFor(() => {
-      const text = p.stdout.toString('utf8');
-      const found = [...text.matchAll(/Content-Length: (\d+)\r\n\r\n/g)].map((m) => {
-        const start = m.index + m[0].length;
-        return JSON.parse(Buffer.from(text, 'utf8').subarray(Buffer.byteLength(text.slice(0, start)), Buffer.byteLength(text.slice(0, start)) + Number(m[1])).toString('utf8'));
-      });
-      return found.some((b) => b.id === 7) && found;
-    }, 15_000, 'the reply to id 7');
+    const bodies = await waitFor(
+      () => {
+        const text = p.stdout.toString('utf8');
+        const found = [...text.matchAll(/Content-Length: (\d+)\r\n\r\n/g)].map((m) => {
+          const start = m.index + m[0].length;
+          return JSON.parse(
+            Buffer.from(text, 'utf8')
+              .subarray(Buffer.byteLength(text.slice(0, start)), Buffer.byteLength(text.slice(0, start)) + Number(m[1]))
+              .toString('utf8'),
+          );
+        });
+        return found.some((b) => b.id === 7) && found;
+      },
+      15_000,
+      'the reply to id 7',
+    );
     expect(bodies.find((b: { id: unknown }) => b.id === 7).result.content[0].text).toBe('5');
     const err = bodies.find((b: { error?: unknown }) => b.error);
     expect(err.error.message).toMatch(/exceeds the 1000-byte limit/);

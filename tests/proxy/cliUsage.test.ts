@@ -68,7 +68,10 @@ describe('CLI usage', () => {
 
   it('refuses a value given to a flag that takes none (it used to be ignored: =false turned the flag on)', async () => {
     await expectExit2(['--config', EMPTY, '--no-watchdog=false'], /option --no-watchdog takes no value, got "false"/);
-    await expectExit2(['proxy', '--port', '0', '--config', EMPTY, '--dangerously-allow-non-loopback=false'], /option --dangerously-allow-non-loopback takes no value, got "false"/);
+    await expectExit2(
+      ['proxy', '--port', '0', '--config', EMPTY, '--dangerously-allow-non-loopback=false'],
+      /option --dangerously-allow-non-loopback takes no value, got "false"/,
+    );
   });
 
   it('rejects options of another mode', async () => {
@@ -109,7 +112,10 @@ describe('CLI config errors', () => {
     const dir = tempDir();
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, '{"mcpServers": {"a": {"command": "node",}}}');
-    await expectExit2(['--config', bad], new RegExp(`invalid MCP config: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: syntax error at line 1`));
+    await expectExit2(
+      ['--config', bad],
+      new RegExp(`invalid MCP config: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: syntax error at line 1`),
+    );
     const missing = join(dir, 'missing.json');
     for (const flag of ['--config', '--config-file']) {
       const err = await expectExit2([flag, missing], /config file not found/);

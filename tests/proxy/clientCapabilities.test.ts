@@ -61,7 +61,10 @@ describe('client capabilities declared to upstreams', () => {
     handles.push(none);
     expect((await none.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(direct);
     const withRoots = await directTools({ roots: {} });
-    const roots = await connectProxy(['--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: everythingEntry() } }), '--no-watchdog'], { roots: {} });
+    const roots = await connectProxy(
+      ['--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: everythingEntry() } }), '--no-watchdog'],
+      { roots: {} },
+    );
     handles.push(roots);
     expect((await roots.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(withRoots);
   });
@@ -71,7 +74,10 @@ describe('client capabilities declared to upstreams', () => {
       clientCapabilities: { sampling: true, roots: true },
       mcpServers: { a: { command: 'x', clientCapabilities: { roots: false } }, b: { command: 'y' } },
     });
-    expect(c.servers.map((s) => s.clientCapabilities)).toEqual([{ sampling: true, roots: false }, { sampling: true, roots: true }]);
+    expect(c.servers.map((s) => s.clientCapabilities)).toEqual([
+      { sampling: true, roots: false },
+      { sampling: true, roots: true },
+    ]);
     expect(parseConfig({ mcpServers: { a: { command: 'x' } } }).servers[0]!.clientCapabilities).toBeUndefined();
     const bad = () => parseConfig({ clientCapabilities: { sampeling: true }, mcpServers: { a: { command: 'x', clientCapabilities: { sampling: 'yes' } } } });
     expect(bad).toThrow(ConfigError);

@@ -2,14 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  ConfigError,
-  loadConfig,
-  parseConfig,
-  type ProxyConfig,
-  type RemoteEntry,
-  type StdioEntry,
-} from '../../src/proxy/config/config.js';
+import { ConfigError, loadConfig, parseConfig, type ProxyConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config/config.js';
 import { toolTimeoutFor } from '../../src/proxy/config/toolFilter.js';
 
 let dir: string;
@@ -170,22 +163,17 @@ describe('parseConfig: entries', () => {
     }).servers[0] as RemoteEntry;
     expect(entry.headers).toEqual({ 'X-Other': 'v', Authorization: 'Bearer ghp_realtoken1234' });
     // An empty token (optional auth through a default) leaves the headers alone.
-    const empty = one({ url: 'https://h/mcp', headers: { Authorization: 'Basic x' }, authToken: '${NOPE:-}' })
-      .servers[0] as RemoteEntry;
+    const empty = one({ url: 'https://h/mcp', headers: { Authorization: 'Basic x' }, authToken: '${NOPE:-}' }).servers[0] as RemoteEntry;
     expect(empty.headers).toEqual({ Authorization: 'Basic x' });
   });
 
   it('expands ${VAR} in command, args, env values, cwd, url, headers and authToken, never in keys', () => {
     const e = { BIN: '/usr/bin/node', DIR: '/srv', KEY: 'k1', HOST: 'h.example' };
-    const stdio = one(
-      { command: '${BIN}', args: ['${DIR}/a', '$${DIR}', '${MISSING:-dflt}'], env: { '${KEY}': '${KEY}' }, cwd: '${DIR}' },
-      {},
-      e,
-    ).servers[0] as StdioEntry;
+    const stdio = one({ command: '${BIN}', args: ['${DIR}/a', '$${DIR}', '${MISSING:-dflt}'], env: { '${KEY}': '${KEY}' }, cwd: '${DIR}' }, {}, e)
+      .servers[0] as StdioEntry;
     expect(stdio).toMatchObject({ command: '/usr/bin/node', args: ['/srv/a', '${DIR}', 'dflt'], cwd: '/srv' });
     expect(stdio.env).toEqual({ '${KEY}': 'k1' });
-    const remote = one({ url: 'https://${HOST}/m', headers: { 'X-Key': '${KEY}' }, authToken: '${KEY}' }, {}, e)
-      .servers[0] as RemoteEntry;
+    const remote = one({ url: 'https://${HOST}/m', headers: { 'X-Key': '${KEY}' }, authToken: '${KEY}' }, {}, e).servers[0] as RemoteEntry;
     expect(remote.url).toBe('https://h.example/m');
     expect(remote.headers).toEqual({ 'X-Key': 'k1', Authorization: 'Bearer k1' });
   });
@@ -218,16 +206,16 @@ describe('parseConfig: entries', () => {
   });
 
   it('keeps ping settings, and 0 (heartbeat off) is allowed for pingIntervalMs only', () => {
-    expect(one({ type: 'bridge', url: 'http://127.0.0.1:1/mcp/a', pingIntervalMs: 0, pingTimeoutMs: 500 }).servers[0])
-      .toMatchObject({ type: 'bridge', pingIntervalMs: 0, pingTimeoutMs: 500 });
+    expect(one({ type: 'bridge', url: 'http://127.0.0.1:1/mcp/a', pingIntervalMs: 0, pingTimeoutMs: 500 }).servers[0]).toMatchObject({
+      type: 'bridge',
+      pingIntervalMs: 0,
+      pingTimeoutMs: 500,
+    });
     expect(one({ url: 'http://h/' }).servers[0]).not.toHaveProperty('pingIntervalMs');
   });
 
   it('ignores unknown fields at both levels, and empty fields of the other kind', () => {
-    const cfg = one(
-      { command: 'x', autoApprove: ['a'], alwaysAllow: [], description: 'y', headers: {} },
-      { someEditorSetting: { nested: true } },
-    );
+    const cfg = one({ command: 'x', autoApprove: ['a'], alwaysAllow: [], description: 'y', headers: {} }, { someEditorSetting: { nested: true } });
     expect(cfg.servers[0]).not.toHaveProperty('autoApprove');
     expect(one({ url: 'http://h/', args: [], env: {} }).servers[0].kind).toBe('remote');
   });

@@ -90,7 +90,9 @@ describe('convert', () => {
   it('picks one entry of a config with --name, with its headers', async () => {
     const server = await startHttpFixture('sse');
     cleanups.push(server.stop);
-    const config = JSON.stringify({ mcpServers: { other: { url: 'http://127.0.0.1:9/mcp' }, mine: { url: server.url, type: 'sse', headers: { 'X-Test': '1' } } } });
+    const config = JSON.stringify({
+      mcpServers: { other: { url: 'http://127.0.0.1:9/mcp' }, mine: { url: server.url, type: 'sse', headers: { 'X-Test': '1' } } },
+    });
     const h = await convert(['--config', config, '--name', 'mine']);
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'named' } }))).toBe('named');
   });

@@ -32,7 +32,12 @@ async function startServer(): Promise<string> {
  */
 async function samplesOnce(url: string, waitMs: number): Promise<boolean> {
   const p = new CliProcess(['convert', url, '--transport', 'http', '--no-watchdog']);
-  p.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } } });
+  p.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } },
+  });
   await p.reply(1);
   const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'sample_standalone', arguments: { prompt: 'q' } } };
   p.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(call)}\n`);

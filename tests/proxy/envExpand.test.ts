@@ -67,7 +67,10 @@ describe('expandVars', () => {
   it('round-trips any text escaped with $$ (property)', () => {
     fc.assert(
       fc.property(fc.string({ unit: fc.constantFrom('$', '{', '}', 'A', '_', ':', '-', 'x') }), (s) => {
-        const r = expandVars(s.replaceAll('$', () => '$$'), {});
+        const r = expandVars(
+          s.replaceAll('$', () => '$$'),
+          {},
+        );
         expect(r).toEqual({ value: s, missing: [], errors: [] });
       }),
     );
@@ -75,9 +78,12 @@ describe('expandVars', () => {
 
   it('never changes text without a $ (property)', () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !s.includes('$')), (s) => {
-        expect(expandVars(s, env)).toEqual({ value: s, missing: [], errors: [] });
-      }),
+      fc.property(
+        fc.string().filter((s) => !s.includes('$')),
+        (s) => {
+          expect(expandVars(s, env)).toEqual({ value: s, missing: [], errors: [] });
+        },
+      ),
     );
   });
 });

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  DEFAULT_MAX_MESSAGE_BYTES,
-  FrameDecoder,
-  encodeFrame,
-  type DecodedFrame,
-  type Framing,
-} from '../../src/proxy/stdio/framing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from '../../src/proxy/stdio/framing.js';
 import { extractIdHint } from '../../src/proxy/stdio/idHint.js';
 
 const MiB = 1024 * 1024;
@@ -58,11 +52,21 @@ function encode(m: Encoded): string {
   const n = Buffer.byteLength(m.body);
   const type = 'Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n';
   switch (m.headerStyle) {
-    case 'plain': text += `Content-Length: ${n}\r\n\r\n`; break;
-    case 'lower': text += `content-length:${n}\n\n`; break;
-    case 'typeAfter': text += `CONTENT-LENGTH: ${n}\r\n${type}\r\n`; break;
-    case 'typeBefore': text += `${type}Content-Length: ${n}\r\n\r\n`; break;
-    case 'spaced': text += `Content-Length : ${n} \r\n\r\n`; break;
+    case 'plain':
+      text += `Content-Length: ${n}\r\n\r\n`;
+      break;
+    case 'lower':
+      text += `content-length:${n}\n\n`;
+      break;
+    case 'typeAfter':
+      text += `CONTENT-LENGTH: ${n}\r\n${type}\r\n`;
+      break;
+    case 'typeBefore':
+      text += `${type}Content-Length: ${n}\r\n\r\n`;
+      break;
+    case 'spaced':
+      text += `Content-Length : ${n} \r\n\r\n`;
+      break;
   }
   return text + m.body;
 }
@@ -166,7 +170,11 @@ describe('FrameDecoder', () => {
       { kind: 'oversize', framing: 'newline', bytes: cap + 1 },
       { kind: 'message', body: at, framing: 'newline' },
     ]);
-    const cl = decodeSplit(Buffer.from(`Content-Length: ${cap + 1}\r\n\r\n${over}Content-Length: ${cap}\r\n\r\n${at}`), [5, 30], new FrameDecoder({ maxMessageBytes: cap }));
+    const cl = decodeSplit(
+      Buffer.from(`Content-Length: ${cap + 1}\r\n\r\n${over}Content-Length: ${cap}\r\n\r\n${at}`),
+      [5, 30],
+      new FrameDecoder({ maxMessageBytes: cap }),
+    );
     expect(cl).toEqual([
       { kind: 'oversize', framing: 'content-length', bytes: cap + 1 },
       { kind: 'message', body: at, framing: 'content-length' },

@@ -30,10 +30,14 @@ describe('a frozen server', () => {
     // Before the fix: state ready, lastError undefined.
     expect(frozen.lastError).toMatch(/^not answering: 3 requests in a row timed out \(last: tools\/call after 300 ms\)$/);
     process.kill(pid, 'SIGCONT');
-    await waitFor(async () => {
-      const r = await client.callTool({ name: 'echo', arguments: { text: 'back' } }).catch(() => undefined);
-      return r !== undefined;
-    }, 10_000, 'an answer after SIGCONT');
+    await waitFor(
+      async () => {
+        const r = await client.callTool({ name: 'echo', arguments: { text: 'back' } }).catch(() => undefined);
+        return r !== undefined;
+      },
+      10_000,
+      'an answer after SIGCONT',
+    );
     const back = await b.server('frozen');
     expect(back.state).toBe('ready');
     expect(back.lastError).toBeUndefined();

@@ -38,29 +38,37 @@ async function stubbornGroup(): Promise<{ leader: number; escaped: number; start
   return { leader: leader.pid!, escaped, start: startTimeOf(leader.pid!)! };
 }
 
-it.skipIf(process.platform !== 'linux')('at EOF it ends listed groups and their escaped descendants, and spares a group whose start time differs', async () => {
-  const doomed = await stubbornGroup();
-  const spared = await stubbornGroup();
-  const watcher = new GroupWatcher();
-  watcher.send(`g ${doomed.leader} ${doomed.start}`);
-  watcher.send(`g ${spared.leader} ${Number(spared.start) + 1}`);
-  pids.push(watcher.pid!);
-  await new Promise((r) => setTimeout(r, 200));
-  expect(isRunning(watcher.pid!)).toBe(true);
-  watcher.close();
-  await waitFor(() => !isRunning(doomed.leader) && !isRunning(doomed.escaped), 5000, 'the listed group and its escaped child to be killed');
-  await waitFor(() => !isRunning(watcher.pid!), 3000, 'the watcher to exit');
-  expect(isRunning(spared.leader), 'a group whose leader has another start time is not touched').toBe(true);
-  expect(isRunning(spared.escaped)).toBe(true);
-}, 15_000);
+it.skipIf(process.platform !== 'linux')(
+  'at EOF it ends listed groups and their escaped descendants, and spares a group whose start time differs',
+  async () => {
+    const doomed = await stubbornGroup();
+    const spared = await stubbornGroup();
+    const watcher = new GroupWatcher();
+    watcher.send(`g ${doomed.leader} ${doomed.start}`);
+    watcher.send(`g ${spared.leader} ${Number(spared.start) + 1}`);
+    pids.push(watcher.pid!);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(isRunning(watcher.pid!)).toBe(true);
+    watcher.close();
+    await waitFor(() => !isRunning(doomed.leader) && !isRunning(doomed.escaped), 5000, 'the listed group and its escaped child to be killed');
+    await waitFor(() => !isRunning(watcher.pid!), 3000, 'the watcher to exit');
+    expect(isRunning(spared.leader), 'a group whose leader has another start time is not touched').toBe(true);
+    expect(isRunning(spared.escaped)).toBe(true);
+  },
+  15_000,
+);
 
-it.skipIf(process.platform !== 'linux')('a group reported stopped (u) is left alone at EOF', async () => {
-  const g = await stubbornGroup();
-  const watcher = new GroupWatcher();
-  watcher.send(`g ${g.leader} ${g.start}`);
-  watcher.send(`u ${g.leader}`);
-  pids.push(watcher.pid!);
-  watcher.close();
-  await waitFor(() => !isRunning(watcher.pid!), 3000, 'the watcher to exit');
-  expect(isRunning(g.leader)).toBe(true);
-}, 15_000);
+it.skipIf(process.platform !== 'linux')(
+  'a group reported stopped (u) is left alone at EOF',
+  async () => {
+    const g = await stubbornGroup();
+    const watcher = new GroupWatcher();
+    watcher.send(`g ${g.leader} ${g.start}`);
+    watcher.send(`u ${g.leader}`);
+    pids.push(watcher.pid!);
+    watcher.close();
+    await waitFor(() => !isRunning(watcher.pid!), 3000, 'the watcher to exit');
+    expect(isRunning(g.leader)).toBe(true);
+  },
+  15_000,
+);

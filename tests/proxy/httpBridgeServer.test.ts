@@ -8,16 +8,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
-import {
-  INITIALIZE,
-  MCP_POST_HEADERS,
-  rawRequest,
-  rawStream,
-  startBridge,
-  waitFor,
-  type Harness,
-  bridgePerTest,
-} from '../helpers/httpBridgeHarness.js';
+import { INITIALIZE, MCP_POST_HEADERS, rawRequest, rawStream, startBridge, waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
 

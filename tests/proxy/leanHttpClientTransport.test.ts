@@ -107,7 +107,11 @@ async function exercise(peer: Peer, lean: LeanHttpClientTransport, toolPrefix = 
   await lean.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `${toolPrefix}sample`, arguments: { prompt: 'hi' } } } as JSONRPCMessage);
   const ask = await peer.wait((m) => m.method === 'sampling/createMessage', 10_000, 'the sampling request');
   expect(ask.params.messages[0].content.text).toBe('hi');
-  await lean.send({ jsonrpc: '2.0', id: ask.id, result: { role: 'assistant', content: { type: 'text', text: 'sampled-answer' }, model: 'm' } } as JSONRPCMessage);
+  await lean.send({
+    jsonrpc: '2.0',
+    id: ask.id,
+    result: { role: 'assistant', content: { type: 'text', text: 'sampled-answer' }, model: 'm' },
+  } as JSONRPCMessage);
   const sampled = await peer.wait((m) => m.id === id && !('method' in m), 10_000, 'the sample result');
   expect(sampled.result.content[0].text).toBe('sampled: sampled-answer');
 
@@ -188,10 +192,14 @@ describe('LeanHttpClientTransport', () => {
     expect(peer.errors.some((e) => e instanceof HttpStatusError && e.status === 404)).toBe(true);
 
     // The wrapper reconnects (a new session, initialize replayed) and serves calls again.
-    const again = await waitFor(async () => {
-      const res = await wpeer.request('tools/call', { name: 'echo', arguments: { text: 'after' } }).catch(() => undefined);
-      return res && 'result' in res ? res : undefined;
-    }, 15_000, 'the wrapper to reconnect to the restarted server');
+    const again = await waitFor(
+      async () => {
+        const res = await wpeer.request('tools/call', { name: 'echo', arguments: { text: 'after' } }).catch(() => undefined);
+        return res && 'result' in res ? res : undefined;
+      },
+      15_000,
+      'the wrapper to reconnect to the restarted server',
+    );
     expect(again.result.content[0].text).toBe('after');
     expect(second.port).toBe(first.port);
   });

@@ -81,7 +81,10 @@ describe.skipIf(process.platform !== 'linux')('MCP_PROXY_LOG_FILE that is not a 
     } finally {
       if (sh.exitCode === null) sh.kill('SIGKILL');
     }
-    const ids = out.split('\n').filter(Boolean).map((l) => JSON.parse(l).id);
+    const ids = out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).id);
     expect(ids).toEqual([1, 2]);
     expect(err.split('\n').filter((l) => l.includes('log file'))).toHaveLength(1);
     expect(err).not.toContain('bad inbound frame');

@@ -27,14 +27,20 @@ describe('namespacedName', () => {
 
   it('always yields a valid, unique name (property)', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1, maxLength: 90 })), { selector: ([s, n]) => `${s}\0${n}`, maxLength: 30 }), (pairs) => {
-        const names = pairs.map(([s, n]) => namespacedName(s, n));
-        for (const n of names) {
-          expect(n.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
-          expect(n).toMatch(/^[A-Za-z0-9_-]+$/);
-        }
-        expect(new Set(names).size).toBe(names.length);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1, maxLength: 90 })), {
+          selector: ([s, n]) => `${s}\0${n}`,
+          maxLength: 30,
+        }),
+        (pairs) => {
+          const names = pairs.map(([s, n]) => namespacedName(s, n));
+          for (const n of names) {
+            expect(n.length).toBeLessThanOrEqual(MAX_NAME_LENGTH);
+            expect(n).toMatch(/^[A-Za-z0-9_-]+$/);
+          }
+          expect(new Set(names).size).toBe(names.length);
+        },
+      ),
     );
   });
 });
@@ -54,7 +60,13 @@ describe('NameTable', () => {
   });
 
   it('keeps names apart when a server id contains the separator', () => {
-    const t = new NameTable([{ serverId: 'a', name: 'b__c' }, { serverId: 'a__b', name: 'c' }], 'prefixed');
+    const t = new NameTable(
+      [
+        { serverId: 'a', name: 'b__c' },
+        { serverId: 'a__b', name: 'c' },
+      ],
+      'prefixed',
+    );
     const x = t.exposedName('a', 'b__c')!;
     const y = t.exposedName('a__b', 'c')!;
     expect(x).not.toBe(y);

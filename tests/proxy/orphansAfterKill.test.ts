@@ -73,7 +73,10 @@ function servers(dir: string): { config: unknown; ready: () => number[] | undefi
     config: {
       mcpServers: {
         // Behind `sh -c`, which ignores SIGTERM too; the node server under it ignores SIGTERM and EOF.
-        stubborn: { command: 'sh', args: ['-c', `trap '' TERM; "$0" "$1" "$2" --stubborn; exit $?`, process.execPath, join(FIXTURES, 'escapingServer.mjs'), stubborn] },
+        stubborn: {
+          command: 'sh',
+          args: ['-c', `trap '' TERM; "$0" "$1" "$2" --stubborn; exit $?`, process.execPath, join(FIXTURES, 'escapingServer.mjs'), stubborn],
+        },
         escaping: { command: process.execPath, args: [join(FIXTURES, 'escapingServer.mjs'), escaping] },
       },
     },
@@ -117,7 +120,19 @@ function startChain(scenario: Scenario, dir: string, config: unknown): number {
       return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'agent', join(dir, 'proxy.pid'), CLI, '--config-file', configFile]);
     case 'app':
       // As src/main/runtime/bridgeProcess.ts spawns the bridge.
-      return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'app', join(dir, 'proxy.pid'), CLI, 'proxy', '--port', '0', '--config-file', configFile, '--shutdown-timeout', '2000']);
+      return spawnIt([
+        join(FIXTURES, 'killableParent.mjs'),
+        'app',
+        join(dir, 'proxy.pid'),
+        CLI,
+        'proxy',
+        '--port',
+        '0',
+        '--config-file',
+        configFile,
+        '--shutdown-timeout',
+        '2000',
+      ]);
   }
 }
 

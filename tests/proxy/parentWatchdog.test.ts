@@ -153,13 +153,29 @@ describe('startParentWatchdog', () => {
   it('its timer does not keep a process alive, and a live parent is never reported dead', async () => {
     const mod = JSON.stringify(compiledWatchdog());
     // Unref'd: with nothing else to do the child exits at once.
-    const idle = spawn(process.execPath, ['--input-type=module', '-e', `import { startParentWatchdog } from ${mod};
-startParentWatchdog({ pid: process.ppid, intervalMs: 50, onDead() { process.exit(3); } });`], { stdio: 'ignore' });
+    const idle = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startParentWatchdog } from ${mod};
+startParentWatchdog({ pid: process.ppid, intervalMs: 50, onDead() { process.exit(3); } });`,
+      ],
+      { stdio: 'ignore' },
+    );
     children.push(idle);
     // Kept alive 400 ms: about 20 checks of its (living) parent, none may fire.
-    const busy = spawn(process.execPath, ['--input-type=module', '-e', `import { startParentWatchdog } from ${mod};
+    const busy = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startParentWatchdog } from ${mod};
 startParentWatchdog({ pid: process.ppid, intervalMs: 20, onDead() { process.exit(3); } });
-setTimeout(() => {}, 400);`], { stdio: 'ignore' });
+setTimeout(() => {}, 400);`,
+      ],
+      { stdio: 'ignore' },
+    );
     children.push(busy);
     const [idleCode] = (await within(once(idle, 'exit'), 10_000, 'idle child exit')) as [number | null];
     const [busyCode] = (await within(once(busy, 'exit'), 10_000, 'busy child exit')) as [number | null];

@@ -5,15 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import {
-  isAlive,
-  isGroupAlive,
-  killTree,
-  killTreeSync,
-  signalGroup,
-  waitForExit,
-  waitForGroupExit,
-} from '../../src/proxy/process/processTree.js';
+import { isAlive, isGroupAlive, killTree, killTreeSync, signalGroup, waitForExit, waitForGroupExit } from '../../src/proxy/process/processTree.js';
 import { expectGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -22,7 +14,6 @@ const posix = process.platform !== 'win32';
 
 let dir: string;
 const started: number[] = [];
-
 
 async function pidsFrom(file: string, count: number): Promise<number[]> {
   const deadline = Date.now() + 10_000;

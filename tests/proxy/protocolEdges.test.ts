@@ -40,8 +40,7 @@ function framed(p: CliProcess): Array<Record<string, any>> {
   return [...decoder.push(p.stdout), ...decoder.end()].map((f) => (f.kind === 'message' ? JSON.parse(f.body) : { oversize: f.bytes }) as Record<string, any>);
 }
 
-const framedReply = (p: CliProcess, id: number) =>
-  waitFor(() => framed(p).find((m) => m.id === id), 5000, `reply ${id}; stderr: ${p.stderr.slice(-500)}`);
+const framedReply = (p: CliProcess, id: number) => waitFor(() => framed(p).find((m) => m.id === id), 5000, `reply ${id}; stderr: ${p.stderr.slice(-500)}`);
 
 describe('stdio proxy: protocol edges', () => {
   it('answers requests with an invalid or null id with -32600 and id null, never echoing the id', async () => {
@@ -111,7 +110,7 @@ describe('stdio proxy: protocol edges', () => {
   });
 });
 
-describe('stdio proxy: a refused duplicate id does not take the first request\'s framing', () => {
+describe("stdio proxy: a refused duplicate id does not take the first request's framing", () => {
   it('answers the first request in its own (Content-Length) framing after the newline-framed duplicate was refused', async () => {
     const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx') }), '--idle-timeout', '0']);
     await p.initialize();
@@ -155,7 +154,8 @@ describe('bridge: request-target and Content-Length edges', () => {
     const token = 'a-test-token-of-sufficient-length';
     const b = await startBridge({ config: { mcpServers: { fx: fixtureEntry('fx') } }, token });
     const host = `127.0.0.1:${b.port}`;
-    const head = (target: string, extra = '') => `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n${extra}\r\n`;
+    const head = (target: string, extra = '') =>
+      `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n${extra}\r\n`;
 
     const evil = await rawHttp(b.port, head('http://evil.com/status'));
     expect(evil).toMatch(/^HTTP\/1\.1 403 /);

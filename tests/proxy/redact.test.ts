@@ -46,9 +46,7 @@ describe('entrySecrets', () => {
 
   it('lists env and header values, the bare token and url credentials, skipping trivial values', () => {
     expect(entrySecrets(gh)).toEqual([SECRET]);
-    expect(entrySecrets(remote)).toEqual(
-      expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']),
-    );
+    expect(entrySecrets(remote)).toEqual(expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']));
     expect(entrySecrets(off)).toEqual([]);
   });
 });
@@ -62,7 +60,10 @@ describe('which values are masked everywhere', () => {
             command: 'node',
             env: { LOG_LEVEL: 'debug', MEMORY_FILE_PATH: '/home/me/memory.jsonl', DB_PASSWORD: 'hunter22', OPAQUE: 'a1b2c3d4e5f6g7h8i9', OTHER: 'ghp_abc' },
           },
-          r: { url: 'https://me:pw99@h.example/mcp?format=json&sig=abcd1234&x=QWERTY123456uiop', headers: { Accept: 'application/json', 'X-Api-Key': 'k-1234' } },
+          r: {
+            url: 'https://me:pw99@h.example/mcp?format=json&sig=abcd1234&x=QWERTY123456uiop',
+            headers: { Accept: 'application/json', 'X-Api-Key': 'k-1234' },
+          },
         },
       },
       {},

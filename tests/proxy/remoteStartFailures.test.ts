@@ -97,7 +97,11 @@ describe('remote servers that never come up', () => {
     expect(tools.filter((t) => !t.startsWith('local__'))).toEqual([]);
     // Every faulty entry has logged its failure (naming its url) before the stderr is checked.
     const faulty = Object.keys(entries);
-    await waitFor(() => faulty.every((id) => h.stderr.join('').includes(`[${id}] start failed`)), 10_000, () => `a start failure logged for each of ${faulty.join(', ')}`);
+    await waitFor(
+      () => faulty.every((id) => h.stderr.join('').includes(`[${id}] start failed`)),
+      10_000,
+      () => `a start failure logged for each of ${faulty.join(', ')}`,
+    );
     expect(h.stderr.join('')).toMatch(/HTTP 401 Unauthorized from http:\/\/127\.0\.0\.1:\d+\/http\?api_key=\*\*\*/);
     expectNoSecret(h.stderr.join('\n'), 'stderr');
   }, 30_000);

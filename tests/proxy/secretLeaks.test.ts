@@ -51,7 +51,11 @@ beforeAll(async () => {
     env: { MCP_PROXY_LOG_FILE: logFile, MCP_PROXY_LOG_LEVEL: 'debug' },
   });
   // Both have failed at least once (the leaky server printed, the remote was refused).
-  await waitFor(() => existsSync(logFile) && /\[leaky\].*peer settings/.test(readFileSync(logFile, 'utf8')) && /\[remote\]/.test(readFileSync(logFile, 'utf8')), 15_000, 'both servers to have logged');
+  await waitFor(
+    () => existsSync(logFile) && /\[leaky\].*peer settings/.test(readFileSync(logFile, 'utf8')) && /\[remote\]/.test(readFileSync(logFile, 'utf8')),
+    15_000,
+    'both servers to have logged',
+  );
   await bridge.waitServer('leaky', (s) => s.stderrTail.some((l) => l.includes('peer settings')), 10_000, 'leaky stderr in status');
 }, 45_000);
 

@@ -111,7 +111,12 @@ describe('security over HTTP', () => {
   it('answers 401 with WWW-Authenticate for a missing, wrong or URL-borne token', async () => {
     const h = await bridge();
     const wrongSameLength = generateToken();
-    const cases: Record<string, string>[] = [{}, { Authorization: `Bearer ${wrongSameLength}` }, { Authorization: 'Bearer short' }, { Authorization: `Basic ${h.token}` }];
+    const cases: Record<string, string>[] = [
+      {},
+      { Authorization: `Bearer ${wrongSameLength}` },
+      { Authorization: 'Bearer short' },
+      { Authorization: `Basic ${h.token}` },
+    ];
     for (const headers of cases) {
       for (const path of ['/health', '/status', '/events', '/mcp/alpha', '/sse/alpha']) {
         const res = await fetch(h.url + path, { headers });

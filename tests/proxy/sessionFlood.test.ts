@@ -26,20 +26,30 @@ describe('bridge: one session flooding a shared server', () => {
     a.on('data', (c) => (fromA += c.toString('utf8')));
     a.on('error', () => undefined);
     await new Promise<void>((r) => a.once('connect', () => r()));
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'session-a', version: '1' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'session-a', version: '1' } },
+    };
     a.write(
       `GET /mcp/fx HTTP/1.1\r\nHost: 127.0.0.1:${b.port}\r\nAuthorization: Bearer ${token}\r\nConnection: Upgrade\r\nUpgrade: mcp-stream\r\n\r\n` +
         `${JSON.stringify(init)}\n${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
     );
     await waitFor(() => fromA.includes('"id":1'), 5000, "A's initialize answer");
-    const burst = Array.from({ length: 50_000 }, (_, i) => `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/flood', params: { i, pad: 'x'.repeat(40) } })}\n`).join('');
+    const burst = Array.from(
+      { length: 50_000 },
+      (_, i) => `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/flood', params: { i, pad: 'x'.repeat(40) } })}\n`,
+    ).join('');
     // A ping behind the burst, answered by the bridge itself: once it is back, the bridge has
     // read (and forwarded or refused) every notification before it.
     a.write(`${burst}${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' })}\n`);
     await waitFor(() => fromA.includes('"id":2'), 20_000, "A's ping behind the burst");
 
     const t0 = Date.now();
-    expect((await B.callTool({ name: 'echo', arguments: { text: 'after the flood' } }, undefined, { timeout: 20_000 })).content).toEqual([{ type: 'text', text: 'after the flood' }]);
+    expect((await B.callTool({ name: 'echo', arguments: { text: 'after the flood' } }, undefined, { timeout: 20_000 })).content).toEqual([
+      { type: 'text', text: 'after the flood' },
+    ]);
     const latencyMs = Date.now() - t0;
     console.log(`session B's call during A's burst of 50k notifications: ${latencyMs} ms`);
     // A correctness bound (the call must not wait behind the whole burst), generous for a loaded machine.

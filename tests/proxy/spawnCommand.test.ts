@@ -96,11 +96,19 @@ describe('resolveSpawnCommand', () => {
     const plan = win('uv', ['run', 'a b'], fsWith('C:\\Tools\\uv.exe'));
     expect(plan).toEqual({ command: 'C:\\Tools\\uv.exe', args: ['run', 'a b'], windowsVerbatimArguments: false, windowsHide: true });
     // The first PATH entry wins; PATHEXT order decides between extensions in one directory.
-    expect(resolveWindowsCommand('tool', winEnv, undefined, fsWith('C:\\Windows\\system32\\tool.exe', 'C:\\Tools\\tool.cmd', 'C:\\Tools\\tool.bat'))).toBe('C:\\Tools\\tool.bat');
+    expect(resolveWindowsCommand('tool', winEnv, undefined, fsWith('C:\\Windows\\system32\\tool.exe', 'C:\\Tools\\tool.cmd', 'C:\\Tools\\tool.bat'))).toBe(
+      'C:\\Tools\\tool.bat',
+    );
   });
 
   it('Windows: runs npx/npm shims as node <dir>/node_modules/npm/bin/*-cli.js', () => {
-    const files = fsWith(`${NODEJS}\\npx.cmd`, `${NODEJS}\\npm.cmd`, `${NODEJS}\\node.exe`, `${NODEJS}\\node_modules\\npm\\bin\\npx-cli.js`, `${NODEJS}\\node_modules\\npm\\bin\\npm-cli.js`);
+    const files = fsWith(
+      `${NODEJS}\\npx.cmd`,
+      `${NODEJS}\\npm.cmd`,
+      `${NODEJS}\\node.exe`,
+      `${NODEJS}\\node_modules\\npm\\bin\\npx-cli.js`,
+      `${NODEJS}\\node_modules\\npm\\bin\\npm-cli.js`,
+    );
     expect(win('npx', ['-y', '@scope/server', 'a&b'], files)).toEqual({
       command: `${NODEJS}\\node.exe`,
       args: [`${NODEJS}\\node_modules\\npm\\bin\\npx-cli.js`, '-y', '@scope/server', 'a&b'],

@@ -66,7 +66,10 @@ describe('stream link', () => {
     const h = await bridge();
     const refused = async (path: string, headers: Record<string, string>) => {
       const t = new StreamClientTransport(new URL(h.url + path), { headers });
-      const err = await t.start().then(() => undefined, (e: unknown) => e);
+      const err = await t.start().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       return err as HttpStatusError;
     };
     const noToken = await refused('/mcp/alpha', {});
@@ -90,7 +93,13 @@ describe('stream link', () => {
     expect(badHost).toMatch(/^HTTP\/1\.1 403 /);
     const badOrigin = await rawUpgrade(h.port, ['GET /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Origin: http://evil.example', ...base]);
     expect(badOrigin).toMatch(/^HTTP\/1\.1 403 /);
-    const websocket = await rawUpgrade(h.port, ['GET /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Connection: Upgrade', 'Upgrade: websocket', `Authorization: Bearer ${h.token}`]);
+    const websocket = await rawUpgrade(h.port, [
+      'GET /mcp/alpha HTTP/1.1',
+      `Host: 127.0.0.1:${h.port}`,
+      'Connection: Upgrade',
+      'Upgrade: websocket',
+      `Authorization: Bearer ${h.token}`,
+    ]);
     expect(websocket).toMatch(/^HTTP\/1\.1 400 [^]*unsupported upgrade/);
     const post = await rawUpgrade(h.port, ['POST /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Content-Length: 0', ...base]);
     expect(post).toMatch(/^HTTP\/1\.1 405 /);
@@ -99,7 +108,12 @@ describe('stream link', () => {
 
   it('answers bytes that followed the upgrade request in the same packet, and a bad line with -32700', async () => {
     const h = await bridge();
-    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
     const text = await rawUpgrade(
       h.port,
       ['GET /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Connection: Upgrade', 'Upgrade: mcp-stream', `Authorization: Bearer ${h.token}`],
@@ -107,7 +121,10 @@ describe('stream link', () => {
     );
     const [head, body] = text.split('\r\n\r\n');
     expect(head).toMatch(/^HTTP\/1\.1 101 Switching Protocols/);
-    const replies = body!.trim().split('\n').map((l) => JSON.parse(l) as { id: unknown; result?: { serverInfo?: unknown }; error?: { code: number } });
+    const replies = body!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: unknown; result?: { serverInfo?: unknown }; error?: { code: number } });
     expect(replies.find((r) => r.id === 1)?.result?.serverInfo).toMatchObject({ name: 'test-alpha' });
     expect(replies.find((r) => r.id === null)?.error?.code).toBe(-32700);
   });

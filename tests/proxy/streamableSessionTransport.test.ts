@@ -44,7 +44,12 @@ function events(body: string): Array<Record<string, any>> {
     .filter((block) => block.includes('data: '))
     .map((block) => {
       expect(block).toContain('event: message');
-      return JSON.parse(block.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+      return JSON.parse(
+        block
+          .split('\n')
+          .find((l) => l.startsWith('data: '))!
+          .slice(6),
+      );
     });
 }
 
@@ -121,7 +126,14 @@ describe('StreamableSessionTransport over the bridge', () => {
   it('answers 202 at once to a POST of notifications or responses only', async () => {
     const h = await bridge();
     const s = await session(h);
-    const res = await post(h, [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } }, { jsonrpc: '2.0', id: 'x', result: {} }], s);
+    const res = await post(
+      h,
+      [
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 99 } },
+        { jsonrpc: '2.0', id: 'x', result: {} },
+      ],
+      s,
+    );
     expect(res.status).toBe(202);
     expect(res.body).toBe('');
   });

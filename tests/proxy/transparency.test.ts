@@ -35,13 +35,25 @@ afterAll(async () => {
 
 /** The two ways our proxy sits between a client and server-everything (as server "e"). */
 const PATHS: [string, () => Promise<ProxyHandle>][] = [
-  ['stdio aggregation', () => connectProxy(['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'], caps)],
+  [
+    'stdio aggregation',
+    () =>
+      connectProxy(
+        ['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'],
+        caps,
+      ),
+  ],
   [
     'the app chain: stdio proxy -> bridge stream link -> server',
     async () => {
-      const bridge = await startBridge({ config: { clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }, token: TOKEN });
+      const bridge = await startBridge({
+        config: { clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } },
+        token: TOKEN,
+      });
       const e = { type: 'bridge', url: `${bridge.ready!.url}/mcp/e`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
-      return connectProxy(['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e } }), '--no-watchdog'], caps, { MCP_BRIDGE_TOKEN: TOKEN });
+      return connectProxy(['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e } }), '--no-watchdog'], caps, {
+        MCP_BRIDGE_TOKEN: TOKEN,
+      });
     },
   ],
 ];

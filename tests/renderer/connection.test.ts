@@ -11,7 +11,6 @@ const panel = panelForFile();
 let harness: StatusHttpHarness | undefined;
 let current: PanelPage | undefined;
 
-
 afterEach(async () => {
   // Refused connections are expected here; anything else (CSP, exceptions) is not.
   const errors = nonNetworkErrors(current?.errors ?? []);

@@ -37,24 +37,37 @@ let panel: PanelPage | undefined;
 let page: Page;
 let missingCommand: string;
 
-
 const card = (id: string) => page.locator(`li.server[data-server-id="${id}"]`);
 const badge = (id: string) => card(id).locator('.badge-text').textContent();
 /** The value of one fact (`Tools`, `PID`, `Restarts`, ...) on a card. */
-const fact = (id: string, label: string) => card(id).locator('.fact', { has: page.locator('dt', { hasText: label }) }).locator('dd').textContent();
+const fact = (id: string, label: string) =>
+  card(id)
+    .locator('.fact', { has: page.locator('dt', { hasText: label }) })
+    .locator('dd')
+    .textContent();
 
 /** What the page recorded for one server: `<badge>|<Restart aria-disabled>`, repeats collapsed. */
 const recorded = (id: string) => page.evaluate((sid) => (window as unknown as { rec: Record<string, string[]> }).rec[sid] ?? [], id);
 
 /** Waits until the card of `id` shows `label` and `pred` holds for its facts. */
-async function waitCard(id: string, label: string, timeoutMs: number, pred: (facts: Record<string, string>) => boolean = () => true): Promise<Record<string, string>> {
+async function waitCard(
+  id: string,
+  label: string,
+  timeoutMs: number,
+  pred: (facts: Record<string, string>) => boolean = () => true,
+): Promise<Record<string, string>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const facts = Object.fromEntries(
-      await card(id).locator('.fact').evaluateAll((els) => els.map((e) => [e.querySelector('dt')!.textContent!, e.querySelector('dd')!.textContent!])),
+      await card(id)
+        .locator('.fact')
+        .evaluateAll((els) => els.map((e) => [e.querySelector('dt')!.textContent!, e.querySelector('dd')!.textContent!])),
     ) as Record<string, string>;
     if ((await badge(id)) === label && pred(facts)) return facts;
-    if (Date.now() > deadline) throw new Error(`${id}: no "${label}" within ${timeoutMs} ms; card shows ${await badge(id)} ${JSON.stringify(facts)}; /status: ${JSON.stringify(await bridge.server(id).catch(() => undefined))}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `${id}: no "${label}" within ${timeoutMs} ms; card shows ${await badge(id)} ${JSON.stringify(facts)}; /status: ${JSON.stringify(await bridge.server(id).catch(() => undefined))}`,
+      );
     await page.waitForTimeout(50);
   }
 }
@@ -94,7 +107,10 @@ describe('status panel against the real bridge', () => {
     const line = await waitFor(() => /status panel: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)\n/.exec(bridge.stderr), 5000, 'the status panel line on stderr');
     expect(line[1]).toBe(`${bridge.url}/#token=${bridge.bearer}`);
     await page.goto(line[1]);
-    await page.locator('li.server').nth(IDS.length - 1).waitFor();
+    await page
+      .locator('li.server')
+      .nth(IDS.length - 1)
+      .waitFor();
     expect(page.url()).toBe(`${bridge.url}/`);
     expect(await page.evaluate(() => location.hash)).toBe('');
 
@@ -197,7 +213,11 @@ describe('status panel against the real bridge', () => {
     expect(await broken.locator('.last-error-text').textContent()).toBe((await bridge.server('broken')).lastError);
     expect(await broken.locator('.last-error-text').textContent()).toContain('exited with code 1');
     // The reason is on the server's stderr; the log of a failed server opens by itself.
-    await waitFor(async () => (await broken.locator('.log-text').textContent())?.includes('crashing: fatal: cannot open the database'), 5000, 'the stderr of broken');
+    await waitFor(
+      async () => (await broken.locator('.log-text').textContent())?.includes('crashing: fatal: cannot open the database'),
+      5000,
+      'the stderr of broken',
+    );
     expect(await broken.locator('.log-text').isVisible()).toBe(true);
     expect(await broken.locator('button.restart').getAttribute('aria-disabled')).toBe('false');
     const missing = await card('missing').locator('.last-error-text').textContent();

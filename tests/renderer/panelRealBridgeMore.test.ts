@@ -34,7 +34,11 @@ async function openPage(url: string): Promise<{ page: Page; requests: Seen[]; er
 }
 
 const card = (page: Page, id: string) => page.locator(`li.server[data-server-id="${id}"]`);
-const fact = (page: Page, id: string, label: string) => card(page, id).locator('.fact', { has: page.locator('dt', { hasText: label }) }).locator('dd').textContent();
+const fact = (page: Page, id: string, label: string) =>
+  card(page, id)
+    .locator('.fact', { has: page.locator('dt', { hasText: label }) })
+    .locator('dd')
+    .textContent();
 const paths = (requests: Seen[]) => requests.map((r) => new URL(r.url).pathname);
 const waitText = (page: Page, selector: string, pattern: RegExp, timeout = 15_000) =>
   page.waitForFunction(
@@ -108,7 +112,10 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     const shown = await card(page, 'evil').locator('.last-error-text').textContent();
     expect(shown).toContain(EVIL_COMMAND);
     expect(shown).toBe((await bridge.server('evil')).lastError);
-    expect(await page.evaluate(() => ({ imgs: document.querySelectorAll('img').length, pwned: (window as unknown as { pwned?: number }).pwned }))).toEqual({ imgs: 0, pwned: undefined });
+    expect(await page.evaluate(() => ({ imgs: document.querySelectorAll('img').length, pwned: (window as unknown as { pwned?: number }).pwned }))).toEqual({
+      imgs: 0,
+      pwned: undefined,
+    });
   }, 30_000);
 
   it('ticks the uptime of a ready server with no new status', async () => {
@@ -131,10 +138,18 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     const before = await bridge.server('memory');
     process.kill(before.pid!, 'SIGKILL');
     await waitFor(async () => (await fact(page, 'memory', 'PID')) !== String(before.pid), 20_000, 'the card to leave the killed pid');
-    await waitFor(async () => (await mem.locator('.badge-text').textContent()) === 'Ready' && /^\d+$/.test((await fact(page, 'memory', 'PID')) ?? ''), 20_000, 'ready again');
+    await waitFor(
+      async () => (await mem.locator('.badge-text').textContent()) === 'Ready' && /^\d+$/.test((await fact(page, 'memory', 'PID')) ?? ''),
+      20_000,
+      'ready again',
+    );
     const kept = await page.evaluate(() => {
       const li = document.querySelector('li.server[data-server-id="memory"]') as HTMLElement & { tag?: string };
-      return { tag: li.tag, toolsOpen: (li.querySelector('details.tools') as HTMLDetailsElement).open, focused: document.activeElement === li.querySelector('button.restart') };
+      return {
+        tag: li.tag,
+        toolsOpen: (li.querySelector('details.tools') as HTMLDetailsElement).open,
+        focused: document.activeElement === li.querySelector('button.restart'),
+      };
     });
     expect(kept).toEqual({ tag: 'same node', toolsOpen: true, focused: true });
     expect(await page.locator('[aria-live="polite"]').textContent()).toMatch(/^memory is now (Restarting|Starting|Ready)\.$/);
@@ -148,15 +163,25 @@ describe('status panel against the real bridge, the stand-in tests once more', (
       b.click();
       b.click();
     });
-    await waitFor(async () => (await bridge.server('memory')).restarts > mid.restarts && (await bridge.server('memory')).state === 'ready', 25_000, 'the restart');
+    await waitFor(
+      async () => (await bridge.server('memory')).restarts > mid.restarts && (await bridge.server('memory')).state === 'ready',
+      25_000,
+      'the restart',
+    );
     await page.waitForFunction(() => document.querySelector('li.server[data-server-id="memory"] button.restart')?.getAttribute('aria-disabled') === 'false');
-    expect(requests.filter((r) => r.method === 'POST').map((r) => [new URL(r.url).pathname, r.authorization])).toEqual([['/servers/memory/restart', `Bearer ${bridge.bearer}`]]);
+    expect(requests.filter((r) => r.method === 'POST').map((r) => [new URL(r.url).pathname, r.authorization])).toEqual([
+      ['/servers/memory/restart', `Bearer ${bridge.bearer}`],
+    ]);
     expect((await bridge.server('memory')).restarts).toBe(mid.restarts + 1);
 
     // By keyboard: focus and Enter send one more.
     await mem.locator('button.restart').focus();
     await page.keyboard.press('Enter');
-    await waitFor(async () => (await bridge.server('memory')).restarts === mid.restarts + 2 && (await bridge.server('memory')).state === 'ready', 25_000, 'the keyboard restart');
+    await waitFor(
+      async () => (await bridge.server('memory')).restarts === mid.restarts + 2 && (await bridge.server('memory')).state === 'ready',
+      25_000,
+      'the keyboard restart',
+    );
     expect(requests.filter((r) => r.method === 'POST').length).toBe(2);
   }, 80_000);
 

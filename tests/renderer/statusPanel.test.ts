@@ -11,7 +11,6 @@ const panel = panelForFile();
 let harness: StatusHttpHarness | undefined;
 let current: PanelPage | undefined;
 
-
 afterEach(async () => {
   // Every page of this file must run without console errors (CSP violations show up there).
   const errors = current?.errors ?? [];
@@ -61,7 +60,13 @@ describe('status panel over HTTP', () => {
     expect(await page.locator('.bridge-state').textContent()).toBe('Ready');
     // Restart is blocked for servers the runtime is already (re)starting, or that are disabled.
     const blocked = async (id: string) => card(page, id).locator('button.restart').getAttribute('aria-disabled');
-    expect([await blocked('filesystem'), await blocked('memory'), await blocked('github'), await blocked('everything'), await blocked('legacy-search')]).toEqual(['false', 'true', 'false', 'true', 'true']);
+    expect([
+      await blocked('filesystem'),
+      await blocked('memory'),
+      await blocked('github'),
+      await blocked('everything'),
+      await blocked('legacy-search'),
+    ]).toEqual(['false', 'true', 'false', 'true', 'true']);
     expect(await page.getByRole('button', { name: 'Restart github' }).count()).toBe(1);
     expect(await page.getByRole('main').count()).toBe(1);
     expect(await page.getByRole('banner').count()).toBe(1);
@@ -139,7 +144,11 @@ describe('status panel over HTTP', () => {
     const { page } = await open(runtime([server('broken', { state: 'failed', lastError: longError, stderrTail: ['boom'] })]));
     expect(await card(page, 'broken').locator('.last-error-text').textContent()).toBe(longError);
     expect(await card(page, 'broken').locator('.last-error').isVisible()).toBe(true);
-    expect(await card(page, 'broken').locator('details.logs').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(
+      await card(page, 'broken')
+        .locator('details.logs')
+        .evaluate((d) => (d as HTMLDetailsElement).open),
+    ).toBe(true);
     expect(await card(page, 'broken').locator('.log-text').textContent()).toBe('boom');
   });
 
@@ -147,7 +156,10 @@ describe('status panel over HTTP', () => {
     const at = (state: 'restarting' | 'failed' | 'ready', stderrTail: string[]) =>
       runtime([server('a', { state, stderrTail }), server('b', { state, stderrTail })]);
     const { page, harness } = await open(at('restarting', []));
-    const isOpen = (id: string) => card(page, id).locator('details.logs').evaluate((d) => (d as HTMLDetailsElement).open);
+    const isOpen = (id: string) =>
+      card(page, id)
+        .locator('details.logs')
+        .evaluate((d) => (d as HTMLDetailsElement).open);
     expect([await isOpen('a'), await isOpen('b')]).toEqual([false, false]);
     // The user opens and closes b's log: from then on the panel leaves it alone.
     await card(page, 'b').locator('details.logs summary').click();
@@ -210,22 +222,28 @@ describe('status panel over the preload API', () => {
       restarts.push(id);
       return { ok: true };
     });
-    await page.addInitScript((initial) => {
-      const w = window as unknown as Record<string, unknown> & { hostRestart(id: string): Promise<unknown> };
-      const listeners: ((s: unknown) => void)[] = [];
-      w.pushStatus = (s: unknown) => listeners.forEach((cb) => cb(s));
-      w.mcpRuntime = {
-        getStatus: async () => initial,
-        onStatus: (cb: (s: unknown) => void) => {
-          listeners.push(cb);
-          return () => listeners.splice(listeners.indexOf(cb), 1);
-        },
-        restart: (id: string) => w.hostRestart(id),
-      };
-    }, runtime([server('memory', { pid: 7 })]));
+    await page.addInitScript(
+      (initial) => {
+        const w = window as unknown as Record<string, unknown> & { hostRestart(id: string): Promise<unknown> };
+        const listeners: ((s: unknown) => void)[] = [];
+        w.pushStatus = (s: unknown) => listeners.forEach((cb) => cb(s));
+        w.mcpRuntime = {
+          getStatus: async () => initial,
+          onStatus: (cb: (s: unknown) => void) => {
+            listeners.push(cb);
+            return () => listeners.splice(listeners.indexOf(cb), 1);
+          },
+          restart: (id: string) => w.hostRestart(id),
+        };
+      },
+      runtime([server('memory', { pid: 7 })]),
+    );
     await page.goto(`${harness.origin}/`);
     await card(page, 'memory').waitFor();
-    await page.evaluate((s) => (window as unknown as { pushStatus(s: unknown): void }).pushStatus(s), runtime([server('memory', { state: 'failed', lastError: 'gone' })]));
+    await page.evaluate(
+      (s) => (window as unknown as { pushStatus(s: unknown): void }).pushStatus(s),
+      runtime([server('memory', { state: 'failed', lastError: 'gone' })]),
+    );
     await page.waitForFunction(() => document.querySelector('.badge-text')?.textContent === 'Failed');
     await page.getByRole('button', { name: 'Restart memory' }).click();
     await page.waitForFunction(() => document.querySelector('button.restart')?.getAttribute('aria-disabled') === 'false');

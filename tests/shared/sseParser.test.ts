@@ -34,7 +34,12 @@ describe('SseParser', () => {
   it('gives the same events however the stream is split (CRLF split across chunks included)', () => {
     const line = fc.constantFrom('\n', '\r\n', '\r');
     const payload = fc.string({ unit: fc.constantFrom('a', 'b', ' ', ':', '{', '"', 'é', '\u2713'), maxLength: 12 });
-    const event = fc.record({ name: fc.constantFrom('status', 'other'), data: fc.array(payload, { minLength: 1, maxLength: 3 }), eol: line, comment: fc.boolean() });
+    const event = fc.record({
+      name: fc.constantFrom('status', 'other'),
+      data: fc.array(payload, { minLength: 1, maxLength: 3 }),
+      eol: line,
+      comment: fc.boolean(),
+    });
     fc.assert(
       fc.property(fc.array(event, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 10 }), (events, cuts) => {
         const text = events

@@ -13,9 +13,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import {
-  client, ndJsonStream, PROTOCOL_VERSION,
-  type AgentCapabilities, type ClientConnection, type InitializeRequest, type InitializeResponse, type NewSessionRequest, type NewSessionResponse,
-  type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification,
+  client,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type AgentCapabilities,
+  type ClientConnection,
+  type InitializeRequest,
+  type InitializeResponse,
+  type NewSessionRequest,
+  type NewSessionResponse,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { isGroupRunning, killTree, killTreeSync } from '../../proxy/index.js';
 import { acpMcpServers, type AcpMcpServersOptions } from './acp.js';
@@ -124,10 +133,7 @@ export class AcpEngine {
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: this.opts.clientInfo ?? { name: 'qiming-mcp-runtime', version: '0' },
     };
-    const init = await Promise.race([
-      this.connection.agent.request('initialize', initRequest),
-      failed,
-    ]);
+    const init = await Promise.race([this.connection.agent.request('initialize', initRequest), failed]);
     this.init = init;
     return init;
   }

@@ -60,19 +60,13 @@ export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageU
  * Registers one handler on a prefixed channel, refusing untrusted senders.
  * @throws Error when `channel` does not start with the project's prefix.
  */
-export function handleTrusted(
-  ipcMain: IpcMainLike,
-  channel: string,
-  pageUrl: string,
-  fn: (...args: unknown[]) => unknown,
-): void {
+export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: string, fn: (...args: unknown[]) => unknown): void {
   if (!channel.startsWith(IPC_CHANNEL_PREFIX)) throw new Error(`refusing IPC channel "${channel}": channels must start with "${IPC_CHANNEL_PREFIX}"`);
   ipcMain.handle(channel, async (event, ...args) => {
     if (!isTrustedSender(event?.senderFrame, pageUrl)) throw new Error(`${channel}: sender not allowed`);
     return fn(...args);
   });
 }
-
 
 /**
  * Registers `getStatus` and `restart` for the page at `pageUrl`.

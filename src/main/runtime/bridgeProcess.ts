@@ -67,9 +67,12 @@ export class BridgeProcess {
     const args = [
       opts.cliPath,
       'proxy',
-      '--port', String(opts.port),
-      '--config-file', opts.configFile,
-      '--shutdown-timeout', String(opts.shutdownTimeoutMs),
+      '--port',
+      String(opts.port),
+      '--config-file',
+      opts.configFile,
+      '--shutdown-timeout',
+      String(opts.shutdownTimeoutMs),
       ...(opts.extraArgs ?? []),
     ];
     const env: NodeJS.ProcessEnv = { ...process.env, ...opts.node.env, ...opts.env, [TOKEN_ENV]: opts.token };

@@ -24,8 +24,13 @@ import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
 import {
-  DEFAULT_BACKOFF, RuntimeListeners, startupProgress,
-  type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents,
+  DEFAULT_BACKOFF,
+  RuntimeListeners,
+  startupProgress,
+  type BackoffOptions,
+  type BridgeInfo,
+  type McpRuntimeOptions,
+  type RuntimeEvents,
 } from './runtimeTypes.js';
 
 export * from './runtimeTypes.js';
@@ -224,7 +229,10 @@ export class McpRuntime {
     this.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.bridge.restarts ?? 0 });
     // Opened before the bridge listens (it retries), so start-up progress is seen live.
     run.unsubscribe = run.client.subscribe({ onStatus: (s) => this.onBridgeStatus(run, s) });
-    proc.ready.then((m) => this.onReady(run, m), () => {});
+    proc.ready.then(
+      (m) => this.onReady(run, m),
+      () => {},
+    );
     void proc.exited.then((e) => this.onExit(run, e));
   }
 

@@ -72,7 +72,9 @@ export function startupProgress(servers: readonly ServerStatus[]): StartupProgre
 /** Listener sets per event; a throwing listener is logged and does not stop the others. */
 export class RuntimeListeners {
   private readonly sets: { [K in keyof RuntimeEvents]: Set<(v: RuntimeEvents[K]) => void> } = {
-    status: new Set(), progress: new Set(), ready: new Set(),
+    status: new Set(),
+    progress: new Set(),
+    ready: new Set(),
   };
 
   constructor(private readonly log: RuntimeLogger) {}

@@ -139,13 +139,7 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 /** Sends a JSON-RPC error object (`id: null`), the shape MCP clients expect from transport errors. */
-export function sendJsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
@@ -169,7 +163,13 @@ export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxByt
 }
 
 /** Sends a plain `{ error }` JSON body for non-MCP routes. */
-export function sendError(res: ServerResponse, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+export function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { error: message, ...extra }, headers);
 }
 

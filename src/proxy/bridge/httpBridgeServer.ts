@@ -14,9 +14,17 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { errorText, Logger } from '../common/logger.js';
-import { answerClientError, DEFAULT_BODY_TIMEOUT_MS, DEFAULT_MAX_BODY_BYTES, readJsonBody, requestDeadlines, sendBodyFailure, sendError, sendJson } from './body.js';
+import {
+  answerClientError,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  readJsonBody,
+  requestDeadlines,
+  sendBodyFailure,
+  sendError,
+  sendJson,
+} from './body.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
 import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
 import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';

@@ -125,12 +125,7 @@ export class SessionTable {
  * closed from our side (once from close(), once from the response's 'close').
  * `onClosed` must be idempotent.
  */
-export async function connectTransport(
-  handler: McpSessionHandler,
-  transport: Transport,
-  route: McpRoute,
-  onClosed: () => void,
-): Promise<void> {
+export async function connectTransport(handler: McpSessionHandler, transport: Transport, route: McpRoute, onClosed: () => void): Promise<void> {
   transport.onclose = onClosed;
   await handler.connect(transport, route);
   const current = transport.onclose as (() => void) | undefined;

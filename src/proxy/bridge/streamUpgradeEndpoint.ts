@@ -40,7 +40,13 @@ const END_AFTER_PEER_END_MS = 15_000;
 const MCP_ROUTE = /^\/mcp(?:\/([^/]+))?\/?$/;
 
 /** Writes a plain HTTP answer on a connection that was not upgraded, then ends it. */
-export function refuseUpgrade(socket: Socket, status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): void {
+export function refuseUpgrade(
+  socket: Socket,
+  status: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error: message, ...extra });
   const head = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,

@@ -108,7 +108,8 @@ export function parseArgs(argv: string[]): CliOptions {
   const opts: CliOptions = { mode: 'stdio', host: '127.0.0.1', allowNonLoopback: false, headers: {}, watchdog: true };
   const args = [...argv];
   if (args[0] === 'convert' || args[0] === 'proxy') opts.mode = args.shift() as Mode;
-  else if (args[0] !== undefined && !args[0].startsWith('-')) throw new UsageError(`unknown mode "${args[0]}" (modes: convert, proxy, or none for stdio aggregation)`);
+  else if (args[0] !== undefined && !args[0].startsWith('-'))
+    throw new UsageError(`unknown mode "${args[0]}" (modes: convert, proxy, or none for stdio aggregation)`);
   const positional: string[] = [];
   // Node splits the line (`--flag=value`, `-cVALUE`, short groups, `--`) without judging it
   // (strict: false); every judgement, and its message, is ours, in argument order.
@@ -124,7 +125,8 @@ export function parseArgs(argv: string[]): CliOptions {
     if (token.name === 'version') return { ...opts, mode: 'version' };
     const spec = FLAGS[flag];
     if (!spec) throw new UsageError(`unknown option ${flag}`);
-    if (spec.modes && !spec.modes.includes(opts.mode)) throw new UsageError(`option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`);
+    if (spec.modes && !spec.modes.includes(opts.mode))
+      throw new UsageError(`option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`);
     if (spec.kind === 'bool') {
       if (token.value !== undefined) throw new UsageError(`option ${flag} takes no value, got "${token.value}"`);
       (opts as unknown as Record<string, unknown>)[spec.key] = flag !== '--no-watchdog';
@@ -146,7 +148,10 @@ export function parseArgs(argv: string[]): CliOptions {
       if (!Number.isSafeInteger(n) || n > max) throw new UsageError(`option ${flag}: ${value} is too large (at most ${max})`);
       (opts as unknown as Record<string, unknown>)[spec.key] = n;
     } else if (spec.kind === 'list') {
-      const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+      const list = value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
       (opts as unknown as Record<string, unknown>)[spec.key] = list;
     } else {
       if (flag === '--protocol' && !PROTOCOLS.includes(value)) throw new UsageError(`option --protocol takes ${PROTOCOLS.join(' or ')}, got "${value}"`);
@@ -194,8 +199,14 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
     throw new UsageError(`--log-level takes debug, info, warn or error, got "${opts.logLevel}"`);
   }
   if (opts.mode === 'stdio' && opts.transport !== 'http') {
-    const httpOnly = [opts.port !== undefined && '--port', opts.tokenFile !== undefined && '--token-file', opts.allowNonLoopback && '--dangerously-allow-non-loopback', opts.host !== '127.0.0.1' && '--host'].filter(Boolean);
-    if (httpOnly.length) throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`);
+    const httpOnly = [
+      opts.port !== undefined && '--port',
+      opts.tokenFile !== undefined && '--token-file',
+      opts.allowNonLoopback && '--dangerously-allow-non-loopback',
+      opts.host !== '127.0.0.1' && '--host',
+    ].filter(Boolean);
+    if (httpOnly.length)
+      throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`);
   }
   if (opts.pingTimeoutMs === 0) throw new UsageError('--ping-timeout must be at least 1 ms (use --ping-interval 0 to turn the heartbeat off)');
   if (opts.parentPid === 0) throw new UsageError('--parent-pid must be a process id (at least 1)');

@@ -14,7 +14,8 @@ import { mergeFilters, type ToolFilter } from '../config/toolFilter.js';
 function ownerOf(name: string, ids: readonly string[]): string | undefined {
   let owner: string | undefined;
   for (const id of ids) {
-    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && name.length > id.length + NAME_SEPARATOR.length && (owner === undefined || id.length > owner.length)) owner = id;
+    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && name.length > id.length + NAME_SEPARATOR.length && (owner === undefined || id.length > owner.length))
+      owner = id;
   }
   return owner;
 }

@@ -100,7 +100,7 @@ export const stderrSink: LogSink = streamSink(() => process.stderr);
 
 /** Writes all of `buf`; gives up on a write that takes nothing (never spins). */
 function writeAll(fd: number, buf: Buffer): void {
-  for (let off = 0; off < buf.length; ) {
+  for (let off = 0; off < buf.length;) {
     const n = writeSync(fd, buf, off);
     if (n <= 0) throw new Error(`short write (${off} of ${buf.length} bytes)`);
     off += n;

@@ -29,8 +29,7 @@ export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 export const must = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`);
 const str = () => z.string({ error: must('a string') });
 const strList = () => z.array(str(), { error: must('an array of strings') });
-const strMap = (hint = '') =>
-  z.record(z.string(), z.string({ error: `must be a string${hint}` }), { error: must('an object of strings') });
+const strMap = (hint = '') => z.record(z.string(), z.string({ error: `must be a string${hint}` }), { error: must('an object of strings') });
 const bool = () => z.boolean({ error: must('true or false') });
 export function ms(min: 0 | 1) {
   const what = min === 0 ? 'a non-negative integer (milliseconds; 0 disables)' : 'a positive integer (milliseconds)';
@@ -43,13 +42,23 @@ export const msMap = () => z.record(z.string(), ms(1), { error: must('an object 
 export const capabilityFlags = () =>
   z.strictObject(
     { sampling: z.optional(bool()), elicitation: z.optional(bool()), roots: z.optional(bool()) },
-    { error: (iss: { code?: string; input?: unknown }) => (iss.code === 'unrecognized_keys' ? 'may only have the keys "sampling", "elicitation" and "roots"' : must('an object like {"sampling": true, "elicitation": false, "roots": false}')(iss)) },
+    {
+      error: (iss: { code?: string; input?: unknown }) =>
+        iss.code === 'unrecognized_keys'
+          ? 'may only have the keys "sampling", "elicitation" and "roots"'
+          : must('an object like {"sampling": true, "elicitation": false, "roots": false}')(iss),
+    },
   );
 
 const TYPES = ['stdio', 'http', 'streamable-http', 'streamableHttp', 'sse', 'bridge'] as const;
 const TRANSPORTS = ['streamable-http', 'sse', 'http'] as const;
 const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
-  stdio: 'stdio', http: 'http', 'streamable-http': 'http', streamableHttp: 'http', sse: 'sse', bridge: 'bridge',
+  stdio: 'stdio',
+  http: 'http',
+  'streamable-http': 'http',
+  streamableHttp: 'http',
+  sse: 'sse',
+  bridge: 'bridge',
 };
 export const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(', ')}`;
 
@@ -71,9 +80,12 @@ const entrySchema = z.looseObject(
     timeoutMs: z.optional(ms(1)),
     connectionTimeoutMs: z.optional(ms(1)),
     tools: z.optional(
-      z.looseObject({ allow: z.optional(strList()), deny: z.optional(strList()) }, {
-        error: must('an object like {"allow": ["glob"], "deny": ["glob"]}'),
-      }),
+      z.looseObject(
+        { allow: z.optional(strList()), deny: z.optional(strList()) },
+        {
+          error: must('an object like {"allow": ["glob"], "deny": ["glob"]}'),
+        },
+      ),
     ),
     allowTools: z.optional(strList()),
     denyTools: z.optional(strList()),
@@ -84,7 +96,6 @@ const entrySchema = z.looseObject(
   { error: must('an object') },
 );
 type RawEntry = z.infer<typeof entrySchema>;
-
 
 const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
 const REMOTE_ONLY = ['url', 'headers', 'authToken', 'pingIntervalMs', 'pingTimeoutMs'] as const;
@@ -132,9 +143,12 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
     add('transport', `("${e.transport}") contradicts type ("${e.type}"); give only one of them`);
   }
   if ((e.command === undefined) === (e.url === undefined)) {
-    add('', e.command === undefined
-      ? 'needs either command (a stdio server) or url (a remote server)'
-      : 'has both command and url: a server is either stdio (command) or remote (url)');
+    add(
+      '',
+      e.command === undefined
+        ? 'needs either command (a stdio server) or url (a remote server)'
+        : 'has both command and url: a server is either stdio (command) or remote (url)',
+    );
     return undefined;
   }
   const kind = e.command !== undefined ? 'stdio' : 'remote';
@@ -174,7 +188,12 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
   const toolTimeouts = { ...(e.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) add('toolTimeouts', 'must not have an empty tool pattern');
   const common = {
-    id, disabled, timeoutMs: e.timeoutMs ?? DEFAULT_TIMEOUT_MS, toolFilter, toolTimeouts, persistent: e.persistent ?? true,
+    id,
+    disabled,
+    timeoutMs: e.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    toolFilter,
+    toolTimeouts,
+    persistent: e.persistent ?? true,
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
   };
 
@@ -229,4 +248,3 @@ function checkUrl(value: string, fail: (msg: string) => void): void {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(`must be an http or https URL (got scheme "${u.protocol}")`);
 }
-

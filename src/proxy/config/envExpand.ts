@@ -71,8 +71,7 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv): ExpandResult 
     if (!NAME_RE.test(name)) {
       // The malformed text itself is not quoted: it might be a pasted token.
       errors.push(
-        `invalid variable reference at character ${i + 1} ` +
-          '(use ${NAME} or ${NAME:-default}; names are letters, digits and _, not starting with a digit)',
+        `invalid variable reference at character ${i + 1} ` + '(use ${NAME} or ${NAME:-default}; names are letters, digits and _, not starting with a digit)',
       );
       out += input.slice(i, close + 1);
       i = close + 1;
@@ -91,4 +90,3 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv): ExpandResult 
   }
   return { value: out, missing, errors };
 }
-

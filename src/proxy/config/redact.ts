@@ -83,7 +83,8 @@ function isSecretLike(value: string): boolean {
 }
 
 /** Names of variables, headers and query parameters whose value is a credential. */
-const CREDENTIAL_NAME_RE = /(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session|sig(nature)?|^key$|[-_]key$)/i;
+const CREDENTIAL_NAME_RE =
+  /(token|secret|passw(or)?d|pwd|api[-_]?key|apikey|access[-_]?key|private[-_]?key|auth|credential|bearer|cookie|session|sig(nature)?|^key$|[-_]key$)/i;
 
 /**
  * Whether a value that is not named as a credential still looks like one: a known token

@@ -62,7 +62,10 @@ export class DownstreamSession implements RoutingSession {
       // A second request under an id still in flight is refused, as a careful server does:
       // its answer and a cancel could not tell the two apart.
       if (this.unanswered.has(req.id)) {
-        void this.peer.respondError(req.id, { code: ErrorCode.InvalidRequest, message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight` });
+        void this.peer.respondError(req.id, {
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid Request: id ${JSON.stringify(req.id)} is already in use by a request in flight`,
+        });
         return;
       }
       this.unanswered.add(req.id);

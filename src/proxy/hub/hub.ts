@@ -46,10 +46,7 @@ export class Hub implements SessionHost {
   private nextToken = 1;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
-  private readonly progressRoutes = new Map<
-    string,
-    { session: HubSession; token: string | number; requestId: string | number; touch: () => void }
-  >();
+  private readonly progressRoutes = new Map<string, { session: HubSession; token: string | number; requestId: string | number; touch: () => void }>();
 
   readonly drainOnEofMs?: number;
 
@@ -63,12 +60,18 @@ export class Hub implements SessionHost {
     this.serverRequests = new ServerRequestRouter(this);
     for (const entry of config.servers) {
       logger.secrets.add(entrySecrets(entry));
-      const u = new Upstream(entry, logger, {
-        state: () => this.onUpstreamState(u),
-        listChanged: (up, kind) => this.onListChanged(up, kind),
-        notification: (up, n) => this.onUpstreamNotification(up, n),
-        request: (up, req, related) => this.serverRequests.route(up, req, related),
-      }, supervision, { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory });
+      const u = new Upstream(
+        entry,
+        logger,
+        {
+          state: () => this.onUpstreamState(u),
+          listChanged: (up, kind) => this.onListChanged(up, kind),
+          notification: (up, n) => this.onUpstreamNotification(up, n),
+          request: (up, req, related) => this.serverRequests.route(up, req, related),
+        },
+        supervision,
+        { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory },
+      );
       this.upstreams.set(entry.id, u);
     }
   }

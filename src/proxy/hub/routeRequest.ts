@@ -49,7 +49,10 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   }
   if (!u) {
     // A server that is not ready lists nothing: name it, its state and why, by the prefix.
-    const ownerId = serverIdForName(exposed, hub.inScope(s.scope).map((x) => x.id));
+    const ownerId = serverIdForName(
+      exposed,
+      hub.inScope(s.scope).map((x) => x.id),
+    );
     const owner = ownerId === undefined ? undefined : hub.upstream(ownerId);
     if (owner && !owner.isReady) {
       const why = owner.lastError ? `: ${owner.lastError}` : '';

@@ -49,7 +49,9 @@ export class SessionQueueBound<U extends { readonly id: string }> {
     const since = this.lastWarn === 0 ? '' : ` (${this.dropped} dropped since the last warning)`;
     this.lastWarn = now;
     this.dropped = 0;
-    this.logger.warn(`a session has ${this.cap} messages queued toward server "${u.id}": dropping its notifications (${method}) until the server catches up${since}`);
+    this.logger.warn(
+      `a session has ${this.cap} messages queued toward server "${u.id}": dropping its notifications (${method}) until the server catches up${since}`,
+    );
   }
 
   /** The error a request gets while the queue toward `u` is full. */

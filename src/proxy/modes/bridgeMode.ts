@@ -120,7 +120,9 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     },
   });
   if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {
-    throw new UsageError(`refusing to serve on non-loopback host ${opts.host}: the bridge exposes every configured server (pass --dangerously-allow-non-loopback to override)`);
+    throw new UsageError(
+      `refusing to serve on non-loopback host ${opts.host}: the bridge exposes every configured server (pass --dangerously-allow-non-loopback to override)`,
+    );
   }
   let bound: { port: number; url: string };
   try {

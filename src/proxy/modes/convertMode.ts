@@ -29,7 +29,8 @@ interface Target {
 function resolveTarget(opts: CliOptions): Target {
   const cliFilter: ToolFilter = { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) };
   const kind = (opts.transport ?? 'auto') as Target['kind'];
-  if (opts.url) return { url: opts.url, kind, headers: opts.headers, filter: cliFilter, pingIntervalMs: opts.pingIntervalMs, pingTimeoutMs: opts.pingTimeoutMs };
+  if (opts.url)
+    return { url: opts.url, kind, headers: opts.headers, filter: cliFilter, pingIntervalMs: opts.pingIntervalMs, pingTimeoutMs: opts.pingTimeoutMs };
   const config = loadCliConfig(opts);
   const remotes = config.servers.filter((s) => s.kind === 'remote');
   const entry = opts.name ? config.servers.find((s) => s.id === opts.name) : remotes.length === 1 ? remotes[0] : undefined;
@@ -80,7 +81,11 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
       if (m.method === 'tools/list') listRequests.add(m.id);
       const name = String(m.params?.name ?? '');
       if (m.method === 'tools/call' && !isToolAllowed(target.filter, name)) {
-        void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.InvalidParams, message: `Tool ${name} is not allowed by the proxy configuration` } } as JSONRPCMessage);
+        void downstream.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: { code: ErrorCode.InvalidParams, message: `Tool ${name} is not allowed by the proxy configuration` },
+        } as JSONRPCMessage);
         return;
       }
     }

@@ -112,7 +112,7 @@ function scanDescendants(): void {
   const owner = new Map<number, number>();
   for (const p of table) if (groups.has(p.pgid)) owner.set(p.pid, p.pgid);
   for (const [pid, e] of escaped) owner.set(pid, e.group);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of table) {
       if (owner.has(p.pid) || p.pid === process.pid) continue;

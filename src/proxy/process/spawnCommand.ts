@@ -169,8 +169,21 @@ export function resolveSpawnCommand(command: string, args: readonly string[] = [
 const POSIX_INHERITED = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'];
 /** Variables a server inherits on Windows (the SDK's set plus what cmd shims rely on). */
 const WINDOWS_INHERITED = [
-  'APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE',
-  'SYSTEMROOT', 'TEMP', 'USERNAME', 'USERPROFILE', 'PROGRAMFILES', 'TMP', 'PATHEXT', 'COMSPEC',
+  'APPDATA',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'LOCALAPPDATA',
+  'PATH',
+  'PROCESSOR_ARCHITECTURE',
+  'SYSTEMDRIVE',
+  'SYSTEMROOT',
+  'TEMP',
+  'USERNAME',
+  'USERPROFILE',
+  'PROGRAMFILES',
+  'TMP',
+  'PATHEXT',
+  'COMSPEC',
 ];
 /** Inherited on every platform when set: temp dir, locale, corporate CA bundle. */
 const COMMON_INHERITED = ['TMPDIR', 'LANG', 'LC_ALL', 'NODE_EXTRA_CA_CERTS'];

@@ -52,7 +52,12 @@ export async function stopServerTree(
   const groupTimeout = times.groupExitTimeoutMs ?? DEFAULT_GROUP_EXIT_TIMEOUT_MS;
   const kill = (signal: NodeJS.Signals) => signalServerTree(pid, signal, leaderExited(), log);
   /** Resolves true once the direct child has exited, false after `ms`. */
-  const waitExit = (ms: number) => within(exited.then(() => true), ms, false);
+  const waitExit = (ms: number) =>
+    within(
+      exited.then(() => true),
+      ms,
+      false,
+    );
   if (!leaderExited()) {
     child.stdin.end();
     if (!(await waitExit(stdinGrace))) {
@@ -81,7 +86,11 @@ export async function stopServerTree(
 
 async function waitStdioClosed(child: ChildProcessWithoutNullStreams): Promise<void> {
   const closed = (s: typeof child.stdout) => (s.closed ? undefined : new Promise((r) => s.once('close', r)));
-  await within(Promise.all([closed(child.stdout), closed(child.stderr)]).then(() => true), STDIO_CLOSE_WAIT_MS, false);
+  await within(
+    Promise.all([closed(child.stdout), closed(child.stderr)]).then(() => true),
+    STDIO_CLOSE_WAIT_MS,
+    false,
+  );
   // A process outside the group may still hold the pipes; stop reading them anyway.
   child.stdout.destroy();
   child.stderr.destroy();

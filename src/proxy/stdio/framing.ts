@@ -18,8 +18,7 @@ import { extractIdHint } from './idHint.js';
 export type Framing = 'newline' | 'content-length';
 
 export type DecodedFrame =
-  | { kind: 'message'; body: string; framing: Framing }
-  | { kind: 'oversize'; framing: Framing; bytes: number; idHint?: string | number };
+  { kind: 'message'; body: string; framing: Framing } | { kind: 'oversize'; framing: Framing; bytes: number; idHint?: string | number };
 
 /** Default cap on one message's body, in bytes. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

@@ -166,7 +166,10 @@ export class Upstream {
       return Promise.resolve({
         jsonrpc: '2.0',
         id: 0,
-        error: { code: ErrorCode.ServerNotReady, message: this.log.secrets.mask(`server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`) },
+        error: {
+          code: ErrorCode.ServerNotReady,
+          message: this.log.secrets.mask(`server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`),
+        },
       });
     }
     return this.peer.request(method, params, opts, beforeSend).then((res) => this.noteAnswer(method, res));

@@ -73,7 +73,10 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   // connection, newline JSON-RPC on it, as cheap per call as a pipe.
   const streamLink = entry.type === 'bridge' && new URL(entry.url).protocol === 'http:';
   const resilient = new ResilientTransportWrapper({
-    factory: () => (streamLink ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: hooks.maxMessageBytes }) : remoteTransport(kind, entry.url, headers, hooks.logger)),
+    factory: () =>
+      streamLink
+        ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: hooks.maxMessageBytes })
+        : remoteTransport(kind, entry.url, headers, hooks.logger),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,
     attemptTimeoutMs: entry.connectionTimeoutMs,

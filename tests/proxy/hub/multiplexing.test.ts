@@ -19,7 +19,7 @@ function echoServer(id: string): FakeServer {
 }
 
 describe('request ids', () => {
-  it('uses the upstream peer\'s own ids and answers each session under its own id', async () => {
+  it("uses the upstream peer's own ids and answers each session under its own id", async () => {
     const a = echoServer('a');
     kit = await startKit([a]);
     const c1 = await kit.connect();
@@ -38,7 +38,7 @@ describe('request ids', () => {
 });
 
 describe('progress tokens', () => {
-  it('replaces the caller\'s token by a unique qp<n> upstream and maps progress back to its session only', async () => {
+  it("replaces the caller's token by a unique qp<n> upstream and maps progress back to its session only", async () => {
     const a = echoServer('a');
     a.handlers['tools/call'] = () => 'no-answer';
     kit = await startKit([a]);
@@ -62,7 +62,7 @@ describe('progress tokens', () => {
     expect(got.related).toBe(res.id); // on the call's own stream
   });
 
-  it('restarts the request\'s timeout on each progress notification', async () => {
+  it("restarts the request's timeout on each progress notification", async () => {
     const a = echoServer('a');
     a.entry = { timeoutMs: 200 };
     a.handlers['tools/call'] = async (req, s) => {

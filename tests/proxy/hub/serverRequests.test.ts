@@ -152,7 +152,7 @@ describe('server-to-client requests', () => {
     expect(onB.requests).toHaveLength(0);
   });
 
-  it('a server\'s cancel of its request reaches the session under the downstream id', async () => {
+  it("a server's cancel of its request reaches the session under the downstream id", async () => {
     const a = slowServer();
     kit = await startKit([a]);
     const c = await kit.connect({}, SAMPLING);
@@ -165,7 +165,12 @@ describe('server-to-client requests', () => {
     expect(c.notesOf('notifications/cancelled')[0].n.params).toMatchObject({ requestId: c.requests[0].req.id, reason: 'gone' });
     // The client's late answer is not relayed to the server.
     await c.peer.respond(c.requests[0].req.id, { model: 'late' });
-    const raced = await Promise.race([pending, settle().then(() => settle()).then(() => 'nothing')]);
+    const raced = await Promise.race([
+      pending,
+      settle()
+        .then(() => settle())
+        .then(() => 'nothing'),
+    ]);
     expect(raced).toBe('nothing');
   });
 });
