@@ -14,8 +14,9 @@
 import { randomBytes } from 'node:crypto';
 import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
 import type { RestartResult } from '../../shared/ipcContract.js';
-import { BridgeProcess, describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
-import { BridgeClient } from './bridgeClient.js';
+import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
+import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
+import { ReadyWaiters } from './readyWaiters.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
 import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
@@ -37,17 +38,6 @@ export * from './runtimeTypes.js';
 
 const REAP_TIMEOUT_MS = 2000;
 
-interface Run {
-  proc: BridgeProcess;
-  client: BridgeClient;
-  unsubscribe?: () => void;
-  info?: BridgeInfo;
-  readyAt?: number;
-  replaced: boolean;
-}
-
-type Waiter = { resolve: (i: BridgeInfo) => void; reject: (e: Error) => void };
-
 /** See the file comment. */
 export class McpRuntime {
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
@@ -62,7 +52,7 @@ export class McpRuntime {
   private readonly launches: Backoff;
   private gaveUp = false;
   private restartTimer: NodeJS.Timeout | undefined;
-  private waiters: Waiter[] = [];
+  private readonly waiters = new ReadyWaiters();
   private view: UserConfigView | undefined;
   private watcher: ConfigWatcher | undefined;
   private updates: Promise<void> = Promise.resolve();
@@ -118,7 +108,7 @@ export class McpRuntime {
     if (this.run?.info && this.bridge.state === 'ready') return Promise.resolve(this.run.info);
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.reject(new Error('the MCP runtime is stopped'));
     if (this.gaveUp) return Promise.reject(new Error(this.bridge.lastError ?? 'the MCP bridge is not running'));
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return this.waiters.wait();
   }
 
   /** The current status (a copy). */
@@ -211,19 +201,17 @@ export class McpRuntime {
     const port = this.port ?? (await freePort());
     if (this.state !== 'running') return;
     this.port = port;
-    const proc = new BridgeProcess({
+    const run = startBridgeRun({
       cliPath: this.cliPath!,
       node: this.opts.node ?? nodeCommand(),
       configFile: this.opts.configFile,
       port,
       token: this.token,
-      // The bridge forces its own exit a little before our SIGTERM would.
-      shutdownTimeoutMs: 2000,
       logger: this.log,
       extraArgs: this.opts.bridgeArgs,
       env: this.opts.env,
     });
-    const run: Run = { proc, client: new BridgeClient({ baseUrl: `http://127.0.0.1:${port}`, token: this.token }), replaced: false };
+    const proc = run.proc;
     this.run = run;
     this.lastProgress = '';
     this.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.bridge.restarts ?? 0 });
@@ -253,8 +241,7 @@ export class McpRuntime {
     this.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.bridge.restarts ?? 0 });
     this.emitProgress();
     this.log.info(`MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
-    const waiters = this.waiters.splice(0);
-    for (const w of waiters) w.resolve(run.info);
+    this.waiters.resolveAll(run.info);
     this.listeners.emit('ready', run.info);
   }
 
@@ -290,7 +277,7 @@ export class McpRuntime {
     this.gaveUp = true;
     this.markServers('stopped');
     this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
-    this.rejectWaiters(new Error(lastError));
+    this.waiters.rejectAll(new Error(lastError));
   }
 
   private async doStop(deadlineMs: number): Promise<void> {
@@ -305,11 +292,7 @@ export class McpRuntime {
     this.markServers('stopped');
     this.state = 'stopped';
     this.setBridge({ state: 'stopped', port: this.port, restarts: this.bridge.restarts ?? 0 });
-    this.rejectWaiters(new Error('the MCP runtime was stopped'));
-  }
-
-  private rejectWaiters(err: Error): void {
-    for (const w of this.waiters.splice(0)) w.reject(err);
+    this.waiters.rejectAll(new Error('the MCP runtime was stopped'));
   }
 
   private setBridge(b: RuntimeStatus['bridge']): void {
