@@ -19,6 +19,7 @@ import type { ServerState, ServerStatus } from '../../shared/status.js';
 import { AnswerWatch } from './answerWatch.js';
 import { UpstreamSupervisor } from './upstreamSupervisor.js';
 import { UpstreamInbound } from './upstreamInbound.js';
+import { exitText, stderrNow, upstreamStatus } from './upstreamStatus.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -204,29 +205,11 @@ export class Upstream {
   }
 
   status(sessions = 0): ServerStatus {
-    return {
-      id: this.id,
-      transport: this.transportKind,
-      state: this.state,
-      pid: this.pid,
-      startedAt: this.startedAt?.toISOString(),
-      readyAt: this.readyAt?.toISOString(),
-      restarts: this.restarts,
-      tools: this.lists.tools.map((t) => ({ name: String(t.name), ...(t.description ? { description: String(t.description) } : {}) })),
-      // A server may print its own secrets (an env value, a url with a key): none leave here.
-      lastError: this.lastError === undefined ? undefined : this.log.secrets.mask(this.lastError),
-      stderrTail: this.stderrNow().map((l) => this.log.secrets.mask(l)),
-      sessions,
-    };
+    return upstreamStatus(this, sessions, stderrNow(this.built?.child?.stderrTail(), this.lastStderr), this.log.secrets);
   }
 
+  /** The last attempt's stderr, shown by status() while a new attempt has said nothing yet. */
   private lastStderr: string[] = [];
-
-  /** The running process's stderr, or, while a new attempt has said nothing yet, the last one's. */
-  private stderrNow(): string[] {
-    const now = this.built?.child?.stderrTail();
-    return now && now.length > 0 ? now : this.lastStderr;
-  }
 
   private async connect(): Promise<void> {
     const startedAt = Date.now();
@@ -314,8 +297,4 @@ export class Upstream {
     if (this.isSettled) for (const w of this.settledWaiters.splice(0)) w();
     this.listener.state?.(this);
   }
-}
-
-function exitText(id: string, code: number | null, signal: string | null): string {
-  return `server "${id}" exited ${signal ? `on signal ${signal}` : `with code ${code}`}`;
 }
