@@ -18,32 +18,14 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Backoff } from '../../shared/backoff.js';
 import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import { errorText, type Logger } from '../common/logger.js';
+import { errorText } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
 import { Heartbeat } from './heartbeat.js';
 import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
+import { resolveResilientOptions, type ResilientOptions, type ResilientState, type ResolvedResilientOptions } from './resilientOptions.js';
 
-export type ResilientState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
-
-export interface ResilientOptions {
-  factory: () => Transport | Promise<Transport>;
-  heartbeatIntervalMs?: number;
-  heartbeatTimeoutMs?: number;
-  maxHeartbeatFailures?: number;
-  initialDelayMs?: number;
-  maxDelayMs?: number;
-  maxQueue?: number;
-  /** Bound on one connection attempt (start + initialize replay). */
-  attemptTimeoutMs?: number;
-  /**
-   * Retry in the background even before the first initialize was answered (the old rule,
-   * kept for `convert`). Off: a first failure closes the wrapper with `failure` set.
-   */
-  retryBeforeEstablished?: boolean;
-  logger?: Logger;
-  onstatechange?: (state: ResilientState, reason?: string) => void;
-}
+export type { ResilientOptions, ResilientState } from './resilientOptions.js';
 
 interface Queued {
   msg: JSONRPCMessage;
@@ -73,20 +55,10 @@ export class ResilientTransportWrapper implements Transport {
   private reconnectTimer?: NodeJS.Timeout;
   private readonly heartbeat: Heartbeat;
   private readonly internal = new InternalRequests();
-  private readonly o: Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
+  private readonly o: ResolvedResilientOptions;
 
   constructor(options: ResilientOptions) {
-    this.o = {
-      heartbeatIntervalMs: 30_000,
-      heartbeatTimeoutMs: 5_000,
-      maxHeartbeatFailures: 3,
-      initialDelayMs: 1_000,
-      maxDelayMs: 60_000,
-      maxQueue: 100,
-      attemptTimeoutMs: 20_000,
-      retryBeforeEstablished: false,
-      ...options,
-    };
+    this.o = resolveResilientOptions(options);
     this.backoff = new Backoff({ initialDelayMs: this.o.initialDelayMs, maxDelayMs: this.o.maxDelayMs });
     this.heartbeat = new Heartbeat({
       intervalMs: this.o.heartbeatIntervalMs,
