@@ -12,11 +12,12 @@
  * proxies, which hold its URL, reconnect on their own.
  */
 import { randomBytes } from 'node:crypto';
-import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { RuntimeStatus } from '../../shared/status.js';
 import type { RestartResult } from '../../shared/ipcContract.js';
 import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
+import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
 import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
@@ -24,15 +25,7 @@ import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
-import {
-  DEFAULT_BACKOFF,
-  RuntimeListeners,
-  startupProgress,
-  type BackoffOptions,
-  type BridgeInfo,
-  type McpRuntimeOptions,
-  type RuntimeEvents,
-} from './runtimeTypes.js';
+import { DEFAULT_BACKOFF, RuntimeListeners, type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents } from './runtimeTypes.js';
 
 export * from './runtimeTypes.js';
 
@@ -41,8 +34,6 @@ const REAP_TIMEOUT_MS = 2000;
 /** See the file comment. */
 export class McpRuntime {
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
-  private bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
-  private servers: ServerStatus[] = [];
   private run: Run | undefined;
   private port: number | undefined;
   private readonly token: string;
@@ -57,12 +48,13 @@ export class McpRuntime {
   private watcher: ConfigWatcher | undefined;
   private updates: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
-  private lastProgress = '';
   private readonly listeners: RuntimeListeners;
+  private readonly book: RuntimeStatusBook;
 
   constructor(private readonly opts: McpRuntimeOptions) {
     this.log = opts.logger ?? silentLogger;
     this.listeners = new RuntimeListeners(this.log);
+    this.book = new RuntimeStatusBook(this.listeners);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
     this.launches = new Backoff({ initialDelayMs: this.backoff.initialMs, maxDelayMs: this.backoff.maxMs, maxAttempts: this.backoff.maxAttempts });
     this.port = opts.port;
@@ -105,15 +97,15 @@ export class McpRuntime {
 
   /** Resolves with the bridge's address once it is ready (now, if it is). */
   whenReady(): Promise<BridgeInfo> {
-    if (this.run?.info && this.bridge.state === 'ready') return Promise.resolve(this.run.info);
+    if (this.run?.info && this.book.bridge.state === 'ready') return Promise.resolve(this.run.info);
     if (this.state === 'stopping' || this.state === 'stopped') return Promise.reject(new Error('the MCP runtime is stopped'));
-    if (this.gaveUp) return Promise.reject(new Error(this.bridge.lastError ?? 'the MCP bridge is not running'));
+    if (this.gaveUp) return Promise.reject(new Error(this.book.bridge.lastError ?? 'the MCP bridge is not running'));
     return this.waiters.wait();
   }
 
   /** The current status (a copy). */
   status(): RuntimeStatus {
-    return { bridge: { ...this.bridge }, servers: this.servers.map((s) => ({ ...s })) };
+    return this.book.status();
   }
 
   /** Which servers an agent session gets from the bridge and which it runs itself. */
@@ -121,14 +113,14 @@ export class McpRuntime {
     const sessionEntries = this.view?.sessionEntries ?? {};
     // A server known to have failed is left out: the session's proxy would hold its first
     // tools/list waiting for it. Sessions opened after it recovers get it.
-    const bridgeIds = this.servers.filter((s) => s.state !== 'disabled' && s.state !== 'failed' && !(s.id in sessionEntries)).map((s) => s.id);
+    const bridgeIds = this.book.servers.filter((s) => s.state !== 'disabled' && s.state !== 'failed' && !(s.id in sessionEntries)).map((s) => s.id);
     return { bridgeIds, sessionEntries: { ...sessionEntries } };
   }
 
   /** Asks the bridge to restart one server. */
   async restart(id: string): Promise<RestartResult> {
     const run = this.run;
-    if (!run?.info || this.bridge.state !== 'ready') return { ok: false, error: `the MCP bridge is ${this.bridge.state}` };
+    if (!run?.info || this.book.bridge.state !== 'ready') return { ok: false, error: `the MCP bridge is ${this.book.bridge.state}` };
     return run.client.restart(id);
   }
 
@@ -154,7 +146,7 @@ export class McpRuntime {
   /** Synchronous last resort for `process.on('exit')`: SIGKILL to the bridge and every known server group. */
   killSync(): void {
     this.run?.proc.killSync();
-    killServerGroups(serverPids(this.servers));
+    killServerGroups(serverPids(this.book.servers));
   }
 
   private async applyConfig(): Promise<void> {
@@ -186,12 +178,12 @@ export class McpRuntime {
       this.log.info(`restarting the bridge: ${reason}`);
       old.replaced = true;
       if (!old.proc.hasExited) {
-        this.setBridge({ ...this.bridge, state: 'stopping' });
+        this.book.setBridge({ ...this.book.bridge, state: 'stopping' });
         await old.proc.stop(this.opts.replaceDeadlineMs ?? 5000);
       }
       old.unsubscribe?.();
-      await reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
-      this.bridge.restarts = (this.bridge.restarts ?? 0) + 1;
+      await reapServers(serverPids(this.book.servers), REAP_TIMEOUT_MS);
+      this.book.bridge.restarts = (this.book.bridge.restarts ?? 0) + 1;
     }
     await this.launch();
   }
@@ -213,8 +205,8 @@ export class McpRuntime {
     });
     const proc = run.proc;
     this.run = run;
-    this.lastProgress = '';
-    this.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.bridge.restarts ?? 0 });
+    this.book.resetProgress();
+    this.book.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.book.bridge.restarts ?? 0 });
     // Opened before the bridge listens (it retries), so start-up progress is seen live.
     run.unsubscribe = run.client.subscribe({ onStatus: (s) => this.onBridgeStatus(run, s) });
     proc.ready.then(
@@ -226,8 +218,8 @@ export class McpRuntime {
 
   private onBridgeStatus(run: Run, s: RuntimeStatus): void {
     if (run !== this.run || !Array.isArray(s.servers)) return;
-    this.servers = s.servers;
-    if (this.bridge.state === 'starting') this.emitProgress();
+    this.book.servers = s.servers;
+    if (this.book.bridge.state === 'starting') this.book.emitProgress();
     this.listeners.emit('status', this.status());
   }
 
@@ -235,11 +227,11 @@ export class McpRuntime {
     // The status with pids and tools, so status() is complete when whenReady() resolves.
     const full = await run.client.getStatus().catch(() => undefined);
     if (run !== this.run || run.proc.hasExited || this.state !== 'running') return;
-    if (full && Array.isArray(full.servers)) this.servers = full.servers;
+    if (full && Array.isArray(full.servers)) this.book.servers = full.servers;
     run.info = { port: m.port, url: m.url, token: m.token, servers: m.servers };
     run.readyAt = Date.now();
-    this.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.bridge.restarts ?? 0 });
-    this.emitProgress();
+    this.book.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.book.bridge.restarts ?? 0 });
+    this.book.emitProgress();
     this.log.info(`MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
     this.waiters.resolveAll(run.info);
     this.listeners.emit('ready', run.info);
@@ -249,11 +241,11 @@ export class McpRuntime {
     run.unsubscribe?.();
     if (run !== this.run || run.replaced || this.state !== 'running') return;
     // Servers that ignore stdin EOF would outlive their crashed parent: end their groups now.
-    void reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
+    void reapServers(serverPids(this.book.servers), REAP_TIMEOUT_MS);
     const why = `the MCP bridge exited unexpectedly (${describeExit(e)})`;
     const lastError = [why, ...e.stderrTail.slice(-5)].join('\n');
     this.log.error(lastError);
-    this.markServers('restarting');
+    this.book.markServers('restarting');
     const tail = e.stderrTail.join('\n');
     if (!run.info && e.code === 2 && /already in use/.test(tail) && this.opts.port === undefined) {
       // Our port was taken while the bridge was down: a new one (agents' proxies must be re-created).
@@ -265,18 +257,18 @@ export class McpRuntime {
     if (run.readyAt !== undefined && Date.now() - run.readyAt >= this.backoff.stableMs) this.launches.reset();
     const delay = this.launches.fail();
     if (delay === undefined) return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts - 1} attempts)`);
-    this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
+    this.book.setBridge({ state: 'crashed', port: this.port, restarts: this.book.bridge.restarts ?? 0, lastError });
     this.log.warn(`restarting the MCP bridge in ${delay} ms`);
     this.restartTimer = setTimeout(() => {
-      this.bridge.restarts = (this.bridge.restarts ?? 0) + 1;
+      this.book.bridge.restarts = (this.book.bridge.restarts ?? 0) + 1;
       void this.launch();
     }, delay);
   }
 
   private giveUp(lastError: string): void {
     this.gaveUp = true;
-    this.markServers('stopped');
-    this.setBridge({ state: 'crashed', port: this.port, restarts: this.bridge.restarts ?? 0, lastError });
+    this.book.markServers('stopped');
+    this.book.setBridge({ state: 'crashed', port: this.port, restarts: this.book.bridge.restarts ?? 0, lastError });
     this.waiters.rejectAll(new Error(lastError));
   }
 
@@ -284,32 +276,14 @@ export class McpRuntime {
     this.state = 'stopping';
     clearTimeout(this.restartTimer);
     const run = this.run;
-    if (run && !run.proc.hasExited) this.setBridge({ ...this.bridge, state: 'stopping' });
+    if (run && !run.proc.hasExited) this.book.setBridge({ ...this.book.bridge, state: 'stopping' });
     await Promise.all([this.watcher?.close().catch(() => {}), run?.proc.stop(deadlineMs)]);
     run?.unsubscribe?.();
-    const left = await reapServers(serverPids(this.servers), REAP_TIMEOUT_MS);
+    const left = await reapServers(serverPids(this.book.servers), REAP_TIMEOUT_MS);
     if (left.length) this.log.error(`MCP server processes still alive after stop: ${left.join(', ')}`);
-    this.markServers('stopped');
+    this.book.markServers('stopped');
     this.state = 'stopped';
-    this.setBridge({ state: 'stopped', port: this.port, restarts: this.bridge.restarts ?? 0 });
+    this.book.setBridge({ state: 'stopped', port: this.port, restarts: this.book.bridge.restarts ?? 0 });
     this.waiters.rejectAll(new Error('the MCP runtime was stopped'));
-  }
-
-  private setBridge(b: RuntimeStatus['bridge']): void {
-    this.bridge = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) as RuntimeStatus['bridge'];
-    this.listeners.emit('status', this.status());
-  }
-
-  private emitProgress(): void {
-    const p = startupProgress(this.servers);
-    const key = `${p.settled}/${p.total}`;
-    if (key === this.lastProgress) return;
-    this.lastProgress = key;
-    this.listeners.emit('progress', p);
-  }
-
-  /** The servers are gone (or going): no pid, and `state` unless disabled. */
-  private markServers(state: 'restarting' | 'stopped'): void {
-    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : state }));
   }
 }

@@ -1,0 +1,45 @@
+/**
+ * RuntimeStatusBook: what McpRuntime (mcpRuntime.ts) knows of the bridge and its servers, and
+ * the `status` and `progress` events it sends from them: a `status` event on every bridge
+ * change, a `progress` event only when the settled/total count moved.
+ */
+import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import { startupProgress, type RuntimeListeners } from './runtimeTypes.js';
+
+export class RuntimeStatusBook {
+  bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
+  servers: ServerStatus[] = [];
+  private lastProgress = '';
+
+  constructor(private readonly listeners: RuntimeListeners) {}
+
+  /** The current status (a copy). */
+  status(): RuntimeStatus {
+    return { bridge: { ...this.bridge }, servers: this.servers.map((s) => ({ ...s })) };
+  }
+
+  /** Replaces the bridge's status (undefined fields dropped) and sends a `status` event. */
+  setBridge(b: RuntimeStatus['bridge']): void {
+    this.bridge = Object.fromEntries(Object.entries(b).filter(([, v]) => v !== undefined)) as RuntimeStatus['bridge'];
+    this.listeners.emit('status', this.status());
+  }
+
+  /** A new bridge run: its first progress is sent whatever the last run's was. */
+  resetProgress(): void {
+    this.lastProgress = '';
+  }
+
+  /** Sends a `progress` event when the settled/total count changed. */
+  emitProgress(): void {
+    const p = startupProgress(this.servers);
+    const key = `${p.settled}/${p.total}`;
+    if (key === this.lastProgress) return;
+    this.lastProgress = key;
+    this.listeners.emit('progress', p);
+  }
+
+  /** The servers are gone (or going): no pid, and `state` unless disabled. */
+  markServers(state: 'restarting' | 'stopped'): void {
+    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : state }));
+  }
+}
