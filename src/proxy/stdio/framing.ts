@@ -14,6 +14,7 @@
  */
 
 import { extractIdHint } from './idHint.js';
+import { HEADER_LINE_RE, HEADER_START_RE, MAX_HEADER_BLOCK_BYTES, newHeaderBlock } from './headerBlock.js';
 
 export type Framing = 'newline' | 'content-length';
 
@@ -27,10 +28,6 @@ const LF = 0x0a;
 const CR = 0x0d;
 /** Bytes kept from a skipped message to find its id. */
 const HEAD_BYTES = 512;
-/** A header block larger than this is malformed (real ones are under 100 bytes). */
-const MAX_HEADER_BLOCK_BYTES = 8192;
-const HEADER_START_RE = /^content-(length|type)[ \t]*:/i;
-const HEADER_LINE_RE = /^([!#-'*+.0-9A-Z^-z|~-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/;
 /**
  * Inside a skipped Content-Length body: a complete Content-Length header line (group 1), or
  * a line opening a newline-framed object (group 2). JSON text has no raw CR or LF inside
@@ -42,13 +39,6 @@ const RESYNC_TAIL = 64;
 
 type State = 'line' | 'headers' | 'body' | 'skipLine' | 'skipBody';
 
-/** A header block being read; `length` is -1 until a valid Content-Length, -2 if invalid. */
-interface HeaderBlock {
-  lines: string[];
-  bytes: number;
-  length: number;
-}
-
 /** A message being skipped: its size so far and a short copy of its head. */
 interface Skipped {
   framing: Framing;
@@ -59,8 +49,6 @@ interface Skipped {
   /** The declared Content-Length of a skipped body. */
   declared?: number;
 }
-
-const newHeaderBlock = (): HeaderBlock => ({ lines: [], bytes: 0, length: -1 });
 
 /** Splits a byte stream into JSON-RPC message bodies; see the module comment. */
 export class FrameDecoder {
