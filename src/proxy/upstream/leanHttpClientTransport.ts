@@ -21,6 +21,7 @@ import type { RelatedExtra } from '../jsonrpc/jsonRpcPeer.js';
 import { isRequest, methodOf } from '../jsonrpc/jsonRpc.js';
 import { describeConnectError, httpStatusError } from './upstreamErrors.js';
 import { redactUrl } from '../config/redact.js';
+import { readText } from './readText.js';
 
 export interface LeanHttpClientOptions {
   /** Sent with every request (for example Authorization). */
@@ -31,6 +32,7 @@ export interface LeanHttpClientOptions {
 }
 
 export { HttpStatusError } from './upstreamErrors.js';
+export { readText } from './readText.js';
 
 const MAX_SOCKETS = 64;
 /** Below Node's default server keepAliveTimeout (5 s), so our side closes an idle socket first. */
@@ -282,22 +284,4 @@ export class LeanHttpClientTransport implements Transport {
       req.end();
     });
   }
-}
-
-/** Reads a body as text (keeping at most `limit` characters); `complete` is false if cut. */
-export function readText(res: http.IncomingMessage, limit: number, cb: (text: string, complete: boolean) => void): void {
-  let text = '';
-  let called = false;
-  res.setEncoding('utf8');
-  res.on('data', (chunk: string) => {
-    if (text.length < limit) text += chunk;
-  });
-  res.on('error', () => undefined);
-  const finish = () => {
-    if (called) return;
-    called = true;
-    cb(text.length > limit ? text.slice(0, limit) : text, res.complete);
-  };
-  res.on('end', finish);
-  res.on('close', finish);
 }
