@@ -3,7 +3,8 @@
 // `http` and `sse` transport labels (SDK servers over streamable HTTP and legacy SSE on
 // 127.0.0.1), markup in a tool description and the most hostile server id the config
 // schema allows rendered as text, the Sessions fact following a real MCP session, a log
-// that opened by itself staying closed once the user closed it, and the page's ARIA roles.
+// that opened by itself staying closed once the user closed it, the page's ARIA roles, and
+// (last, it kills the bridge) "Restart failed: ..." when the bridge dies under a pending restart.
 // One bridge and one Chromium for the file; everything is stopped and checked gone after.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -141,4 +142,28 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
     for (const id of ['remote', 'legacy', HOSTILE_ID, 'broken']) expect(await page.getByRole('button', { name: `Restart ${id}`, exact: true }).count()).toBe(1);
     expect(await page.locator('[aria-live="polite"]').count()).toBe(1);
   });
+
+  // Last: this one kills the bridge. The real case of "Restart failed": the bridge dies while
+  // a restart it has not answered yet is pending (stopped with SIGSTOP so the POST is taken
+  // by the kernel but never answered, then SIGKILLed so the connection is reset).
+  it('shows the restart as pending while the bridge holds the POST, then "Restart failed: ..." when the bridge dies under it', async () => {
+    const { page } = await openPage();
+    await waitFor(async () => (await badge(page, 'remote')) === 'Ready', 20_000, 'remote ready');
+    const button = card(page, 'remote').locator('button.restart');
+    expect(await button.getAttribute('aria-disabled')).toBe('false');
+    process.kill(bridge.pid, 'SIGSTOP');
+    try {
+      await button.click();
+      await page.waitForFunction(() => document.querySelector('li.server[data-server-id="remote"] button.restart')?.getAttribute('aria-disabled') === 'true');
+      expect(await button.textContent()).toBe('Restarting\u2026');
+    } finally {
+      bridge.child.kill('SIGKILL');
+    }
+    await bridge.waitExit(10_000);
+    const error = card(page, 'remote').locator('.restart-error');
+    await error.waitFor();
+    expect(await error.textContent()).toMatch(/^Restart failed: The bridge could not be reached \(.+\)\.$/);
+    expect(await error.getAttribute('role')).toBe('alert');
+    await waitFor(async () => /cannot be reached|Reconnecting/.test((await page.locator('.banner-title').textContent()) ?? ''), 10_000, 'the banner');
+  }, 40_000);
 });
