@@ -4,8 +4,10 @@
 // 127.0.0.1), markup in a tool description and the most hostile server id the config
 // schema allows rendered as text, the Sessions fact following a real MCP session, a log
 // that opened by itself staying closed once the user closed it, the page's ARIA roles, and
+// the event stream alone cut (in a Host-rewriting proxy) while the bridge stays up, and
 // (last, it kills the bridge) "Restart failed: ..." when the bridge dies under a pending restart.
 // One bridge and one Chromium for the file; everything is stopped and checked gone after.
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -43,6 +45,55 @@ const logOpen = (page: Page, id: string) =>
   card(page, id)
     .locator('details.logs')
     .evaluate((d) => (d as HTMLDetailsElement).open);
+
+/**
+ * An HTTP proxy on 127.0.0.1 port 0 in front of the bridge (Host and Origin rewritten to the
+ * bridge's, so its checks pass) that can cut the `/events` streams it carries and hold new
+ * ones until released: the event stream alone drops while the bridge stays up.
+ */
+async function startCuttingProxy(target: number) {
+  const live = new Set<http.ServerResponse>();
+  const waiting: (() => void)[] = [];
+  let streams = 0;
+  const server = http.createServer((req, res) => {
+    const forward = () => {
+      const headers = { ...req.headers, host: `127.0.0.1:${target}` };
+      if (headers.origin) headers.origin = `http://127.0.0.1:${target}`;
+      const up = http.request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers, agent: false }, (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      });
+      up.on('error', () => res.destroy());
+      res.on('close', () => up.destroy());
+      req.pipe(up);
+    };
+    if (new URL(req.url ?? '/', 'http://x').pathname !== '/events') return forward();
+    streams++;
+    live.add(res);
+    res.on('close', () => live.delete(res));
+    if (proxy.holdEvents) waiting.push(forward);
+    else forward();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const proxy = {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    holdEvents: false,
+    eventStreams: () => streams,
+    held: () => waiting.length,
+    cutEvents: () => {
+      for (const res of live) res.destroy();
+    },
+    release: () => {
+      proxy.holdEvents = false;
+      for (const f of waiting.splice(0)) f();
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  return proxy;
+}
 
 beforeAll(async () => {
   const http = await startHttpFixture('http', { name: 'remote-http' });
@@ -142,6 +193,34 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
     for (const id of ['remote', 'legacy', HOSTILE_ID, 'broken']) expect(await page.getByRole('button', { name: `Restart ${id}`, exact: true }).count()).toBe(1);
     expect(await page.locator('[aria-live="polite"]').count()).toBe(1);
   });
+
+  it('reconnects when the event stream alone drops (cut in a proxy, the bridge stays up) and picks up a change made meanwhile', async () => {
+    const proxy = await startCuttingProxy(bridge.port);
+    try {
+      const p = await chrome!.newPage({ viewport: { width: 1200, height: 800 } });
+      pages.push(p);
+      const page = p.page;
+      await page.goto(`${proxy.url}/#token=${bridge.bearer}`);
+      await waitFor(async () => (await badge(page, 'remote').catch(() => null)) === 'Ready', 20_000, 'remote ready through the proxy');
+      expect(await fact(page, 'remote', 'Sessions')).toBe('0');
+      expect(proxy.eventStreams()).toBe(1);
+      // Cut the stream and hold the next one, so the change below happens while nobody listens.
+      proxy.holdEvents = true;
+      proxy.cutEvents();
+      const { transport } = await bridge.client('/mcp/remote');
+      expect((await bridge.server('remote')).sessions).toBe(1);
+      await waitFor(() => proxy.held() === 1, 10_000, 'the page to ask for a new event stream');
+      expect(await fact(page, 'remote', 'Sessions')).toBe('0');
+      proxy.release();
+      await waitFor(async () => (await fact(page, 'remote', 'Sessions')) === '1', 10_000, 'the change made meanwhile');
+      expect(proxy.eventStreams()).toBe(2);
+      expect(bridge.exit).toBeUndefined();
+      expect(await page.locator('.bridge-state').textContent()).toBe('Ready');
+      await (transport as StreamableHTTPClientTransport).terminateSession();
+    } finally {
+      await proxy.close();
+    }
+  }, 40_000);
 
   // Last: this one kills the bridge. The real case of "Restart failed": the bridge dies while
   // a restart it has not answered yet is pending (stopped with SIGSTOP so the POST is taken
