@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
@@ -56,6 +56,16 @@ export function builtCli(): string {
   if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
   cliSnapshot = join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs');
   return cliSnapshot;
+}
+
+/**
+ * Removes the CLI snapshot (the next `builtCli()` takes a new one). vitest ends its workers
+ * without running 'exit' handlers, so the snapshot's folder is removed here, by the cleanup.
+ */
+export function releaseCliSnapshot(): void {
+  if (!cliSnapshot) return;
+  rmSync(dirname(dirname(cliSnapshot)), { recursive: true, force: true });
+  cliSnapshot = undefined;
 }
 
 /** Pids a test started some other way (a bridge behind an intermediate parent, say). */

@@ -12,7 +12,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
-import { builtCli, killHard, releaseTracked, ROOT, waitFor, waitNotRunning } from './bridgeKit.js';
+import { builtCli, killHard, releaseCliSnapshot, releaseTracked, ROOT, waitFor, waitNotRunning } from './bridgeKit.js';
 import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
 export type { ExitInfo } from './childExit.js';
 
@@ -328,5 +328,6 @@ export async function cleanupBridges(): Promise<void> {
     }
   }
   problems.push(...(await releaseTracked()));
+  releaseCliSnapshot();
   if (problems.length) throw new Error(problems.join('\n'));
 }
