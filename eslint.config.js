@@ -40,6 +40,19 @@ const resolver = createNodeResolver({
   extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'], '.cjs': ['.cts', '.cjs'] },
 });
 
+/** A layer that runs in the page: no Node modules, no electron, and none of the `from` folders. */
+function browserLayer(dir, from, message) {
+  return {
+    files: [`${dir}/**`],
+    rules: {
+      'no-restricted-imports': ['error', { paths: rendererForbidden.paths, patterns: rendererForbidden.patterns }],
+      'no-restricted-syntax': ['error', ...rendererForbidden.syntax],
+      'import-x/no-nodejs-modules': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: [{ target: `./${dir}`, from, message }] }],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'release/**', 'out/**', 'build/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.vitest-tmp/**'] },
   js.configs.recommended,
@@ -132,29 +145,7 @@ export default tseslint.config(
       ],
     },
   },
-  {
-    // Shared by every runtime, the page included: no Node, no electron, no other layer.
-    files: ['src/shared/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: rendererForbidden.paths, patterns: rendererForbidden.patterns }],
-      'no-restricted-syntax': ['error', ...rendererForbidden.syntax],
-      'import-x/no-nodejs-modules': 'error',
-      'import-x/no-restricted-paths': [
-        'error',
-        { zones: [{ target: './src/shared', from: ['./src/proxy', './src/main', './src/renderer'], message: 'src/shared imports no other layer.' }] },
-      ],
-    },
-  },
-  {
-    files: ['src/renderer/**'],
-    rules: {
-      'no-restricted-imports': ['error', { paths: rendererForbidden.paths, patterns: rendererForbidden.patterns }],
-      'no-restricted-syntax': ['error', ...rendererForbidden.syntax],
-      'import-x/no-nodejs-modules': 'error',
-      'import-x/no-restricted-paths': [
-        'error',
-        { zones: [{ target: './src/renderer', from: ['./src/proxy', './src/main'], message: 'src/renderer imports only src/shared.' }] },
-      ],
-    },
-  },
+  // Shared by every runtime, the page included: no Node, no electron, no other layer.
+  browserLayer('src/shared', ['./src/proxy', './src/main', './src/renderer'], 'src/shared imports no other layer.'),
+  browserLayer('src/renderer', ['./src/proxy', './src/main'], 'src/renderer imports only src/shared.'),
 );
