@@ -118,11 +118,9 @@ export class Hub implements SessionHost {
    */
   waitReady(scope: SessionScope): Promise<void> | undefined {
     // Undefined (nothing to await) on the hot path, once everything has settled.
-    const left = this.startedAt + this.config.readyTimeoutMs - Date.now();
-    if (left <= 0) return undefined;
-    const pending = this.inScope(scope).filter((u) => !u.isSettled);
-    if (pending.length === 0) return undefined;
-    return Promise.all(pending.map((u) => u.whenSettled(left))).then(() => undefined);
+    const left = this.readyWindowLeftMs(scope);
+    if (left === 0) return undefined;
+    return Promise.all(this.inScope(scope).map((u) => u.whenSettled(left))).then(() => undefined);
   }
 
   /** How long a list may still wait for servers of `scope` in their first start (0: none left). */
