@@ -29,6 +29,14 @@ export interface ServerStatus {
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';
 
 export interface RuntimeStatus {
-  bridge: { state: BridgeState; pid?: number; port?: number; restarts?: number; lastError?: string };
+  bridge: {
+    state: BridgeState;
+    pid?: number;
+    port?: number;
+    restarts?: number;
+    lastError?: string;
+    /** Why the last edit of the config file was not applied (the servers run as before); unset once one is. */
+    configError?: string;
+  };
   servers: ServerStatus[];
 }

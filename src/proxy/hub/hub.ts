@@ -7,7 +7,8 @@
  * requests, subscriptions and list changes between them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ProxyConfig } from '../config/config.js';
+import type { ProxyConfig, ServerEntry } from '../config/config.js';
+import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
@@ -50,30 +51,37 @@ export class Hub implements SessionHost {
 
   readonly drainOnEofMs?: number;
 
+  private readonly supervision: SupervisionOptions;
+  private readonly upstreamOptions: UpstreamTransportOptions;
+
   constructor(
-    readonly config: ProxyConfig,
+    /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
+    public config: ProxyConfig,
     readonly logger: Logger,
     options: HubOptions = {},
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
-    const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
-    for (const entry of config.servers) {
-      logger.secrets.add(entrySecrets(entry));
-      const u = new Upstream(
-        entry,
-        logger,
-        {
-          state: () => this.onUpstreamState(u),
-          listChanged: (up, kind) => this.onListChanged(up, kind),
-          notification: (up, n) => this.onUpstreamNotification(up, n),
-          request: (up, req, related) => this.serverRequests.route(up, req, related),
-        },
-        supervision,
-        { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory },
-      );
-      this.upstreams.set(entry.id, u);
-    }
+    for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
+  }
+
+  private createUpstream(entry: ServerEntry): Upstream {
+    this.logger.secrets.add(entrySecrets(entry));
+    const u: Upstream = new Upstream(
+      entry,
+      this.logger,
+      {
+        state: () => this.onUpstreamState(u),
+        listChanged: (up, kind) => this.onListChanged(up, kind),
+        notification: (up, n) => this.onUpstreamNotification(up, n),
+        request: (up, req, related) => this.serverRequests.route(up, req, related),
+      },
+      this.supervision,
+      this.upstreamOptions,
+    );
+    return u;
   }
 
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
@@ -84,6 +92,51 @@ export class Hub implements SessionHost {
   async stop(): Promise<void> {
     for (const s of [...this.sessions]) await s.close();
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
+  }
+
+  /**
+   * Adds the server of a new config entry, or replaces the one with its id (stopping it, its
+   * whole process tree for stdio, first). Not started: the caller starts the returned upstream.
+   * Sessions of the server's own route stay open and reach the new one by id.
+   */
+  async putUpstream(entry: ServerEntry): Promise<Upstream> {
+    await this.upstreams.get(entry.id)?.stop();
+    const u = this.createUpstream(entry);
+    this.upstreams.set(entry.id, u);
+    this.tables = undefined;
+    this.onstatus?.();
+    return u;
+  }
+
+  /**
+   * Takes a server out: the sessions of its own route are closed with `reason`, it is stopped
+   * (its whole process tree for stdio; calls in flight on it fail), and aggregate sessions
+   * that had listed its tools, prompts or resources get `list_changed`.
+   */
+  async removeUpstream(id: string, reason: string): Promise<void> {
+    const u = this.upstreams.get(id);
+    if (!u) return;
+    this.upstreams.delete(id);
+    this.tables = undefined;
+    await Promise.all([...this.sessions].filter((s) => s.scope.serverId === id).map((s) => s.close(0, reason)));
+    await u.stop();
+    for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    this.onstatus?.();
+  }
+
+  /**
+   * Applies changed top-level options without touching a server: `toolTimeouts` count from
+   * the next call, and a new `toolNaming` renames every aggregated tool and prompt, so
+   * aggregate sessions get `list_changed` for both.
+   */
+  setOptions(changes: ConfigOptionChanges): void {
+    this.config = { ...this.config, ...changes };
+    if (changes.toolNaming === undefined) return;
+    this.tables = undefined;
+    for (const k of ['tools', 'prompts'] as const) {
+      this.listVersion[k]++;
+      for (const s of this.sessions) if (s.scope.serverId === undefined) s.listChanged(k);
+    }
   }
 
   /** Attaches a downstream transport; the caller starts the returned session. */
