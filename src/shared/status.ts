@@ -40,3 +40,10 @@ export interface RuntimeStatus {
   };
   servers: ServerStatus[];
 }
+
+/**
+ * The answer of the bridge's `POST /config/reload`: what it did, by server id, or why the
+ * config was not applied (nothing changed then).
+ */
+export type ConfigReloadResult =
+  { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[] } | { ok: false; error: string };

@@ -64,7 +64,8 @@ async function waitFor2(b: BridgeProcess, id: string, pred: (s: ServerStatus) =>
   return waitFor(
     async () => {
       const s = (await b.status()).servers.find((x) => x.id === id);
-      return s && pred(s) && s;
+      // A server being stopped may still say ready for a moment, without a pid.
+      return s && s.pid !== undefined && pred(s) && s;
     },
     15_000,
     `${id}: ${what}`,
@@ -94,6 +95,8 @@ describe('bridge config reload (SIGHUP)', () => {
     const { client: onB } = await b.client('/mcp/b');
     expect(JSON.parse(text(await onB.callTool({ name: 'whoami', arguments: {} }))).pid).toBe(b0);
     const { client: onA } = await b.client('/mcp/a');
+    const { client: onC } = await b.client('/mcp/c');
+    expect(text(await onC.callTool({ name: 'echo', arguments: { text: 'c' } }))).toBe('c');
 
     // A slow call on b is in flight while the config changes under it.
     const slow = all
@@ -131,7 +134,8 @@ describe('bridge config reload (SIGHUP)', () => {
     expect(names1.filter((n) => n.startsWith('a__')).sort()).toEqual(['a__echo', 'a__whoami']);
     // The session on the edited server's own route goes on with the new process.
     expect(JSON.parse(text(await onA.callTool({ name: 'whoami', arguments: {} }))).pid).toBe(a1.pid);
-    // A route of a removed server is gone.
+    // A removed server's sessions are closed and its route is gone.
+    await expect(onC.callTool({ name: 'echo', arguments: { text: 'c' } })).rejects.toThrow(/unknown server \\"c\\"/);
     expect(
       (await b.fetch('/mcp/c', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' }))
         .status,

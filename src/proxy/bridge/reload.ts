@@ -12,10 +12,10 @@ import type { ProxyConfig } from '../config/config.js';
 import { describeDiff, diffConfigs, isEmptyDiff } from '../config/configDiff.js';
 import { errorText, type Logger } from '../common/logger.js';
 import type { Hub } from '../hub/hub.js';
+import type { ConfigReloadResult } from '../../shared/status.js';
 
 /** What a reload did, by server id (the body of `POST /config/reload`). */
-export type ReloadResult =
-  { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[] } | { ok: false; error: string };
+export type ReloadResult = ConfigReloadResult;
 
 export interface BridgeReloaderOptions {
   hub: Hub;
