@@ -182,4 +182,14 @@ describe('bridge config reload (SIGHUP)', () => {
     expect(after.bridge.configError).toBeUndefined();
     for (const id of ['a', 'c']) expect(after.servers.find((s) => s.id === id)!.pid).toBe(before.servers.find((s) => s.id === id)!.pid);
   });
+
+  it('SIGHUP still stops stdio aggregation served over HTTP (--transport http): only proxy mode reloads', async () => {
+    const dir = tempDir();
+    const { file } = threeServers(dir);
+    const b = await startBridge({ config: file, mode: 'aggregate-http' });
+    b.remember(...(await b.status()).servers.map((s) => s.pid));
+    b.child.kill('SIGHUP');
+    expect((await b.waitExit(10_000)).code).toBe(0);
+    expect(b.stderr).toMatch(/shutting down: received SIGHUP/);
+  });
 });
