@@ -167,6 +167,14 @@ describe('bridge config reload (SIGHUP)', () => {
     expect(st.bridge.state).toBe('ready');
     expect(st.servers.map((s) => [s.id, s.pid, s.state])).toEqual(before.servers.map((s) => [s.id, s.pid, s.state]));
 
+    // The runtime's route says the same, and changes nothing either; it needs the token.
+    const viaHttp = await b.fetch('/config/reload', { method: 'POST' });
+    expect(viaHttp.status).toBe(422);
+    expect(((await viaHttp.json()) as { ok: boolean; error: string }).error).toContain(startMessage!);
+    expect((await fetch(`${b.url}/config/reload`, { method: 'POST' })).status).toBe(401);
+    expect((await b.fetch('/config/reload')).status).toBe(405);
+    expect((await b.status()).servers.map((s) => s.pid)).toEqual(before.servers.map((s) => s.pid));
+
     // Invalid JSON too.
     writeFileSync(file, '{"mcpServers": {"a": ');
     b.child.kill('SIGHUP');

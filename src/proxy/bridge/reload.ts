@@ -83,7 +83,10 @@ export class BridgeReloader {
     await Promise.all(diff.removed.map((id) => hub.removeUpstream(id, `server "${id}" was removed from the bridge's config`)));
     // Replaced and added servers are started, not awaited: the answer says what was done,
     // and the status (or /events) shows them become ready.
+    // Stopping meanwhile: start nothing the shutdown may already have passed over.
+    if (this.stopped) return result;
     const starting = await Promise.all([...diff.changed, ...diff.added].map((entry) => hub.putUpstream(entry)));
+    if (this.stopped) return result;
     for (const u of starting) void u.start().catch((err) => log.error(`${u.id}: start failed: ${errorText(err)}`));
     return result;
   }
