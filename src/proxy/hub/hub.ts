@@ -15,7 +15,7 @@ import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
-import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from '../upstream/upstream.js';
+import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
@@ -50,7 +50,6 @@ export class Hub implements SessionHost {
   private readonly progressRoutes = new Map<string, { session: HubSession; token: string | number; requestId: string | number; touch: () => void }>();
 
   readonly drainOnEofMs?: number;
-
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
 
@@ -69,19 +68,14 @@ export class Hub implements SessionHost {
 
   private createUpstream(entry: ServerEntry): Upstream {
     this.logger.secrets.add(entrySecrets(entry));
-    const u: Upstream = new Upstream(
-      entry,
-      this.logger,
-      {
-        state: () => this.onUpstreamState(u),
-        listChanged: (up, kind) => this.onListChanged(up, kind),
-        notification: (up, n) => this.onUpstreamNotification(up, n),
-        request: (up, req, related) => this.serverRequests.route(up, req, related),
-      },
-      this.supervision,
-      this.upstreamOptions,
-    );
-    return u;
+    let u: Upstream;
+    const listener: UpstreamListener = {
+      state: () => this.onUpstreamState(u),
+      listChanged: (up, kind) => this.onListChanged(up, kind),
+      notification: (up, n) => this.onUpstreamNotification(up, n),
+      request: (up, req, related) => this.serverRequests.route(up, req, related),
+    };
+    return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
   }
 
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
@@ -94,11 +88,7 @@ export class Hub implements SessionHost {
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
   }
 
-  /**
-   * Adds the server of a new config entry, or replaces the one with its id (stopping it, its
-   * whole process tree for stdio, first). Not started: the caller starts the returned upstream.
-   * Sessions of the server's own route stay open and reach the new one by id.
-   */
+  /** Adds a config entry's server, or replaces (stops first) the one with its id; the caller starts it. Own-route sessions reach it by id. */
   async putUpstream(entry: ServerEntry): Promise<Upstream> {
     await this.upstreams.get(entry.id)?.stop();
     const u = this.createUpstream(entry);
@@ -108,11 +98,7 @@ export class Hub implements SessionHost {
     return u;
   }
 
-  /**
-   * Takes a server out: the sessions of its own route are closed with `reason`, it is stopped
-   * (its whole process tree for stdio; calls in flight on it fail), and aggregate sessions
-   * that had listed its tools, prompts or resources get `list_changed`.
-   */
+  /** Takes a server out: own-route sessions closed with `reason`, its tree stopped, aggregate sessions told `list_changed`. */
   async removeUpstream(id: string, reason: string): Promise<void> {
     const u = this.upstreams.get(id);
     if (!u) return;
@@ -124,11 +110,7 @@ export class Hub implements SessionHost {
     this.onstatus?.();
   }
 
-  /**
-   * Applies changed top-level options without touching a server: `toolTimeouts` count from
-   * the next call, and a new `toolNaming` renames every aggregated tool and prompt, so
-   * aggregate sessions get `list_changed` for both.
-   */
+  /** New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming` renames (list_changed). */
   setOptions(changes: ConfigOptionChanges): void {
     this.config = { ...this.config, ...changes };
     if (changes.toolNaming === undefined) return;
