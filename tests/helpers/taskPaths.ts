@@ -62,17 +62,20 @@ export function fullClient(capabilities: Record<string, unknown> = FULL_CAPABILI
     setTimeout(() => void store.storeTaskResult(task.taskId, 'completed', result).catch(() => undefined), 50);
     return { task } as unknown as R;
   };
-  client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
-    seen.elicitations.push(req.params as Record<string, unknown>);
-    const result = req.params.mode === 'url' ? { action: 'accept' as const } : { action: 'accept' as const, content: acceptAll(req.params.requestedSchema) };
-    return asTask(req.params as { task?: { ttl?: number } }, extra, result);
-  });
-  client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
-    seen.samplings.push(req.params as Record<string, unknown>);
-    const result = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'sampled by the test' } };
-    return asTask(req.params as { task?: { ttl?: number } }, extra, result);
-  });
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }));
+  // The SDK refuses a handler for a capability not declared.
+  if (capabilities.elicitation)
+    client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
+      seen.elicitations.push(req.params as Record<string, unknown>);
+      const result = req.params.mode === 'url' ? { action: 'accept' as const } : { action: 'accept' as const, content: acceptAll(req.params.requestedSchema) };
+      return asTask(req.params as { task?: { ttl?: number } }, extra, result);
+    });
+  if (capabilities.sampling)
+    client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
+      seen.samplings.push(req.params as Record<string, unknown>);
+      const result = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'sampled by the test' } };
+      return asTask(req.params as { task?: { ttl?: number } }, extra, result);
+    });
+  if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }));
   client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void seen.statuses.push({ taskId: n.params.taskId, status: n.params.status }));
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void seen.completions.push(n.params.elicitationId));
   return { client, seen };
@@ -233,6 +236,11 @@ export function paths(spec: ServerSpec): [string, () => Promise<Endpoint>][] {
       },
     ],
   ];
+}
+
+/** Stdio aggregation of `config` (names prefixed by server id) under the full client. */
+export function stdioAggregation(config: unknown): Promise<Endpoint> {
+  return overStdio(process.execPath, [CLI, '--config', JSON.stringify(config), '--no-watchdog'], '');
 }
 
 /** Stops every bridge and HTTP server the paths started. */
