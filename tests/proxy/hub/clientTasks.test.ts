@@ -45,7 +45,7 @@ describe('client-side tasks on a shared upstream', () => {
     const c2 = await kit.connect({}, TASKS); // now the most recently active: gets the next one
     runsTasks(c2, 'same');
     const second = await a.peer!.request('sampling/createMessage', SAMPLE);
-    const visible = (second as { result: { task: { taskId: string } } }).result.task.taskId;
+    const visible = (second as unknown as { result: { task: { taskId: string } } }).result.task.taskId;
     expect(visible).toMatch(/^same#\d+$/);
     expect(c2.requests.at(-1)!.req.params?.task).toEqual({ ttl: 1000 });
 
@@ -54,7 +54,7 @@ describe('client-side tasks on a shared upstream', () => {
     expect(await a.peer!.request('tasks/cancel', { taskId: 'same' })).toMatchObject({ result: { taskId: 'same', status: 'cancelled' } });
     expect(c1.requests.at(-1)!.req.method).toBe('tasks/cancel');
 
-    const listed = (await a.peer!.request('tasks/list', {})) as { result: { tasks: { taskId: string }[] } };
+    const listed = (await a.peer!.request('tasks/list', {})) as unknown as { result: { tasks: { taskId: string }[] } };
     expect(listed.result.tasks.map((t) => t.taskId).sort()).toEqual(['same', visible].sort());
 
     await c2.peer.notify('notifications/tasks/status', { taskId: 'same', status: 'completed' });
