@@ -15,6 +15,7 @@ import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
+import { TaskTable } from './taskTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
@@ -40,6 +41,7 @@ export class Hub implements SessionHost {
   readonly sessions = new Set<DownstreamSession>();
   readonly serverRequests: ServerRequestRouter;
   private readonly subscriptions = new SubscriptionTable();
+  readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
@@ -128,6 +130,8 @@ export class Hub implements SessionHost {
     session.onclosed = () => {
       this.sessions.delete(session);
       for (const [k, r] of this.progressRoutes) if (r.session === session) this.progressRoutes.delete(k);
+      this.tasks.dropSession(session);
+      this.serverRequests.dropSession(session);
       this.onstatus?.();
       onClosed?.();
     };
@@ -236,6 +240,10 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
+  urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {
+    this.serverRequests.urlElicitationsRequired(u, s, data);
+  }
+
   releaseSubscriptions(s: HubSession): void {
     this.subscriptions.releaseAll(s);
   }
@@ -283,6 +291,15 @@ export class Hub implements SessionHost {
       this.serverRequests.cancelled(u, params);
       return;
     }
+    if (n.method === 'notifications/tasks/status') {
+      // Only the session that owns the task hears of it; one sent before the task's
+      // CreateTaskResult is held until that result names its session.
+      const task = this.tasks.serverTaskOwner(u, String(params.taskId));
+      if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
+      else this.tasks.holdStatus(u, String(params.taskId), params);
+      return;
+    }
+    if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
     for (const s of this.sessionsFor(u)) {
       if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));
