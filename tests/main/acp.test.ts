@@ -7,13 +7,13 @@ import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp
 import { parseConfig } from '../../src/proxy/index.js';
 
 const TOKEN = 'tok-0123456789abcdef-secret';
-const base: AcpMcpServersOptions = {
+const base = {
   bridge: { url: 'http://127.0.0.1:4567', token: TOKEN },
   bridgeIds: ['memory', 'everything'],
   cliPath: '/app/dist/proxy/qiming-mcp-stdio-proxy.cjs',
   node: { command: '/usr/bin/node', env: {}, electron: false },
   logFile: '/logs/mcp-proxy.log',
-};
+} satisfies AcpMcpServersOptions;
 const electron = { command: '/opt/App/app', env: { ELECTRON_RUN_AS_NODE: '1' }, electron: true };
 const envOf = (e: McpServerStdio) => Object.fromEntries(e.env.map((v) => [v.name, v.value]));
 const configOf = (e: McpServerStdio) => JSON.parse(e.args[e.args.indexOf('--config') + 1]) as { mcpServers: Record<string, Record<string, unknown>> };

@@ -69,7 +69,14 @@ export function proxyCliCandidates(opts: CliPathOptions = {}): string[] {
     ...(opts.extraDirs ?? []),
     // dist/main/main.cjs -> dist/proxy (dev and packaged, mapped out of the asar)
     join(here, '..', 'proxy'),
-    ...(resources ? [join(resources, 'app.asar.unpacked', 'dist', 'proxy'), join(resources, 'proxy')] : []),
+    ...(resources
+      ? [
+          join(resources, 'app.asar.unpacked', 'dist', 'proxy'),
+          // an app that installed this package and bundled it into its own main file
+          join(resources, 'app.asar.unpacked', 'node_modules', 'qiming-mcp-runtime', 'dist', 'proxy'),
+          join(resources, 'proxy'),
+        ]
+      : []),
     // src/main/runtime/*.ts run by tests -> <repo>/dist/proxy
     join(here, '..', '..', '..', 'dist', 'proxy'),
   ];
