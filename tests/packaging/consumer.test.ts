@@ -1,0 +1,140 @@
+// The package as an app gets it: `npm pack` of this repository (as built), the tarball
+// installed into a fresh project (dependencies from the npm cache: offline when it has them,
+// else the registry once), then, in that project, plain Node runs the runtime from
+// `qiming-mcp-runtime/main` (tests/fixtures/consumer/runtime.mjs), and tsc type-checks a file
+// using every entry (entries.ts) plus the README's "Embed it in your app" snippets exactly
+// as written, under moduleResolution "bundler" and "node16", against Electron's own types.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
+import { waitAllNotRunning } from '../helpers/processGone.js';
+
+const run = promisify(execFile);
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
+const INSTALL_TIMEOUT_MS = 120_000;
+const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+let dir: string;
+let app: string;
+
+/** npm's environment without what `npm test` exported for this repository (its config, its lifecycle). */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_cache$/i.test(k)));
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+}
+
+/** The README's code block after `<!-- consumer-test: <name> -->`. */
+function readmeSnippet(name: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const m = new RegExp(`<!-- consumer-test: ${name.replace('.', '\\.')} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  if (!m) throw new Error(`README.md has no "consumer-test: ${name}" snippet`);
+  return m[1]!;
+}
+
+beforeAll(
+  async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qiming-consumer-'));
+    app = join(dir, 'app');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    // tests/globalSetup.ts built dist/; prepack would build it again.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv(), timeout: 60_000 });
+    const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true, type: 'module' }));
+    const install = (mode: string) =>
+      run('npm', ['install', mode, '--ignore-scripts', '--no-package-lock', tarball], { cwd: app, env: npmEnv(), timeout: INSTALL_TIMEOUT_MS });
+    // Offline when the cache has every dependency; the first run on a machine may need the registry.
+    await install('--offline').catch(() => install('--prefer-offline'));
+  },
+  2 * INSTALL_TIMEOUT_MS + 60_000,
+);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the packed module in a fresh project', () => {
+  it('installs without Electron or electron-builder, and exports only its entries', () => {
+    const mod = join(app, 'node_modules');
+    expect(JSON.parse(readFileSync(join(mod, PKG.name, 'package.json'), 'utf8')).version).toBe(PKG.version);
+    for (const absent of ['electron', 'electron-builder', 'app-builder-lib', '@modelcontextprotocol/sdk'])
+      expect(existsSync(join(mod, absent)), absent).toBe(false);
+    // What it runs is in the tarball: the CLI, the servers, the panel; not this repository's demo app.
+    for (const f of [
+      'dist/proxy/qiming-mcp-stdio-proxy.cjs',
+      'dist/servers/memory.mjs',
+      'dist/renderer/index.html',
+      'dist/types/index/main.d.ts',
+      'CHANGELOG.md',
+    ])
+      expect(existsSync(join(mod, PKG.name, f)), f).toBe(true);
+    expect(existsSync(join(mod, PKG.name, 'dist/main/main.cjs'))).toBe(false);
+  });
+
+  it('runs McpRuntime from qiming-mcp-runtime/main in plain Node: ready, status, ACP entries, stop, nothing left', async () => {
+    const config = join(app, 'mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(app, 'memory.jsonl') } } } }),
+    );
+    copyFileSync(join(FIXTURES, 'consumer', 'runtime.mjs'), join(app, 'runtime.mjs'));
+    const { stdout } = await run(process.execPath, ['runtime.mjs', config], { cwd: app, timeout: 60_000 });
+    const out = JSON.parse(stdout.trim().split('\n').pop()!);
+
+    expect(out.status.bridge.state).toBe('ready');
+    expect(out.status.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([['memory', 'ready']]);
+    expect(out.status.servers[0].tools.map((t: { name: string }) => t.name)).toContain('read_graph');
+    // One stdio entry: this package's CLI, run by this node, over the bridge.
+    expect(out.mcpServers).toHaveLength(1);
+    const entry = out.mcpServers[0];
+    expect(entry.command).toBe(process.execPath);
+    expect(entry.args[0]).toBe(join(app, 'node_modules', PKG.name, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
+    expect(entry.args.join(' ')).not.toContain(out.status.bridge.token ?? '\u0000never');
+    // The aggregate entry prefixes tool names with the server id.
+    expect(out.viaEntry.tools).toEqual(out.status.servers[0].tools.map((t: { name: string }) => `memory__${t.name}`));
+    expect(out.afterStop.bridge.state).toBe('stopped');
+    expect(out.exposed).toEqual([
+      ['mcpRuntime', ['getStatus', 'onStatus', 'restart']],
+      ['mcpRuntime', ['getStatus', 'onStatus', 'restart']],
+    ]);
+    expect(out).toMatchObject({ cliPath: entry.args[0], cliExists: true, serversExist: true, panelExists: true });
+    expect(out.asarUnpack).toEqual([`node_modules/${PKG.name}/dist/proxy/**`, `node_modules/${PKG.name}/dist/servers/**`]);
+    expect(out.channels).toEqual(['mcp:status:get', 'mcp:status:get', 'mcpRuntime']);
+
+    const pids = [out.status.bridge.pid, ...out.status.servers.map((s: { pid: number }) => s.pid), out.viaEntry.pid];
+    expect(pids.every((p) => Number.isInteger(p))).toBe(true);
+    expect(await waitAllNotRunning(pids, 3000)).toEqual([]);
+  });
+
+  it.each(['bundler', 'node16'])('type-checks every entry and the README snippets (moduleResolution %s)', async (resolution) => {
+    const mod = join(app, 'node_modules');
+    // Types only (never run): Electron's and Node's declarations from this repository.
+    mkdirSync(join(mod, '@types'), { recursive: true });
+    for (const p of ['electron', '@types/node']) if (!existsSync(join(mod, p))) symlinkSync(join(ROOT, 'node_modules', p), join(mod, p), 'dir');
+    copyFileSync(join(FIXTURES, 'consumer', 'entries.ts'), join(app, 'src', 'entries.ts'));
+    writeFileSync(join(app, 'src', 'main.ts'), readmeSnippet('main.ts'));
+    writeFileSync(join(app, 'src', 'preload.ts'), readmeSnippet('preload.ts'));
+    const module = resolution === 'bundler' ? 'ESNext' : 'Node16';
+    const tsconfig = {
+      compilerOptions: {
+        target: 'ES2022',
+        module,
+        moduleResolution: resolution,
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        lib: ['ES2022', 'DOM'],
+        types: ['node'],
+      },
+      include: ['src'],
+    };
+    writeFileSync(join(app, `tsconfig.${resolution}.json`), JSON.stringify(tsconfig));
+    const result = await run(process.execPath, [TSC, '-p', `tsconfig.${resolution}.json`], { cwd: app, timeout: 120_000 }).catch(
+      (err: { stdout?: string }) => err,
+    );
+    expect('stdout' in result ? result.stdout : '').toBe('');
+  });
+});
