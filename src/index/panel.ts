@@ -24,10 +24,17 @@ const here = import.meta.url;
  * @throws Error when the folder has no built panel (run the build).
  */
 export function panelDir(): string {
-  const { fileURLToPath } = process.getBuiltinModule('node:url');
+  const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
   const { existsSync } = process.getBuiltinModule('node:fs');
+  const { createRequire } = process.getBuiltinModule('node:module');
   // dist/index/panel.js -> dist/renderer; src/index/panel.ts (this repository's tests) -> dist/renderer.
   const dirs = ['../renderer/', '../../dist/renderer/'].map((rel) => fileURLToPath(new URL(rel, here)));
+  // An app that bundled this module into its own file: the package as Node finds it from there.
+  try {
+    dirs.push(fileURLToPath(new URL('dist/renderer/', pathToFileURL(createRequire(here).resolve('qiming-mcp-runtime/package.json')))));
+  } catch {
+    // not installed where the bundle is
+  }
   const found = dirs.find((d) => existsSync(`${d}${PANEL_FILES.script}`));
   if (!found) throw new Error(`the built status panel was not found; looked in:\n  ${dirs.join('\n  ')}`);
   return found.replace(/[\\/]$/, '');

@@ -5,13 +5,16 @@
 // using every entry (entries.ts) plus the README's "Embed it in your app" snippets exactly
 // as written, under moduleResolution "bundler" and "node16", against Electron's own types.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { buildSync, transformSync } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const run = promisify(execFile);
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
@@ -71,7 +74,10 @@ describe('the packed module in a fresh project', () => {
       'CHANGELOG.md',
     ])
       expect(existsSync(join(mod, PKG.name, f)), f).toBe(true);
-    expect(existsSync(join(mod, PKG.name, 'dist/main/main.cjs'))).toBe(false);
+    // npm always packs "main" (this repository's own app, for `electron .`); it is not exported.
+    const installed = JSON.parse(readFileSync(join(mod, PKG.name, 'package.json'), 'utf8'));
+    expect(Object.keys(installed.exports)).toEqual(['./main', './preload', './panel', './panel.css', './cli', './shared', './package.json']);
+    expect(installed.peerDependenciesMeta).toEqual({ electron: { optional: true } });
   });
 
   it('runs McpRuntime from qiming-mcp-runtime/main in plain Node: ready, status, ACP entries, stop, nothing left', async () => {
@@ -109,6 +115,25 @@ describe('the packed module in a fresh project', () => {
     expect(await waitAllNotRunning(pids, 3000)).toEqual([]);
   });
 
+  it('finds its CLI and panel when the app bundles it into its own main file', async () => {
+    writeFileSync(
+      join(app, 'bundleMe.mjs'),
+      "import { proxyCliPath } from 'qiming-mcp-runtime/cli';\nimport { panelDir } from 'qiming-mcp-runtime/panel';\nconsole.log(JSON.stringify([proxyCliPath(), panelDir()]));\n",
+    );
+    // As electron-vite or webpack would: everything in one file, in another folder.
+    buildSync({
+      entryPoints: [join(app, 'bundleMe.mjs')],
+      outfile: join(app, 'out', 'main.mjs'),
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+    });
+    const { stdout } = await run(process.execPath, [join(app, 'out', 'main.mjs')], { cwd: app, timeout: 30_000 });
+    const pkg = join(app, 'node_modules', PKG.name);
+    expect(JSON.parse(stdout)).toEqual([join(pkg, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'), join(pkg, 'dist', 'renderer')]);
+  });
+
   it.each(['bundler', 'node16'])('type-checks every entry and the README snippets (moduleResolution %s)', async (resolution) => {
     const mod = join(app, 'node_modules');
     // Types only (never run): Electron's and Node's declarations from this repository.
@@ -136,5 +161,69 @@ describe('the packed module in a fresh project', () => {
       (err: { stdout?: string }) => err,
     );
     expect('stdout' in result ? result.stdout : '').toBe('');
+  });
+
+  it('runs the README main-process snippet as written, under a stand-in electron: ready, IPC for its page only, quit stops everything', async () => {
+    // `electron` for this folder only: tests/fixtures/fakeElectron.cjs, driven over the IPC channel.
+    const runDir = join(app, 'run');
+    const fake = join(runDir, 'node_modules', 'electron');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'package.json'), JSON.stringify({ name: 'electron', main: 'index.cjs' }));
+    writeFileSync(join(fake, 'index.cjs'), `module.exports = require(${JSON.stringify(join(FIXTURES, 'fakeElectron.cjs'))});\n`);
+    writeFileSync(join(runDir, 'main.mjs'), transformSync(readmeSnippet('main.ts'), { loader: 'ts', format: 'esm' }).code);
+    // The snippet writes an empty config only when none exists: give it one with a server.
+    const root = join(dir, 'electron-root');
+    mkdirSync(join(root, 'userData'), { recursive: true });
+    const config = { mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(root, 'memory.jsonl') } } } };
+    writeFileSync(join(root, 'userData', 'mcp.json'), JSON.stringify(config));
+
+    const child = spawn(process.execPath, ['main.mjs'], {
+      cwd: runDir,
+      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: runDir },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
+    const messages: { type: string; [k: string]: unknown }[] = [];
+    child.on('message', (m: { type: string }) => messages.push(m));
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    let nextId = 1;
+    const invoke = (url: string) => {
+      const id = nextId++;
+      child.send({ type: 'invoke', id, channel: 'mcp:status:get', url, args: [] });
+      return waitFor(
+        () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: any; error?: string } | undefined,
+        10_000,
+        'an IPC result',
+      );
+    };
+    try {
+      const loaded = await waitFor(() => messages.find((m) => m.type === 'loadFile'), 10_000, `loadFile (stderr: ${stderr})`);
+      const page = pathToFileURL(loaded.file as string).href;
+      expect(loaded.file).toBe(join(app, 'node_modules', PKG.name, 'dist', 'renderer', 'index.html'));
+      const status = await waitFor(
+        async () => {
+          const r = await invoke(page);
+          return r.value?.bridge.state === 'ready' ? r.value : undefined;
+        },
+        30_000,
+        `a ready bridge (stderr: ${stderr})`,
+      );
+      expect(status.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([['memory', 'ready']]);
+      expect(await invoke('https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
+      // The snippet prints the ACP entries once ready: this package's CLI, run by this node.
+      await waitFor(() => stdout.includes('qiming-mcp-stdio-proxy.cjs'), 10_000, 'the ACP entries on stdout');
+      expect(messages.some((m) => m.type === 'webContents.send' && m.channel === 'mcp:status:changed')).toBe(true);
+
+      child.send({ type: 'quit' });
+      expect(await exited).toBe(0);
+      expect(messages.filter((m) => m.type === 'before-quit').map((m) => m.prevented)).toEqual([true, false]);
+      const pids = [child.pid!, status.bridge.pid, ...status.servers.map((s: { pid: number }) => s.pid)];
+      expect(await waitAllNotRunning(pids, 3000)).toEqual([]);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
   });
 });
