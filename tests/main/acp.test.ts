@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
 import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp.js';
 import { parseConfig } from '../../src/proxy/index.js';
+import { CLI } from '../helpers/paths.js';
 
 const TOKEN = 'tok-0123456789abcdef-secret';
 const base = {
@@ -42,6 +43,14 @@ describe('acpMcpServers', () => {
       ['memory', 'bridge', `Bearer ${TOKEN}`],
       ['everything', 'bridge', `Bearer ${TOKEN}`],
     ]);
+  });
+
+  it('defaults to the package CLI run by this executable, and no log file', () => {
+    const e = acpMcpServers(undefined, { bridge: base.bridge, bridgeIds: ['memory'] })[0] as McpServerStdio;
+    expect(e.command).toBe(process.execPath);
+    expect(e.args[0]).toBe(CLI);
+    expect(envOf(e)).not.toHaveProperty('MCP_PROXY_LOG_FILE');
+    expect(envOf(e)).toHaveProperty('MCP_BRIDGE_TOKEN', TOKEN);
   });
 
   it('does not set ELECTRON_RUN_AS_NODE for plain node and refuses relative commands', () => {
