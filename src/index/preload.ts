@@ -38,9 +38,17 @@ export function exposeMcpRuntime(electron?: PreloadElectron): McpRuntimeApi {
 
 /** Only here, only when asked: the one place of the package that loads electron. */
 function requireElectron(): PreloadElectron {
-  if (typeof require !== 'function') {
-    throw new Error("exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (this build of the module cannot require it)");
+  const refuse = () => new Error("exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)");
+  if (typeof require !== 'function') throw refuse();
+  let electron: Partial<PreloadElectron> | undefined;
+  try {
+    // The ES module build has only a stand-in `require` that throws: same answer as no electron.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    electron = require('electron') as Partial<PreloadElectron>;
+  } catch {
+    throw refuse();
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('electron') as PreloadElectron;
+  // Outside a preload (plain Node) the electron package exports a path, not these objects.
+  if (typeof electron?.contextBridge?.exposeInMainWorld !== 'function' || !electron.ipcRenderer) throw refuse();
+  return electron as PreloadElectron;
 }

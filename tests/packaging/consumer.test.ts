@@ -108,6 +108,8 @@ describe('the packed module in a fresh project', () => {
     ]);
     expect(out).toMatchObject({ cliPath: entry.args[0], cliExists: true, serversExist: true, panelExists: true });
     expect(out.asarUnpack).toEqual([`node_modules/${PKG.name}/dist/proxy/**`, `node_modules/${PKG.name}/dist/servers/**`]);
+    const refused = "exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)";
+    expect(out.withoutElectron).toEqual([refused, refused]);
     expect(out.channels).toEqual(['mcp:status:get', 'mcp:status:get', 'mcpRuntime']);
 
     const pids = [out.status.bridge.pid, ...out.status.servers.map((s: { pid: number }) => s.pid), out.viaEntry.pid];
@@ -138,7 +140,13 @@ describe('the packed module in a fresh project', () => {
     const mod = join(app, 'node_modules');
     // Types only (never run): Electron's and Node's declarations from this repository.
     mkdirSync(join(mod, '@types'), { recursive: true });
-    for (const p of ['electron', '@types/node']) if (!existsSync(join(mod, p))) symlinkSync(join(ROOT, 'node_modules', p), join(mod, p), 'dir');
+    if (!existsSync(join(mod, '@types/node'))) symlinkSync(join(ROOT, 'node_modules', '@types/node'), join(mod, '@types/node'), 'dir');
+    // electron's declarations alone: its index.js would try to download Electron if anything required it.
+    if (!existsSync(join(mod, 'electron'))) {
+      mkdirSync(join(mod, 'electron'));
+      writeFileSync(join(mod, 'electron', 'package.json'), JSON.stringify({ name: 'electron', types: 'electron.d.ts' }));
+      symlinkSync(join(ROOT, 'node_modules', 'electron', 'electron.d.ts'), join(mod, 'electron', 'electron.d.ts'));
+    }
     copyFileSync(join(FIXTURES, 'consumer', 'entries.ts'), join(app, 'src', 'entries.ts'));
     writeFileSync(join(app, 'src', 'main.ts'), readmeSnippet('main.ts'));
     writeFileSync(join(app, 'src', 'preload.ts'), readmeSnippet('preload.ts'));
