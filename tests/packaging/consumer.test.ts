@@ -4,6 +4,8 @@
 // `qiming-mcp-runtime/main` (tests/fixtures/consumer/runtime.mjs), and tsc type-checks a file
 // using every entry (entries.ts) plus the README's "Embed it in your app" snippets exactly
 // as written, under moduleResolution "bundler" and "node16", against Electron's own types.
+// The README's main snippet also runs under a stand-in electron, its preload snippet is
+// bundled with the README's esbuild command and run, and a bundled main finds the CLI.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
@@ -134,6 +136,31 @@ describe('the packed module in a fresh project', () => {
     const { stdout } = await run(process.execPath, [join(app, 'out', 'main.mjs')], { cwd: app, timeout: 30_000 });
     const pkg = join(app, 'node_modules', PKG.name);
     expect(JSON.parse(stdout)).toEqual([join(pkg, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'), join(pkg, 'dist', 'renderer')]);
+  });
+
+  it('bundles the README preload snippet as the README says, and it exposes the API through contextBridge', async () => {
+    const dirP = join(app, 'preload-run');
+    const fake = join(dirP, 'node_modules', 'electron');
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, 'package.json'), JSON.stringify({ name: 'electron', main: 'index.cjs' }));
+    // contextBridge and ipcRenderer as a preload sees them, reporting what is exposed and invoked.
+    const fakeCode = [
+      'const invoked = [];',
+      'exports.ipcRenderer = { invoke: async (ch) => (invoked.push(ch), { bridge: { state: "ready" }, servers: [] }), on() {}, removeListener() {} };',
+      'exports.contextBridge = { exposeInMainWorld: (key, api) => api.getStatus().then(() => console.log(JSON.stringify({ key, methods: Object.keys(api).sort(), invoked }))) };',
+    ];
+    writeFileSync(join(fake, 'index.cjs'), fakeCode.join('\n'));
+    writeFileSync(join(app, 'preload.ts'), readmeSnippet('preload.ts'));
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const command = /`(esbuild preload\.ts [^`]+)`/.exec(readme)![1]!.split(' ');
+    // The README's command line, as esbuild's own CLI parses it (run from the app's folder).
+    await run(join(ROOT, 'node_modules', '.bin', 'esbuild'), command.slice(1), { cwd: app, timeout: 30_000 });
+    copyFileSync(join(app, 'preload.cjs'), join(dirP, 'preload.cjs'));
+    const { stdout } = await run(process.execPath, ['preload.cjs'], { cwd: dirP, timeout: 30_000 });
+    expect(JSON.parse(stdout)).toEqual({ key: 'mcpRuntime', methods: ['getStatus', 'onStatus', 'restart'], invoked: ['mcp:status:get'] });
+    // One file that requires nothing but electron (a sandboxed preload can require nothing else).
+    const requires = [...readFileSync(join(dirP, 'preload.cjs'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+    expect(new Set(requires)).toEqual(new Set(['electron']));
   });
 
   it.each(['bundler', 'node16'])('type-checks every entry and the README snippets (moduleResolution %s)', async (resolution) => {
