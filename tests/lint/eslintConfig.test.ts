@@ -153,3 +153,53 @@ describe('eslint config: a file in src/ has at most 320 lines, blank and comment
     expect(await errors(lines(400), 'tests/proxy/big.test.ts')).not.toContain('max-lines');
   });
 });
+
+describe("eslint config: this repository's app uses only the package's public entries", () => {
+  it.each([
+    "import { McpRuntime } from '../runtime/mcpRuntime.js';\nexport { McpRuntime };",
+    "import { attachToApp } from '../app/attachToApp.js';\nexport { attachToApp };",
+    "import { IPC_CHANNELS } from '../../shared/ipcContract.js';\nexport { IPC_CHANNELS };",
+    "import { sweepOrphans } from '../../proxy/index.js';\nexport { sweepOrphans };",
+    "import { startPanel } from '../../renderer/startPanel.js';\nexport { startPanel };",
+  ])('src/main/electron rejects %s', async (code) => {
+    expect(await errors(code, 'src/main/electron/offender.ts')).toContain('import-x/no-restricted-paths');
+  });
+
+  it('src/main/electron accepts the entries, electron, electron-log and node modules', async () => {
+    const code = [
+      "import { app } from 'electron';",
+      "import log from 'electron-log/main';",
+      "import { join } from 'node:path';",
+      "import { McpRuntime } from '../../index/main.js';",
+      "import { exposeMcpRuntime } from '../../index/preload.js';",
+      "import { resolveRuntimePaths } from '../../index/cli.js';",
+      'export { app, log, join, McpRuntime, exposeMcpRuntime, resolveRuntimePaths };',
+    ].join('\n');
+    expect(await errors(code, 'src/main/electron/fine.ts')).toEqual([]);
+  });
+
+  it('the rest of src/main does not import the entries', async () => {
+    expect(await errors("import { McpRuntime } from '../../index/main.js';\nexport { McpRuntime };", 'src/main/runtime/offender.ts')).toContain(
+      'import-x/no-restricted-paths',
+    );
+  });
+});
+
+describe('eslint config: the public entries never load electron at load time', () => {
+  it.each([
+    ["import { app } from 'electron';\nexport { app };", 'src/index/main.ts', 'no-restricted-imports'],
+    ["export const e = require('electron');", 'src/index/main.ts', 'no-restricted-syntax'],
+    ["import log from 'electron-log/main';\nexport { log };", 'src/index/preload.ts', 'no-restricted-imports'],
+    ["export const e = await import('electron');", 'src/index/preload.ts', 'no-restricted-syntax'],
+    ["import { join } from 'node:path';\nexport { join };", 'src/index/panel.ts', 'import-x/no-nodejs-modules'],
+    ["import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'src/index/panel.ts', 'import-x/no-restricted-paths'],
+  ])('rejects %s in %s', async (code, file, rule) => {
+    expect(await errors(code, file)).toContain(rule);
+  });
+
+  it("lets preload.ts require('electron') lazily", async () => {
+    // eslint's own no-require-imports is switched off where it is used, with a comment.
+    const code = "// eslint-disable-next-line @typescript-eslint/no-require-imports\nexport const load = () => require('electron');";
+    expect(await errors(code, 'src/index/preload.ts')).toEqual([]);
+  });
+});

@@ -27,7 +27,7 @@ import { ConfigWatcher } from '../config/configWatcher.js';
 import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
-import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
 import { DEFAULT_BACKOFF, RuntimeListeners, type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents } from './runtimeTypes.js';
 
@@ -56,7 +56,7 @@ export class McpRuntime {
   private readonly book: RuntimeStatusBook;
 
   constructor(private readonly opts: McpRuntimeOptions) {
-    this.log = opts.logger ?? silentLogger;
+    this.log = opts.logger ?? stderrLogger;
     this.listeners = new RuntimeListeners(this.log);
     this.book = new RuntimeStatusBook(this.listeners);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
