@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { startHttpServerScript } from '../helpers/httpScript.js';
 import { CLI, EVERYTHING_SERVER, FIXTURES } from '../helpers/paths.js';
@@ -143,7 +143,7 @@ const item = async (c: Client, method: string, field: string, key: string, value
   const list = (await raw(c, method))[field] as Record<string, unknown>[];
   return list.find((x) => x[key] === value);
 };
-const F_TOOLS = ['f_echo_meta', 'f_schema_2020', 'f_resource_link', 'f_sampling_tools', 'f_elicit_enums'];
+const F_TOOLS = ['f_echo_meta', 'f_schema_2020', 'f_resource_link', 'f_sampling_tools', 'f_elicit_enums', 'f_progress_meta'];
 
 /** What a server asked the client for while `run` ran (sampling and elicitation requests). */
 async function asked<T>(c: Client, run: () => Promise<T>): Promise<{ result: T; requests: unknown[] }> {
@@ -159,7 +159,7 @@ async function asked<T>(c: Client, run: () => Promise<T>): Promise<{ result: T; 
   });
   c.setRequestHandler(ElicitRequestSchema, async (req) => {
     requests.push(req.params);
-    return { action: 'accept', content: { color: 'red', size: 's', tags: ['two'], count: 4, agree: true } };
+    return { action: 'accept', content: { color: 'red', size: 's', tags: ['two'], count: 4, agree: true }, _meta: META };
   });
   return { result: await run(), requests };
 }
@@ -209,6 +209,21 @@ describe.each(PATHS)('2025-11-25 transparency: %s', (_name, open) => {
     expect(await prompt(via.client('f'))).toEqual(await prompt(direct.client('f')));
   });
 
+  it('progress notifications keep their token, message and _meta', async () => {
+    // Recorded by a notification handler of our own: the SDK's `onprogress` drops a progress
+    // notification read in the same chunk as the answer (its handler is gone by then).
+    const run = async (c: Client, token: string) => {
+      const seen: unknown[] = [];
+      c.setNotificationHandler(ProgressNotificationSchema, (n) => void seen.push(n.params));
+      await raw(c, 'tools/call', { name: 'f_progress_meta', arguments: {}, _meta: { progressToken: token } });
+      await waitFor(() => seen.length >= 2, 5000, 'two progress notifications');
+      return seen;
+    };
+    const d = await run(direct.client('f'), `tok-${_name}`);
+    expect(d[0]).toMatchObject({ message: 'step 1', _meta: { 'x-vendor-flag': true } });
+    expect(await run(via.client('f'), `tok-${_name}`)).toEqual(d);
+  });
+
   it('structuredContent with an outputSchema (validated by the SDK client) and resource_link content', async () => {
     const args = { ship: { city: 'Lyon' }, kind: 'b', lines: ['x', 2] };
     for (const [id, name, a] of [
@@ -223,14 +238,14 @@ describe.each(PATHS)('2025-11-25 transparency: %s', (_name, open) => {
     }
   });
 
-  it('sampling with tools and toolChoice: the same request reaches the client, its tool_use answer the server', async () => {
+  it('sampling with tools and toolChoice: the same request reaches the client, its tool_use answer (with _meta) the server', async () => {
     const run = (c: Client) => asked(c, () => raw(c, 'tools/call', { name: 'f_sampling_tools', arguments: {} }));
     const d = await run(direct.client('f'));
     expect(JSON.stringify(d.result)).toContain('tool_use');
     expect(await run(via.client('f'))).toEqual(d);
   });
 
-  it('elicitation with enum and default schemas: the requested schema arrives untouched', async () => {
+  it('elicitation with enum and default schemas: the requested schema arrives untouched, the answer (with _meta) comes back', async () => {
     const run = (c: Client, name: string) => asked(c, () => raw(c, 'tools/call', { name, arguments: {} }));
     const d = await run(direct.client('f'), 'f_elicit_enums');
     expect(d.requests).toHaveLength(1);
