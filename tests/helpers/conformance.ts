@@ -2,7 +2,7 @@
 // under Node 22) against a URL and reads back what each scenario found: the suite writes
 // `<out>/server-<scenario>-<timestamp>/checks.json` per scenario (its exit code only says
 // whether anything failed).
-import { execFile } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,16 +21,37 @@ export interface Check {
 export type SuiteResult = Map<string, Check[]>;
 
 const DIR = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/;
+const running = new Set<ChildProcess>();
+const outDirs = new Set<string>();
+
+/** Kills every suite run still going (call from afterAll: a hook that timed out leaves them running). */
+export async function stopConformanceRuns(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    }),
+  );
+  for (const dir of outDirs) rmSync(dir, { recursive: true, force: true });
+  outDirs.clear();
+}
 
 /** Runs every server scenario (`--suite all`: the active ones and the pending ones) against `url`. */
-export async function runConformance(url: string, timeoutMs = 60_000): Promise<SuiteResult> {
+export async function runConformance(url: string, timeoutMs = 120_000): Promise<SuiteResult> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conformance-'));
+  outDirs.add(out);
   try {
     await new Promise<void>((resolve, reject) => {
-      execFile(node22(), [CONFORMANCE_BIN, 'server', '--url', url, '--suite', 'all', '-o', out], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err) =>
-        // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
-        err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
+      const child = execFile(
+        node22(),
+        [CONFORMANCE_BIN, 'server', '--url', url, '--suite', 'all', '-o', out],
+        { timeout: timeoutMs, maxBuffer: 16 << 20 },
+        (err) =>
+          // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
+          err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
       );
+      running.add(child);
+      child.once('exit', () => running.delete(child));
     });
     const result: SuiteResult = new Map();
     for (const dir of readdirSync(out).sort()) {
@@ -40,6 +61,7 @@ export async function runConformance(url: string, timeoutMs = 60_000): Promise<S
     return result;
   } finally {
     rmSync(out, { recursive: true, force: true });
+    outDirs.delete(out);
   }
 }
 
