@@ -16,7 +16,10 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const NODE22_PREFIX = join(ROOT, '.cache', 'node22');
 const BIN = process.platform === 'win32' ? join(NODE22_PREFIX, 'node_modules', 'node', 'bin', 'node.exe') : join(NODE22_PREFIX, 'node_modules', '.bin', 'node');
 
-/** The major version of the Node at `bin`, or undefined when it does not run. */
+/**
+ * The major version of the Node at `bin`, or undefined when it does not run.
+ * @param {string} bin
+ */
 function majorOf(bin) {
   try {
     const v = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
@@ -26,7 +29,11 @@ function majorOf(bin) {
   }
 }
 
-/** Returns the path of a Node 22 binary, installing npm `node@22` into .cache/node22 if needed. */
+/**
+ * Returns the path of a Node 22 binary, installing npm `node@22` into .cache/node22 if needed.
+ * @param {{ quiet?: boolean }} [options]
+ * @returns {string}
+ */
 export function ensureNode22({ quiet = false } = {}) {
   const override = process.env.QIMING_NODE22;
   if (override) {

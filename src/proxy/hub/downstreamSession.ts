@@ -135,8 +135,9 @@ export class DownstreamSession implements RoutingSession {
    * first start, by the ready window (a list waiting for them gets their tools), so
    * `echo request | proxy` works. Whatever is still unanswered then gets an error: every
    * request received gets an answer, and a stdio client that half-closed still reads it.
+   * `reason` replaces the generic message of those errors (a server removed by a reload).
    */
-  async close(drainMs = 0): Promise<void> {
+  async close(drainMs = 0, reason?: string): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
@@ -153,7 +154,8 @@ export class DownstreamSession implements RoutingSession {
     for (const f of this.inflight.values()) {
       if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
     }
-    const message = drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy';
+    const message =
+      reason ?? (drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy');
     const answered: Promise<void>[] = [];
     for (const id of this.unanswered) {
       if (this.inflight.get(id)?.cancelled || this.cancelledEarly.has(id)) continue;
