@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ROOT } from './paths.js';
 import { node22 } from './node22.js';
 
+/** The 2025-11-25 suite (0.1.16); the 2026-07-28 one is the `conformance-2026` alias (issue 18). */
 export const CONFORMANCE_BIN = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 export interface Check {
@@ -37,14 +38,14 @@ export async function stopConformanceRuns(): Promise<void> {
 }
 
 /** Runs every server scenario (`--suite all`: the active ones and the pending ones) against `url`. */
-export async function runConformance(url: string, timeoutMs = 120_000): Promise<SuiteResult> {
+export async function runConformance(url: string, timeoutMs = 120_000, bin = CONFORMANCE_BIN): Promise<SuiteResult> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conformance-'));
   outDirs.add(out);
   try {
     await new Promise<void>((resolve, reject) => {
       const child = execFile(
         node22(),
-        [CONFORMANCE_BIN, 'server', '--url', url, '--suite', 'all', '-o', out],
+        [bin, 'server', '--url', url, '--suite', 'all', '-o', out],
         { timeout: timeoutMs, maxBuffer: 16 << 20 },
         (err) =>
           // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
