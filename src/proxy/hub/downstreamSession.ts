@@ -176,7 +176,8 @@ export class DownstreamSession implements RoutingSession {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.seen.set(kind, this.hub.listVersion[kind]);
-      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope) });
+      const meta = this.single?.lists.meta[list.kind];
+      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope), ...(meta === undefined ? {} : { _meta: meta }) });
     }
     switch (req.method) {
       case 'initialize':
