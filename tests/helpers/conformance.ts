@@ -43,13 +43,9 @@ export async function runConformance(url: string, timeoutMs = 120_000, bin = CON
   outDirs.add(out);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = execFile(
-        node22(),
-        [bin, 'server', '--url', url, '--suite', 'all', '-o', out],
-        { timeout: timeoutMs, maxBuffer: 16 << 20 },
-        (err) =>
-          // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
-          err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
+      const child = execFile(node22(), [bin, 'server', '--url', url, '--suite', 'all', '-o', out], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err) =>
+        // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
+        err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
       );
       running.add(child);
       child.once('exit', () => running.delete(child));

@@ -24,7 +24,13 @@ import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
 const F = join(FIXTURES, 'features2025Server.mjs');
 const TOKEN = 'a-transparency-2025-token-long-enough';
 const node = process.execPath;
-const caps = { sampling: { tools: {} }, elicitation: { form: {} } };
+// What the proxy declares upstream for `clientCapabilities {sampling, elicitation}`
+// (config/clientCapabilities.ts), so that server-everything offers the same tools direct.
+const caps = {
+  sampling: { tools: {} },
+  elicitation: { form: {}, url: {} },
+  tasks: { list: {}, cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } },
+};
 const clientCapabilities = { sampling: true, elicitation: true };
 const servers = { f: { command: node, args: [F] }, e: { command: node, args: [EVERYTHING_SERVER] } };
 const Loose = z.looseObject({});

@@ -23,7 +23,8 @@ export type ClientCapabilityFlags = Partial<Record<ClientCapabilityName, boolean
 /** The `capabilities` object of the proxy's `initialize` for these flags. */
 export function declaredCapabilities(flags: ClientCapabilityFlags = {}): Record<string, unknown> {
   const caps: Record<string, unknown> = {};
-  if (flags.sampling) caps.sampling = {};
+  // Sampling with `tools`/`toolChoice` (2025-11-25) is passed through like any other sampling.
+  if (flags.sampling) caps.sampling = { tools: {} };
   if (flags.elicitation) caps.elicitation = { form: {}, url: {} };
   // The proxy forwards its clients' notifications/roots/list_changed.
   if (flags.roots) caps.roots = { listChanged: true };
