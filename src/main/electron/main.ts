@@ -23,6 +23,7 @@ import { McpRuntime } from '../runtime/mcpRuntime.js';
 import { installQuitSequence } from './quitSequence.js';
 import { resolveRuntimePaths } from '../runtime/resourcePaths.js';
 import { errorMessage } from '../logs/runtimeLogger.js';
+import { adoptLoginPath } from '../runtime/loginEnv.js';
 
 log.initialize();
 const mainLog = log.scope('main');
@@ -119,8 +120,9 @@ app.whenReady().then(
     try {
       const rt = setupRuntime();
       createWindow();
-      // The tail first, so no proxy line of this run is missed.
-      await tail?.start();
+      // The tail first, so no proxy line of this run is missed; the login-shell PATH once,
+      // for the bridge, the agents and their proxies (loginEnv.ts).
+      await Promise.all([tail?.start(), adoptLoginPath(process.env, mainLog)]);
       await rt.start();
     } catch (err) {
       mainLog.error(`MCP runtime failed to start: ${errorMessage(err)}`);

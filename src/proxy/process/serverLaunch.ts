@@ -64,10 +64,12 @@ export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> 
   const own = env[key];
   const login = r.login ?? (() => loginPath(r.logger));
   let from: PathSource = 'own';
+  const direct = platform !== 'win32' && r.command.includes('/');
   /** The command, or its interpreter, missing on `p`; undefined when both are there. */
   const missing = (p: string | undefined): { foundAt?: string; interpreter?: string } | undefined => {
     const at = findCommand(r.command, p, r.cwd, seams, envLookup(env, 'PATHEXT', platform));
-    if (!at) return {};
+    // A path (`./bin/x`, `/opt/x`) is spawn's to judge: it names a missing cwd or EACCES best.
+    if (!at) return direct ? undefined : {};
     if (platform === 'win32') return undefined;
     const interpreter = envInterpreter(at, seams);
     return interpreter && !findCommand(interpreter, p, r.cwd, seams) ? { foundAt: at, interpreter } : undefined;
@@ -87,6 +89,11 @@ export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> 
   const plan =
     platform === 'win32'
       ? resolveSpawnCommand(r.command, r.args ?? [], { platform, env, cwd: r.cwd, fileExists: r.isExecutable })
-      : { command: findCommand(r.command, env[key], r.cwd, seams)!, args: [...(r.args ?? [])], windowsVerbatimArguments: false, windowsHide: true as const };
+      : {
+          command: direct ? r.command : findCommand(r.command, env[key], r.cwd, seams)!,
+          args: [...(r.args ?? [])],
+          windowsVerbatimArguments: false,
+          windowsHide: true as const,
+        };
   return { plan, env, info: { command: shortenHome(plan.command, home), path: shortenHome(env[key] ?? '', home), pathFrom: from } };
 }
