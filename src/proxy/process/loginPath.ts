@@ -49,7 +49,7 @@ function timeoutFrom(env: NodeJS.ProcessEnv): number {
 export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginPath> {
   const env = o.env ?? process.env;
   const platform = o.platform ?? process.platform;
-  const home = o.home ?? homedir();
+  const home = o.home ?? (env.HOME || homedir());
   const handed = env[LOGIN_PATH_ENV];
   if (handed !== undefined) return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
   if (platform === 'win32') return { folders: [], source: 'handed', note: 'Windows: no login shell to read' };

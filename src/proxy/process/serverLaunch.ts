@@ -57,7 +57,7 @@ function pathKey(env: Record<string, string>, platform: NodeJS.Platform): string
 export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> {
   const platform = r.platform ?? process.platform;
   const parentEnv = r.parentEnv ?? process.env;
-  const home = r.home ?? (platform === 'win32' ? (envLookup(parentEnv, 'USERPROFILE', platform) ?? homedir()) : homedir());
+  const home = r.home ?? (platform === 'win32' ? (envLookup(parentEnv, 'USERPROFILE', platform) ?? homedir()) : parentEnv.HOME || homedir());
   const seams: ResolveSeams = { platform, isExecutable: r.isExecutable, readHead: r.readHead };
   const env = buildChildEnv(r.entryEnv, { platform, parentEnv });
   const key = pathKey(env, platform);
