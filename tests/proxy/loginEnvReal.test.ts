@@ -25,7 +25,9 @@ function world() {
   };
   const profile = (text: string) => writeFileSync(join(root, '.bash_profile'), text);
   const env = (extra: Record<string, string> = {}) => ({ HOME: root, PATH: GUI_PATH, SHELL: '/bin/bash', QIMING_LOGIN_PATH: undefined, ...extra });
-  return { root, tools: join(root, 'tools'), server, profile, env };
+  /** For connectProxy (which starts from process.env): the same without the removals. */
+  const proxyEnv = (extra: Record<string, string> = {}) => ({ HOME: root, PATH: GUI_PATH, SHELL: '/bin/bash', ...extra });
+  return { root, tools: join(root, 'tools'), server, profile, env, proxyEnv };
 }
 
 describe('servers start in the login-shell environment', () => {
@@ -65,11 +67,7 @@ describe('servers start in the login-shell environment', () => {
     w.server(w.tools, 'qiming-test-server', 'viadash');
     writeFileSync(join(w.root, 'shrc'), `echo dash says hi\nPATH="$PATH:${w.tools}"; export PATH\n`);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
-    const p = await connectProxy(
-      ['--config', config, '--log-level', 'debug'],
-      {},
-      w.env({ SHELL: '/bin/sh', ENV: join(w.root, 'shrc') }) as Record<string, string>,
-    );
+    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ SHELL: '/bin/sh', ENV: join(w.root, 'shrc') }));
     try {
       expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from viadash');
       // /etc/profile (dash reads it as a login shell) may add system folders before ours.
