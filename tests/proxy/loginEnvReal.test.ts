@@ -121,10 +121,7 @@ describe('servers start in the login-shell environment', () => {
     writeFileSync(shell, `#!/bin/sh\ntouch "${w.root}/shell-ran"\n`);
     chmodSync(shell, 0o755);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
-    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, { ...w.env({ SHELL: shell }), QIMING_LOGIN_PATH: w.tools } as Record<
-      string,
-      string
-    >);
+    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ SHELL: shell, QIMING_LOGIN_PATH: w.tools }));
     try {
       expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from handed');
       expect(p.stderr.join('\n')).toContain(`PATH (handed) ${GUI_PATH}:~/tools`);
