@@ -11,7 +11,6 @@
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { RUN_AS_NODE_ENV, RESOLVING_ENV_ENV, TOKEN_ENV } from '../common/envNames.js';
 
@@ -30,7 +29,8 @@ export interface Markers {
 }
 
 export function newMarkers(): Markers {
-  const id = randomBytes(8).toString('hex');
+  // Taken when first needed: stdio aggregation otherwise never loads node:crypto at start.
+  const id = process.getBuiltinModule('node:crypto').randomBytes(8).toString('hex');
   return { start: `__QIMING_ENV_START_${id}__`, end: `__QIMING_ENV_END_${id}__` };
 }
 
