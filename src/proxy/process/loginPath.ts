@@ -74,6 +74,7 @@ let cached: Promise<LoginPath> | undefined;
 export function loginPath(logger?: Logger): Promise<LoginPath> {
   cached ??= discoverLoginPath().then((lp) => {
     if (lp.source === 'fallback') logger?.warn(lp.note);
+    else if (lp.source === 'handed') logger?.debug(lp.note);
     else logger?.info(lp.note);
     return lp;
   });

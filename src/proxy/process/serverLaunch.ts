@@ -79,7 +79,8 @@ export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> 
   } else if (platform !== 'win32' && (parentEnv[LOGIN_PATH_ENV] !== undefined || missing(own))) {
     const lp = await login();
     const merged = mergePath(own, lp.folders, platform);
-    if (merged !== (own ?? '')) {
+    // Handed folders are named even when the own PATH has them all (the app's PATH already does).
+    if (merged !== (own ?? '') || lp.source === 'handed') {
       env[key] = merged;
       from = lp.source;
     }
