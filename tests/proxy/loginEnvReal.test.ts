@@ -9,7 +9,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupBridges, startBridge, tempDir, trackPids, waitNotRunning } from '../helpers/bridgeProcess.js';
-import { connectProxy, FIXTURE } from '../helpers/proxyCli.js';
+import { spawn } from 'node:child_process';
+import { CLI, connectProxy, FIXTURE } from '../helpers/proxyCli.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 afterEach(cleanupBridges);
 
@@ -90,6 +92,23 @@ describe('servers start in the login-shell environment', () => {
     const shell = Number(readFileSync(join(w.root, 'shell.pid'), 'utf8'));
     trackPids(shell);
     expect(await waitNotRunning(shell, 3000)).toBe(true);
+  }, 30_000);
+
+  it('a proxy SIGKILLed while its login shell hangs leaves no shell behind (the group watcher ends it)', async () => {
+    const w = world();
+    w.profile(`echo $$ > "${w.root}/shell.pid"\nsleep 60\n`);
+    const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
+    const proxy = spawn(process.execPath, [CLI, '--config', config], { env: { ...process.env, ...w.proxyEnv() }, stdio: ['pipe', 'ignore', 'ignore'] });
+    trackPids(proxy.pid);
+    const pidFile = join(w.root, 'shell.pid');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000, 'the login shell');
+    const shell = Number(readFileSync(pidFile, 'utf8'));
+    trackPids(shell);
+    // Past the instant between the shell's spawn and its record reaching the watcher (the same
+    // window every server start has; a loaded machine can stretch it to tens of ms).
+    await new Promise((r) => setTimeout(r, 300));
+    proxy.kill('SIGKILL');
+    expect(await waitNotRunning(shell, 5000), 'the hanging login shell').toBe(true);
   }, 30_000);
 
   it('a missing shell: the well-known folders are used', async () => {

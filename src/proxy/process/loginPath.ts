@@ -9,6 +9,7 @@ import { LOGIN_PATH_ENV, LOGIN_SHELL_TIMEOUT_ENV } from '../common/envNames.js';
 import type { Logger } from '../common/logger.js';
 import { readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS } from './loginShellEnv.js';
 import { wellKnownToolFolders } from './toolFolders.js';
+import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 import { mergePath, shortenHome, splitPath } from './commandResolver.js';
 
 /** Where the folders came from: handed down, read from the shell, or the fallback list. */
@@ -26,6 +27,8 @@ export interface DiscoverOptions {
   platform?: NodeJS.Platform;
   home?: string;
   logger?: Logger;
+  /** Passed to the shell read (loginShellEnv.ts `track`). */
+  track?: (pgid: number) => () => void;
 }
 
 /** The user's shell: `$SHELL`, else the account's (passwd), else the platform's default. */
@@ -54,7 +57,7 @@ export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginP
   if (handed !== undefined) return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
   if (platform === 'win32') return { folders: [], source: 'handed', note: 'Windows: no login shell to read' };
   const shell = userShell(env, platform);
-  const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env) });
+  const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env), track: o.track });
   if (read.ok && read.path) {
     const folders = splitPath(read.path, platform).filter((d) => d.startsWith('/'));
     return { folders, source: 'login-shell', note: `login shell ${shell} read in ${read.ms} ms` };
@@ -72,7 +75,12 @@ let cached: Promise<LoginPath> | undefined;
  * it). Concurrent callers share the same read.
  */
 export function loginPath(logger?: Logger): Promise<LoginPath> {
-  cached ??= discoverLoginPath().then((lp) => {
+  // The shell's group is recorded like a server's: a proxy killed mid-read leaves no shell.
+  const track = (pgid: number) => {
+    trackServerGroup(pgid, logger);
+    return () => serverGroupStopped(pgid);
+  };
+  cached ??= discoverLoginPath({ track }).then((lp) => {
     if (lp.source === 'fallback') logger?.warn(lp.note);
     else if (lp.source === 'handed') logger?.debug(lp.note);
     else logger?.info(lp.note);

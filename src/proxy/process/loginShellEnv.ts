@@ -79,6 +79,12 @@ export interface ReadLoginShellOptions {
   /** The environment the shell starts with; default `process.env` (the bridge token removed). */
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /**
+   * Called with the shell's pid (its group) once spawned; the function it returns, once the
+   * group is killed. The proxy records the group with its watcher (groupRegistry.ts) here, so
+   * a proxy killed during the read does not leave a hanging shell behind.
+   */
+  track?: (pgid: number) => () => void;
 }
 
 /** The environment a login shell starts with: ours, minus what it has no business seeing. */
@@ -122,6 +128,7 @@ export function readLoginShellPath(opts: ReadLoginShellOptions = {}): Promise<Lo
       resolve({ ok: false, shell, reason: `cannot run ${shell}: ${(err as Error).message}`, ms: ms() });
       return;
     }
+    const untrack = child.pid !== undefined ? opts.track?.(child.pid) : undefined;
     const settle = (r: LoginShellRead) => {
       if (settled) return;
       settled = true;
@@ -157,6 +164,7 @@ export function readLoginShellPath(opts: ReadLoginShellOptions = {}): Promise<Lo
       // A group member left behind (a job an rc file started) goes with the shell; that
       // also ends its hold on stdout, so 'close' follows.
       killGroup(child.pid);
+      untrack?.();
     });
     child.on('close', () => {
       if (!settled) fail(`exited ${exit || 'early'} without printing PATH`);
