@@ -35,6 +35,9 @@ const electronForbidden = forbidModules(['electron', 'electron-log'], 'src/proxy
 const electronOutsideWiring = forbidModules(['electron'], 'Only src/main/electron/ imports electron.');
 const rendererForbidden = forbidModules(['electron', 'electron-log'], 'src/renderer and src/shared run in the page: no electron, no Node.');
 
+/** The most lines a file in src/ may have (see the max-lines rule below). */
+const MAX_SRC_LINES = 320;
+
 const resolver = createNodeResolver({
   extensions: ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.node'],
   extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'], '.cjs': ['.cts', '.cjs'] },
@@ -99,6 +102,9 @@ export default tseslint.config(
     rules: {
       // No import cycles anywhere in src/ (value imports; type-only imports are not followed by the rule).
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // "About 300 lines" per file (docs/ARCHITECTURE.md, "Lint, format, type-check"): every line
+      // counts, blank and comment lines included, so a file cannot hide its size in either.
+      'max-lines': ['error', { max: MAX_SRC_LINES, skipBlankLines: false, skipComments: false }],
     },
   },
   {

@@ -13,6 +13,7 @@ const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
 const only = process.argv[2];
 
 /** In the CLI bundle, the SDK's SSE modules become a require of the file built beside it. */
+/** @type {import('esbuild').Plugin} */
 const sdkSseBesideCli = {
   name: 'sdk-sse-beside-cli',
   setup(b) {

@@ -41,6 +41,21 @@ export interface ServerStatus {
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';
 
 export interface RuntimeStatus {
-  bridge: { state: BridgeState; pid?: number; port?: number; restarts?: number; lastError?: string };
+  bridge: {
+    state: BridgeState;
+    pid?: number;
+    port?: number;
+    restarts?: number;
+    lastError?: string;
+    /** Why the last edit of the config file was not applied (the servers run as before); unset once one is. */
+    configError?: string;
+  };
   servers: ServerStatus[];
 }
+
+/**
+ * The answer of the bridge's `POST /config/reload`: what it did, by server id, or why the
+ * config was not applied (nothing changed then).
+ */
+export type ConfigReloadResult =
+  { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[] } | { ok: false; error: string };

@@ -135,3 +135,21 @@ describe('eslint config: src/main reaches the proxy through its index, src/share
     expect(await errors(code, 'src/shared/offender.ts')).toContain(rule);
   });
 });
+
+describe('eslint config: a file in src/ has at most 320 lines, blank and comment lines included', () => {
+  /** `n` lines, a third each blank, comment and code, so neither kind can hide the size. */
+  const lines = (n: number) =>
+    `${Array.from({ length: n }, (_, i) => (i % 3 === 0 ? '' : i % 3 === 1 ? `// note ${i}` : `export const a${i} = ${i};`)).join('\n')}\n`;
+
+  it.each(['src/proxy/hub/big.ts', 'src/main/logs/big.ts', 'src/renderer/big.ts', 'src/shared/big.ts'])(
+    'rejects 321 lines in %s, accepts 320',
+    async (file) => {
+      expect(await errors(lines(321), file)).toContain('max-lines');
+      expect(await errors(lines(320), file)).toEqual([]);
+    },
+  );
+
+  it('does not apply outside src/', async () => {
+    expect(await errors(lines(400), 'tests/proxy/big.test.ts')).not.toContain('max-lines');
+  });
+});

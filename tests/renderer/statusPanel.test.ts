@@ -169,6 +169,18 @@ describe('status panel over HTTP', () => {
     expect(await card(page, 'remote').locator('details.launch').isVisible()).toBe(false);
   });
 
+  it('shows a config edit that was not applied, with its message, until one is', async () => {
+    const { page, harness } = await open(runtime([server('memory', { state: 'ready' })]));
+    expect(await page.locator('.banner').isHidden()).toBe(true);
+    const message = 'invalid MCP config in /home/u/mcp.json: mcpServers.memory.command must be a string';
+    harness.setStatus(runtime([server('memory', { state: 'ready' })], { configError: message }));
+    await page.locator('.banner-title').filter({ hasText: 'was not applied' }).waitFor();
+    expect(await page.locator('.banner-detail').textContent()).toBe(message);
+    expect(await badgeText(page, 'memory')).toMatch(/ready/i);
+    harness.setStatus(runtime([server('memory', { state: 'ready' })]));
+    await page.locator('.banner').waitFor({ state: 'hidden' });
+  });
+
   it('opens the log of a server that turns failed later, unless the user has toggled it', async () => {
     const at = (state: 'restarting' | 'failed' | 'ready', stderrTail: string[]) =>
       runtime([server('a', { state, stderrTail }), server('b', { state, stderrTail })]);
