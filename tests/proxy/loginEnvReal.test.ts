@@ -5,8 +5,9 @@
 // server starts and is ready, and the status says which command and PATH it got. Also: a
 // profile that prints, one that hangs (deadline, fallback folders, the shell gone), a missing
 // shell, a command found nowhere, an entry's env.PATH winning, and folders handed down.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupBridges, startBridge, tempDir, trackPids, waitNotRunning } from '../helpers/bridgeProcess.js';
 import { spawn } from 'node:child_process';
@@ -74,6 +75,27 @@ describe('servers start in the login-shell environment', () => {
       expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from viadash');
       // /etc/profile (dash reads it as a login shell) may add system folders before ours.
       expect(p.stderr.join('\n')).toMatch(/\[debug\] \[s\] command ~\/tools\/qiming-test-server, PATH \(login-shell\) \/usr\/bin:\/bin:(\S+:)?~\/tools\n/);
+    } finally {
+      await p.close();
+    }
+  }, 30_000);
+
+  it('a #!/usr/bin/env script on the own PATH whose interpreter only the login PATH has (npx without node): ready', async () => {
+    const w = world();
+    // `qiming-node` stands for node (a real /usr/bin/node may exist here), only in the profile's folder.
+    mkdirSync(w.tools);
+    symlinkSync(process.execPath, join(w.tools, 'qiming-node'));
+    const own = join(w.root, 'own');
+    mkdirSync(own);
+    const script = join(own, 'qiming-envnode-server');
+    writeFileSync(script, `#!/usr/bin/env qiming-node\nprocess.argv.push('--name', 'envnode');\nimport(${JSON.stringify(pathToFileURL(FIXTURE).href)});\n`);
+    chmodSync(script, 0o755);
+    w.profile(`export PATH="$PATH:${w.tools}"\n`);
+    const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-envnode-server' } } });
+    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ PATH: `${GUI_PATH}:${own}` }));
+    try {
+      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from envnode');
+      expect(p.stderr.join('\n')).toMatch(/\[debug\] \[s\] command ~\/own\/qiming-envnode-server, PATH \(login-shell\) \/usr\/bin:\/bin:~\/own:.*~\/tools/);
     } finally {
       await p.close();
     }
