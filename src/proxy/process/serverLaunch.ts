@@ -81,7 +81,7 @@ export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> 
     const merged = mergePath(own, lp.folders, platform);
     // Handed folders are named even when the own PATH has them all (the app's PATH already does).
     if (merged !== (own ?? '') || lp.source === 'handed') {
-      env[key] = merged;
+      if (merged) env[key] = merged;
       from = lp.source;
     }
   }
