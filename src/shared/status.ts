@@ -12,6 +12,16 @@ export interface ToolSummary {
   description?: string;
 }
 
+/** Where a stdio server's PATH came from (see src/proxy/process/serverLaunch.ts). */
+export type PathSource = 'own' | 'entry' | 'handed' | 'login-shell' | 'fallback';
+
+/** How a stdio server was started: the command as resolved and its PATH, home written `~`. */
+export interface ServerLaunchInfo {
+  command: string;
+  path: string;
+  pathFrom: PathSource;
+}
+
 export interface ServerStatus {
   id: string;
   transport: ServerTransport;
@@ -24,6 +34,8 @@ export interface ServerStatus {
   lastError?: string;
   stderrTail: string[];
   sessions: number;
+  /** stdio servers once spawned: which command ran and which PATH it got (secrets masked). */
+  launch?: ServerLaunchInfo;
 }
 
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';

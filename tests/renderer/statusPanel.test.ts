@@ -152,6 +152,23 @@ describe('status panel over HTTP', () => {
     expect(await card(page, 'broken').locator('.log-text').textContent()).toBe('boom');
   });
 
+  it('shows the command and the PATH a server got, folded; none for a server without a launch', async () => {
+    const launch = {
+      command: '~/.nvm/versions/node/v22.1.0/bin/npx',
+      path: '/usr/bin:/bin:~/.nvm/versions/node/v22.1.0/bin',
+      pathFrom: 'login-shell' as const,
+    };
+    const { page } = await open(runtime([server('npx-one', { launch }), server('remote', { transport: 'http' })]));
+    const details = card(page, 'npx-one').locator('details.launch');
+    expect(await details.isVisible()).toBe(true);
+    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await details.locator('summary').click();
+    expect(await details.locator('.launch-text').textContent()).toBe(
+      'command: ~/.nvm/versions/node/v22.1.0/bin/npx\nPATH (login-shell): /usr/bin:/bin:~/.nvm/versions/node/v22.1.0/bin',
+    );
+    expect(await card(page, 'remote').locator('details.launch').isVisible()).toBe(false);
+  });
+
   it('shows a config edit that was not applied, with its message, until one is', async () => {
     const { page, harness } = await open(runtime([server('memory', { state: 'ready' })]));
     expect(await page.locator('.banner').isHidden()).toBe(true);

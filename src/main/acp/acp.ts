@@ -12,7 +12,8 @@
  *   user, the environment is not.
  * - Every variable the proxy needs is in the entry's `env` (some agents pass a filtered
  *   environment): `MCP_PROXY_LOG_FILE` (main cannot see a grandchild's stderr, so it tails
- *   that file) and `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary.
+ *   that file), `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary, and
+ *   `QIMING_LOGIN_PATH`, the login-shell PATH folders the app read at start.
  * - Secret values of `persistent: false` entries (env, headers, authToken) are moved into
  *   the entry's `env` and referenced as `${QIMING_SECRET_<n>}` (see secretsToEnv.ts).
  * - `http` entries that point straight at the bridge (no grandchild at all) only when the
@@ -20,7 +21,7 @@
  */
 import { isAbsolute } from 'node:path';
 import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
-import { LOG_FILE_ENV, TOKEN_ENV } from '../../proxy/index.js';
+import { LOG_FILE_ENV, LOGIN_PATH_ENV, TOKEN_ENV } from '../../proxy/index.js';
 import { nodeCommand, resolveProxyCliPath, type NodeCommand } from '../runtime/cliPath.js';
 import { secretsToEnv } from '../config/secretsToEnv.js';
 
@@ -108,6 +109,10 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   if (o.logFile !== undefined) env.push({ name: LOG_FILE_ENV, value: o.logFile });
   // Faster proxy start under Node >= 22.1 (see main.ts); agents may not pass it on themselves.
   if (process.env.NODE_COMPILE_CACHE) env.push({ name: 'NODE_COMPILE_CACHE', value: process.env.NODE_COMPILE_CACHE });
+  // The login-shell PATH the app read at start (loginEnv.ts): the proxy adds it for its
+  // servers and never runs the shell itself.
+  const loginPath = process.env[LOGIN_PATH_ENV];
+  if (loginPath !== undefined) env.push({ name: LOGIN_PATH_ENV, value: loginPath });
   // argv is public on the machine: secrets of per-session entries travel in env instead.
   const hidden = secretsToEnv(servers);
   for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });

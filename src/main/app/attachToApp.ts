@@ -7,6 +7,7 @@
  * passed in as they are: the interfaces below are the parts of them used here.
  */
 import { IPC_CHANNELS, type RestartResult } from '../../shared/ipcContract.js';
+import { adoptLoginPath } from '../runtime/loginEnv.js';
 import type { RuntimeStatus } from '../../shared/status.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { registerIpcHandlers, type IpcMainLike } from './ipcHandlers.js';
@@ -55,6 +56,12 @@ export interface AttachToAppOptions {
   powerMonitor?: PowerMonitorLike;
   /** A `LogTail`: started before the runtime, stopped with it. */
   logTail?: { start(): Promise<void>; stop(): Promise<void> };
+  /**
+   * Read the user's login-shell PATH once at ready, before the runtime starts, for the bridge,
+   * the agents and their stdio proxies (runtime/loginEnv.ts: an app launched from the Dock or a
+   * desktop launcher lacks it). Default true.
+   */
+  loginPath?: boolean;
   /** Stopped at quit in parallel with the runtime (e.g. ACP engines, whose agents use it). */
   alsoStop?: readonly Stoppable[];
   /** Default: nothing is logged. electron-log's `log.scope('mcp')` fits. */
@@ -118,7 +125,8 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
   });
   const started = app.whenReady().then(async () => {
     try {
-      await options.logTail?.start();
+      // The tail first, so no proxy line of this run is missed; the login PATH alongside.
+      await Promise.all([options.logTail?.start(), options.loginPath === false ? undefined : adoptLoginPath(process.env, log)]);
       await runtime.start();
     } catch (err) {
       log.error(`MCP runtime failed to start: ${errorMessage(err)}`);
