@@ -16,10 +16,12 @@ import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './taskTable.js';
+import { ProgressTable } from './progressTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
+import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
@@ -46,10 +48,9 @@ export class Hub implements SessionHost {
   onstatus?: () => void;
   private readonly startedAt = Date.now();
   private tables?: { tools: NameTable; prompts: NameTable };
-  private nextToken = 1;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
-  private readonly progressRoutes = new Map<string, { session: HubSession; token: string | number; requestId: string | number; touch: () => void }>();
+  private readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
   private readonly supervision: SupervisionOptions;
@@ -129,7 +130,7 @@ export class Hub implements SessionHost {
     this.sessions.add(session);
     session.onclosed = () => {
       this.sessions.delete(session);
-      for (const [k, r] of this.progressRoutes) if (r.session === session) this.progressRoutes.delete(k);
+      this.progress.dropSession(session);
       this.tasks.dropSession(session);
       this.serverRequests.dropSession(session);
       this.onstatus?.();
@@ -218,18 +219,16 @@ export class Hub implements SessionHost {
 
   /** Registers a progress route; returns the token to send upstream. */
   routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: string | number, touch: () => void): string {
-    const upstreamToken = `qp${this.nextToken++}`;
-    this.progressRoutes.set(`${u.id}\0${upstreamToken}`, { session, token, requestId, touch });
-    return upstreamToken;
+    return this.progress.add(u.id, { session, token, requestId, touch });
   }
 
   /** The session and downstream request behind an upstream progress token, if routed. */
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: string | number } | undefined {
-    return this.progressRoutes.get(`${u.id}\0${String(upstreamToken)}`);
+    return this.progress.get(u.id, upstreamToken);
   }
 
   dropProgress(u: Upstream, upstreamToken: string): void {
-    this.progressRoutes.delete(`${u.id}\0${upstreamToken}`);
+    this.progress.delete(u.id, upstreamToken);
   }
 
   subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
@@ -281,7 +280,7 @@ export class Hub implements SessionHost {
   private onUpstreamNotification(u: Upstream, n: RpcNotification): void {
     const params = n.params ?? {};
     if (n.method === 'notifications/progress') {
-      const route = this.progressRoutes.get(`${u.id}\0${String(params.progressToken)}`);
+      const route = this.progress.get(u.id, params.progressToken);
       if (!route) return;
       route.touch();
       route.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
@@ -305,13 +304,4 @@ export class Hub implements SessionHost {
       s.notify(n.method, n.params, s.relatedCallOn(u));
     }
   }
-}
-
-/** Whether a URI could come from an RFC 6570 template (level 1 expressions as wildcards). */
-export function templateMatches(template: string, uri: string): boolean {
-  const pattern = template
-    .split(/\{[^}]*\}/)
-    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-    .join('.+');
-  return new RegExp(`^${pattern}$`).test(uri);
 }
