@@ -37,6 +37,8 @@ export class DownstreamSession implements RoutingSession {
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
   private initialized = false;
+  /** Settles once a pending `initialize` was answered (undefined otherwise). */
+  private initializing?: Promise<void>;
   private readonly inflight = new Map<RequestId, InFlight>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
@@ -171,6 +173,8 @@ export class DownstreamSession implements RoutingSession {
 
   private async onRequest(req: RpcRequest): Promise<void> {
     this.lastActive = Date.now();
+    // A request pipelined behind `initialize` is answered after it, as a server would.
+    if (this.initializing && req.method !== 'initialize') await this.initializing;
     const list = LIST_METHODS[req.method];
     if (list) {
       await this.hub.waitReady(this.scope);
@@ -229,9 +233,16 @@ export class DownstreamSession implements RoutingSession {
   private async initialize(req: RpcRequest): Promise<void> {
     const p = req.params ?? {};
     this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
-    const result = await initializeResult(this.hub, this.scope, p);
-    this.initialized = true;
-    await this.reply(req.id, result);
+    let answered!: () => void;
+    this.initializing = new Promise<void>((r) => (answered = r));
+    try {
+      const result = await initializeResult(this.hub, this.scope, p);
+      this.initialized = true;
+      await this.reply(req.id, result);
+    } finally {
+      this.initializing = undefined;
+      answered();
+    }
     // The shared upstreams were initialised before this client existed: a client with roots
     // makes them ask again, so they see its roots as on a direct connection.
     if (this.clientCapabilities.roots) for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
