@@ -33,6 +33,7 @@ import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
+import { handleConfigRoute, type ConfigRoutesOptions } from './configRoutes.js';
 
 export type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import type { McpSessionHandler } from './mcpRoute.js';
@@ -60,6 +61,8 @@ export interface BridgeHttpOptions {
   subscribeStatus: (cb: (s: unknown) => void) => () => void;
   /** `POST /servers/<id>/restart`; 501 when absent. */
   onRestart?: (serverId: string) => Promise<{ ok: boolean; error?: string }>;
+  /** The panel's management routes (`/config/*`, `/servers/<id>/log`, `/servers/<id>/tools/call`; configRoutes.ts); 404 when absent. */
+  configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
   staticDir?: string;
   logger?: Logger;
@@ -67,7 +70,7 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config)(\/|$)/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 const RESTART_PATH = /^\/servers\/([^/]+)\/restart\/?$/;
 
@@ -190,6 +193,8 @@ export class BridgeHttpServer {
       await this.onMcp(req, res, mcp[1], mcp[2], url);
       return;
     }
+    const routes = this.opts.configRoutes;
+    if (routes && (await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs }))) return;
     const restart = RESTART_PATH.exec(path);
     if (restart) {
       await this.onRestart(req, res, restart[1]);

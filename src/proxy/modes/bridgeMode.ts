@@ -7,7 +7,7 @@
  * an IPC `{"type":"shutdown"}`, or the parent's death.
  */
 import { readFileSync, fstatSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Hub } from '../hub/hub.js';
 import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../bridge/security.js';
@@ -19,6 +19,8 @@ import { StatusFeed } from '../bridge/statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
+import { LOG_FILE_ENV } from '../common/logger.js';
+import { ConfigStore } from '../config/configStore.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -67,6 +69,13 @@ function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
   return Promise.race([p.then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
 }
 
+/** The config file the panel may edit: `--config-file`, or `--config` naming a file (not inline JSON). */
+export function editableConfigPath(opts: CliOptions): string | undefined {
+  if (opts.configFile !== undefined) return resolve(opts.configFile);
+  if (opts.config !== undefined && !opts.config.trim().startsWith('{')) return resolve(opts.config.trim());
+  return undefined;
+}
+
 /** How many stderr lines of a server that did not start the ready line carries. */
 const READY_STDERR_LINES = 5;
 
@@ -111,6 +120,16 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
     },
     status: () => feed.current(),
     subscribeStatus: (cb) => feed.subscribe(cb),
+    configRoutes: {
+      store: (() => {
+        const path = editableConfigPath(opts);
+        return path ? new ConfigStore(path) : undefined;
+      })(),
+      openSession: (transport, serverId) => hub.connect(transport, { serverId }).start(),
+      ring: (id) => hub.status().find((s) => s.id === id)?.stderrTail,
+      logFile: process.env[LOG_FILE_ENV] || undefined,
+      mask: (text) => logger.secrets.mask(text),
+    },
     onRestart: async (id) => {
       const u = hub.upstreams.get(id);
       if (!u) return { ok: false, error: `no server "${id}"` };
