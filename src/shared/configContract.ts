@@ -90,8 +90,8 @@ export type LogLevelName = 'debug' | 'info' | 'warn' | 'error';
 
 /** One line of a server's log. */
 export interface LogLine {
-  /** `stderr` (the server's own output) or a level of the runtime's log. */
-  level: LogLevelName | 'stderr';
+  /** The runtime's level for its own lines; guessed from the text for a server's stderr. */
+  level: LogLevelName;
   text: string;
   /** Where it came from: the bounded ring of recent stderr lines, or the log file. */
   source: 'ring' | 'file';
@@ -114,6 +114,13 @@ export interface ToolCallResult {
     structuredContent?: unknown;
     isError?: boolean;
   };
+}
+
+/** A server's tools as a client of `/mcp/<id>` sees them, schemas included (the Test form). */
+export interface ToolList {
+  ok: boolean;
+  error?: string;
+  tools: { name: string; description?: string; inputSchema?: Record<string, unknown> }[];
 }
 
 /** The per-agent server selection (app settings): agent name -> server ids it gets; absent = all. */

@@ -11,6 +11,7 @@
  *   POST   /config/import/preview             {text}                what a snippet would add
  *   POST   /config/import                     {text}                add it
  *   GET    /servers/<id>/log?limit=N          recent log lines
+ *   GET    /servers/<id>/tools                the tools with their input schemas (Test form)
  *   POST   /servers/<id>/tools/call           {name, arguments}     the Test button
  *
  * CSRF: every request that changes something must carry `Content-Type: application/json`
@@ -24,7 +25,7 @@ import { changeFrom, type ConfigChange, type ConfigStore } from '../config/confi
 import { ConfigError } from '../config/config.js';
 import { isPlainObject } from '../config/configEntry.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
-import { testToolCall, type SessionOpener } from './toolTestCall.js';
+import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
 
 export interface ConfigRoutesOptions {
   /** The config file's store; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -43,10 +44,11 @@ export interface ConfigRoutesOptions {
 }
 
 /** Paths these routes own (the static panel is never served for them). */
-export const CONFIG_ROUTE_PATH = /^\/config(\/|$)|^\/servers\/[^/]+\/(log|tools\/call)\/?$/;
+export const CONFIG_ROUTE_PATH = /^\/config(\/|$)|^\/servers\/[^/]+\/(log|tools|tools\/call)\/?$/;
 
 const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
 const SERVER_LOG = /^\/servers\/([^/]+)\/log\/?$/;
+const SERVER_TOOLS = /^\/servers\/([^/]+)\/tools\/?$/;
 const TOOL_CALL = /^\/servers\/([^/]+)\/tools\/call\/?$/;
 
 /** Why a state-changing request is refused (CSRF rules), or undefined. */
@@ -80,6 +82,14 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
     const ring = id === undefined ? undefined : o.ring(id);
     if (id === undefined || ring === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
     sendJson(res, 200, serverLog(id, ring, o.logFile, Number(url.searchParams.get('limit') ?? DEFAULT_LOG_LINES), o.mask));
+    return true;
+  }
+  const tools = SERVER_TOOLS.exec(path);
+  if (tools) {
+    if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
+    const id = decode(tools[1]);
+    if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
+    sendJson(res, 200, await listToolsFor(o.openSession, id, 10_000));
     return true;
   }
   if (path === '/config' || path === '/config/') {

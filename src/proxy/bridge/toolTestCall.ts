@@ -2,10 +2,11 @@
  * The panel's "Test" button: one `tools/call` through the bridge's own hub, exactly as a
  * client on `/mcp/<id>` would make it (same session code, tool filter, timeouts), over an
  * in-process transport: initialize, initialized, the call, close. Bounded by `timeoutMs`.
+ * The Test form's schemas come the same way (`tools/list`).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolCallResult } from '../../shared/configContract.js';
+import type { ToolCallResult, ToolList } from '../../shared/configContract.js';
 import { LATEST_PROTOCOL_VERSION } from '../common/protocolVersion.js';
 
 /** Opens a session on one server's scope (the bridge passes `hub.connect(...).start()`). */
@@ -51,20 +52,20 @@ class OneShotTransport implements Transport {
   }
 }
 
-/** Calls `tool` on server `serverId` with `args`; never rejects. */
-export async function testToolCall(
+/** One request on a fresh in-process session of server `serverId`; never rejects. */
+async function oneShot(
   open: SessionOpener,
   serverId: string,
-  tool: string,
-  args: Record<string, unknown>,
+  method: string,
+  params: unknown,
   timeoutMs: number,
-): Promise<ToolCallResult> {
+): Promise<{ ok: boolean; error?: string; result?: unknown }> {
   const t = new OneShotTransport();
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<ToolCallResult>((resolve) => {
+  const deadline = new Promise<{ ok: false; error: string }>((resolve) => {
     timer = setTimeout(() => resolve({ ok: false, error: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
   });
-  const run = async (): Promise<ToolCallResult> => {
+  const run = async () => {
     await open(t, serverId);
     const init = await t.request(1, 'initialize', {
       protocolVersion: LATEST_PROTOCOL_VERSION,
@@ -73,9 +74,9 @@ export async function testToolCall(
     });
     if (init.error) return { ok: false, error: rpcError(init.error) };
     t.notify('notifications/initialized');
-    const res = await t.request(2, 'tools/call', { name: tool, arguments: args });
+    const res = await t.request(2, method, params);
     if (res.error) return { ok: false, error: rpcError(res.error) };
-    return { ok: true, result: res.result as ToolCallResult['result'] };
+    return { ok: true, result: res.result };
   };
   try {
     return await Promise.race([run(), deadline]);
@@ -85,6 +86,26 @@ export async function testToolCall(
     clearTimeout(timer);
     await t.close();
   }
+}
+
+/** Calls `tool` on server `serverId` with `args`, as a client of `/mcp/<id>` would. */
+export async function testToolCall(
+  open: SessionOpener,
+  serverId: string,
+  tool: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+): Promise<ToolCallResult> {
+  const r = await oneShot(open, serverId, 'tools/call', { name: tool, arguments: args }, timeoutMs);
+  return r.ok ? { ok: true, result: r.result as ToolCallResult['result'] } : { ok: false, error: r.error };
+}
+
+/** The tools a client of `/mcp/<id>` sees, with their input schemas (for the Test form). */
+export async function listToolsFor(open: SessionOpener, serverId: string, timeoutMs: number): Promise<ToolList> {
+  const r = await oneShot(open, serverId, 'tools/list', {}, timeoutMs);
+  if (!r.ok) return { ok: false, error: r.error, tools: [] };
+  const tools = (r.result as { tools?: unknown })?.tools;
+  return { ok: true, tools: Array.isArray(tools) ? (tools as ToolList['tools']) : [] };
 }
 
 function rpcError(e: unknown): string {
