@@ -102,58 +102,51 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
     }
     return true;
   }
-  // Everything else changes something (or calls a tool): JSON and Origin required.
+  // Everything else changes something (or calls a tool): the method first, then JSON and Origin.
+  const route = changeRoute(path);
+  if (!route) return sendError(res, 404, 'not found'), true;
+  if (!route.methods.includes(method)) return methodNotAllowed(res, route.methods.join(', ')), true;
   const body = await writeBody(req, res, o);
   if (body === undefined) return true;
-  const call = TOOL_CALL.exec(path);
-  if (call) {
-    if (method !== 'POST') return (methodNotAllowed(res, 'POST'), true);
-    const id = decode(call[1]);
-    if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
+  if (route.id !== undefined && decode(route.id) === undefined) return sendError(res, 400, 'malformed server id'), true;
+  const id = route.id === undefined ? undefined : decode(route.id)!;
+  if (route.kind === 'call') {
+    if (id === undefined || o.ring(id) === undefined) return sendError(res, 404, `no server "${id ?? ''}"`), true;
     if (typeof body.name !== 'string' || (body.arguments !== undefined && !isPlainObject(body.arguments))) {
-      return (sendError(res, 400, 'expected {"name": "<tool>", "arguments": {...}}'), true);
+      return sendError(res, 400, 'expected {"name": "<tool>", "arguments": {...}}'), true;
     }
     const args = (body.arguments ?? {}) as Record<string, unknown>;
     sendJson(res, 200, await testToolCall(o.openSession, id, body.name, args, o.toolCallTimeoutMs ?? 60_000));
     return true;
   }
-  let change: ConfigChange | undefined;
-  let allow = 'POST';
-  const server = SERVER.exec(path);
-  if (path === '/config/servers' || path === '/config/servers/') {
-    change = method === 'POST' ? changeFrom({ ...body, op: 'add' }) : undefined;
-  } else if (path === '/config/import' || path === '/config/import/preview') {
-    if (method === 'POST' && path.endsWith('/preview')) {
-      if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
-      if (!o.store) return (noFile(res), true);
-      sendJson(res, 200, o.store.previewImport(body.text));
-      return true;
-    }
-    change = method === 'POST' ? changeFrom({ ...body, op: 'import' }) : undefined;
-  } else if (server) {
-    const id = decode(server[1]);
-    if (id === undefined) return (sendError(res, 400, 'malformed server id'), true);
-    if (server[2] === 'enabled') change = method === 'POST' ? changeFrom({ ...body, op: 'enable', id }) : undefined;
-    else if (server[2] === 'tools') change = method === 'POST' ? changeFrom({ ...body, op: 'tool', id }) : undefined;
-    else {
-      allow = 'PUT, DELETE';
-      if (method === 'PUT') change = changeFrom({ ...body, op: 'update', id });
-      else if (method === 'DELETE') change = { op: 'remove', id };
-    }
-  } else {
-    sendError(res, 404, 'not found');
+  if (!o.store) return noFile(res), true;
+  if (route.kind === 'preview') {
+    if (typeof body.text !== 'string') return sendError(res, 400, 'expected {"text": "<snippet>"}'), true;
+    sendJson(res, 200, o.store.previewImport(body.text));
     return true;
   }
-  const expected = allow.split(', ');
-  if (!expected.includes(method)) return (methodNotAllowed(res, allow), true);
-  if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
-  if (!o.store) return (noFile(res), true);
+  const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
+  const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
+  if (!change) return sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true;
   const result = o.store.apply(change);
-  const status = 'status' in result ? result.status : 200;
-  const { status: _drop, ...answer } = result as typeof result & { status?: number };
-  void _drop;
-  sendJson(res, status, answer);
+  const { status, ...answer } = result as typeof result & { status?: number };
+  sendJson(res, status ?? 200, answer);
   return true;
+}
+
+/** Which change a path names and the methods it takes. */
+function changeRoute(path: string): { kind: 'add' | 'import' | 'preview' | 'call' | 'server' | 'enable' | 'tool'; methods: string[]; id?: string } | undefined {
+  const p = path.replace(/\/$/, '');
+  if (p === '/config/servers') return { kind: 'add', methods: ['POST'] };
+  if (p === '/config/import') return { kind: 'import', methods: ['POST'] };
+  if (p === '/config/import/preview') return { kind: 'preview', methods: ['POST'] };
+  const call = TOOL_CALL.exec(path);
+  if (call) return { kind: 'call', methods: ['POST'], id: call[1] };
+  const server = SERVER.exec(path);
+  if (!server) return undefined;
+  if (server[2] === 'enabled') return { kind: 'enable', methods: ['POST'], id: server[1] };
+  if (server[2] === 'tools') return { kind: 'tool', methods: ['POST'], id: server[1] };
+  return { kind: 'server', methods: ['PUT', 'DELETE'], id: server[1] };
 }
 
 function noFile(res: ServerResponse): void {
