@@ -8,10 +8,16 @@ import type { ConnectionState } from './dataSource.js';
 import { el, setHidden, setText } from './dom.js';
 import { BRIDGE_STATE_LABELS, SERVER_STATE_LABELS, startupProgress } from './format.js';
 import { createServerCard, type ServerCard } from './serverCard.js';
+import type { CardHooks } from './cardControls.js';
+import type { ConfigView, EntryView } from '../shared/configContract.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
   onRestart(id: string): void;
+  /** The management controls' callbacks; absent: a read-only panel. */
+  cardHooks?: CardHooks;
+  /** Extra content for the header (the Add server / Paste a snippet bar, the agents section). */
+  toolbar?: HTMLElement;
 }
 
 /** The mounted panel. */
@@ -23,6 +29,8 @@ export interface StatusPanel {
   setRestartPending(id: string, pending: boolean, error?: string): void;
   /** Refreshes time-dependent text (uptimes). */
   tick(): void;
+  /** The config as the management routes see it; servers only in the config get a card too. */
+  setConfig(config: ConfigView | undefined): void;
 }
 
 const CONFIG_EXAMPLE = '{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
@@ -44,6 +52,7 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   progressLine.hidden = true;
   summary.append(bridgeLine, progressLine);
   header.append(title, summary);
+  if (handlers.toolbar) header.append(handlers.toolbar);
 
   const banner = el('section', 'banner', undefined, { 'aria-labelledby': 'banner-title' });
   const bannerTitle = el('p', 'banner-title', undefined, { id: 'banner-title', role: 'alert' });
@@ -79,6 +88,19 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   let lastStatus: RuntimeStatus | undefined;
   let connection: ConnectionState = 'connected';
   let connectionDetail = '';
+  let entries = new Map<string, EntryView>();
+
+  /** A status for a server saved in the config that the runtime has not started (yet). */
+  const notRunning = (e: EntryView): RuntimeStatus['servers'][number] => ({
+    id: e.id,
+    transport: e.kind === 'stdio' ? 'stdio' : e.transport === 'sse' ? 'sse' : 'http',
+    state: e.disabled ? 'disabled' : 'stopped',
+    restarts: 0,
+    tools: [],
+    stderrTail: [],
+    sessions: 0,
+    lastError: e.disabled || !e.persistent ? undefined : 'Saved in the config; not running in the bridge yet.',
+  });
 
   const refreshBridge = () => {
     let label: string;
@@ -133,8 +155,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   };
 
   return {
-    render(status) {
-      lastStatus = status;
+    render(given) {
+      lastStatus = given;
+      const known = new Set(given.servers.map((x) => x.id));
+      const configOnly = [...entries.values()].filter((e) => !known.has(e.id)).map(notRunning);
+      const status = configOnly.length ? { ...given, servers: [...given.servers, ...configOnly] } : given;
       setHidden(loading, true);
       setHidden(empty, status.servers.length > 0);
       const nowMs = now();
@@ -146,8 +171,9 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
         seen.add(server.id);
         let card = cards.get(server.id);
         if (!card) {
-          card = createServerCard(server.id, (id) => handlers.onRestart(id));
+          card = createServerCard(server.id, (id) => handlers.onRestart(id), handlers.cardHooks);
           card.setOffline(connection !== 'connected');
+          card.setEntry(entries.get(server.id));
           cards.set(server.id, card);
         }
         card.update(server, nowMs);
@@ -191,6 +217,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     tick() {
       const nowMs = now();
       for (const card of cards.values()) card.tick(nowMs);
+    },
+    setConfig(config) {
+      entries = new Map((config?.servers ?? []).map((e) => [e.id, e]));
+      for (const [id, card] of cards) card.setEntry(entries.get(id));
+      if (lastStatus) this.render(lastStatus);
     },
   };
 }

@@ -56,6 +56,15 @@ export interface EntryDraft {
   transport?: string;
 }
 
+/** One change to the config, as the routes and the IPC receive it. */
+export type ConfigChange =
+  | { op: 'add'; id: string; entry: EntryDraft }
+  | { op: 'update'; id: string; newId?: string; entry: EntryDraft }
+  | { op: 'remove'; id: string }
+  | { op: 'enable'; id: string; enabled: boolean }
+  | { op: 'tool'; id: string; tool: string; enabled: boolean }
+  | { op: 'import'; text: string };
+
 /** The answer to every change. `issues` carries the CLI's own validation messages. */
 export interface ConfigChangeResult {
   ok: boolean;

@@ -7,7 +7,7 @@
  *
  * Used by the bridge's `/config` routes and by the app's IPC handlers alike.
  */
-import type { ConfigChangeResult, ConfigView, EntryDraft, ImportPreview } from '../../shared/configContract.js';
+import type { ConfigChange, ConfigChangeResult, ConfigView, EntryDraft, ImportPreview } from '../../shared/configContract.js';
 import { ConfigError, parseConfig } from './config.js';
 import { addServer, EditError, removeServer, setServerEnabled, setToolEnabled, updateServer } from './configEdit.js';
 import { readConfigDocument, writeConfigDocument, type ConfigDocument } from './configFile.js';
@@ -18,14 +18,7 @@ import { isToolAllowed, type ToolFilter } from './toolFilter.js';
 
 type Doc = ConfigDocument['doc'];
 
-/** One change, as the routes and IPC receive it. */
-export type ConfigChange =
-  | { op: 'add'; id: string; entry: EntryDraft }
-  | { op: 'update'; id: string; newId?: string; entry: EntryDraft }
-  | { op: 'remove'; id: string }
-  | { op: 'enable'; id: string; enabled: boolean }
-  | { op: 'tool'; id: string; tool: string; enabled: boolean }
-  | { op: 'import'; text: string };
+export type { ConfigChange };
 
 /** A change that ran into a rule; `status` is what the bridge answers. */
 export interface ChangeFailure extends ConfigChangeResult {
