@@ -21,3 +21,5 @@ export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './common/logger.js';
 export { within } from './common/deadline.js';
 export { sweepOrphans } from './process/orphanSweep.js';
 export { TOKEN_ENV, RUN_AS_NODE_ENV } from './common/envNames.js';
+export { ConfigStore, changeFrom } from './config/configStore.js';
+export { serializeConfig } from './config/configFile.js';

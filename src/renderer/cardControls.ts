@@ -28,6 +28,8 @@ export interface CardControls {
   toolControls(tool: string, offered: boolean): HTMLElement | undefined;
   /** A note (an error of the last change) shown in the card. */
   note(text: string | undefined): void;
+  /** An informative line (e.g. saved but not running yet). */
+  info(text: string | undefined): void;
 }
 
 export function createCardControls(id: string, hooks: CardHooks | undefined): CardControls {
@@ -35,6 +37,8 @@ export function createCardControls(id: string, hooks: CardHooks | undefined): Ca
   const authSlot = el('div', 'auth-slot');
   const message = el('p', 'card-note', undefined, { role: 'alert' });
   message.hidden = true;
+  const infoLine = el('p', 'card-info', undefined, { role: 'status' });
+  infoLine.hidden = true;
   let entry: EntryView | undefined;
   const setNote = (t: string | undefined) => {
     message.textContent = t ?? '';
@@ -58,7 +62,7 @@ export function createCardControls(id: string, hooks: CardHooks | undefined): Ca
   edit.addEventListener('click', () => hooks?.edit(id));
   remove.addEventListener('click', () => hooks?.remove(id));
   log.addEventListener('click', () => hooks?.log(id));
-  root.append(enabledWrap, edit, remove, log, authSlot, message);
+  root.append(enabledWrap, edit, remove, log, authSlot, message, infoLine);
   root.hidden = true;
 
   return {
@@ -97,5 +101,9 @@ export function createCardControls(id: string, hooks: CardHooks | undefined): Ca
       return wrap;
     },
     note: setNote,
+    info(t) {
+      if (infoLine.textContent !== (t ?? '')) infoLine.textContent = t ?? '';
+      setHidden(infoLine, !t);
+    },
   };
 }

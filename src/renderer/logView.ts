@@ -49,7 +49,7 @@ export function openLogView(api: ManagementApi, id: string): HTMLDialogElement {
     list.replaceChildren(
       ...shown.map((l) => {
         const li = el('li', `log-line log-${l.level}`);
-        li.append(el('span', 'log-level', l.level.toUpperCase()), el('span', 'log-text', l.text));
+        li.append(el('span', 'log-level', l.level.toUpperCase()), el('span', 'log-line-text', l.text));
         return li;
       }),
     );

@@ -99,8 +99,13 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     tools: [],
     stderrTail: [],
     sessions: 0,
-    lastError: e.disabled || !e.persistent ? undefined : 'Saved in the config; not running in the bridge yet.',
   });
+  const notRunningNote = (e: EntryView | undefined): string | undefined => {
+    if (!e || e.disabled) return undefined;
+    return e.persistent
+      ? 'Saved in the config; it starts when the runtime applies the change.'
+      : 'Runs in each agent session (persistent: false), not in the bridge.';
+  };
 
   const refreshBridge = () => {
     let label: string;
@@ -177,6 +182,7 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
           cards.set(server.id, card);
         }
         card.update(server, nowMs);
+        card.controls.info(known.has(server.id) ? undefined : notRunningNote(entries.get(server.id)));
         // Move a card only when it is out of place: moving a node drops its focus.
         const expected = list.children[position];
         if (expected !== card.root) list.insertBefore(card.root, expected ?? null);

@@ -16,6 +16,9 @@ import { nodeCommand } from '../runtime/cliPath.js';
 import { ensureUserConfig } from '../config/ensureUserConfig.js';
 import { defaultMcpConfig, runtimeVars } from '../config/defaultMcpConfig.js';
 import { registerIpcHandlers } from './ipcHandlers.js';
+import { registerManagementHandlers } from './managementIpc.js';
+import { ManagementService } from '../config/managementService.js';
+import { AgentSelectionStore } from '../config/agentSelection.js';
 import { createElectronLogSink } from '../logs/logForwarder.js';
 import { proxyLogFilePath, rotateIfLarge } from '../logs/logPaths.js';
 import { LogTail } from '../logs/logTail.js';
@@ -107,6 +110,14 @@ function setupRuntime(): McpRuntime {
     },
     { pageUrl },
   );
+  // The panel's server management: the config file edited in place (the runtime's watcher
+  // applies it), logs and Test through the bridge, and which servers each agent gets.
+  const management = new ManagementService({
+    configFile,
+    bridge: () => rt.whenReady(),
+    agents: new AgentSelectionStore(join(userData, 'agent-servers.json')),
+  });
+  registerManagementHandlers(ipcMain, management, { pageUrl });
   return rt;
 }
 
