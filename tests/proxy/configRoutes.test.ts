@@ -99,10 +99,15 @@ describe('config routes: reading and changing the file', () => {
   });
 
   it('add, edit (mask kept), disable, tool off, remove: each written, secrets never sent back', async () => {
-    const add = await req('POST', '/config/servers', { id: 'extra', entry: { kind: 'stdio', command: process.execPath, args: ['x.js'], env: { TOKEN: 'tok-abcdef123456' } } });
+    const add = await req('POST', '/config/servers', {
+      id: 'extra',
+      entry: { kind: 'stdio', command: process.execPath, args: ['x.js'], env: { TOKEN: 'tok-abcdef123456' } },
+    });
     expect(add.status).toBe(200);
     expect(add.body).not.toContain('tok-abcdef123456');
-    const put = await req('PUT', '/config/servers/chatty', { entry: { kind: 'stdio', command: process.execPath, args: [fixture('chattyServer.mjs')], env: { API_KEY: SECRET_MASK } } });
+    const put = await req('PUT', '/config/servers/chatty', {
+      entry: { kind: 'stdio', command: process.execPath, args: [fixture('chattyServer.mjs')], env: { API_KEY: SECRET_MASK } },
+    });
     expect(put.status).toBe(200);
     expect(put.body).not.toContain(SECRET);
     expect(JSON.parse(fileText()).mcpServers.chatty.env.API_KEY).toBe(SECRET);

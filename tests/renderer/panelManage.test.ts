@@ -92,7 +92,11 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await shot('add-server');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect(servers().memo).toEqual({ command: process.execPath, args: [fixture('mcpFixtureServer.mjs'), '--name', 'memo'], env: { TOKEN: NEW_SECRET, MODE: 'test' } });
+    expect(servers().memo).toEqual({
+      command: process.execPath,
+      args: [fixture('mcpFixtureServer.mjs'), '--name', 'memo'],
+      env: { TOKEN: NEW_SECRET, MODE: 'test' },
+    });
     await region('memo').waitFor();
     // Edit shows the secret masked; saving with the mask keeps it.
     await region('memo').getByRole('button', { name: 'Edit' }).click();
