@@ -1,5 +1,5 @@
 // Bundles the status panel (src/renderer/main.ts) into dist/renderer/panel.js and copies
-// index.html, panel.css and manage.css beside it. The bundle is a classic IIFE script: ES modules do
+// index.html and panel.css beside it. The bundle is a classic IIFE script: ES modules do
 // not load from file:// pages, and the page must also work when Electron loads it from disk.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
@@ -28,7 +28,7 @@ export async function buildRenderer(options = {}) {
     logLevel: 'warning',
     legalComments: 'none',
   });
-  for (const file of ['index.html', 'panel.css', 'manage.css']) copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
+  for (const file of ['index.html', 'panel.css']) copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
   return outDir;
 }
 

@@ -40,6 +40,7 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
   };
   const reload = () =>
     api.getConfig().then((r) => {
+      bar.hidden = !r.ok;
       if (r.ok) {
         notice.hidden = true;
         show(r.config);

@@ -168,14 +168,19 @@ describe('log and Test routes', () => {
 });
 
 describe('inline config', () => {
-  it('answers 409 for changes and reads when the bridge was given inline JSON', async () => {
+  it('says "not editable" on a read and answers 409 to changes when the bridge was given inline JSON', async () => {
     const inline = await startBridge({ config: { mcpServers: {} } });
-    const r = await rawRequest(inline.port, {
-      method: 'GET',
-      path: '/config',
-      headers: { Host: `127.0.0.1:${inline.port}`, Authorization: `Bearer ${inline.bearer}` },
+    const headers = { Host: `127.0.0.1:${inline.port}`, Authorization: `Bearer ${inline.bearer}` };
+    const r = await rawRequest(inline.port, { method: 'GET', path: '/config', headers });
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toMatchObject({ ok: false, editable: false, error: expect.stringContaining('--config-file') });
+    const body = '{"enabled":false}';
+    const w = await rawRequest(inline.port, {
+      method: 'POST',
+      path: '/config/servers/x/enabled',
+      headers: { ...headers, Origin: `http://127.0.0.1:${inline.port}`, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+      body,
     });
-    expect(r.status).toBe(409);
-    expect(JSON.parse(r.body).error).toContain('--config-file');
+    expect(w.status).toBe(409);
   });
 });

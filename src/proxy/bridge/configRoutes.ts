@@ -94,7 +94,8 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   }
   if (path === '/config' || path === '/config/') {
     if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
-    if (!o.store) return (noFile(res), true);
+    // A read, answered 200 so a read-only bridge is not an error in the page's console.
+    if (!o.store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
     try {
       sendJson(res, 200, o.store.view());
     } catch (err) {
@@ -104,30 +105,30 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   }
   // Everything else changes something (or calls a tool): the method first, then JSON and Origin.
   const route = changeRoute(path);
-  if (!route) return sendError(res, 404, 'not found'), true;
-  if (!route.methods.includes(method)) return methodNotAllowed(res, route.methods.join(', ')), true;
+  if (!route) return (sendError(res, 404, 'not found'), true);
+  if (!route.methods.includes(method)) return (methodNotAllowed(res, route.methods.join(', ')), true);
   const body = await writeBody(req, res, o);
   if (body === undefined) return true;
-  if (route.id !== undefined && decode(route.id) === undefined) return sendError(res, 400, 'malformed server id'), true;
+  if (route.id !== undefined && decode(route.id) === undefined) return (sendError(res, 400, 'malformed server id'), true);
   const id = route.id === undefined ? undefined : decode(route.id)!;
   if (route.kind === 'call') {
-    if (id === undefined || o.ring(id) === undefined) return sendError(res, 404, `no server "${id ?? ''}"`), true;
+    if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
     if (typeof body.name !== 'string' || (body.arguments !== undefined && !isPlainObject(body.arguments))) {
-      return sendError(res, 400, 'expected {"name": "<tool>", "arguments": {...}}'), true;
+      return (sendError(res, 400, 'expected {"name": "<tool>", "arguments": {...}}'), true);
     }
     const args = (body.arguments ?? {}) as Record<string, unknown>;
     sendJson(res, 200, await testToolCall(o.openSession, id, body.name, args, o.toolCallTimeoutMs ?? 60_000));
     return true;
   }
-  if (!o.store) return noFile(res), true;
+  if (!o.store) return (noFile(res), true);
   if (route.kind === 'preview') {
-    if (typeof body.text !== 'string') return sendError(res, 400, 'expected {"text": "<snippet>"}'), true;
+    if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
     sendJson(res, 200, o.store.previewImport(body.text));
     return true;
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
   const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
-  if (!change) return sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true;
+  if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
   const result = o.store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   sendJson(res, status ?? 200, answer);
@@ -149,8 +150,10 @@ function changeRoute(path: string): { kind: 'add' | 'import' | 'preview' | 'call
   return { kind: 'server', methods: ['PUT', 'DELETE'], id: server[1] };
 }
 
+const NO_FILE = 'the bridge was started with inline JSON (--config {...}): there is no config file to edit; start it with --config-file <path>';
+
 function noFile(res: ServerResponse): void {
-  sendError(res, 409, 'the bridge was started with inline JSON (--config {...}): there is no config file to edit; start it with --config-file <path>');
+  sendError(res, 409, NO_FILE);
 }
 
 /** The JSON object body of a change, after the CSRF rules; undefined once an answer was sent. */
