@@ -73,7 +73,13 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
       'The runtime is running but its config lists no servers. Add them under "mcpServers" in the MCP config file the app passes to the runtime (the same format as claude_desktop_config.json), for example:',
     ),
     el('pre', 'config-example', CONFIG_EXAMPLE),
-    el('p', undefined, 'Then restart the app (or the bridge) and they will appear here.'),
+    el(
+      'p',
+      undefined,
+      handlers.cardHooks
+        ? 'Or use "Add server" or "Paste a snippet" above: the panel writes the config file for you.'
+        : 'Then restart the app (or the bridge) and they will appear here.',
+    ),
   );
   empty.hidden = true;
   const list = el('ul', 'server-list', undefined, { 'aria-label': 'MCP servers' });

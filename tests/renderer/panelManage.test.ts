@@ -175,6 +175,7 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
 
   it('Test calls a tool through the bridge and renders text, images, resource links and structured content', async () => {
     const r = region('everything');
+    if (!(await r.locator('details.tools').evaluate((d) => (d as HTMLDetailsElement).open))) await r.locator('details.tools > summary').click();
     const testOf = (tool: string) => r.locator(`li.tool[data-tool="${tool}"]`).getByRole('button', { name: 'Test' });
     await testOf('get-sum').click();
     let dialog = page.getByRole('dialog', { name: 'Test get-sum' });
@@ -201,6 +202,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
 
     await testOf('get-structured-content').click();
     dialog = page.getByRole('dialog', { name: 'Test get-structured-content' });
+    await dialog.waitFor().catch(async (e: unknown) => {
+      throw new Error(`${String(e)}; dialogs: ${JSON.stringify(await page.locator('dialog').evaluateAll((ds) => ds.map((d) => d.outerHTML.slice(0, 1500))))}`);
+    });
     await dialog.getByRole('button', { name: 'Call tool' }).click();
     await expect.poll(() => dialog.getByRole('region', { name: 'Result' }).textContent()).toContain('Structured content');
     expect(await dialog.locator('.result-structured').textContent()).toContain('temperature');
