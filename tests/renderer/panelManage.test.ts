@@ -191,6 +191,7 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await dialog.getByRole('button', { name: 'Call tool' }).click();
     const img = dialog.getByRole('img');
     await img.waitFor();
+    await shot('tool-test-image');
     expect(await img.evaluate((i) => (i as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
 

@@ -5,11 +5,11 @@
 // ManagementService: the config file edited in place, logs and Test through the real bridge.
 // Only the app has agents: the per-agent selection is shown, changed, stored, and what an
 // agent's session gets follows it (AcpEngine with selectServers).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, ROOT, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { buildPanelToTemp } from '../helpers/panelBrowser.js';
@@ -121,6 +121,10 @@ describe('the panel in the app (preload API, IPC handlers, ManagementService)', 
     await gemini.getByRole('checkbox', { name: 'chatty', exact: true }).uncheck();
     await expect.poll(() => agents.serversFor('gemini')).toEqual(['everything']);
     await expect.poll(() => gemini.getByRole('checkbox', { name: 'All servers' }).isChecked()).toBe(false);
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'docs', 'screenshots', 'agents.png') });
+    }
     expect(agents.serversFor('claude-code-acp')).toBeUndefined();
 
     const engine = new AcpEngine({
