@@ -2,7 +2,7 @@
 // `.bak`, atomic rename), what is refused (the CLI's own messages, nothing written), and
 // secrets that never come back to the page yet survive a save that keeps their mask.
 import { afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../../src/proxy/config/configStore.js';
@@ -145,6 +145,17 @@ describe('ConfigStore: changes', () => {
     const r = store.apply({ op: 'tool', id: 's', tool: 'danger_rm', enabled: true });
     expect(r.ok).toBe(true);
     expect(r.error).toContain('still hidden');
+  });
+
+  it('writes through a symlinked config (the link stays a link, the .bak goes beside the real file)', () => {
+    const { dir, path } = configFile(START);
+    const link = join(dir, 'linked.json');
+    symlinkSync(path, link);
+    const store = new ConfigStore(link, { LOG_LEVEL: 'info' });
+    expect(store.apply({ op: 'remove', id: 'last' }).ok).toBe(true);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(Object.keys(read(path).mcpServers)).toEqual(['first', 'web']);
+    expect(readFileSync(`${path}.bak`, 'utf8')).toContain('"last"');
   });
 
   it('refuses a file that is not JSON (comments included: the parser reads JSON only) without touching it', () => {

@@ -9,7 +9,7 @@
  * over the file: a reader sees the old text or the new one, never a half-written file.
  * Synchronous on purpose: two edits in one process can never interleave.
  */
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from './config.js';
@@ -18,6 +18,8 @@ import { isPlainObject } from './configEntry.js';
 /** A parsed config file and what is needed to write it back the way it was written. */
 export interface ConfigDocument {
   path: string;
+  /** The file actually written: `path` with symlinks resolved (a dotfiles symlink stays a symlink). */
+  target: string;
   /** The file's text as read (BOM removed). */
   text: string;
   /** The parsed top-level object; `mcpServers` is always an object here. */
@@ -40,9 +42,11 @@ function detectIndent(text: string): string {
 export function readConfigDocument(path: string): ConfigDocument {
   let text: string;
   let mode: number;
+  let target: string;
   try {
-    text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
-    mode = statSync(path).mode & 0o7777;
+    target = realpathSync(path);
+    text = readFileSync(target, 'utf8').replace(/^\uFEFF/, '');
+    mode = statSync(target).mode & 0o7777;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError([code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${code ?? String(err)}`]);
@@ -56,7 +60,7 @@ export function readConfigDocument(path: string): ConfigDocument {
   if (!isPlainObject(raw)) throw new ConfigError([`config must be a JSON object`], path);
   if (raw.mcpServers === undefined) raw.mcpServers = {};
   if (!isPlainObject(raw.mcpServers)) throw new ConfigError(['mcpServers must be an object mapping server ids to server entries'], path);
-  return { path, text, doc: raw as ConfigDocument['doc'], indent: detectIndent(text), mode };
+  return { path, target, text, doc: raw as ConfigDocument['doc'], indent: detectIndent(text), mode };
 }
 
 /** The text `doc` is written as: its indent, a final newline. */
@@ -93,6 +97,6 @@ function writeAtomic(path: string, text: string, mode: number): void {
  * new text atomically, both with the file's mode.
  */
 export function writeConfigDocument(before: ConfigDocument, next: unknown): void {
-  writeAtomic(`${before.path}.bak`, before.text, before.mode);
-  writeAtomic(before.path, serializeConfig(next, before.indent), before.mode);
+  writeAtomic(`${before.target}.bak`, before.text, before.mode);
+  writeAtomic(before.target, serializeConfig(next, before.indent), before.mode);
 }
