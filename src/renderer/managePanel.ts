@@ -46,7 +46,8 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
         show(r.config);
       } else {
         notice.textContent = `Servers cannot be changed here: ${r.error}`;
-        notice.hidden = false;
+        // A read-only bridge (inline JSON) is a choice, not a problem: no notice for it.
+        notice.hidden = 'readOnly' in r && r.readOnly === true;
         show(undefined);
       }
     });

@@ -23,7 +23,8 @@ export interface AgentSelectionApi {
 }
 
 export interface ManagementApi {
-  getConfig(): Promise<{ ok: true; config: ConfigView } | { ok: false; error: string }>;
+  /** `readOnly`: the runtime has no config file to edit (a bridge given inline JSON); not an error to show. */
+  getConfig(): Promise<{ ok: true; config: ConfigView } | { ok: false; error: string; readOnly?: boolean }>;
   change(change: ConfigChange): Promise<ConfigChangeResult>;
   previewImport(text: string): Promise<ImportPreview>;
   serverLog(id: string, limit?: number): Promise<ServerLog>;
@@ -61,8 +62,9 @@ export class HttpManagement implements ManagementApi {
     return json;
   }
 
-  async getConfig(): Promise<{ ok: true; config: ConfigView } | { ok: false; error: string }> {
-    const r = await this.call<ConfigView & { ok?: boolean; error?: string }>('GET', '/config');
+  async getConfig(): Promise<{ ok: true; config: ConfigView } | { ok: false; error: string; readOnly?: boolean }> {
+    const r = await this.call<ConfigView & { ok?: boolean; error?: string; editable?: boolean }>('GET', '/config');
+    if (r.editable === false) return { ok: false, error: r.error ?? 'no config file', readOnly: true };
     if (r.ok === false || !Array.isArray(r.servers)) return { ok: false, error: r.error ?? 'no config' };
     return { ok: true, config: r };
   }
