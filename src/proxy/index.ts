@@ -23,3 +23,6 @@ export { sweepOrphans } from './process/orphanSweep.js';
 export { TOKEN_ENV, RUN_AS_NODE_ENV } from './common/envNames.js';
 export { ConfigStore, changeFrom } from './config/configStore.js';
 export { serializeConfig } from './config/configFile.js';
+export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './process/loginPath.js';
+export { LOGIN_PATH_ENV } from './common/envNames.js';
+export { defaultMcpConfig, ensureConfigFile, CONFIG_FILE_NAME, RUNTIME_VAR_NAMES, SERVER_FILES } from './config/defaultConfig.js';

@@ -94,11 +94,18 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
   let logsTouched = false;
   logsSummary.addEventListener('click', () => (logsTouched = true));
 
+  // Which command ran and which PATH it got (login shell, fallback folders, the entry's own).
+  const launch = el('details', 'launch');
+  const launchText = el('pre', 'launch-text', undefined, { tabindex: '0' });
+  launchText.setAttribute('aria-label', `Command and PATH of ${id}`);
+  launch.append(el('summary', undefined, 'Command and PATH'), launchText);
+  launch.hidden = true;
+
   const controls = createCardControls(id, hooks);
   let entry: EntryView | undefined;
   let lastTools: ToolSummary[] = [];
 
-  article.append(head, controls.root, facts, restartError, errorBox, tools, noTools, logs);
+  article.append(head, controls.root, facts, restartError, errorBox, tools, noTools, logs, launch);
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -180,6 +187,8 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
       // and the reason is in its stderr. The bridge keeps the tail of the last attempt, so
       // lines can arrive after the state turned failed; the user's own choice always wins.
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
+      setHidden(launch, !server.launch);
+      setText(launchText, server.launch ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}` : '');
       refreshButton();
     },
     setRestartPending(isPending, error) {

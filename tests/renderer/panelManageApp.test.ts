@@ -13,9 +13,9 @@ import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, ROOT, startBridg
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { buildPanelToTemp } from '../helpers/panelBrowser.js';
-import { createPreloadApi } from '../../src/main/electron/preloadApi.js';
-import { registerManagementHandlers } from '../../src/main/electron/managementIpc.js';
-import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/electron/ipcHandlers.js';
+import { createPreloadApi } from '../../src/main/app/preloadApi.js';
+import { registerManagementHandlers } from '../../src/main/app/managementIpc.js';
+import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/app/ipcHandlers.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { AgentSelectionStore, selectServers } from '../../src/main/config/agentSelection.js';
 import { AcpEngine } from '../../src/main/acp/acpEngine.js';

@@ -7,14 +7,16 @@
  * requests, subscriptions and list changes between them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ProxyConfig } from '../config/config.js';
+import type { ProxyConfig, ServerEntry } from '../config/config.js';
+import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
-import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from '../upstream/upstream.js';
+import { TaskTable } from './taskTable.js';
+import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
@@ -39,6 +41,7 @@ export class Hub implements SessionHost {
   readonly sessions = new Set<DownstreamSession>();
   readonly serverRequests: ServerRequestRouter;
   private readonly subscriptions = new SubscriptionTable();
+  readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
@@ -49,31 +52,32 @@ export class Hub implements SessionHost {
   private readonly progressRoutes = new Map<string, { session: HubSession; token: string | number; requestId: string | number; touch: () => void }>();
 
   readonly drainOnEofMs?: number;
+  private readonly supervision: SupervisionOptions;
+  private readonly upstreamOptions: UpstreamTransportOptions;
 
   constructor(
-    readonly config: ProxyConfig,
+    /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
+    public config: ProxyConfig,
     readonly logger: Logger,
     options: HubOptions = {},
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
-    const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
-    for (const entry of config.servers) {
-      logger.secrets.add(entrySecrets(entry));
-      const u = new Upstream(
-        entry,
-        logger,
-        {
-          state: () => this.onUpstreamState(u),
-          listChanged: (up, kind) => this.onListChanged(up, kind),
-          notification: (up, n) => this.onUpstreamNotification(up, n),
-          request: (up, req, related) => this.serverRequests.route(up, req, related),
-        },
-        supervision,
-        { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory },
-      );
-      this.upstreams.set(entry.id, u);
-    }
+    for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
+  }
+
+  private createUpstream(entry: ServerEntry): Upstream {
+    this.logger.secrets.add(entrySecrets(entry));
+    let u: Upstream;
+    const listener: UpstreamListener = {
+      state: () => this.onUpstreamState(u),
+      listChanged: (up, kind) => this.onListChanged(up, kind),
+      notification: (up, n) => this.onUpstreamNotification(up, n),
+      request: (up, req, related) => this.serverRequests.route(up, req, related),
+    };
+    return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
   }
 
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
@@ -86,6 +90,39 @@ export class Hub implements SessionHost {
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
   }
 
+  /** Adds a config entry's server, or replaces (stops first) the one with its id; the caller starts it. Own-route sessions reach it by id. */
+  async putUpstream(entry: ServerEntry): Promise<Upstream> {
+    await this.upstreams.get(entry.id)?.stop();
+    const u = this.createUpstream(entry);
+    this.upstreams.set(entry.id, u);
+    this.tables = undefined;
+    this.onstatus?.();
+    return u;
+  }
+
+  /** Takes a server out: own-route sessions closed with `reason`, its tree stopped, aggregate sessions told `list_changed`. */
+  async removeUpstream(id: string, reason: string): Promise<void> {
+    const u = this.upstreams.get(id);
+    if (!u) return;
+    this.upstreams.delete(id);
+    this.tables = undefined;
+    await Promise.all([...this.sessions].filter((s) => s.scope.serverId === id).map((s) => s.close(0, reason)));
+    await u.stop();
+    for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    this.onstatus?.();
+  }
+
+  /** New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming` renames (list_changed). */
+  setOptions(changes: ConfigOptionChanges): void {
+    this.config = { ...this.config, ...changes };
+    if (changes.toolNaming === undefined) return;
+    this.tables = undefined;
+    for (const k of ['tools', 'prompts'] as const) {
+      this.listVersion[k]++;
+      for (const s of this.sessions) if (s.scope.serverId === undefined) s.listChanged(k);
+    }
+  }
+
   /** Attaches a downstream transport; the caller starts the returned session. */
   connect(transport: Transport, scope: SessionScope = {}, onClosed?: () => void): DownstreamSession {
     const session = new DownstreamSession(this, transport, scope);
@@ -93,6 +130,8 @@ export class Hub implements SessionHost {
     session.onclosed = () => {
       this.sessions.delete(session);
       for (const [k, r] of this.progressRoutes) if (r.session === session) this.progressRoutes.delete(k);
+      this.tasks.dropSession(session);
+      this.serverRequests.dropSession(session);
       this.onstatus?.();
       onClosed?.();
     };
@@ -201,6 +240,10 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
+  urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {
+    this.serverRequests.urlElicitationsRequired(u, s, data);
+  }
+
   releaseSubscriptions(s: HubSession): void {
     this.subscriptions.releaseAll(s);
   }
@@ -248,6 +291,15 @@ export class Hub implements SessionHost {
       this.serverRequests.cancelled(u, params);
       return;
     }
+    if (n.method === 'notifications/tasks/status') {
+      // Only the session that owns the task hears of it; one sent before the task's
+      // CreateTaskResult is held until that result names its session.
+      const task = this.tasks.serverTaskOwner(u, String(params.taskId));
+      if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
+      else this.tasks.holdStatus(u, String(params.taskId), params);
+      return;
+    }
+    if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
     for (const s of this.sessionsFor(u)) {
       if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));

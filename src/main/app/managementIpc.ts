@@ -17,7 +17,7 @@ const validId = (id: unknown): id is string => typeof id === 'string' && ID_RE.t
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Registers the management handlers for the page at `pageUrl`; returns the function that removes them. */
-export function registerManagementHandlers(ipcMain: IpcMainLike, api: ManagementIpcApi, options: { pageUrl: string }): () => void {
+export function registerManagementHandlers(ipcMain: IpcMainLike, api: ManagementIpcApi, options: { pageUrl: string | readonly string[] }): () => void {
   const on = (channel: string, fn: (...args: unknown[]) => unknown) => handleTrusted(ipcMain, channel, options.pageUrl, fn);
   on(IPC_CHANNELS.configGet, () => api.getConfig());
   on(IPC_CHANNELS.configChange, (change) => {
