@@ -26,3 +26,4 @@ export { serializeConfig } from './config/configFile.js';
 export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './process/loginPath.js';
 export { LOGIN_PATH_ENV } from './common/envNames.js';
 export { defaultMcpConfig, ensureConfigFile, CONFIG_FILE_NAME, RUNTIME_VAR_NAMES, SERVER_FILES } from './config/defaultConfig.js';
+export { serverLog } from './bridge/serverLog.js';

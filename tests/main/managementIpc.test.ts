@@ -76,6 +76,30 @@ describe('management IPC', () => {
     expect(seen).toEqual([IPC_CHANNELS.configGet, IPC_CHANNELS.configChange, IPC_CHANNELS.configChange, IPC_CHANNELS.serverLog]);
   });
 
+  it("the log view also gets the agents' proxies' lines about a server (all there is for persistent: false)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mgmt-log-'));
+    dirs.push(dir);
+    const file = join(dir, 'mcp.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { solo: { command: 'node', persistent: false } } }));
+    const proxyLogFile = join(dir, 'mcp-proxy.log');
+    writeFileSync(
+      proxyLogFile,
+      [
+        '[2026-12-01 10:00:00.000] [info] [solo] WARN solo: slow disk',
+        '[2026-12-01 10:00:01.000] [info] [other] not about solo',
+        '[2026-12-01 10:00:02.000] [error] [solo] exited unexpectedly with code 1',
+        '',
+      ].join('\n'),
+    );
+    const service = new ManagementService({ configFile: file, bridge: () => Promise.reject(new Error('not started')), proxyLogFile });
+    const log = await service.serverLog('solo');
+    expect(log.ok).toBe(true);
+    expect(log.lines.map((l) => [l.level, l.text])).toEqual([
+      ['warn', 'WARN solo: slow disk'],
+      ['error', 'exited unexpectedly with code 1'],
+    ]);
+  });
+
   it('stores a per-agent selection and filters the session plan by it', async () => {
     const { invoke, agents } = setup();
     expect(await invoke(IPC_CHANNELS.agentsSet, 'gemini', ['a'])).toEqual({ ok: true });

@@ -5,7 +5,7 @@
  * server's log, tools and Test calls asked of the running bridge's routes (its token, its
  * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
  */
-import { ConfigError, ConfigStore, changeFrom } from '../../proxy/index.js';
+import { ConfigError, ConfigStore, changeFrom, serverLog } from '../../proxy/index.js';
 import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
 import type { AgentSelectionView, ConfigChange, ConfigChangeResult, ImportPreview, ServerLog, ToolCallResult, ToolList } from '../../shared/configContract.js';
 import type { AgentSelectionStore } from './agentSelection.js';
@@ -17,6 +17,12 @@ export interface ManagementServiceOptions {
   /** The running bridge; rejects when it is not ready. */
   bridge: () => Promise<{ url: string; token: string }>;
   agents?: AgentSelectionStore;
+  /**
+   * The agents' stdio proxies' log file (`proxyLogFilePath()`, the one the log tail follows):
+   * its lines about a server are added to the log view, and are all there is for a
+   * `persistent: false` server, which runs in the sessions, not in the bridge.
+   */
+  proxyLogFile?: string;
   /** Per bridge request (default 70 s: a Test call is bounded at 60 s by the bridge). */
   timeoutMs?: number;
 }
@@ -59,14 +65,20 @@ export class ManagementService implements ManagementIpcApi {
     }
   }
 
-  serverLog(id: string, limit = 500): Promise<ServerLog> {
-    const n = Number.isFinite(limit) ? Math.floor(limit) : 500;
-    return this.bridgeCall('GET', `/servers/${encodeURIComponent(id)}/log?limit=${n}`, undefined, (error) => ({
+  async serverLog(id: string, limit = 500): Promise<ServerLog> {
+    const n = Number.isFinite(limit) ? Math.max(1, Math.floor(limit)) : 500;
+    const fromBridge = await this.bridgeCall<ServerLog>('GET', `/servers/${encodeURIComponent(id)}/log?limit=${n}`, undefined, (error) => ({
       ok: false,
       error,
       lines: [],
       truncated: false,
     }));
+    if (!this.opts.proxyLogFile) return fromBridge;
+    // The sessions' proxies' lines about it first, then the bridge's (the proxies mask their own lines).
+    const fromSessions = serverLog(id, [], this.opts.proxyLogFile, n);
+    if (fromSessions.lines.length === 0) return fromBridge;
+    const lines = [...fromSessions.lines, ...fromBridge.lines];
+    return { ok: true, lines: lines.slice(-n), truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n };
   }
 
   listTools(id: string): Promise<ToolList> {

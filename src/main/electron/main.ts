@@ -97,6 +97,7 @@ function setupRuntime(): AttachedApp {
     management: new ManagementService({
       configFile,
       bridge: () => runtime.whenReady(),
+      proxyLogFile: logFile,
       agents: new AgentSelectionStore(join(userData, 'agent-servers.json')),
     }),
   });
