@@ -28,6 +28,9 @@ export { defaultMcpConfig, runtimeVars, RUNTIME_VAR_NAMES, type RuntimeVarsOptio
 export { ensureUserConfig, CONFIG_FILE_NAME } from '../main/config/ensureUserConfig.js';
 export { ConfigWatcher, type ConfigWatcherOptions } from '../main/config/configWatcher.js';
 export { readUserConfig, type UserConfigView } from '../main/config/userConfig.js';
+export { ManagementService, type ManagementServiceOptions } from '../main/config/managementService.js';
+export { AgentSelectionStore, selectServers, KNOWN_AGENTS, type ServerPlan } from '../main/config/agentSelection.js';
+export { registerManagementHandlers } from '../main/app/managementIpc.js';
 
 export {
   attachToApp,

@@ -6,4 +6,7 @@
  */
 export type { ServerState, ServerTransport, ToolSummary, ServerStatus, BridgeState, RuntimeStatus } from '../shared/status.js';
 export { IPC_CHANNEL_PREFIX, IPC_CHANNELS, MCP_RUNTIME_GLOBAL } from '../shared/ipcContract.js';
-export type { RestartResult, McpRuntimeApi } from '../shared/ipcContract.js';
+export type { RestartResult, McpRuntimeApi, ManagementIpcApi, ConfigGetResult } from '../shared/ipcContract.js';
+export { MANAGEMENT_CHANNELS } from '../shared/ipcContract.js';
+export { SECRET_MASK } from '../shared/configContract.js';
+export type * from '../shared/configContract.js';

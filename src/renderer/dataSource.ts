@@ -4,6 +4,7 @@
  */
 import type { RuntimeStatus } from '../shared/status.js';
 import type { RestartResult } from '../shared/ipcContract.js';
+import type { ManagementApi } from './management.js';
 
 /** Link state between the panel and the runtime, for sources that have one. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'down';
@@ -16,6 +17,8 @@ export interface StatusSource {
   onStatus(cb: (s: RuntimeStatus) => void): () => void;
   /** Asks the runtime to restart one server. Never rejects for expected failures. */
   restart(id: string): Promise<RestartResult>;
+  /** Config management (add, edit, logs, Test); absent: a read-only panel. */
+  readonly management?: ManagementApi;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

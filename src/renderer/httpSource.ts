@@ -9,6 +9,7 @@ import type { RuntimeStatus } from '../shared/status.js';
 import type { ConnectionState, StatusSource } from './dataSource.js';
 import { SseParser } from '../shared/sseParser.js';
 import { Backoff } from '../shared/backoff.js';
+import { HttpManagement } from './management.js';
 
 /** Options of {@link HttpStatusSource}; durations in milliseconds. */
 export interface HttpSourceOptions {
@@ -71,8 +72,11 @@ export class HttpStatusSource implements StatusSource {
   private readonly maxBackoffMs: number;
   private readonly downAfterFailures: number;
   private readonly idleTimeoutMs: number;
+  /** The bridge's management routes, same origin and token. */
+  readonly management: HttpManagement;
 
   constructor(private readonly options: HttpSourceOptions) {
+    this.management = new HttpManagement(options.baseUrl, options.token);
     this.initialBackoffMs = options.initialBackoffMs ?? 500;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.downAfterFailures = options.downAfterFailures ?? 3;

@@ -2,10 +2,15 @@
 import type { McpRuntimeApi, RestartResult } from '../shared/ipcContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import type { StatusSource } from './dataSource.js';
+import type { ManagementApi } from './management.js';
 
 /** Wraps the preload API as a {@link StatusSource}. */
 export class PreloadStatusSource implements StatusSource {
-  constructor(private readonly api: McpRuntimeApi) {}
+  readonly management?: ManagementApi;
+
+  constructor(private readonly api: McpRuntimeApi) {
+    this.management = managementOf(api);
+  }
 
   getStatus(): Promise<RuntimeStatus> {
     return this.api.getStatus();
@@ -30,4 +35,30 @@ export class PreloadStatusSource implements StatusSource {
 export function findPreloadApi(win: Window): McpRuntimeApi | undefined {
   const api = (win as Window & { mcpRuntime?: McpRuntimeApi }).mcpRuntime;
   return api && typeof api.getStatus === 'function' && typeof api.onStatus === 'function' ? api : undefined;
+}
+
+/** A rejected IPC call as the `{ ok: false, error }` every management answer uses. */
+function safe<T>(p: Promise<T> | undefined, fallback: (error: string) => T): Promise<T> {
+  if (!p) return Promise.resolve(fallback('not supported by this app'));
+  return p.catch((err: unknown) => fallback(err instanceof Error ? err.message : String(err)));
+}
+
+/** The preload's management methods as a {@link ManagementApi}, when it has them. */
+function managementOf(api: McpRuntimeApi): ManagementApi | undefined {
+  if (typeof api.getConfig !== 'function' || typeof api.changeConfig !== 'function') return undefined;
+  const m: ManagementApi = {
+    getConfig: () => safe(api.getConfig?.(), (error) => ({ ok: false as const, error })),
+    change: (c) => safe(api.changeConfig?.(c), (error) => ({ ok: false, error })),
+    previewImport: (t) => safe(api.previewImport?.(t), (error) => ({ ok: false, add: [], skip: [], error })),
+    serverLog: (id, limit) => safe(api.serverLog?.(id, limit), (error) => ({ ok: false, error, lines: [], truncated: false })),
+    listTools: (id) => safe(api.listTools?.(id), (error) => ({ ok: false, error, tools: [] })),
+    callTool: (id, name, args) => safe(api.callTool?.(id, name, args), (error) => ({ ok: false, error })),
+  };
+  if (typeof api.getAgents === 'function' && typeof api.setAgentServers === 'function') {
+    m.agents = {
+      get: () => safe(api.getAgents?.(), () => ({ agents: [], selection: {} })),
+      set: (agent, ids) => safe(api.setAgentServers?.(agent, ids), (error) => ({ ok: false, error })),
+    };
+  }
+  return m;
 }

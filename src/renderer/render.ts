@@ -8,10 +8,16 @@ import type { ConnectionState } from './dataSource.js';
 import { el, setHidden, setText } from './dom.js';
 import { BRIDGE_STATE_LABELS, SERVER_STATE_LABELS, startupProgress } from './format.js';
 import { createServerCard, type ServerCard } from './serverCard.js';
+import type { CardHooks } from './cardControls.js';
+import type { ConfigView, EntryView } from '../shared/configContract.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
   onRestart(id: string): void;
+  /** The management controls' callbacks; absent: a read-only panel. */
+  cardHooks?: CardHooks;
+  /** Extra content for the header (the Add server / Paste a snippet bar, the agents section). */
+  toolbar?: HTMLElement;
 }
 
 /** The mounted panel. */
@@ -23,6 +29,8 @@ export interface StatusPanel {
   setRestartPending(id: string, pending: boolean, error?: string): void;
   /** Refreshes time-dependent text (uptimes). */
   tick(): void;
+  /** The config as the management routes see it; servers only in the config get a card too. */
+  setConfig(config: ConfigView | undefined): void;
 }
 
 const CONFIG_EXAMPLE = '{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
@@ -44,6 +52,7 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   progressLine.hidden = true;
   summary.append(bridgeLine, progressLine);
   header.append(title, summary);
+  if (handlers.toolbar) header.append(handlers.toolbar);
 
   const banner = el('section', 'banner', undefined, { 'aria-labelledby': 'banner-title' });
   const bannerTitle = el('p', 'banner-title', undefined, { id: 'banner-title', role: 'alert' });
@@ -64,7 +73,13 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
       'The runtime is running but its config lists no servers. Add them under "mcpServers" in the MCP config file the app passes to the runtime (the same format as claude_desktop_config.json), for example:',
     ),
     el('pre', 'config-example', CONFIG_EXAMPLE),
-    el('p', undefined, 'Then restart the app (or the bridge) and they will appear here.'),
+    el(
+      'p',
+      undefined,
+      handlers.cardHooks
+        ? 'Or use "Add server" or "Paste a snippet" above: the panel writes the config file for you.'
+        : 'Then restart the app (or the bridge) and they will appear here.',
+    ),
   );
   empty.hidden = true;
   const list = el('ul', 'server-list', undefined, { 'aria-label': 'MCP servers' });
@@ -79,6 +94,24 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   let lastStatus: RuntimeStatus | undefined;
   let connection: ConnectionState = 'connected';
   let connectionDetail = '';
+  let entries = new Map<string, EntryView>();
+
+  /** A status for a server saved in the config that the runtime has not started (yet). */
+  const notRunning = (e: EntryView): RuntimeStatus['servers'][number] => ({
+    id: e.id,
+    transport: e.kind === 'stdio' ? 'stdio' : e.transport === 'sse' ? 'sse' : 'http',
+    state: e.disabled ? 'disabled' : 'stopped',
+    restarts: 0,
+    tools: [],
+    stderrTail: [],
+    sessions: 0,
+  });
+  const notRunningNote = (e: EntryView | undefined): string | undefined => {
+    if (!e || e.disabled) return undefined;
+    return e.persistent
+      ? 'Saved in the config; it starts when the runtime applies the change.'
+      : 'Runs in each agent session (persistent: false), not in the bridge.';
+  };
 
   const refreshBridge = () => {
     let label: string;
@@ -140,8 +173,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
   };
 
   return {
-    render(status) {
-      lastStatus = status;
+    render(given) {
+      lastStatus = given;
+      const known = new Set(given.servers.map((x) => x.id));
+      const configOnly = [...entries.values()].filter((e) => !known.has(e.id)).map(notRunning);
+      const status = configOnly.length ? { ...given, servers: [...given.servers, ...configOnly] } : given;
       setHidden(loading, true);
       setHidden(empty, status.servers.length > 0);
       const nowMs = now();
@@ -153,11 +189,13 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
         seen.add(server.id);
         let card = cards.get(server.id);
         if (!card) {
-          card = createServerCard(server.id, (id) => handlers.onRestart(id));
+          card = createServerCard(server.id, (id) => handlers.onRestart(id), handlers.cardHooks);
           card.setOffline(connection !== 'connected');
+          card.setEntry(entries.get(server.id));
           cards.set(server.id, card);
         }
         card.update(server, nowMs);
+        card.controls.info(known.has(server.id) ? undefined : notRunningNote(entries.get(server.id)));
         // Move a card only when it is out of place: moving a node drops its focus.
         const expected = list.children[position];
         if (expected !== card.root) list.insertBefore(card.root, expected ?? null);
@@ -198,6 +236,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     tick() {
       const nowMs = now();
       for (const card of cards.values()) card.tick(nowMs);
+    },
+    setConfig(config) {
+      entries = new Map((config?.servers ?? []).map((e) => [e.id, e]));
+      for (const [id, card] of cards) card.setEntry(entries.get(id));
+      if (lastStatus) this.render(lastStatus);
     },
   };
 }

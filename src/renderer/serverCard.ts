@@ -2,6 +2,8 @@
 import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
 import { el, setHidden, setText, uniqueId } from './dom.js';
 import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
+import type { EntryView } from '../shared/configContract.js';
+import { createCardControls, type CardControls, type CardHooks } from './cardControls.js';
 
 /**
  * Why a server shows no tools, by state. Empty for failed and stopped: the badge already
@@ -26,14 +28,21 @@ export interface ServerCard {
   setOffline(offline: boolean): void;
   /** Refreshes the ticking uptime. */
   tick(nowMs: number): void;
+  /** The server's config entry (management controls); undefined hides them. */
+  setEntry(entry: EntryView | undefined): void;
+  readonly controls: CardControls;
 }
 
-/** Builds the card for server `id`; `onRestart` runs when its Restart button is activated. */
-export function createServerCard(id: string, onRestart: (id: string) => void): ServerCard {
+/**
+ * Builds the card for server `id`; `onRestart` runs when its Restart button is activated.
+ * With `hooks` the card also carries the management controls (cardControls.ts).
+ */
+export function createServerCard(id: string, onRestart: (id: string) => void, hooks?: CardHooks): ServerCard {
   const nameId = uniqueId('server-name');
   const root = el('li', 'server');
   root.dataset.serverId = id;
-  const article = el('article', 'server-card', undefined, { 'aria-labelledby': nameId });
+  // A region named by the server id (the heading), so each card is a landmark to jump to.
+  const article = el('article', 'server-card', undefined, { role: 'region', 'aria-labelledby': nameId });
   root.append(article);
 
   const head = el('div', 'server-head');
@@ -92,7 +101,11 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
   launch.append(el('summary', undefined, 'Command and PATH'), launchText);
   launch.hidden = true;
 
-  article.append(head, facts, restartError, errorBox, tools, noTools, logs, launch);
+  const controls = createCardControls(id, hooks);
+  let entry: EntryView | undefined;
+  let lastTools: ToolSummary[] = [];
+
+  article.append(head, controls.root, facts, restartError, errorBox, tools, noTools, logs, launch);
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -113,12 +126,22 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
   });
 
   const renderTools = (list: ToolSummary[]) => {
-    const key = JSON.stringify(list);
+    lastTools = list;
+    // Tools turned off in the config are not offered by the server: listed too, switched off.
+    const offered = new Set(list.map((t) => t.name));
+    const denied = (entry?.deniedTools ?? [])
+      .filter((n) => !offered.has(n))
+      .map((name) => ({ name, description: undefined as string | undefined, denied: true }));
+    const all = [...list.map((t) => ({ ...t, denied: false })), ...denied];
+    const key = JSON.stringify([all, entry?.deniedTools, hooks !== undefined, entry !== undefined]);
     if (key === toolsKey) return; // unchanged: keep the DOM (and any text selection) as it is
     toolsKey = key;
-    const items = list.map((t) => {
-      const li = el('li', 'tool');
+    const items = all.map((t) => {
+      const li = el('li', t.denied ? 'tool tool-off' : 'tool');
+      li.dataset.tool = t.name;
       li.append(el('code', 'tool-name', t.name));
+      const c = controls.toolControls(t.name, !t.denied);
+      if (c) li.append(c);
       if (t.description) {
         li.append(el('span', 'tool-description', t.description));
         // Focusable so a keyboard user can unfold a description clamped to two lines (panel.css).
@@ -150,9 +173,10 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
       setHidden(errorBox, !server.lastError);
       setText(errorText, server.lastError ?? '');
 
-      setHidden(tools, server.tools.length === 0);
+      const deniedCount = (entry?.deniedTools ?? []).filter((n) => !server.tools.some((t) => t.name === n)).length;
+      setHidden(tools, server.tools.length + deniedCount === 0);
       setHidden(noTools, server.tools.length > 0 || !NO_TOOLS_TEXT[server.state]);
-      setText(toolsSummary, plural(server.tools.length, 'tool'));
+      setText(toolsSummary, plural(server.tools.length, 'tool') + (deniedCount ? ` (${deniedCount} turned off)` : ''));
       setText(noTools, NO_TOOLS_TEXT[server.state] ?? '');
       renderTools(server.tools);
 
@@ -180,5 +204,12 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
     tick(nowMs) {
       if (current) setText(uptime, uptimeText(current.state, current.startedAt, nowMs));
     },
+    setEntry(e) {
+      entry = e;
+      controls.update(e);
+      renderTools(lastTools);
+      if (current) this.update(current, Date.now());
+    },
+    controls,
   };
 }

@@ -8,6 +8,7 @@ import type { StatusSource } from './dataSource.js';
 import { HttpStatusSource, takeTokenFromLocation } from './httpSource.js';
 import { PreloadStatusSource, findPreloadApi } from './preloadSource.js';
 import { createStatusPanel } from './render.js';
+import { createManageWiring } from './managePanel.js';
 
 const TICK_MS = 1000;
 
@@ -23,7 +24,9 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
   const pending = new Set<string>();
   let gotEvent = false;
 
+  const manage = source.management ? createManageWiring(source.management) : undefined;
   const panel = createStatusPanel(root, {
+    ...(manage ? { cardHooks: manage.hooks, toolbar: manage.toolbar } : {}),
     onRestart(id) {
       if (pending.has(id)) return; // one request at a time per server
       pending.add(id);
@@ -38,7 +41,11 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
     },
   });
 
-  const show = (status: RuntimeStatus) => panel.render(status);
+  manage?.attach((c) => panel.setConfig(c));
+  const show = (status: RuntimeStatus) => {
+    panel.render(status);
+    manage?.onStatus(status);
+  };
   const offStatus = source.onStatus((status) => {
     gotEvent = true;
     show(status);

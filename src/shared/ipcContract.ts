@@ -4,6 +4,7 @@
  * (main, preload, renderer) can import it.
  */
 import type { RuntimeStatus } from './status.js';
+import type { AgentSelectionView, ConfigChange, ConfigChangeResult, ConfigView, ImportPreview, ServerLog, ToolCallResult, ToolList } from './configContract.js';
 
 /** Every channel this project uses starts with this prefix; the preload rejects others. */
 export const IPC_CHANNEL_PREFIX = 'mcp:';
@@ -13,7 +14,42 @@ export const IPC_CHANNELS = {
   getStatus: 'mcp:status:get',
   status: 'mcp:status:changed',
   restart: 'mcp:server:restart',
+  configGet: 'mcp:config:get',
+  configChange: 'mcp:config:change',
+  configPreviewImport: 'mcp:config:preview-import',
+  serverLog: 'mcp:server:log',
+  serverTools: 'mcp:server:tools',
+  toolCall: 'mcp:tool:call',
+  agentsGet: 'mcp:agents:get',
+  agentsSet: 'mcp:agents:set',
 } as const;
+
+/** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
+export const MANAGEMENT_CHANNELS = [
+  IPC_CHANNELS.configGet,
+  IPC_CHANNELS.configChange,
+  IPC_CHANNELS.configPreviewImport,
+  IPC_CHANNELS.serverLog,
+  IPC_CHANNELS.serverTools,
+  IPC_CHANNELS.toolCall,
+  IPC_CHANNELS.agentsGet,
+  IPC_CHANNELS.agentsSet,
+] as const;
+
+/** The answer to `config:get`. */
+export type ConfigGetResult = { ok: true; config: ConfigView } | { ok: false; error: string };
+
+/** Config management over IPC: the same operations as the bridge's `/config` routes. */
+export interface ManagementIpcApi {
+  getConfig(): Promise<ConfigGetResult>;
+  changeConfig(change: ConfigChange): Promise<ConfigChangeResult>;
+  previewImport(text: string): Promise<ImportPreview>;
+  serverLog(id: string, limit?: number): Promise<ServerLog>;
+  listTools(id: string): Promise<ToolList>;
+  callTool(id: string, name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
+  getAgents(): Promise<AgentSelectionView>;
+  setAgentServers(agent: string, ids: string[] | null): Promise<{ ok: boolean; error?: string }>;
+}
 
 /** Answer to a restart request. Expected failures come back as `{ ok: false, error }`, not as a rejection. */
 export interface RestartResult {
@@ -25,7 +61,7 @@ export interface RestartResult {
  * What the preload exposes as `window.mcpRuntime` (via `contextBridge.exposeInMainWorld`).
  * One method per IPC message; listeners receive only the payload, never the IPC event.
  */
-export interface McpRuntimeApi {
+export interface McpRuntimeApi extends Partial<ManagementIpcApi> {
   getStatus(): Promise<RuntimeStatus>;
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;

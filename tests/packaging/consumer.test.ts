@@ -18,6 +18,21 @@ import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { waitFor } from '../helpers/waitFor.js';
 
+/** What the preload exposes: status, restart, and the panel's server management (issue 20). */
+const API_METHODS = [
+  'callTool',
+  'changeConfig',
+  'getAgents',
+  'getConfig',
+  'getStatus',
+  'listTools',
+  'onStatus',
+  'previewImport',
+  'restart',
+  'serverLog',
+  'setAgentServers',
+];
+
 const run = promisify(execFile);
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string };
 const INSTALL_TIMEOUT_MS = 120_000;
@@ -105,8 +120,8 @@ describe('the packed module in a fresh project', () => {
     expect(out.viaEntry.tools).toEqual(out.status.servers[0].tools.map((t: { name: string }) => `memory__${t.name}`));
     expect(out.afterStop.bridge.state).toBe('stopped');
     expect(out.exposed).toEqual([
-      ['mcpRuntime', ['getStatus', 'onStatus', 'restart']],
-      ['mcpRuntime', ['getStatus', 'onStatus', 'restart']],
+      ['mcpRuntime', API_METHODS],
+      ['mcpRuntime', API_METHODS],
     ]);
     expect(out).toMatchObject({ cliPath: entry.args[0], cliExists: true, serversExist: true, panelExists: true });
     expect(out.asarUnpack).toEqual([`node_modules/${PKG.name}/dist/proxy/**`, `node_modules/${PKG.name}/dist/servers/**`]);
@@ -157,7 +172,7 @@ describe('the packed module in a fresh project', () => {
     await run(join(ROOT, 'node_modules', '.bin', 'esbuild'), command.slice(1), { cwd: app, timeout: 30_000 });
     copyFileSync(join(app, 'preload.cjs'), join(dirP, 'preload.cjs'));
     const { stdout } = await run(process.execPath, ['preload.cjs'], { cwd: dirP, timeout: 30_000 });
-    expect(JSON.parse(stdout)).toEqual({ key: 'mcpRuntime', methods: ['getStatus', 'onStatus', 'restart'], invoked: ['mcp:status:get'] });
+    expect(JSON.parse(stdout)).toEqual({ key: 'mcpRuntime', methods: API_METHODS, invoked: ['mcp:status:get'] });
     // One file that requires nothing but electron (a sandboxed preload can require nothing else).
     const requires = [...readFileSync(join(dirP, 'preload.cjs'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
     expect(new Set(requires)).toEqual(new Set(['electron']));

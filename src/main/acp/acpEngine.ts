@@ -50,6 +50,11 @@ export interface AcpEngineOptions {
   clientInfo?: { name: string; version: string };
   logger?: RuntimeLogger;
   onSessionUpdate?: (n: SessionNotification) => void;
+  /**
+   * Which of the runtime's servers this agent gets (the panel's per-agent selection,
+   * agentSelection.ts: `(plan) => selectServers(plan, store.serversFor(name))`). Default: all.
+   */
+  selectServers?: (plan: { bridgeIds: string[]; sessionEntries: Record<string, unknown> }) => { bridgeIds: string[]; sessionEntries: Record<string, unknown> };
   /** Answers permission requests. Default: cancelled (the app must decide, not the runtime). */
   onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 }
@@ -141,7 +146,8 @@ export class AcpEngine {
   /** The `mcpServers` a new session gets now (waits for the bridge). */
   async sessionMcpServers(): Promise<NewSessionRequest['mcpServers']> {
     const bridge = await this.opts.runtime.whenReady();
-    const plan = this.opts.runtime.mcpServerPlan();
+    const all = this.opts.runtime.mcpServerPlan();
+    const plan = this.opts.selectServers ? this.opts.selectServers(all) : all;
     return acpMcpServers(this.agentCapabilities, { ...this.opts.mcp, bridge, bridgeIds: plan.bridgeIds, sessionEntries: plan.sessionEntries });
   }
 

@@ -11,6 +11,8 @@ import { adoptLoginPath } from '../runtime/loginEnv.js';
 import type { RuntimeStatus } from '../../shared/status.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { registerIpcHandlers, type IpcMainLike } from './ipcHandlers.js';
+import { registerManagementHandlers } from './managementIpc.js';
+import type { ManagementIpcApi } from '../../shared/ipcContract.js';
 import { installQuitSequence, type PowerMonitorLike, type PreventableEvent, type QuitSequence } from './quitSequence.js';
 
 /** The part of Electron's `app` used here (Electron's `app` is one as it is). */
@@ -62,6 +64,11 @@ export interface AttachToAppOptions {
    * desktop launcher lacks it). Default true.
    */
   loginPath?: boolean;
+  /**
+   * The panel's server management over IPC (config edits, logs, Test, agents), e.g. a
+   * `ManagementService` (config/managementService.ts); absent: a read-only panel.
+   */
+  management?: ManagementIpcApi;
   /** Stopped at quit in parallel with the runtime (e.g. ACP engines, whose agents use it). */
   alsoStop?: readonly Stoppable[];
   /** Default: nothing is logged. electron-log's `log.scope('mcp')` fits. */
@@ -99,6 +106,7 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
     { getStatus: () => runtime.status(), restart: (id) => runtime.restart(id) },
     { pageUrl: options.pageUrl },
   );
+  const removeManagement = options.management ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl }) : () => undefined;
   const offStatus = runtime.on('status', (status) => {
     for (const target of options.statusTargets?.() ?? []) {
       if (target && !target.isDestroyed?.()) target.send(IPC_CHANNELS.status, status);
@@ -140,6 +148,7 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
     quitSequence,
     detach() {
       removeHandlers();
+      removeManagement();
       offStatus();
     },
   };

@@ -30,5 +30,14 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
       return () => void ipc.removeListener(channel, listener);
     },
     restart: (id) => ipc.invoke(checked(IPC_CHANNELS.restart), String(id)) as Promise<RestartResult>,
+    // Config management: plain data in, plain data out (structured clone), one channel each.
+    getConfig: () => ipc.invoke(checked(IPC_CHANNELS.configGet)) as never,
+    changeConfig: (change) => ipc.invoke(checked(IPC_CHANNELS.configChange), change) as never,
+    previewImport: (text) => ipc.invoke(checked(IPC_CHANNELS.configPreviewImport), String(text)) as never,
+    serverLog: (id, limit) => ipc.invoke(checked(IPC_CHANNELS.serverLog), String(id), limit) as never,
+    listTools: (id) => ipc.invoke(checked(IPC_CHANNELS.serverTools), String(id)) as never,
+    callTool: (id, name, args) => ipc.invoke(checked(IPC_CHANNELS.toolCall), String(id), String(name), args) as never,
+    getAgents: () => ipc.invoke(checked(IPC_CHANNELS.agentsGet)) as never,
+    setAgentServers: (agent, ids) => ipc.invoke(checked(IPC_CHANNELS.agentsSet), String(agent), ids) as never,
   };
 }

@@ -16,11 +16,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { resolveRuntimePaths } from '../../index/cli.js';
 import {
+  AgentSelectionStore,
   attachToApp,
   createElectronLogSink,
   defaultMcpConfig,
   ensureUserConfig,
   LogTail,
+  ManagementService,
   McpRuntime,
   nodeCommand,
   proxyLogFilePath,
@@ -90,6 +92,14 @@ function setupRuntime(): AttachedApp {
     powerMonitor,
     logTail,
     logger: mainLog,
+    // The panel's server management: the config file edited in place (the runtime's watcher
+    // applies it), logs and Test through the bridge, and which servers each agent gets.
+    management: new ManagementService({
+      configFile,
+      bridge: () => runtime.whenReady(),
+      proxyLogFile: logFile,
+      agents: new AgentSelectionStore(join(userData, 'agent-servers.json')),
+    }),
   });
 }
 

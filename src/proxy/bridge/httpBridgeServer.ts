@@ -33,6 +33,7 @@ import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
+import { handleConfigRoute, type ConfigRoutesOptions } from './configRoutes.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { ReloadResult } from './reload.js';
 
@@ -62,6 +63,8 @@ export interface BridgeHttpOptions {
   subscribeStatus: (cb: (s: unknown) => void) => () => void;
   /** `POST /servers/<id>/restart`; 501 when absent. */
   onRestart?: (serverId: string) => Promise<{ ok: boolean; error?: string }>;
+  /** The panel's management routes (`/config/*`, `/servers/<id>/log`, `/servers/<id>/tools/call`; configRoutes.ts); 404 when absent. */
+  configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
   /** `POST /config/reload` (reloadRoute.ts); 501 when absent. */
   onReload?: () => Promise<ReloadResult>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
@@ -198,6 +201,8 @@ export class BridgeHttpServer {
       await serveReload(req, res, this.opts.onReload);
       return;
     }
+    const routes = this.opts.configRoutes;
+    if (routes && (await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs }))) return;
     const restart = RESTART_PATH.exec(path);
     if (restart) {
       await this.onRestart(req, res, restart[1]);

@@ -8,7 +8,7 @@
  * /config/reload` apply config changes to the running servers (bridge/reload.ts).
  */
 import { readFileSync, fstatSync, existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Hub } from '../hub/hub.js';
 import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../bridge/security.js';
@@ -24,6 +24,8 @@ import { watchConfigFile } from '../config/configFileWatch.js';
 import { prepareDefaultConfig } from '../cli/defaultBridgeConfig.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
+import { LOG_FILE_ENV } from '../common/logger.js';
+import { ConfigStore } from '../config/configStore.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -70,6 +72,13 @@ function stdinIsPipe(): boolean {
 function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   return Promise.race([p.then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** The config file the panel may edit: `--config-file`, or `--config` naming a file (not inline JSON). */
+export function editableConfigPath(opts: CliOptions): string | undefined {
+  if (opts.configFile !== undefined) return resolve(opts.configFile);
+  if (opts.config !== undefined && !opts.config.trim().startsWith('{')) return resolve(opts.config.trim());
+  return undefined;
 }
 
 /** How many stderr lines of a server that did not start the ready line carries. */
@@ -126,6 +135,16 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     },
     status: () => feed.current(),
     subscribeStatus: (cb) => feed.subscribe(cb),
+    configRoutes: {
+      store: (() => {
+        const path = editableConfigPath(opts);
+        return path ? new ConfigStore(path) : undefined;
+      })(),
+      openSession: (transport, serverId) => hub.connect(transport, { serverId }).start(),
+      ring: (id) => hub.status().find((s) => s.id === id)?.stderrTail,
+      logFile: process.env[LOG_FILE_ENV] || undefined,
+      mask: (text) => logger.secrets.mask(text),
+    },
     onRestart: async (id) => {
       const u = hub.upstreams.get(id);
       if (!u) return { ok: false, error: `no server "${id}"` };

@@ -1,0 +1,125 @@
+/**
+ * The app's side of the panel's server management, behind the IPC handlers: the config file
+ * edited in place with the proxy's ConfigStore (the same validation, masking and atomic write
+ * as the bridge's `/config` routes; the runtime's config watcher applies the file), and a
+ * server's log, tools and Test calls asked of the running bridge's routes (its token, its
+ * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
+ */
+import { ConfigError, ConfigStore, changeFrom, serverLog } from '../../proxy/index.js';
+import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { AgentSelectionView, ConfigChange, ConfigChangeResult, ImportPreview, ServerLog, ToolCallResult, ToolList } from '../../shared/configContract.js';
+import type { AgentSelectionStore } from './agentSelection.js';
+
+export interface ManagementServiceOptions {
+  configFile: string;
+  /** What `${VAR}`s are checked against (the bridge inherits this process's environment). */
+  env?: NodeJS.ProcessEnv;
+  /** The running bridge; rejects when it is not ready. */
+  bridge: () => Promise<{ url: string; token: string }>;
+  agents?: AgentSelectionStore;
+  /**
+   * The agents' stdio proxies' log file (`proxyLogFilePath()`, the one the log tail follows):
+   * its lines about a server are added to the log view, and are all there is for a
+   * `persistent: false` server, which runs in the sessions, not in the bridge.
+   */
+  proxyLogFile?: string;
+  /** Per bridge request (default 70 s: a Test call is bounded at 60 s by the bridge). */
+  timeoutMs?: number;
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export class ManagementService implements ManagementIpcApi {
+  private readonly store: ConfigStore;
+
+  constructor(private readonly opts: ManagementServiceOptions) {
+    this.store = new ConfigStore(opts.configFile, opts.env ?? process.env);
+  }
+
+  async getConfig(): Promise<ConfigGetResult> {
+    try {
+      return { ok: true, config: this.store.view() };
+    } catch (err) {
+      return { ok: false, error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
+    }
+  }
+
+  async changeConfig(change: ConfigChange): Promise<ConfigChangeResult> {
+    const checked = changeFrom(change);
+    if (!checked) return { ok: false, error: 'malformed change' };
+    const r = this.store.apply(checked);
+    if ('status' in r) {
+      const { status: _status, ...rest } = r;
+      void _status;
+      return rest;
+    }
+    return r;
+  }
+
+  async previewImport(text: string): Promise<ImportPreview> {
+    if (typeof text !== 'string') return { ok: false, add: [], skip: [], error: 'expected the snippet text' };
+    try {
+      return this.store.previewImport(text);
+    } catch (err) {
+      return { ok: false, add: [], skip: [], error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
+    }
+  }
+
+  async serverLog(id: string, limit = 500): Promise<ServerLog> {
+    const n = Number.isFinite(limit) ? Math.max(1, Math.floor(limit)) : 500;
+    const fromBridge = await this.bridgeCall<ServerLog>('GET', `/servers/${encodeURIComponent(id)}/log?limit=${n}`, undefined, (error) => ({
+      ok: false,
+      error,
+      lines: [],
+      truncated: false,
+    }));
+    if (!this.opts.proxyLogFile) return fromBridge;
+    // The sessions' proxies' lines about it first, then the bridge's (the proxies mask their own lines).
+    const fromSessions = serverLog(id, [], this.opts.proxyLogFile, n);
+    if (fromSessions.lines.length === 0) return fromBridge;
+    const lines = [...fromSessions.lines, ...fromBridge.lines];
+    return { ok: true, lines: lines.slice(-n), truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n };
+  }
+
+  listTools(id: string): Promise<ToolList> {
+    return this.bridgeCall('GET', `/servers/${encodeURIComponent(id)}/tools`, undefined, (error) => ({ ok: false, error, tools: [] }));
+  }
+
+  callTool(id: string, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
+    if (typeof args !== 'object' || args === null || Array.isArray(args)) return Promise.resolve({ ok: false, error: 'the arguments must be an object' });
+    return this.bridgeCall('POST', `/servers/${encodeURIComponent(id)}/tools/call`, { name, arguments: args }, (error) => ({ ok: false, error }));
+  }
+
+  async getAgents(): Promise<AgentSelectionView> {
+    return this.opts.agents?.view() ?? { agents: [], selection: {} };
+  }
+
+  async setAgentServers(agent: string, ids: string[] | null): Promise<{ ok: boolean; error?: string }> {
+    return this.opts.agents ? this.opts.agents.set(agent, ids) : { ok: false, error: 'no agents in this app' };
+  }
+
+  private async bridgeCall<T>(method: string, path: string, body: unknown, failed: (error: string) => T): Promise<T> {
+    let bridge: { url: string; token: string };
+    try {
+      bridge = await this.opts.bridge();
+    } catch (err) {
+      return failed(`the MCP bridge is not running (${message(err)})`);
+    }
+    const headers: Record<string, string> = { Authorization: `Bearer ${bridge.token}` };
+    if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', Origin: new URL(bridge.url).origin });
+    try {
+      const res = await fetch(`${bridge.url}${path}`, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 70_000),
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const json = (await res.json().catch(() => undefined)) as (T & { error?: string }) | undefined;
+      if (!json) return failed(`the bridge answered HTTP ${res.status}`);
+      if (!res.ok) return failed(json.error ?? `the bridge answered HTTP ${res.status}`);
+      return json;
+    } catch (err) {
+      return failed(message(err));
+    }
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * The bridge's management routes for the panel, behind the same token, Host and Origin
+ * gate as every route (httpBridgeServer.ts checks those first):
+ *
+ *   GET    /config                            the config, secrets masked
+ *   POST   /config/servers                    {id, entry}           add
+ *   PUT    /config/servers/<id>               {entry, newId?}       edit (rename)
+ *   DELETE /config/servers/<id>               {}                    remove
+ *   POST   /config/servers/<id>/enabled       {enabled}             `disabled`
+ *   POST   /config/servers/<id>/tools         {tool, enabled}       `tools.deny`
+ *   POST   /config/import/preview             {text}                what a snippet would add
+ *   POST   /config/import                     {text}                add it
+ *   GET    /servers/<id>/log?limit=N          recent log lines
+ *   GET    /servers/<id>/tools                the tools with their input schemas (Test form)
+ *   POST   /servers/<id>/tools/call           {name, arguments}     the Test button
+ *
+ * CSRF: every request that changes something must carry `Content-Type: application/json`
+ * (415 otherwise: an HTML form cannot send it without a CORS preflight, which the bridge
+ * never grants) and an `Origin` header (403 without; the gate already refused any origin
+ * but the bridge's own). Changes end at the file: the watchers apply them.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
+import { changeFrom, type ConfigChange, type ConfigStore } from '../config/configStore.js';
+import { ConfigError } from '../config/config.js';
+import { isPlainObject } from '../config/configEntry.js';
+import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
+import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
+
+export interface ConfigRoutesOptions {
+  /** The config file's store; undefined when the bridge was given inline JSON (nothing to edit). */
+  store: ConfigStore | undefined;
+  openSession: SessionOpener;
+  /** The recent stderr lines of a running server, undefined for an unknown id. */
+  ring(serverId: string): readonly string[] | undefined;
+  /** The bridge's log file (`MCP_PROXY_LOG_FILE`), if it has one. */
+  logFile?: string;
+  /** The config's secrets masked in a text (the loggers' mask). */
+  mask(text: string): string;
+  maxBodyBytes: number;
+  bodyTimeoutMs: number;
+  /** Bound of one Test call (default 60 s). */
+  toolCallTimeoutMs?: number;
+}
+
+/** Paths these routes own (the static panel is never served for them). */
+export const CONFIG_ROUTE_PATH = /^\/config(\/|$)|^\/servers\/[^/]+\/(log|tools|tools\/call)\/?$/;
+
+const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
+const SERVER_LOG = /^\/servers\/([^/]+)\/log\/?$/;
+const SERVER_TOOLS = /^\/servers\/([^/]+)\/tools\/?$/;
+const TOOL_CALL = /^\/servers\/([^/]+)\/tools\/call\/?$/;
+
+/** Why a state-changing request is refused (CSRF rules), or undefined. */
+export function writeGate(req: IncomingMessage): { status: number; message: string } | undefined {
+  const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') return { status: 415, message: 'changes need a JSON body (Content-Type: application/json)' };
+  if (req.headers.origin === undefined) return { status: 403, message: 'Forbidden: changes need an Origin header' };
+  return undefined;
+}
+
+function decode(raw: string): string | undefined {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+function methodNotAllowed(res: ServerResponse, allow: string): void {
+  sendError(res, 405, 'method not allowed', {}, { Allow: allow });
+}
+
+/** Handles `path` when it is one of these routes; false when it is not. */
+export async function handleConfigRoute(req: IncomingMessage, res: ServerResponse, path: string, url: URL, o: ConfigRoutesOptions): Promise<boolean> {
+  if (!CONFIG_ROUTE_PATH.test(path)) return false;
+  const method = req.method ?? 'GET';
+  const log = SERVER_LOG.exec(path);
+  if (log) {
+    if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
+    const id = decode(log[1]);
+    const ring = id === undefined ? undefined : o.ring(id);
+    if (id === undefined || ring === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
+    sendJson(res, 200, serverLog(id, ring, o.logFile, Number(url.searchParams.get('limit') ?? DEFAULT_LOG_LINES), o.mask));
+    return true;
+  }
+  const tools = SERVER_TOOLS.exec(path);
+  if (tools) {
+    if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
+    const id = decode(tools[1]);
+    if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
+    sendJson(res, 200, await listToolsFor(o.openSession, id, 10_000));
+    return true;
+  }
+  if (path === '/config' || path === '/config/') {
+    if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
+    // A read, answered 200 so a read-only bridge is not an error in the page's console.
+    if (!o.store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
+    try {
+      sendJson(res, 200, o.store.view());
+    } catch (err) {
+      sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
+    }
+    return true;
+  }
+  // Everything else changes something (or calls a tool): the method first, then JSON and Origin.
+  const route = changeRoute(path);
+  if (!route) return (sendError(res, 404, 'not found'), true);
+  if (!route.methods.includes(method)) return (methodNotAllowed(res, route.methods.join(', ')), true);
+  const body = await writeBody(req, res, o);
+  if (body === undefined) return true;
+  if (route.id !== undefined && decode(route.id) === undefined) return (sendError(res, 400, 'malformed server id'), true);
+  const id = route.id === undefined ? undefined : decode(route.id)!;
+  if (route.kind === 'call') {
+    if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
+    if (typeof body.name !== 'string' || (body.arguments !== undefined && !isPlainObject(body.arguments))) {
+      return (sendError(res, 400, 'expected {"name": "<tool>", "arguments": {...}}'), true);
+    }
+    const args = (body.arguments ?? {}) as Record<string, unknown>;
+    sendJson(res, 200, await testToolCall(o.openSession, id, body.name, args, o.toolCallTimeoutMs ?? 60_000));
+    return true;
+  }
+  if (!o.store) return (noFile(res), true);
+  if (route.kind === 'preview') {
+    if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
+    sendJson(res, 200, o.store.previewImport(body.text));
+    return true;
+  }
+  const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
+  const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
+  if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
+  const result = o.store.apply(change);
+  const { status, ...answer } = result as typeof result & { status?: number };
+  sendJson(res, status ?? 200, answer);
+  return true;
+}
+
+/** Which change a path names and the methods it takes. */
+function changeRoute(path: string): { kind: 'add' | 'import' | 'preview' | 'call' | 'server' | 'enable' | 'tool'; methods: string[]; id?: string } | undefined {
+  const p = path.replace(/\/$/, '');
+  if (p === '/config/servers') return { kind: 'add', methods: ['POST'] };
+  if (p === '/config/import') return { kind: 'import', methods: ['POST'] };
+  if (p === '/config/import/preview') return { kind: 'preview', methods: ['POST'] };
+  const call = TOOL_CALL.exec(path);
+  if (call) return { kind: 'call', methods: ['POST'], id: call[1] };
+  const server = SERVER.exec(path);
+  if (!server) return undefined;
+  if (server[2] === 'enabled') return { kind: 'enable', methods: ['POST'], id: server[1] };
+  if (server[2] === 'tools') return { kind: 'tool', methods: ['POST'], id: server[1] };
+  return { kind: 'server', methods: ['PUT', 'DELETE'], id: server[1] };
+}
+
+const NO_FILE = 'the bridge was started with inline JSON (--config {...}): there is no config file to edit; start it with --config-file <path>';
+
+function noFile(res: ServerResponse): void {
+  sendError(res, 409, NO_FILE);
+}
+
+/** The JSON object body of a change, after the CSRF rules; undefined once an answer was sent. */
+async function writeBody(req: IncomingMessage, res: ServerResponse, o: ConfigRoutesOptions): Promise<Record<string, unknown> | undefined> {
+  const refused = writeGate(req);
+  if (refused) {
+    req.resume();
+    sendError(res, refused.status, refused.message);
+    return undefined;
+  }
+  const read = await readJsonBody(req, o.maxBodyBytes, o.bodyTimeoutMs);
+  if (!read.ok) {
+    sendBodyFailure(res, read.reason, o.maxBodyBytes);
+    return undefined;
+  }
+  if (!isPlainObject(read.value)) {
+    sendError(res, 400, 'the body must be a JSON object');
+    return undefined;
+  }
+  return read.value;
+}

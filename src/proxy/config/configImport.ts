@@ -1,0 +1,145 @@
+/**
+ * Pasted snippets from other MCP clients, read into entries of our config with a preview of
+ * what would be added and what is skipped, and why.
+ *
+ * Shapes read: Claude Desktop's `claude_desktop_config.json` and Cursor's `mcp.json`
+ * (`{"mcpServers": {...}}`), VS Code's `mcp.json` (`{"servers": {...}, "inputs": [...]}`, or
+ * `{"mcp": {"servers": ...}}` from its settings.json), and a bare `{"<id>": entry}` map.
+ * Comments and trailing commas are accepted (VS Code's files are JSONC).
+ * `${env:NAME}` (VS Code, Cursor) becomes our `${NAME}`; an entry using a value only the
+ * other client can supply (`${input:...}` prompts, `${workspaceFolder}`) is skipped.
+ * Every entry is checked with the CLI's own rules (parseEntry), so a skip reason is the
+ * message the CLI would print. Values are never quoted in reasons or summaries.
+ */
+import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
+import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
+import { redactUrl } from './redact.js';
+
+/** Removes `//` and `/* *\/` comments and trailing commas outside strings. */
+export function stripJsonc(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      out += text.slice(start, i + 1);
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else out += c;
+  }
+  return out.replace(/,(\s*[}\]])/g, '$1');
+}
+
+/** The snippet as an object: as is, or wrapped in braces (a pasted `"id": {...}` fragment). */
+function parseSnippet(text: string): unknown {
+  const clean = stripJsonc(text).trim();
+  try {
+    return JSON.parse(clean);
+  } catch {
+    return JSON.parse(`{${clean.replace(/,\s*$/, '')}}`);
+  }
+}
+
+const looksLikeEntry = (v: unknown) => isPlainObject(v) && (typeof v.command === 'string' || typeof v.url === 'string');
+
+/** Finds the servers map and names the format. */
+function serversOf(raw: unknown): { format: string; servers: Record<string, unknown> } | undefined {
+  if (!isPlainObject(raw)) return undefined;
+  if (isPlainObject(raw.mcpServers)) return { format: 'mcpServers (Claude Desktop, Cursor)', servers: raw.mcpServers };
+  if (isPlainObject(raw.servers)) return { format: 'VS Code mcp.json', servers: raw.servers };
+  if (isPlainObject(raw.mcp) && isPlainObject(raw.mcp.servers)) return { format: 'VS Code settings', servers: raw.mcp.servers };
+  const values = Object.values(raw);
+  if (values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
+  return undefined;
+}
+
+const FOREIGN_VAR_RE = /\$\{(input|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|command|config)(:[^}]*)?\}/;
+const IGNORED_FIELDS: Record<string, string> = {
+  envFile: 'envFile is not supported: its variables are not loaded (put them under Environment)',
+  dev: 'dev (VS Code watch mode) is ignored',
+  gallery: 'gallery is ignored',
+  version: 'version is ignored',
+};
+
+/** `${env:NAME}` -> `${NAME}` in every string of `v`; reports the first foreign variable. */
+function convertValue(v: unknown, foreign: string[]): unknown {
+  if (typeof v === 'string') {
+    const m = FOREIGN_VAR_RE.exec(v);
+    if (m) foreign.push(`\${${m[1]}${m[1] === 'input' ? ':...' : ''}}`);
+    return v.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
+  }
+  if (Array.isArray(v)) return v.map((x) => convertValue(x, foreign));
+  if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convertValue(x, foreign)]));
+  return v;
+}
+
+/** A preview plus the entries it would add, ready to write. */
+export interface ImportPlan {
+  preview: ImportPreview;
+  entries: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * Reads `text` and plans its import into a config that already has `existingIds`.
+ * `env` expands `${VAR}`s for validation, as the bridge will.
+ */
+export function planImport(text: string, existingIds: readonly string[], env: NodeJS.ProcessEnv): ImportPlan {
+  const empty = (error: string): ImportPlan => ({ preview: { ok: false, add: [], skip: [], error }, entries: {} });
+  if (typeof text !== 'string' || text.trim() === '') return empty('Paste a snippet first.');
+  let raw: unknown;
+  try {
+    raw = parseSnippet(text);
+  } catch {
+    return empty('The snippet is not valid JSON.');
+  }
+  const found = serversOf(raw);
+  if (!found) {
+    return empty('No servers found: paste a claude_desktop_config.json, a Cursor or VS Code mcp.json, or its "mcpServers" / "servers" part.');
+  }
+  const add: ImportItem[] = [];
+  const skip: { id: string; reason: string }[] = [];
+  const entries: Record<string, Record<string, unknown>> = {};
+  const taken = new Set(existingIds);
+  for (const [id, value] of Object.entries(found.servers)) {
+    const shown = id.length > 80 ? `${id.slice(0, 80)}...` : id;
+    if (!SERVER_ID_RE.test(id)) {
+      skip.push({ id: shown, reason: 'invalid name: names start with a letter or digit and contain only letters, digits, "_", "." and "-" (at most 64)' });
+      continue;
+    }
+    if (taken.has(id)) {
+      skip.push({ id, reason: 'a server with this name is already in your config' });
+      continue;
+    }
+    if (!isPlainObject(value)) {
+      skip.push({ id, reason: 'not an object' });
+      continue;
+    }
+    const foreign: string[] = [];
+    const entry = convertValue(value, foreign) as Record<string, unknown>;
+    if (foreign.length) {
+      skip.push({ id, reason: `uses ${foreign[0]}, which only the other app can fill in: add it with the form instead` });
+      continue;
+    }
+    const notes: string[] = [];
+    for (const [field, note] of Object.entries(IGNORED_FIELDS)) if (field in entry) notes.push(note);
+    const issues: string[] = [];
+    const parsed = parseEntry(id, entry, env, issues);
+    if (!parsed) {
+      skip.push({ id, reason: issues.join('; ') || 'invalid entry' });
+      continue;
+    }
+    taken.add(id);
+    entries[id] = entry;
+    const summary =
+      parsed.kind === 'stdio'
+        ? `${String(entry.command)}${parsed.args.length ? ` (${parsed.args.length} argument${parsed.args.length === 1 ? '' : 's'})` : ''}`
+        : redactUrl(typeof entry.url === 'string' ? entry.url : '');
+    add.push({ id, kind: parsed.kind, summary, notes });
+  }
+  return { preview: { ok: true, format: found.format, add, skip }, entries };
+}

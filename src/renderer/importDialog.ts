@@ -1,0 +1,85 @@
+/**
+ * "Paste a snippet": a `claude_desktop_config.json`, a Cursor or VS Code `mcp.json` (or
+ * their servers part) pasted, previewed (what will be added, what is skipped and why, from
+ * the runtime's own reading of it), then added in one change.
+ */
+import type { ConfigView, ImportPreview } from '../shared/configContract.js';
+import { el, setHidden } from './dom.js';
+import { button, createDialog, field } from './controls.js';
+import type { ManagementApi } from './management.js';
+
+export function openImportDialog(api: ManagementApi, onSaved: (config: ConfigView | undefined) => void): HTMLDialogElement {
+  const dialog = createDialog('Paste a snippet', 'import-dialog');
+  const text = el('textarea', 'snippet', undefined, { rows: '10', spellcheck: 'false' });
+  const preview = button('Preview');
+  const apply = button('Add servers', 'primary');
+  apply.disabled = true;
+  const cancel = button('Cancel');
+  const result = el('div', 'import-preview', undefined, { 'aria-live': 'polite' });
+  const errors = el('div', 'form-errors', undefined, { role: 'alert' });
+  errors.hidden = true;
+  const actions = el('div', 'form-actions');
+  actions.append(preview, apply, cancel);
+  dialog.body.append(
+    field('Snippet', text, 'From claude_desktop_config.json, Cursor\u2019s mcp.json or VS Code\u2019s mcp.json: the whole file or its servers part.'),
+    result,
+    errors,
+    actions,
+  );
+
+  const showError = (msg: string) => {
+    errors.replaceChildren(el('p', undefined, msg));
+    setHidden(errors, false);
+  };
+
+  const render = (p: ImportPreview) => {
+    setHidden(errors, true);
+    if (!p.ok) {
+      result.replaceChildren();
+      showError(p.error ?? 'The snippet cannot be read.');
+      apply.disabled = true;
+      return;
+    }
+    const parts: HTMLElement[] = [el('p', 'import-format', `Read as ${p.format ?? 'a servers map'}.`)];
+    parts.push(el('h3', undefined, p.add.length ? `Will be added (${p.add.length})` : 'Nothing will be added'));
+    const addList = el('ul', 'import-add', undefined, { 'aria-label': 'Will be added' });
+    for (const a of p.add) {
+      const li = el('li');
+      li.append(el('strong', undefined, a.id), el('span', undefined, ` \u2014 ${a.kind === 'stdio' ? 'runs' : 'connects to'} ${a.summary}`));
+      for (const n of a.notes) li.append(el('p', 'import-note', n));
+      addList.append(li);
+    }
+    parts.push(addList);
+    if (p.skip.length) {
+      parts.push(el('h3', undefined, `Skipped (${p.skip.length})`));
+      const skipList = el('ul', 'import-skip', undefined, { 'aria-label': 'Skipped' });
+      for (const s of p.skip) {
+        const li = el('li');
+        li.append(el('strong', undefined, s.id), el('span', undefined, `: ${s.reason}`));
+        skipList.append(li);
+      }
+      parts.push(skipList);
+    }
+    result.replaceChildren(...parts);
+    apply.disabled = p.add.length === 0;
+    apply.textContent = p.add.length === 1 ? 'Add 1 server' : `Add ${p.add.length} servers`;
+  };
+
+  preview.addEventListener('click', () => void api.previewImport(text.value).then(render));
+  text.addEventListener('input', () => (apply.disabled = true));
+  apply.addEventListener('click', () => {
+    apply.disabled = true;
+    void api.change({ op: 'import', text: text.value }).then((r) => {
+      if (!r.ok) {
+        showError([r.error ?? 'not imported', ...(r.issues ?? [])].join(' '));
+        return;
+      }
+      dialog.close();
+      onSaved(r.config);
+    });
+  });
+  cancel.addEventListener('click', () => dialog.close());
+  dialog.open();
+  text.focus();
+  return dialog.root;
+}

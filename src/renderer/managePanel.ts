@@ -1,0 +1,128 @@
+/**
+ * Wires the management UI to a {@link ManagementApi}: the header bar (Add server, Paste a
+ * snippet), the cards' hooks (Enabled, tool switches, Edit, Remove, Test, Show log), the
+ * per-agent selection when the source has agents, and the config reloads that keep the
+ * cards' entries current (after every change, and when the set of servers in the status
+ * changes).
+ */
+import type { ConfigView } from '../shared/configContract.js';
+import type { RuntimeStatus } from '../shared/status.js';
+import { el } from './dom.js';
+import { button, createDialog } from './controls.js';
+import type { CardHooks } from './cardControls.js';
+import type { ManagementApi } from './management.js';
+import { openServerForm } from './serverForm.js';
+import { openImportDialog } from './importDialog.js';
+import { openToolTest } from './toolTest.js';
+import { openLogView } from './logView.js';
+import { createAgentSection } from './agentSection.js';
+
+export interface ManageWiring {
+  toolbar: HTMLElement;
+  hooks: CardHooks;
+  /** Gives the panel's `setConfig`; loads the config once. */
+  attach(setConfig: (c: ConfigView | undefined) => void): void;
+  /** Called with every status: reloads the config when the server ids changed. */
+  onStatus(status: RuntimeStatus): void;
+}
+
+export function createManageWiring(api: ManagementApi): ManageWiring {
+  let setConfig: (c: ConfigView | undefined) => void = () => undefined;
+  let config: ConfigView | undefined;
+  let idsKey = '';
+  const notice = el('p', 'manage-notice', undefined, { role: 'status' });
+  notice.hidden = true;
+
+  const show = (c: ConfigView | undefined) => {
+    config = c;
+    setConfig(c);
+    agents?.setServers((c?.servers ?? []).map((s) => s.id));
+  };
+  const reload = () =>
+    api.getConfig().then((r) => {
+      bar.hidden = !r.ok;
+      if (r.ok) {
+        notice.hidden = true;
+        show(r.config);
+      } else {
+        notice.textContent = `Servers cannot be changed here: ${r.error}`;
+        // A read-only bridge (inline JSON) is a choice, not a problem: no notice for it.
+        notice.hidden = 'readOnly' in r && r.readOnly === true;
+        show(undefined);
+      }
+    });
+  const saved = (c: ConfigView | undefined) => {
+    if (c) show(c);
+    else void reload();
+  };
+
+  const add = button('Add server', 'primary');
+  const paste = button('Paste a snippet');
+  add.addEventListener('click', () => openServerForm({ api, onSaved: saved }));
+  paste.addEventListener('click', () => openImportDialog(api, saved));
+  const bar = el('div', 'manage-bar');
+  bar.append(add, paste);
+  const toolbar = el('div', 'manage');
+  toolbar.append(bar, notice);
+  const agents = api.agents ? createAgentSection(api.agents) : undefined;
+  if (agents) toolbar.append(agents.root);
+
+  const answer = (r: { ok: boolean; error?: string; issues?: string[]; config?: ConfigView }) => {
+    if (r.ok) saved(r.config);
+    return r.ok ? r.error : [r.error, ...(r.issues ?? [])].filter(Boolean).join(' ');
+  };
+
+  const confirmRemove = (id: string) => {
+    const d = createDialog(`Remove ${id}?`, 'confirm');
+    d.body.append(el('p', undefined, `The entry "${id}" is deleted from the MCP config (a copy of the previous file is kept as .bak).`));
+    const yes = button('Remove', 'danger');
+    const no = button('Cancel');
+    const err = el('p', 'form-errors', undefined, { role: 'alert' });
+    err.hidden = true;
+    const actions = el('div', 'form-actions');
+    actions.append(yes, no);
+    d.body.append(err, actions);
+    no.addEventListener('click', () => d.close());
+    yes.addEventListener('click', () => {
+      void api.change({ op: 'remove', id }).then((r) => {
+        const e = answer(r);
+        if (r.ok) d.close();
+        else {
+          err.textContent = e ?? 'not removed';
+          err.hidden = false;
+        }
+      });
+    });
+    d.open();
+    no.focus();
+  };
+
+  const hooks: CardHooks = {
+    setEnabled: (id, enabled) => api.change({ op: 'enable', id, enabled }).then(answer),
+    setToolEnabled: (id, tool, enabled) => api.change({ op: 'tool', id, tool, enabled }).then(answer),
+    edit(id) {
+      const entry = config?.servers.find((s) => s.id === id);
+      if (entry) openServerForm({ api, entry, onSaved: saved });
+    },
+    remove: confirmRemove,
+    test: (id, tool) => void openToolTest(api, id, tool),
+    log: (id) => void openLogView(api, id),
+  };
+
+  return {
+    toolbar,
+    hooks,
+    attach(fn) {
+      setConfig = fn;
+      void reload();
+      void agents?.load();
+    },
+    onStatus(status) {
+      const key = status.servers.map((s) => s.id).join('\n');
+      if (key !== idsKey) {
+        idsKey = key;
+        void reload();
+      }
+    },
+  };
+}

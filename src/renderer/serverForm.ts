@@ -1,0 +1,128 @@
+/**
+ * The Add server / Edit dialog: stdio (Name, Command, Arguments one per line, Environment one
+ * `NAME=value` per line, Working folder) or remote (URL, Headers one `Name: value` per line,
+ * Transport). Secrets arrive masked and are left masked unless the user types a new value;
+ * the runtime keeps the stored value behind a mask. Validation is the runtime's: its
+ * messages are shown as they come, and nothing is written when it refuses.
+ */
+import type { ConfigChangeResult, ConfigView, EntryDraft, EntryView } from '../shared/configContract.js';
+import { el, setHidden } from './dom.js';
+import { button, createDialog, field, linesOf, pairsOf, pairsText } from './controls.js';
+import type { ManagementApi } from './management.js';
+
+export interface ServerFormOptions {
+  api: ManagementApi;
+  /** The entry to edit; absent: a new server. */
+  entry?: EntryView;
+  onSaved(config: ConfigView | undefined): void;
+}
+
+/** Opens the dialog; resolves nothing, it closes itself on Save or Cancel. */
+export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
+  const editing = o.entry;
+  const dialog = createDialog(editing ? `Edit ${editing.id}` : 'Add server', 'server-form');
+  const form = el('form', 'form', undefined, { novalidate: '' });
+
+  const name = el('input', undefined, undefined, { type: 'text', autocomplete: 'off', spellcheck: 'false' });
+  name.value = editing?.id ?? '';
+  const kind = el('select');
+  kind.append(el('option', undefined, 'Local command (stdio)', { value: 'stdio' }), el('option', undefined, 'Remote (URL)', { value: 'remote' }));
+  kind.value = editing?.kind ?? 'stdio';
+
+  const command = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
+  command.value = editing?.command ?? '';
+  const args = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
+  args.value = (editing?.args ?? []).join('\n');
+  const env = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
+  env.value = pairsText(editing?.env, '=');
+  const cwd = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
+  cwd.value = editing?.cwd ?? '';
+  const stdioBox = el('fieldset', 'kind-fields');
+  stdioBox.append(
+    el('legend', undefined, 'Local command'),
+    field('Command', command, 'The program to run, e.g. npx, uvx, docker or an absolute path.'),
+    field('Arguments', args, 'One argument per line.'),
+    field('Environment', env, 'One NAME=value per line. Saved values are shown as dots; leave them to keep them.'),
+    field('Working folder', cwd, 'Optional.'),
+  );
+
+  const url = el('input', undefined, undefined, { type: 'url', spellcheck: 'false' });
+  url.value = editing?.url ?? '';
+  const headers = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
+  headers.value = pairsText(editing?.headers, ':');
+  const transport = el('select');
+  for (const [v, t] of [
+    ['auto', 'Automatic (streamable HTTP, then SSE)'],
+    ['http', 'Streamable HTTP'],
+    ['sse', 'SSE (legacy)'],
+  ])
+    transport.append(el('option', undefined, t, { value: v }));
+  transport.value = editing?.transport && ['auto', 'http', 'sse'].includes(editing.transport) ? editing.transport : 'auto';
+  const remoteBox = el('fieldset', 'kind-fields');
+  remoteBox.append(
+    el('legend', undefined, 'Remote server'),
+    field('URL', url),
+    field('Headers', headers, 'One Name: value per line. Saved values are shown as dots; leave them to keep them.'),
+    field('Transport', transport),
+  );
+
+  const errors = el('div', 'form-errors', undefined, { role: 'alert' });
+  errors.hidden = true;
+  const save = button('Save', 'primary', { type: 'submit' });
+  const cancel = button('Cancel');
+  const actions = el('div', 'form-actions');
+  actions.append(save, cancel);
+  form.append(
+    field('Name', name, 'Letters, digits, "_", "." and "-"; used in URLs and tool names.'),
+    field('Type', kind),
+    stdioBox,
+    remoteBox,
+    errors,
+    actions,
+  );
+  dialog.body.append(form);
+
+  const showKind = () => {
+    setHidden(stdioBox, kind.value !== 'stdio');
+    setHidden(remoteBox, kind.value !== 'remote');
+  };
+  kind.addEventListener('change', showKind);
+  showKind();
+
+  const showErrors = (lines: string[]) => {
+    errors.replaceChildren(el('p', undefined, 'Not saved:'), ...lines.map((l) => el('p', 'form-error', l)));
+    setHidden(errors, lines.length === 0);
+  };
+
+  cancel.addEventListener('click', () => dialog.close());
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const problems: string[] = [];
+    let draft: EntryDraft;
+    if (kind.value === 'remote') {
+      const h = pairsOf(headers.value, ':', 'Headers');
+      problems.push(...h.errors);
+      draft = { kind: 'remote', url: url.value.trim(), headers: h.map, transport: transport.value };
+    } else {
+      const e = pairsOf(env.value, '=', 'Environment');
+      problems.push(...e.errors);
+      draft = { kind: 'stdio', command: command.value.trim(), args: linesOf(args.value), env: e.map };
+      if (cwd.value.trim()) draft.cwd = cwd.value.trim();
+    }
+    if (problems.length) return showErrors(problems);
+    const id = name.value.trim();
+    save.disabled = true;
+    const pending: Promise<ConfigChangeResult> = editing
+      ? o.api.change({ op: 'update', id: editing.id, entry: draft, ...(id !== editing.id ? { newId: id } : {}) })
+      : o.api.change({ op: 'add', id, entry: draft });
+    void pending.then((r) => {
+      save.disabled = false;
+      if (!r.ok) return showErrors(r.issues?.length ? r.issues : [r.error ?? 'unknown error']);
+      dialog.close();
+      o.onSaved(r.config);
+    });
+  });
+  dialog.open();
+  name.focus();
+  return dialog.root;
+}

@@ -1,0 +1,142 @@
+/**
+ * The config-management contract: what the panel reads about the user's MCP config and
+ * what it sends to change it, spoken by the bridge's `/config/*` routes, the app's IPC and
+ * the panel alike. Types and constants only (every layer imports it).
+ *
+ * Secrets are write-only: env values, header values, `authToken`, credential-looking args
+ * and url parts reach the page as {@link SECRET_MASK} (or a redacted url). A draft that sends
+ * a value back unchanged keeps the stored secret.
+ */
+
+/** What a hidden value looks like on the page; sent back unchanged it means "keep the old value". */
+export const SECRET_MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
+
+/** One server entry as the panel may see it (secrets masked). */
+export interface EntryView {
+  id: string;
+  kind: 'stdio' | 'remote';
+  disabled: boolean;
+  /** stdio */
+  command?: string;
+  args?: string[];
+  /** Names in file order; values are {@link SECRET_MASK} unless the whole value is a `${VAR}` reference. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** remote: the url with its credentials redacted. */
+  url?: string;
+  headers?: Record<string, string>;
+  /** remote transport as written: `auto` (no type), `http`, `sse`, `bridge`. */
+  transport?: string;
+  /** Exact tool names the entry turns off (`tools.deny` entries without wildcards, `denyTools`). */
+  deniedTools: string[];
+  /** Whether the entry runs in the bridge (false: per agent session). */
+  persistent: boolean;
+}
+
+/** The user's config as the panel sees it. */
+export interface ConfigView {
+  /** The file edited, absolute. */
+  file: string;
+  servers: EntryView[];
+}
+
+/**
+ * What the Add/Edit form sends. Only the fields the form owns; on an edit every other field
+ * of the stored entry (timeouts, tools, unknown fields of other clients) is kept.
+ */
+export interface EntryDraft {
+  kind: 'stdio' | 'remote';
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  /** `auto` (default: streamable HTTP with SSE fallback), `http`, `sse`. */
+  transport?: string;
+}
+
+/** One change to the config, as the routes and the IPC receive it. */
+export type ConfigChange =
+  | { op: 'add'; id: string; entry: EntryDraft }
+  | { op: 'update'; id: string; newId?: string; entry: EntryDraft }
+  | { op: 'remove'; id: string }
+  | { op: 'enable'; id: string; enabled: boolean }
+  | { op: 'tool'; id: string; tool: string; enabled: boolean }
+  | { op: 'import'; text: string };
+
+/** The answer to every change. `issues` carries the CLI's own validation messages. */
+export interface ConfigChangeResult {
+  ok: boolean;
+  error?: string;
+  issues?: string[];
+  /** Present when ok: the config as now written. */
+  config?: ConfigView;
+}
+
+/** One entry a pasted snippet would add. */
+export interface ImportItem {
+  id: string;
+  kind: 'stdio' | 'remote';
+  /** `command` and the number of arguments, or the redacted url. */
+  summary: string;
+  /** Fields of the snippet that this runtime ignores (e.g. `envFile`). */
+  notes: string[];
+}
+
+/** What a pasted snippet would do: the entries added, the ones skipped and why. */
+export interface ImportPreview {
+  ok: boolean;
+  /** The format recognised: `claude-desktop`, `cursor`, `vscode`, `servers-map`. */
+  format?: string;
+  add: ImportItem[];
+  skip: { id: string; reason: string }[];
+  /** Why nothing could be read at all (not JSON, no servers). */
+  error?: string;
+}
+
+export type LogLevelName = 'debug' | 'info' | 'warn' | 'error';
+
+/** One line of a server's log. */
+export interface LogLine {
+  /** The runtime's level for its own lines; guessed from the text for a server's stderr. */
+  level: LogLevelName;
+  text: string;
+  /** Where it came from: the bounded ring of recent stderr lines, or the log file. */
+  source: 'ring' | 'file';
+}
+
+export interface ServerLog {
+  ok: boolean;
+  error?: string;
+  lines: LogLine[];
+  /** True when older lines exist in the log file beyond what was sent. */
+  truncated: boolean;
+}
+
+/** The result of a Test call: the tool's own result (content, structuredContent, isError) or why it failed. */
+export interface ToolCallResult {
+  ok: boolean;
+  error?: string;
+  result?: {
+    content?: unknown[];
+    structuredContent?: unknown;
+    isError?: boolean;
+  };
+}
+
+/** A server's tools as a client of `/mcp/<id>` sees them, schemas included (the Test form). */
+export interface ToolList {
+  ok: boolean;
+  error?: string;
+  tools: { name: string; description?: string; inputSchema?: Record<string, unknown> }[];
+}
+
+/** The per-agent server selection (app settings): agent name -> server ids it gets; absent = all. */
+export type AgentSelection = Record<string, string[]>;
+
+export interface AgentSelectionView {
+  /** The agents the app knows. */
+  agents: string[];
+  selection: AgentSelection;
+}
