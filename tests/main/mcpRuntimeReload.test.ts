@@ -131,7 +131,12 @@ describe('McpRuntime config reload', () => {
     write({ mcpServers: { memory: { ...memoryEntry(dir), timeoutMs: 30_000 } } });
     // Three explicit reloads racing with the watcher's own.
     await Promise.all([runtime.reload(), runtime.reload(), runtime.reload()]);
-    await waitFor(() => runtime.status().servers[0].state === 'ready' && runtime.status().servers[0].pid !== memory0, 20_000, 'memory restarted');
+    // A pid, and not the old one (while the old process stops, its status may show no pid).
+    const restarted = () => {
+      const m = runtime.status().servers[0];
+      return m.state === 'ready' && m.pid !== undefined && m.pid !== null && m.pid !== memory0;
+    };
+    await waitFor(restarted, 20_000, 'memory restarted');
     const st = runtime.status();
     // The status events may be coalesced: the pid seen by polling counts as well.
     memoryPids.add(st.servers[0].pid!);
