@@ -14,6 +14,7 @@ const NO_TOOLS_TEXT: Record<ServerState, string> = {
   failed: '',
   stopped: '',
   disabled: 'This server is disabled in the MCP config.',
+  'needs-auth': 'Tools are listed once you sign in.',
 };
 
 /** The live card of one server. */
