@@ -17,6 +17,8 @@ import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { StatusFeed } from '../bridge/statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
+import { installHubOAuth } from '../oauth/oauthRegistry.js';
+import { signInActions } from '../oauth/signInActions.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
 
@@ -87,7 +89,9 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   const log = logger.child('bridge');
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
-  const feed = new StatusFeed(hub);
+  // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
+  const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
+  const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
   const http = new BridgeHttpServer({
     host: opts.host,
     port: opts.port ?? 0,
@@ -118,6 +122,11 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
       void u.restart();
       return { ok: true };
     },
+    ...signInActions(
+      oauth,
+      (id) => hub.upstreams.get(id)?.entry,
+      (id) => void hub.upstreams.get(id)?.restart(),
+    ),
   });
   if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {
     throw new UsageError(

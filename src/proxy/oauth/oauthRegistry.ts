@@ -33,7 +33,7 @@ export class OAuthRegistry {
   }
 
   /** The sign-in of a remote entry, or undefined when it has none (`oauth: false`, its own Authorization header, the bridge). */
-  forEntry(entry: RemoteEntry): ServerAuth | undefined {
+  forEntry(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): ServerAuth | undefined {
     if (entry.oauth === false || entry.type === 'bridge') return undefined;
     if (Object.keys(entry.headers).some((k) => k.toLowerCase() === 'authorization')) return undefined;
     const known = this.byId.get(entry.id);
@@ -58,6 +58,12 @@ export class OAuthRegistry {
   get(id: string): ServerAuth | undefined {
     return this.byId.get(id)?.auth;
   }
+
+  /** What the panel shows for a server: signed in (Sign out), or waiting (Sign in). */
+  panelState(id: string): 'signed-in' | 'needs-auth' | 'signing-in' | undefined {
+    const s = this.get(id)?.state;
+    return s === 'signed-out' ? undefined : s;
+  }
 }
 
 let installed: OAuthRegistry | undefined;
@@ -68,6 +74,28 @@ export function installOAuth(registry: OAuthRegistry | undefined): void {
 }
 
 /** The sign-in for a remote entry under the installed registry, if any. */
-export function oauthFor(entry: RemoteEntry): ServerAuth | undefined {
+export function oauthFor(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): ServerAuth | undefined {
   return installed?.forEntry(entry);
+}
+
+/** What installHubOAuth needs of the hub (structural: this folder does not import hub/). */
+export interface UpstreamsById {
+  upstream(id: string): { readonly state: string; restart(): Promise<void> } | undefined;
+}
+
+/**
+ * The registry of a mode with a hub: a server that waited for sign-in (`needs-auth`) is
+ * restarted once it has tokens; a ready one (after a step-up) keeps its sessions.
+ */
+export function installHubOAuth(hub: UpstreamsById, opts: OAuthRegistryOptions): OAuthRegistry {
+  const registry = new OAuthRegistry({
+    ...opts,
+    onSignedIn: (id) => {
+      const u = hub.upstream(id);
+      if (u && u.state === 'needs-auth') void u.restart();
+      opts.onSignedIn?.(id);
+    },
+  });
+  installOAuth(registry);
+  return registry;
 }

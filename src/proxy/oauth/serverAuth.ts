@@ -13,6 +13,7 @@ import { parseBearerChallenge, unionScopes } from './challenge.js';
 import { CallbackServer, derivedCallbackPort } from './callbackServer.js';
 import { canonicalResource, crypto, type OAuthStore } from './oauthStore.js';
 import { RecordProvider } from './recordProvider.js';
+import { publishesOAuth } from './publishesOAuth.js';
 import type { OAuthSettings, RequestAuth } from './oauthSettings.js';
 import type { BrowserOpener } from './browserOpener.js';
 
@@ -88,6 +89,11 @@ export class ServerAuth implements RequestAuth {
     // Someone refreshed meanwhile: send again with the new token.
     if (current && sent !== current) return true;
     if (this.provider.record.tokens?.refresh_token && (await this.refresh())) return true;
+    // A static-token server answers 401 too: only one that publishes OAuth metadata asks the user.
+    if (!this.provider.record.discovery && !(await publishesOAuth(this.o.url, this.resourceMetadataUrl))) {
+      this.o.logger.debug(`${this.host} publishes no OAuth metadata: not a sign-in`);
+      return false;
+    }
     return this.needUser(c.scope, undefined, false);
   }
 
@@ -121,16 +127,15 @@ export class ServerAuth implements RequestAuth {
   private async needUser(scope: string | undefined, detail: string | undefined, stepUp: boolean): Promise<boolean> {
     this.setState('needs-auth');
     const wait = this.o.waitForSignIn || (stepUp && this.o.autoSignIn);
-    if (this.o.autoSignIn || this.o.waitForSignIn) {
+    if (wait) {
       const { done } = await this.signIn(true, scope ?? this.configuredScope(), stepUp);
-      if (wait) {
-        await done.catch((err) => {
-          throw new SignInRequiredError(stepUp ? 403 : 401, this.host, errorText(err));
-        });
-        return true;
-      }
-      done.catch(() => undefined);
+      await done.catch((err) => {
+        throw new SignInRequiredError(stepUp ? 403 : 401, this.host, errorText(err));
+      });
+      return true;
     }
+    // The CLI: the browser opens, and this start fails now (the ready line does not wait).
+    if (this.o.autoSignIn) void this.signIn(true, scope ?? this.configuredScope(), stepUp).then((r) => r.done.catch(() => undefined));
     throw new SignInRequiredError(stepUp ? 403 : 401, this.host, detail);
   }
 
