@@ -3,7 +3,7 @@
  * (preloadSource.ts) and the bridge's HTTP `/status` + `/events` (httpSource.ts).
  */
 import type { RuntimeStatus } from '../shared/status.js';
-import type { RestartResult } from '../shared/ipcContract.js';
+import type { RestartResult, SignInResult } from '../shared/ipcContract.js';
 
 /** Link state between the panel and the runtime, for sources that have one. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'down';
@@ -16,6 +16,9 @@ export interface StatusSource {
   onStatus(cb: (s: RuntimeStatus) => void): () => void;
   /** Asks the runtime to restart one server. Never rejects for expected failures. */
   restart(id: string): Promise<RestartResult>;
+  /** Starts a server's sign-in (the browser opens); never rejects for expected failures. */
+  signIn?(id: string): Promise<SignInResult>;
+  signOut?(id: string): Promise<RestartResult>;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

@@ -8,10 +8,13 @@ import type { ConnectionState } from './dataSource.js';
 import { el, setHidden, setText } from './dom.js';
 import { BRIDGE_STATE_LABELS, SERVER_STATE_LABELS, startupProgress } from './format.js';
 import { createServerCard, type ServerCard } from './serverCard.js';
+import type { AuthAction } from './authButton.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
   onRestart(id: string): void;
+  /** Sign in to (or out of) a server that uses OAuth. */
+  onAuth?(id: string, action: AuthAction): void;
 }
 
 /** The mounted panel. */
@@ -21,6 +24,7 @@ export interface StatusPanel {
   /** Shows the link state to the runtime; `detail` is a human-readable reason. */
   setConnection(state: ConnectionState, detail?: string): void;
   setRestartPending(id: string, pending: boolean, error?: string): void;
+  setAuthPending(id: string, pending: boolean, error?: string): void;
   /** Refreshes time-dependent text (uptimes). */
   tick(): void;
 }
@@ -146,7 +150,11 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
         seen.add(server.id);
         let card = cards.get(server.id);
         if (!card) {
-          card = createServerCard(server.id, (id) => handlers.onRestart(id));
+          card = createServerCard(
+            server.id,
+            (id) => handlers.onRestart(id),
+            (id, action) => handlers.onAuth?.(id, action),
+          );
           card.setOffline(connection !== 'connected');
           cards.set(server.id, card);
         }
@@ -187,6 +195,9 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     },
     setRestartPending(id, pending, error) {
       cards.get(id)?.setRestartPending(pending, error);
+    },
+    setAuthPending(id, pending, error) {
+      cards.get(id)?.setAuthPending(pending, error);
     },
     tick() {
       const nowMs = now();

@@ -1,6 +1,7 @@
 /** One server's card in the panel: built once per server id, then updated in place. */
 import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
 import { el, setHidden, setText, uniqueId } from './dom.js';
+import { createAuthControl, type AuthAction } from './authButton.js';
 import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
 
 /**
@@ -25,12 +26,14 @@ export interface ServerCard {
   setRestartPending(pending: boolean, error?: string): void;
   /** The link to the runtime is down: restarting cannot work, so the button is blocked. */
   setOffline(offline: boolean): void;
+  /** A sign-in or sign-out request is in flight, or finished with its error. */
+  setAuthPending(pending: boolean, error?: string): void;
   /** Refreshes the ticking uptime. */
   tick(nowMs: number): void;
 }
 
 /** Builds the card for server `id`; `onRestart` runs when its Restart button is activated. */
-export function createServerCard(id: string, onRestart: (id: string) => void): ServerCard {
+export function createServerCard(id: string, onRestart: (id: string) => void, onAuth: (id: string, action: AuthAction) => void = () => undefined): ServerCard {
   const nameId = uniqueId('server-name');
   const root = el('li', 'server');
   root.dataset.serverId = id;
@@ -45,7 +48,8 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
   badge.append(glyph, badgeText);
   const transport = el('span', 'transport');
   const restart = el('button', 'restart', 'Restart', { type: 'button', 'aria-label': `Restart ${id}` });
-  head.append(name, badge, transport, restart);
+  const auth = createAuthControl(id, onAuth);
+  head.append(name, badge, transport, auth.button, restart);
 
   const facts = el('dl', 'facts');
   const fact = (label: string) => {
@@ -86,7 +90,7 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
   let logsTouched = false;
   logsSummary.addEventListener('click', () => (logsTouched = true));
 
-  article.append(head, facts, restartError, errorBox, tools, noTools, logs);
+  article.append(head, facts, restartError, auth.error, errorBox, tools, noTools, logs);
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -157,6 +161,7 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
       // and the reason is in its stderr. The bridge keeps the tail of the last attempt, so
       // lines can arrive after the state turned failed; the user's own choice always wins.
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
+      auth.update(server);
       refreshButton();
     },
     setRestartPending(isPending, error) {
@@ -164,6 +169,9 @@ export function createServerCard(id: string, onRestart: (id: string) => void): S
       setHidden(restartError, !error);
       setText(restartError, error ? `Restart failed: ${error}` : '');
       refreshButton();
+    },
+    setAuthPending(isPending, error) {
+      auth.setPending(isPending, error);
     },
     setOffline(isOffline) {
       offline = isOffline;

@@ -13,12 +13,19 @@ export const IPC_CHANNELS = {
   getStatus: 'mcp:status:get',
   status: 'mcp:status:changed',
   restart: 'mcp:server:restart',
+  signIn: 'mcp:server:sign-in',
+  signOut: 'mcp:server:sign-out',
 } as const;
 
 /** Answer to a restart request. Expected failures come back as `{ ok: false, error }`, not as a rejection. */
 export interface RestartResult {
   ok: boolean;
   error?: string;
+}
+
+/** Answer to a sign-in request: the authorization page, once the browser was sent to it. */
+export interface SignInResult extends RestartResult {
+  url?: string;
 }
 
 /**
@@ -30,6 +37,10 @@ export interface McpRuntimeApi {
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;
   restart(id: string): Promise<RestartResult>;
+  /** Starts the server's sign-in in the system browser (OAuth). */
+  signIn(id: string): Promise<SignInResult>;
+  /** Forgets the server's tokens. */
+  signOut(id: string): Promise<RestartResult>;
 }
 
 /** The name under which the preload exposes {@link McpRuntimeApi}. */

@@ -6,7 +6,7 @@
  * At `app.whenReady()`: electron-log, the default config on first run, the proxy log tail,
  * the MCP runtime (bridge), the IPC handlers and the status window. At quit: see quitSequence.ts.
  */
-import { app, BrowserWindow, ipcMain, powerMonitor } from 'electron';
+import { app, BrowserWindow, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +23,8 @@ import { McpRuntime } from '../runtime/mcpRuntime.js';
 import { installQuitSequence } from './quitSequence.js';
 import { resolveRuntimePaths } from '../runtime/resourcePaths.js';
 import { errorMessage } from '../logs/runtimeLogger.js';
+import { oauthStoreKey } from '../config/oauthStoreKey.js';
+import { OAUTH_DIR_ENV, OAUTH_KEY_ENV } from '../../proxy/index.js';
 
 log.initialize();
 const mainLog = log.scope('main');
@@ -93,7 +95,17 @@ function setupRuntime(): McpRuntime {
     onEntry: createElectronLogSink(log),
     onError: (err) => mainLog.warn(`proxy log tail: ${err.message}`),
   });
-  const rt = new McpRuntime({ configFile, cliPath: paths.cliPath, node, logger: log.scope('bridge') });
+  // Sign-in tokens: the app's own folder, encrypted with a safeStorage-kept key when possible.
+  process.env[OAUTH_DIR_ENV] ??= join(userData, 'oauth');
+  const oauthKey = oauthStoreKey(userData, safeStorage, mainLog);
+  const rt = new McpRuntime({
+    configFile,
+    cliPath: paths.cliPath,
+    node,
+    logger: log.scope('bridge'),
+    env: oauthKey ? { [OAUTH_KEY_ENV]: oauthKey } : undefined,
+    openExternal: (url) => shell.openExternal(url),
+  });
   runtime = rt;
   rt.on('status', (s) => {
     if (win && !win.isDestroyed()) win.webContents.send(IPC_CHANNELS.status, s);
@@ -104,6 +116,8 @@ function setupRuntime(): McpRuntime {
     {
       getStatus: () => rt.status(),
       restart: (id) => rt.restart(id),
+      signIn: (id) => rt.signIn(id),
+      signOut: (id) => rt.signOut(id),
     },
     { pageUrl },
   );

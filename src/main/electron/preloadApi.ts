@@ -4,7 +4,7 @@
  * Listeners are wrapped so the IPC `event` (and its `sender`) never reaches the page, and
  * only the contract's prefixed channels are ever used.
  */
-import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult } from '../../shared/ipcContract.js';
+import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult, type SignInResult } from '../../shared/ipcContract.js';
 import type { RuntimeStatus } from '../../shared/status.js';
 
 /** The part of Electron's `ipcRenderer` the preload uses. */
@@ -30,5 +30,7 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
       return () => void ipc.removeListener(channel, listener);
     },
     restart: (id) => ipc.invoke(checked(IPC_CHANNELS.restart), String(id)) as Promise<RestartResult>,
+    signIn: (id) => ipc.invoke(checked(IPC_CHANNELS.signIn), String(id)) as Promise<SignInResult>,
+    signOut: (id) => ipc.invoke(checked(IPC_CHANNELS.signOut), String(id)) as Promise<RestartResult>,
   };
 }

@@ -8,6 +8,7 @@
 import type { RemoteEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { OAuthStore } from './oauthStore.js';
+import { codecFromEnv } from './keyCodec.js';
 import { systemOpener, withFallback, type BrowserOpener } from './browserOpener.js';
 import { ServerAuth, type SignInState } from './serverAuth.js';
 
@@ -29,7 +30,9 @@ export class OAuthRegistry {
   private readonly byId = new Map<string, { url: string; auth: ServerAuth }>();
 
   constructor(private readonly o: OAuthRegistryOptions) {
-    this.store = o.store ?? new OAuthStore();
+    const codec = codecFromEnv();
+    this.store = o.store ?? new OAuthStore(undefined, codec);
+    if (codec) o.logger.debug('sign-in tokens are stored encrypted');
   }
 
   /** The sign-in of a remote entry, or undefined when it has none (`oauth: false`, its own Authorization header, the bridge). */

@@ -9,6 +9,7 @@
 import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { OAUTH_DIR_ENV } from '../common/envNames.js';
 
 /** One signed-in server: what the SDK's auth flow saved for it. Secrets: `client`, `tokens`. */
 export interface OAuthRecord {
@@ -40,7 +41,7 @@ export interface SecretCodec {
   decode(data: Buffer): string;
 }
 
-export const OAUTH_DIR_ENV = 'QIMING_OAUTH_DIR';
+export { OAUTH_DIR_ENV };
 
 /** `$QIMING_OAUTH_DIR`, else `qiming-mcp/oauth` in the user's config folder. */
 export function defaultOAuthDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
