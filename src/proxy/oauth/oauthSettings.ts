@@ -13,8 +13,11 @@ export interface OAuthSettings {
 
 /** What LeanHttpClientTransport asks (upstream/authedSend.ts). */
 export interface RequestAuth {
-  /** The Authorization header to send now, refreshed first when it is about to expire. */
-  authorization(): Promise<string | undefined>;
+  /**
+   * The Authorization header to send now, refreshed first when it is about to expire. Sync
+   * when no refresh is due, so messages keep their order (authedSend.ts).
+   */
+  authorization(): string | undefined | Promise<string | undefined>;
   /**
    * The server refused a request (401/403) that carried `sent`: true to send it once more
    * with the header authorization() gives now; false to fail it as a plain HTTP error.

@@ -45,6 +45,8 @@ export class RecordProvider implements OAuthClientProvider {
     const secret = this.settings.clientSecret !== undefined;
     return {
       client_name: 'Qiming MCP runtime',
+      // A loopback-redirect app on the user's machine (OpenID DCR; SEP-837).
+      ...({ application_type: 'native' } as object),
       redirect_uris: [this.redirectUri],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -101,6 +103,11 @@ export class RecordProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
+    // RFC 8414 §3.3: metadata whose issuer is not the server it was fetched for is not used.
+    const issuer = state.authorizationServerMetadata?.issuer;
+    if (issuer && issuer.replace(/\/$/, '') !== String(state.authorizationServerUrl).replace(/\/$/, '')) {
+      throw new Error('the authorization server metadata names another issuer');
+    }
     this.record.discovery = state as unknown as Record<string, unknown>;
     this.bindIssuer(state.authorizationServerUrl);
   }

@@ -66,12 +66,11 @@ export class ServerAuth implements RequestAuth {
     return this.state === 'signed-in';
   }
 
-  async authorization(): Promise<string | undefined> {
+  authorization(): string | undefined | Promise<string | undefined> {
+    const header = () => (this.provider.record.tokens ? `Bearer ${this.provider.record.tokens.access_token}` : undefined);
     const t = this.provider.record.tokens;
-    if (!t) return undefined;
-    if (t.expires_at !== undefined && t.refresh_token && t.expires_at - REFRESH_MARGIN_MS < Date.now()) await this.refresh();
-    const now = this.provider.record.tokens;
-    return now ? `Bearer ${now.access_token}` : undefined;
+    if (t?.expires_at !== undefined && t.refresh_token && t.expires_at - REFRESH_MARGIN_MS < Date.now()) return this.refresh().then(header);
+    return header();
   }
 
   async refused(status: number, challenge: string | undefined, sent: string | undefined): Promise<boolean> {

@@ -262,8 +262,9 @@ export class LeanHttpClientTransport implements Transport {
       this.getGate?.release();
       const status = res.statusCode ?? 0;
       const type = res.headers['content-type'] ?? '';
-      if (status === 405) {
-        this.opts.logger?.debug('server offers no GET event stream (405)');
+      // 405 is the spec's "no GET stream"; some servers say 404 (a forgotten session shows on the next POST).
+      if (status === 405 || status === 404) {
+        this.opts.logger?.debug(`server offers no GET event stream (${status})`);
         res.resume();
         res.once('end', () => this.live.delete(req));
         return;
