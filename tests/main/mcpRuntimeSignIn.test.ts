@@ -79,11 +79,14 @@ describe('McpRuntime sign-in', () => {
     await runtime.start();
     await runtime.whenReady();
     expect(runtime.status().servers[0]).toMatchObject({ id: 'secure', state: 'needs-auth', auth: 'needs-auth' });
+    // An agent session opened now does not get it (its first list would wait for it).
+    expect(runtime.mcpServerPlan().bridgeIds).toEqual([]);
     const r = await runtime.signIn('secure');
     expect(r).toMatchObject({ ok: true, url: expect.stringContaining('/as/authorize?') });
     expect(opened).toEqual([r.url]);
     await waitFor(() => runtime.status().servers[0]?.state === 'ready', 15_000, 'ready after sign-in');
     expect(runtime.status().servers[0].auth).toBe('signed-in');
+    expect(runtime.mcpServerPlan().bridgeIds).toEqual(['secure']);
     const files = readdirSync(oauthDir).filter((f) => f.endsWith('.json'));
     expect(files).toHaveLength(1);
     const raw = readFileSync(join(oauthDir, files[0]));

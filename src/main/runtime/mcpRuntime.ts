@@ -113,9 +113,10 @@ export class McpRuntime {
   /** Which servers an agent session gets from the bridge and which it runs itself. */
   mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> } {
     const sessionEntries = this.view?.sessionEntries ?? {};
-    // A server known to have failed is left out: the session's proxy would hold its first
-    // tools/list waiting for it. Sessions opened after it recovers get it.
-    const bridgeIds = this.book.servers.filter((s) => s.state !== 'disabled' && s.state !== 'failed' && !(s.id in sessionEntries)).map((s) => s.id);
+    // A server known to have failed (or waiting for a sign-in) is left out: the session's proxy
+    // would hold its first tools/list waiting for it. Sessions opened after it recovers get it.
+    const out = new Set(['disabled', 'failed', 'needs-auth']);
+    const bridgeIds = this.book.servers.filter((s) => !out.has(s.state) && !(s.id in sessionEntries)).map((s) => s.id);
     return { bridgeIds, sessionEntries: { ...sessionEntries } };
   }
 
