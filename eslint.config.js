@@ -33,7 +33,15 @@ const consoleToStdout = ['log', 'info', 'debug', 'table', 'dir'].map((property) 
 
 const electronForbidden = forbidModules(['electron', 'electron-log'], 'src/proxy is pure Node: no electron, no electron-log.');
 const electronOutsideWiring = forbidModules(['electron'], 'Only src/main/electron/ imports electron.');
+const entryElectron = forbidModules(
+  ['electron', 'electron-log'],
+  'The public entries never load electron or electron-log (the app passes its objects in); only preload.ts may require electron, lazily.',
+);
+const appEntriesOnly = "src/main/electron (this repository's app) imports only the package's public entries (src/index/), never deeper modules.";
 const rendererForbidden = forbidModules(['electron', 'electron-log'], 'src/renderer and src/shared run in the page: no electron, no Node.');
+
+/** The most lines a file in src/ may have (see the max-lines rule below). */
+const MAX_SRC_LINES = 320;
 
 const resolver = createNodeResolver({
   extensions: ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.node'],
@@ -99,6 +107,9 @@ export default tseslint.config(
     rules: {
       // No import cycles anywhere in src/ (value imports; type-only imports are not followed by the rule).
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // "About 300 lines" per file (docs/ARCHITECTURE.md, "Lint, format, type-check"): every line
+      // counts, blank and comment lines included, so a file cannot hide its size in either.
+      'max-lines': ['error', { max: MAX_SRC_LINES, skipBlankLines: false, skipComments: false }],
     },
   },
   {
@@ -109,7 +120,11 @@ export default tseslint.config(
       'no-restricted-properties': ['error', ...consoleToStdout],
       'import-x/no-restricted-paths': [
         'error',
-        { zones: [{ target: './src/proxy', from: ['./src/main', './src/renderer'], message: 'src/proxy imports no other src layer but src/shared.' }] },
+        {
+          zones: [
+            { target: './src/proxy', from: ['./src/main', './src/renderer', './src/index'], message: 'src/proxy imports no other src layer but src/shared.' },
+          ],
+        },
       ],
     },
   },
@@ -140,12 +155,55 @@ export default tseslint.config(
           zones: [
             { target: './src/main', from: ['./src/renderer'], message: 'src/main does not import the renderer.' },
             { target: './src/main', from: './src/proxy', except: ['./index.ts'], message: 'src/main reaches the proxy only through src/proxy/index.ts.' },
+            {
+              target: './src/main',
+              from: './src/index',
+              message: 'The public entries (src/index/) sit above src/main: only the app (src/main/electron/) imports them.',
+            },
           ],
         },
       ],
     },
   },
+  {
+    // This repository's app is the package's first consumer: the public entries and npm modules only.
+    files: ['src/main/electron/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [{ target: './src/main/electron', from: './src', except: ['./index', './main/electron'], message: appEntriesOnly }] },
+      ],
+    },
+  },
+  {
+    // The public entries (package.json "exports"): re-exports and thin helpers; never electron at load time.
+    files: ['src/index/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: entryElectron.paths, patterns: entryElectron.patterns }],
+      'no-restricted-syntax': ['error', ...entryElectron.syntax],
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [{ target: './src/index', from: './src/proxy', message: 'The entries reach the proxy through src/main.' }] },
+      ],
+    },
+  },
+  {
+    // The preload entry may require('electron') lazily, when the app passes no contextBridge.
+    files: ['src/index/preload.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...entryElectron.syntax.filter((r) => !r.selector.startsWith('CallExpression'))] },
+  },
+  {
+    // The page-side entries: no Node module at load time (panelDir() takes node:* with process.getBuiltinModule).
+    files: ['src/index/panel.ts', 'src/index/shared.ts'],
+    rules: {
+      'import-x/no-nodejs-modules': 'error',
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [{ target: './src/index', from: ['./src/proxy', './src/main'], message: 'The page-side entries import only src/renderer and src/shared.' }] },
+      ],
+    },
+  },
   // Shared by every runtime, the page included: no Node, no electron, no other layer.
-  browserLayer('src/shared', ['./src/proxy', './src/main', './src/renderer'], 'src/shared imports no other layer.'),
-  browserLayer('src/renderer', ['./src/proxy', './src/main'], 'src/renderer imports only src/shared.'),
+  browserLayer('src/shared', ['./src/proxy', './src/main', './src/renderer', './src/index'], 'src/shared imports no other layer.'),
+  browserLayer('src/renderer', ['./src/proxy', './src/main', './src/index'], 'src/renderer imports only src/shared.'),
 );

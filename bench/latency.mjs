@@ -15,16 +15,29 @@ const opts = options(
 const CALL_TIMEOUT_MS = 30_000;
 const ARGS = { text: 'hello from the benchmark' };
 
+/** @typedef {import('./lib/paths.mjs').BenchPath} BenchPath */
+/** @typedef {import('./lib/paths.mjs').ToolResult} ToolResult */
+
+/**
+ * @param {BenchPath} p
+ * @param {number} n
+ * @param {number[]} sink
+ */
 async function sequential(p, n, sink) {
   for (let i = 0; i < n; i++) {
     const t0 = now();
-    const r = await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS });
+    const r = /** @type {ToolResult} */ (await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS }));
     sink.push(now() - t0);
     if (r.isError || r.content?.[0]?.text !== ARGS.text) throw new Error(`${p.id}: unexpected result ${JSON.stringify(r).slice(0, 200)}`);
   }
 }
 
-/** Keeps `concurrency` calls in flight for `seconds`; calls/s over all calls completed. */
+/**
+ * Keeps `concurrency` calls in flight for `seconds`; calls/s over all calls completed.
+ * @param {BenchPath} p
+ * @param {number} seconds
+ * @param {number} concurrency
+ */
 async function throughput(p, seconds, concurrency) {
   let done = 0;
   let failures = 0;
@@ -44,17 +57,20 @@ async function throughput(p, seconds, concurrency) {
 
 await runBench('latency', opts.deadlineMs, async (procs) => {
   const shared = new Shared(procs);
+  /** @type {{ def: (typeof PATHS)[number]; p: BenchPath; lat: number[]; roundP50: number[]; tput: number[]; failures: number; cpu: number; error?: string }[]} */
   const started = [];
+  /** @type {Record<string, string>} */
   const failed = {};
   try {
     for (const def of selectPaths(opts.only)) {
       try {
         const p = await startPath(def.id, shared);
+        /** @type {number[]} */
         const lat = [];
         await within(120_000, `${def.id} warm-up`, () => sequential(p, opts.warmup, lat));
         started.push({ def, p, lat: [], roundP50: [], tput: [], failures: 0, cpu: 0 });
         process.stderr.write(`started ${def.id} (warm-up p50 ${round(median(lat), 3)} ms)\n`);
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         failed[def.id] = String(err.message ?? err).split('\n')[0];
         process.stderr.write(`${def.id} failed to start: ${err.message}\n`);
       }
@@ -64,14 +80,15 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
       for (let k = 0; k < started.length; k++) {
         const s = started[(k + r) % started.length];
         if (s.error) continue;
+        /** @type {number[]} */
         const batch = [];
-        const cpu0 = s.p.proxyPids.reduce((sum, pid) => sum + cpuMs(pid), 0);
+        const cpu0 = s.p.proxyPids.reduce((/** @type {number} */ sum, pid) => sum + cpuMs(pid), 0);
         try {
           await within(120_000, `${s.def.id} batch`, () => sequential(s.p, perRound, batch));
-        } catch (err) {
+        } catch (/** @type {any} */ err) {
           s.error = String(err.message ?? err);
         }
-        s.cpu += s.p.proxyPids.reduce((sum, pid) => sum + cpuMs(pid), 0) - cpu0;
+        s.cpu += s.p.proxyPids.reduce((/** @type {number} */ sum, pid) => sum + cpuMs(pid), 0) - cpu0;
         s.lat.push(...batch);
         s.roundP50.push(median(batch));
       }
@@ -85,7 +102,7 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
           const t = await within(180_000, `${s.def.id} throughput`, () => throughput(s.p, opts.tputSeconds, opts.concurrency));
           s.tput.push(t.callsPerSec);
           s.failures += t.failures;
-        } catch (err) {
+        } catch (/** @type {any} */ err) {
           s.error = String(err.message ?? err);
         }
       }
@@ -93,6 +110,7 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
     }
     const base = started.find((s) => s.def.id === 'sdk-stdio');
     const baseHttp = started.find((s) => s.def.id === 'sdk-http');
+    /** @type {Record<string, unknown>[]} */
     const rows = [];
     for (const def of PATHS) {
       const s = started.find((x) => x.def === def);
@@ -101,6 +119,7 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
         continue;
       }
       // Ratio of medians of per-round p50s: each round's figures were measured minutes apart at most.
+      /** @param {(typeof started)[number] | undefined} b */
       const ratioTo = (b) => (b ? round(median(s.roundP50.map((v, i) => v / b.roundP50[i])), 2) : null);
       rows.push({
         id: def.id,

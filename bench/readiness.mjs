@@ -34,10 +34,16 @@ const node = process.execPath;
 const TARGET_MS = 200;
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-/** Spawn -> initialize -> tools/list; returns ms and the tool count; ends the process by pid. */
+/**
+ * Spawn -> initialize -> tools/list; returns ms and the tool count; ends the process by pid.
+ * @param {import('./lib/common.mjs').Processes} procs
+ * @param {string} what
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ */
 async function ready(procs, what, args, env) {
   const transport = new StdioClientTransport({ command: node, args, env, stderr: 'pipe' });
-  const errors = tail(transport.stderr);
+  const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
   const client = new Client({ name: 'qiming-bench', version: '1.0.0' });
   client.onerror = () => {};
   const t0 = now();
@@ -48,7 +54,7 @@ async function ready(procs, what, args, env) {
     });
     const ms = now() - t0;
     return { ms, tools: tools.length };
-  } catch (err) {
+  } catch (/** @type {any} */ err) {
     throw new Error(`${err.message}\n${errors.text()}`);
   } finally {
     if (transport.pid) {
@@ -60,11 +66,17 @@ async function ready(procs, what, args, env) {
   }
 }
 
-/** Spawn to exit of a process that does nothing MCP: the floor under any readiness figure. */
+/**
+ * Spawn to exit of a process that does nothing MCP: the floor under any readiness figure.
+ * @param {import('./lib/common.mjs').Processes} procs
+ * @param {string} what
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ */
 async function spawnToExit(procs, what, args, env) {
   const t0 = now();
   const child = procs.spawn(node, args, { stdio: 'ignore', env }, what);
-  await within(30_000, what, () => new Promise((resolve) => (child.exitInfo ? resolve() : child.once('exit', resolve))));
+  await within(30_000, what, () => /** @type {Promise<void>} */ (new Promise((resolve) => (child.exitInfo ? resolve() : child.once('exit', () => resolve())))));
   return { ms: now() - t0, tools: 0 };
 }
 
@@ -109,7 +121,8 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
         env: { ...process.env, ...cache },
         exitOnly: true,
       },
-    ].map((c) => ({ ...c, ms: [], tools: 0 }));
+    ].map((c) => ({ ...c, ms: /** @type {number[]} */ ([]), tools: 0 }));
+    /** @param {(typeof configs)[number]} c */
     const measure = (c) => (c.exitOnly ? spawnToExit(procs, c.id, c.args, c.env) : ready(procs, c.id, c.args, c.env));
     // One discarded spawn each: the first read of each file from disk is not what we measure.
     for (const c of configs) await measure(c);
@@ -140,7 +153,7 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
       targetMs: TARGET_MS,
       proxyToolsExpected: expected,
       proxyMedianMs: rows[0].medianMs,
-      targetMet: rows[0].medianMs <= TARGET_MS && proxy.tools === expected,
+      targetMet: (rows[0].medianMs ?? Infinity) <= TARGET_MS && proxy.tools === expected,
       rows,
     };
     // Run under another Node (`npm run bench:readiness:node22`), the results get their own file.

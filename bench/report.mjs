@@ -6,13 +6,29 @@ import { join } from 'node:path';
 import { BENCH, table } from './lib/common.mjs';
 
 const quick = process.argv.includes('--quick');
+/**
+ * A results file as the benches write it (JSON, read loosely: each bench has its own fields).
+ * @typedef {{ rows: Record<string, any>[]; runs: Record<string, any>[]; [field: string]: any }} Results
+ */
+/**
+ * @param {string} name
+ * @returns {Results | undefined}
+ */
 function load(name) {
   const file = join(BENCH, 'results', `${name}${quick ? '.quick' : ''}.json`);
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
 }
+/** @type {string[]} */
 const out = [];
 const say = (s = '') => out.push(s);
+/** @type {{ target: string; goal: string; measured: string; met: string }[]} */
 const verdicts = [];
+/**
+ * @param {string} what
+ * @param {string} target
+ * @param {string} measured
+ * @param {boolean} met
+ */
 const verdict = (what, target, measured, met) => verdicts.push({ target: what, goal: target, measured, met: met ? 'met' : '**missed**' });
 
 const lat = load('latency');
@@ -53,7 +69,18 @@ if (lat) {
   );
   say();
   // A verdict only when both the path and its reference were measured (not with --only).
+  /**
+   * @param {string} id
+   * @param {string} key
+   */
   const ratio = (id, key) => lat.rows.find((r) => r.id === id)?.[key] ?? undefined;
+  /**
+   * @param {string} what
+   * @param {string} goal
+   * @param {string} id
+   * @param {string} key
+   * @param {(v: number) => boolean} ok
+   */
   const check = (what, goal, id, key, ok) => {
     const v = ratio(id, key);
     if (typeof v === 'number') verdict(what, goal, `${v}x`, ok(v));

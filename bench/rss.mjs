@@ -10,8 +10,13 @@ const DEFAULT = 'ours-stdio,ours-bridge-id,ours-acp-chain,ours-convert,supergate
 const opts = options({ seconds: 5, rounds: 2, only: DEFAULT, deadlineMs: 300_000 }, { seconds: 2, rounds: 1, deadlineMs: 150_000 });
 const ARGS = { text: 'hello from the benchmark' };
 const CONCURRENCY = 32;
-const mib = (kib) => round(kib / 1024, 1);
+/** @param {number | undefined} kib (undefined: not sampled, gives null) */
+const mib = (kib) => round(/** @type {number} */ (kib) / 1024, 1);
 
+/**
+ * @param {import('./lib/paths.mjs').BenchPath} p
+ * @param {number} seconds
+ */
 async function load(p, seconds) {
   const end = now() + seconds * 1000;
   let calls = 0;
@@ -28,7 +33,9 @@ async function load(p, seconds) {
 
 await runBench('rss', opts.deadlineMs, async (procs) => {
   const shared = new Shared(procs);
+  /** @type {{ def: (typeof PATHS)[number]; p: import('./lib/paths.mjs').BenchPath; idle: Map<number | undefined, number>; loadMax: Map<number | undefined, number>; hwm: Map<number | undefined, number>; calls: number }[]} */
   const started = [];
+  /** @type {Record<string, unknown>[]} */
   const rows = [];
   try {
     const want = String(opts.only).split(',');
@@ -37,7 +44,7 @@ await runBench('rss', opts.deadlineMs, async (procs) => {
         const p = await startPath(def.id, shared);
         for (let i = 0; i < 200; i++) await p.client.callTool({ name: p.tools.echo, arguments: ARGS });
         started.push({ def, p, idle: new Map(), loadMax: new Map(), hwm: new Map(), calls: 0 });
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         rows.push({ id: def.id, error: String(err.message).split('\n')[0] });
       }
     }

@@ -39,14 +39,16 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
       filesystem: { command: node, args: [FILESYSTEM_SERVER, fsRoot] },
       echo: { command: node, args: [ECHO_SERVER] },
     };
+    /** @type {Record<string, { command: string; args: string[]; env?: Record<string, string> }>} */
     const ten = { everything: kinds.everything, memory: kinds.memory, filesystem: kinds.filesystem };
     for (let i = 1; i <= 7; i++) ten[`echo${i}`] = kinds.echo;
     const configs = [{ id: 'bridge-10', servers: ten }, ...Object.entries(kinds).map(([k, v]) => ({ id: `bridge-1-${k}`, servers: { [k]: v } }))].map((c) => ({
       ...c,
-      ms: [],
-      cpu: [],
+      ms: /** @type {number[]} */ ([]),
+      cpu: /** @type {number[]} */ ([]),
     }));
 
+    /** @param {(typeof configs)[number]} c */
     async function once(c) {
       const t0 = now();
       const b = await startBridge(procs, c.servers, c.id);
@@ -91,7 +93,7 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
       slowestSingle: slowest.id,
       ratio,
       targetRatio: TARGET_RATIO,
-      targetMet: ratio <= TARGET_RATIO,
+      targetMet: (ratio ?? Infinity) <= TARGET_RATIO,
       rows,
     };
     saveResults('startup', result);

@@ -1,6 +1,8 @@
 // Bundles the proxy CLI (one file, runs with plain node >= 20, no node_modules beside it),
-// the Electron main process, the preload script and the status panel page.
+// the Electron main process, the preload script, the status panel page, and the package's
+// public entries (dist/index, with their declarations in dist/types).
 import { build } from 'esbuild';
+import { buildEntries, buildDeclarations } from './buildEntries.mjs';
 import { buildRenderer } from './buildRenderer.mjs';
 import { buildServers } from './buildServers.mjs';
 import { readFileSync } from 'node:fs';
@@ -13,6 +15,7 @@ const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
 const only = process.argv[2];
 
 /** In the CLI bundle, the SDK's SSE and OAuth client modules become a require of the file built beside it. */
+/** @type {import('esbuild').Plugin} */
 const sdkSseBesideCli = {
   name: 'sdk-sse-beside-cli',
   setup(b) {
@@ -85,6 +88,9 @@ const targets = {
   renderer: () => buildRenderer(),
   // The default MCP servers the app ships, one bundled file each (see buildServers.mjs).
   servers: () => buildServers(),
+  // The package's entries (package.json "exports") and their .d.ts (see buildEntries.mjs).
+  index: () => buildEntries(),
+  types: () => buildDeclarations(),
 };
 
 for (const [name, run] of Object.entries(targets)) {

@@ -29,7 +29,10 @@ const REQUIRE_BANNER = [
   'const require = __qimingCreateRequire(import.meta.url);',
 ].join('\n');
 
-/** The entry file of a server package: its only `bin`. */
+/**
+ * The entry file of a server package: its only `bin`.
+ * @param {string} pkgName
+ */
 function entryOf(pkgName) {
   const require = createRequire(join(root, 'package.json'));
   const pkgJson = require.resolve(`${pkgName}/package.json`);
@@ -48,6 +51,7 @@ function entryOf(pkgName) {
 export async function buildServers(options = {}) {
   const outDir = resolve(options.outDir ?? join(root, 'dist/servers'));
   mkdirSync(outDir, { recursive: true });
+  /** @type {Record<string, string>} */
   const out = {};
   await Promise.all(
     Object.entries(BUNDLED_SERVERS).map(async ([name, pkgName]) => {

@@ -16,20 +16,26 @@ const files = [];
 })(root);
 
 const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+/**
+ * The .ts file a relative import names, or undefined (a package, a missing file).
+ * @param {string} from
+ * @param {string} spec
+ */
 function target(from, spec) {
   const base = resolve(dirname(from), spec);
   for (const c of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')]) if (existsSync(c)) return c;
   return undefined;
 }
-const graph = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(IMPORT)].map((m) => target(f, m[1])).filter(Boolean)]));
+const graph = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(IMPORT)].map((m) => target(f, m[1])).filter((t) => t !== undefined)]));
 
 // Tarjan's strongly connected components: every component of more than one file is a cycle.
 let index = 0;
 const idx = new Map(),
   low = new Map(),
-  stack = [],
+  stack = /** @type {string[]} */ ([]),
   on = new Set(),
-  cycles = [];
+  cycles = /** @type {string[][]} */ ([]);
+/** @param {string} v */
 function visit(v) {
   idx.set(v, index);
   low.set(v, index++);
@@ -45,7 +51,7 @@ function visit(v) {
   const comp = [];
   let w;
   do {
-    w = stack.pop();
+    w = /** @type {string} */ (stack.pop());
     on.delete(w);
     comp.push(w);
   } while (w !== v);
@@ -53,6 +59,7 @@ function visit(v) {
 }
 for (const f of files) if (!idx.has(f)) visit(f);
 
+/** @param {string} f */
 const rel = (f) => relative(process.cwd(), f);
 for (const c of cycles) console.log(`cycle: ${c.map(rel).sort().join(', ')}`);
 console.log(`${files.length} files, ${cycles.length} import cycle(s)`);

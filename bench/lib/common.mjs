@@ -25,11 +25,19 @@ export const PEERS = {
   mcpHub: join(ROOT, 'node_modules', 'mcp-hub', 'dist', 'cli.js'),
 };
 
-/** `--name value` / `--flag` options with defaults; `--quick` picks the quick defaults. */
+/**
+ * `--name value` / `--flag` options with defaults; `--quick` picks the quick defaults.
+ * @template {Record<string, unknown>} T
+ * @param {T} full
+ * @param {Partial<T>} [quick]
+ * @returns {T & { quick: boolean } & Record<string, unknown>} the defaults, and any other `--name value` given
+ */
 export function options(full, quick) {
   const argv = process.argv.slice(2);
   const isQuick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
-  const out = { ...(isQuick ? { ...full, ...quick } : full), quick: isQuick };
+  const result = { ...(isQuick ? { ...full, ...quick } : full), quick: isQuick };
+  /** @type {Record<string, unknown>} */
+  const out = result;
   for (let i = 0; i < argv.length; i++) {
     const m = /^--([a-zA-Z][\w-]*)(?:=(.*))?$/.exec(argv[i]);
     if (!m || m[1] === 'quick') continue;
@@ -39,54 +47,81 @@ export function options(full, quick) {
     if (value === undefined) out[key] = true;
     else out[key] = typeof out[key] === 'number' ? Number(value) : value;
   }
-  return out;
+  return result;
 }
 
+/** @param {number} ms */
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 export const now = () => performance.now();
 
-/** Nearest-rank percentile of unsorted numbers (p in 0..100). */
+/**
+ * Nearest-rank percentile of unsorted numbers (p in 0..100).
+ * @param {number[]} values
+ * @param {number} p
+ */
 export function percentile(values, p) {
   if (!values.length) return NaN;
   const s = [...values].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
+/** @param {number[]} values */
 export const median = (values) => percentile(values, 50);
 
+/**
+ * @param {number | null | undefined} n
+ * @returns {number | null}
+ */
 export function round(n, digits = 2) {
   if (n === undefined || n === null || Number.isNaN(n)) return null;
   const f = 10 ** digits;
   return Math.round(n * f) / f;
 }
 
-/** Runs `fn` with a deadline; rejects with a clear message when it passes. */
+/**
+ * Runs `fn` with a deadline; rejects with a clear message when it passes.
+ * @template T
+ * @param {number} ms
+ * @param {string} what
+ * @param {() => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 export async function within(ms, what, fn) {
+  /** @type {NodeJS.Timeout | undefined} */
   let timer;
   try {
     return await Promise.race([
       fn(),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
-      }),
+      /** @type {Promise<never>} */ (
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`${what}: no result within ${ms} ms`)), ms);
+        })
+      ),
     ]);
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** A free TCP port on 127.0.0.1 (for peers that need a fixed --port). */
+/**
+ * A free TCP port on 127.0.0.1 (for peers that need a fixed --port).
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {net.AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
   });
 }
 
-/** Resolves when 127.0.0.1:port accepts a connection; bounded. */
+/**
+ * Resolves when 127.0.0.1:port accepts a connection; bounded.
+ * @param {number} port
+ * @param {number} timeoutMs
+ */
 export async function waitPort(port, timeoutMs, isDead = () => false) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -102,6 +137,7 @@ export async function waitPort(port, timeoutMs, isDead = () => false) {
   }
 }
 
+/** @param {string} name */
 function pkgVersion(name) {
   try {
     return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version;
@@ -146,7 +182,11 @@ export function environment() {
   };
 }
 
-/** Writes bench/results/<name>.json and prints a one-line pointer. */
+/**
+ * Writes bench/results/<name>.json and prints a one-line pointer.
+ * @param {string} name
+ * @param {{ options?: { quick?: boolean } } & Record<string, unknown>} data
+ */
 export function saveResults(name, data) {
   const dir = join(BENCH, 'results');
   mkdirSync(dir, { recursive: true });
@@ -156,8 +196,12 @@ export function saveResults(name, data) {
   return file;
 }
 
-/** A markdown table from rows of objects (columns in the order of the first row's keys). */
+/**
+ * A markdown table from rows of objects (columns in the order of the first row's keys).
+ * @param {Record<string, unknown>[]} rows
+ */
 export function table(rows, columns = Object.keys(rows[0] ?? {})) {
+  /** @param {unknown} v */
   const fmt = (v) => (v === undefined || v === null ? '' : String(v));
   const lines = [`| ${columns.join(' | ')} |`, `|${columns.map(() => '---').join('|')}|`];
   for (const r of rows) lines.push(`| ${columns.map((c) => fmt(r[c])).join(' | ')} |`);
@@ -182,9 +226,13 @@ function parentMap() {
   return map;
 }
 
-/** Every live descendant of `pid` (children, grandchildren...). */
+/**
+ * Every live descendant of `pid` (children, grandchildren...).
+ * @param {number} pid
+ */
 export function descendants(pid) {
   const parents = parentMap();
+  /** @type {number[]} */
   const out = [];
   const queue = [pid];
   while (queue.length) {
@@ -197,12 +245,13 @@ export function descendants(pid) {
 /**
  * True when `pid` no longer runs: ESRCH, or a zombie. A zombie has exited and waits for a
  * reaper; an orphan adopted by a pid 1 that never reaps (some sandboxes) stays one forever.
+ * @param {number} pid
  */
 export function isGone(pid) {
   try {
     process.kill(pid, 0);
   } catch (err) {
-    return err.code === 'ESRCH';
+    return /** @type {NodeJS.ErrnoException} */ (err).code === 'ESRCH';
   }
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -212,6 +261,11 @@ export function isGone(pid) {
   }
 }
 
+/**
+ * The pids of `pids` still running after at most `timeoutMs` (empty when all are gone).
+ * @param {number[]} pids
+ * @param {number} timeoutMs
+ */
 export async function waitGone(pids, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -221,7 +275,10 @@ export async function waitGone(pids, timeoutMs) {
   }
 }
 
-/** `VmRSS` and `VmHWM` (peak) of a process in KiB, or undefined when it is gone. */
+/**
+ * `VmRSS` and `VmHWM` (peak) of a process in KiB, or undefined when it is gone.
+ * @param {number | undefined} pid
+ */
 export function memoryOf(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'latin1');
@@ -233,7 +290,10 @@ export function memoryOf(pid) {
 
 const CLK_TCK = 100; // Linux USER_HZ on every mainstream kernel
 
-/** CPU time (user + system) a process has used, in ms (0 when gone); 10 ms resolution. */
+/**
+ * CPU time (user + system) a process has used, in ms (0 when gone); 10 ms resolution.
+ * @param {number | undefined} pid
+ */
 export function cpuMs(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
@@ -244,7 +304,10 @@ export function cpuMs(pid) {
   }
 }
 
-/** Resets the peak RSS (VmHWM) of a process to its current RSS (Linux clear_refs 5). */
+/**
+ * Resets the peak RSS (VmHWM) of a process to its current RSS (Linux clear_refs 5).
+ * @param {number | undefined} pid
+ */
 export function resetPeak(pid) {
   try {
     writeFileSync(`/proc/${pid}/clear_refs`, '5');
@@ -260,9 +323,18 @@ export function resetPeak(pid) {
  * (roots and every descendant ever seen), and returns the pids still alive (must be none).
  */
 export class Processes {
+  /** @type {Set<number>} */
   roots = new Set();
+  /** @type {Set<number>} */
   seen = new Set();
+  /** @type {Map<number, string> | undefined} */
+  labels;
 
+  /**
+   * @template {number | undefined} P
+   * @param {P} pid
+   * @returns {P}
+   */
   add(pid, label = '') {
     if (pid) {
       this.roots.add(pid);
@@ -278,9 +350,15 @@ export class Processes {
     for (const r of this.roots) for (const d of descendants(r)) this.seen.add(d);
   }
 
-  /** Spawns, registers and returns the child (stdio defaults: ignore/pipe/pipe). */
+  /**
+   * Spawns, registers and returns the child (stdio defaults: ignore/pipe/pipe).
+   * @param {string} command
+   * @param {string[]} args
+   * @param {import('node:child_process').SpawnOptions} [opts]
+   * @returns {BenchChild}
+   */
   spawn(command, args, opts = {}, label = '') {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+    const child = /** @type {BenchChild} */ (spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts }));
     this.add(child.pid, label || `${command} ${args[0] ?? ''}`);
     child.on('error', () => {});
     child.exitInfo = undefined;
@@ -288,7 +366,10 @@ export class Processes {
     return child;
   }
 
-  /** Ends one root (and its descendants) by pid; returns the pids left. */
+  /**
+   * Ends one root (and its descendants) by pid; returns the pids left.
+   * @param {number} pid
+   */
   async end(pid, graceMs = 3000) {
     const tree = [pid, ...descendants(pid)];
     for (const p of tree) this.seen.add(p);
@@ -312,6 +393,7 @@ export class Processes {
 
   async endAll(graceMs = 3000) {
     this.snapshot();
+    /** @type {number[]} */
     const killedAfterGrace = [];
     await Promise.all(
       [...this.roots].map(async (r) => {
@@ -333,7 +415,12 @@ export class Processes {
   }
 }
 
-/** Runs a benchmark body with a hard deadline and the final process check. */
+/**
+ * Runs a benchmark body with a hard deadline and the final process check.
+ * @param {string} name
+ * @param {number} deadlineMs
+ * @param {(procs: Processes) => Promise<void>} body
+ */
 export async function runBench(name, deadlineMs, body) {
   const procs = new Processes();
   // The SDK's HTTP client transports pass one long-lived AbortSignal to every fetch, and
@@ -357,7 +444,7 @@ export async function runBench(name, deadlineMs, body) {
     await body(procs);
   } catch (err) {
     failed = true;
-    process.stderr.write(`${name} failed: ${err?.stack ?? err}\n`);
+    process.stderr.write(`${name} failed: ${/** @type {Error | undefined} */ (err)?.stack ?? err}\n`);
   } finally {
     const r = await procs.endAll();
     clearTimeout(timer);
@@ -369,14 +456,18 @@ export async function runBench(name, deadlineMs, body) {
   process.exitCode = failed ? 1 : 0;
 }
 
-/** Collects a child stream's last lines (for error messages). */
+/**
+ * Collects a child stream's last lines (for error messages).
+ * @param {import('node:stream').Readable | null | undefined} stream
+ */
 export function tail(stream, keep = 20) {
+  /** @type {string[]} */
   const lines = [];
   let partial = '';
   stream?.setEncoding?.('utf8');
-  stream?.on('data', (d) => {
+  stream?.on('data', (/** @type {string} */ d) => {
     const parts = (partial + d).split('\n');
-    partial = parts.pop();
+    partial = parts.pop() ?? '';
     for (const l of parts) {
       lines.push(l);
       if (lines.length > keep) lines.shift();
@@ -385,11 +476,19 @@ export function tail(stream, keep = 20) {
   return { text: () => [...lines, partial].filter(Boolean).join('\n') };
 }
 
-/** Reads the first line of a stream as JSON (the bridge's ready line, the fixture's port). */
+/**
+ * Reads the first line of a stream as JSON (the bridge's ready line, the fixture's port).
+ * @param {import('node:stream').Readable} stream
+ * @param {number} timeoutMs
+ * @param {string} what
+ * @param {(line: any) => boolean} [predicate]
+ * @returns {Promise<any>}
+ */
 export function firstJsonLine(stream, timeoutMs, what, predicate = () => true) {
   return new Promise((resolve, reject) => {
     let buf = '';
     const timer = setTimeout(() => (cleanup(), reject(new Error(`${what}: no line within ${timeoutMs} ms`))), timeoutMs);
+    /** @param {string} d */
     const onData = (d) => {
       buf += d;
       let nl;
@@ -415,3 +514,13 @@ export function firstJsonLine(stream, timeoutMs, what, predicate = () => true) {
     stream.on('end', onEnd);
   });
 }
+
+/**
+ * A child started by `Processes.spawn`: stdout and stderr are piped (the default), and
+ * `exitInfo` is set when it exits.
+ * @typedef {import('node:child_process').ChildProcess & {
+ *   stdout: import('node:stream').Readable;
+ *   stderr: import('node:stream').Readable;
+ *   exitInfo?: { code: number | null; signal: NodeJS.Signals | null };
+ * }} BenchChild
+ */

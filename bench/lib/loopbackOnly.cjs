@@ -10,6 +10,7 @@ const fs = require('node:fs');
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+|localhost)$/i;
 
+/** @param {string} what */
 function note(what) {
   const file = process.env.BENCH_GUARD_LOG;
   try {
@@ -20,7 +21,7 @@ function note(what) {
 }
 
 const listen = net.Server.prototype.listen;
-net.Server.prototype.listen = function guardedListen(...args) {
+net.Server.prototype.listen = function guardedListen(/** @type {any[]} */ ...args) {
   const first = args[0];
   if (first === undefined || typeof first === 'function') {
     args.unshift(0, '127.0.0.1');
@@ -34,11 +35,11 @@ net.Server.prototype.listen = function guardedListen(...args) {
   } else if (first && typeof first === 'object' && !('fd' in first) && !('_handle' in first) && first.path === undefined) {
     args[0] = { ...first, host: '127.0.0.1' };
   }
-  return listen.apply(this, args);
+  return listen.apply(this, /** @type {Parameters<typeof listen>} */ (args));
 };
 
 const connect = net.Socket.prototype.connect;
-net.Socket.prototype.connect = function guardedConnect(...args) {
+net.Socket.prototype.connect = function guardedConnect(/** @type {any[]} */ ...args) {
   let opts = args[0];
   if (Array.isArray(opts)) opts = opts[0]; // internal normalized form [options, cb]
   let host;
@@ -57,5 +58,5 @@ net.Socket.prototype.connect = function guardedConnect(...args) {
     process.nextTick(() => this.destroy(err));
     return this;
   }
-  return connect.apply(this, args);
+  return connect.apply(this, /** @type {Parameters<typeof connect>} */ (args));
 };

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+/** @typedef {import('./common.mjs').Processes} Processes */
 import {
   CLI,
   ECHO_SERVER,
@@ -34,6 +35,10 @@ const node = process.execPath;
 /**
  * With BENCH_CPU_PROF_DIR set, our proxy processes run under `node --cpu-prof` and write
  * <dir>/<label>/CPU.*.cpuprofile when they exit (summarise with bench/profileSummary.mjs).
+ */
+/**
+ * @param {string} label
+ * @param {string[]} args
  */
 export function cliArgs(label, args) {
   const dir = process.env.BENCH_CPU_PROF_DIR;
@@ -60,17 +65,27 @@ export const PATHS = [
   { id: 'mcp-hub', label: 'mcp-hub 4.2.1 (SSE /mcp)', group: 'peer' },
 ];
 
+/** @param {unknown} only the `--only` option: ids separated by commas (all paths when absent) */
 export function selectPaths(only) {
   if (!only || only === true) return PATHS;
   const want = String(only).split(',');
   return PATHS.filter((p) => want.includes(p.id));
 }
 
-/** Environment of the peers: the loopback guard preloaded, its log file set. */
+/**
+ * Environment of the peers: the loopback guard preloaded, its log file set.
+ * @param {Shared} shared
+ * @param {Record<string, string>} [extra]
+ * @returns {Record<string, string | undefined>}
+ */
 function peerEnv(shared, extra = {}) {
   return { ...process.env, NODE_OPTIONS: `--require ${GUARD}`, BENCH_GUARD_LOG: shared.guardLog, ...extra };
 }
 
+/**
+ * @param {import('@modelcontextprotocol/sdk/shared/transport.js').Transport} transport
+ * @param {string} what
+ */
 async function connect(transport, what) {
   const client = new Client({ name: 'qiming-bench', version: '1.0.0' });
   client.onerror = () => {};
@@ -78,9 +93,14 @@ async function connect(transport, what) {
   return client;
 }
 
-/** Finds the echo and blob tools whatever the path's naming (`echo`, `echo__echo`, ...). */
+/**
+ * Finds the echo and blob tools whatever the path's naming (`echo`, `echo__echo`, ...).
+ * @param {Client} client
+ * @param {string} what
+ */
 async function toolNames(client, what) {
   const { tools } = await within(START_TIMEOUT_MS, `${what}: tools/list`, () => client.listTools());
+  /** @param {string} base */
   const find = (base) => tools.find((t) => t.name === base)?.name ?? tools.find((t) => new RegExp(`(^|[^a-z])${base}$`).test(t.name))?.name;
   const echo = find('echo');
   const blob = find('blob');
@@ -88,24 +108,43 @@ async function toolNames(client, what) {
   return { echo, blob };
 }
 
+/**
+ * @param {Processes} procs
+ * @param {string} what
+ * @param {string} command
+ * @param {string[]} args
+ * @param {Record<string, string | undefined>} [env]
+ */
 async function stdioClient(procs, what, command, args, env = process.env) {
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'pipe' });
-  const errors = tail(transport.stderr);
+  const transport = new StdioClientTransport({ command, args, env: /** @type {Record<string, string>} */ (env), stderr: 'pipe' });
+  const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
   let client;
   try {
     client = await connect(transport, what);
   } catch (err) {
     if (transport.pid) procs.add(transport.pid, what);
-    throw new Error(`${err.message}\n${errors.text()}`);
+    throw new Error(`${/** @type {Error} */ (err).message}\n${errors.text()}`);
   }
-  procs.add(transport.pid, what);
-  return { client, pid: transport.pid, errors };
+  // Connected, so the child is running and has a pid.
+  const pid = /** @type {number} */ (transport.pid);
+  procs.add(pid, what);
+  return { client, pid, errors };
 }
 
+/**
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {string} what
+ */
 function httpClient(url, headers, what) {
   return connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }), what);
 }
 
+/**
+ * @param {string} url
+ * @param {Record<string, string>} headers
+ * @param {string} what
+ */
 function sseClient(url, headers, what) {
   // The SSE GET carries the headers through eventSourceInit's fetch, the POSTs through requestInit.
   const transport = new SSEClientTransport(new URL(url), {
@@ -117,6 +156,14 @@ function sseClient(url, headers, what) {
 
 /** Shared resources (the SDK HTTP echo server, the bridge), started on first use. */
 export class Shared {
+  /** @type {Promise<{ pid: number | undefined; url: string }> | undefined} */
+  echoHttpP;
+  /** @type {Promise<{ pid: number | undefined; url: string }> | undefined} */
+  rawHttpP;
+  /** @type {ReturnType<typeof startBridge> | undefined} */
+  bridgeP;
+
+  /** @param {Processes} procs */
   constructor(procs) {
     this.procs = procs;
     this.dir = mkdtempSync(join(tmpdir(), 'qiming-bench-'));
@@ -165,7 +212,12 @@ export class Shared {
   }
 }
 
-/** Spawns `proxy --port 0` and resolves with its ready line (plus the child and a token). */
+/**
+ * Spawns `proxy --port 0` and resolves with its ready line (plus the child and a token).
+ * @param {Processes} procs
+ * @param {Record<string, unknown>} mcpServers
+ * @param {string[]} [extraArgs]
+ */
 export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs = []) {
   const token = randomBytes(24).toString('hex');
   const child = procs.spawn(
@@ -178,20 +230,29 @@ export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs 
     what,
   );
   const errors = tail(child.stderr);
+  /** @type {import('../../src/main/runtime/bridgeProcess.js').BridgeReadyMessage} */
   const ready = await firstJsonLine(child.stdout, 60_000, `${what} ready line`, (v) => v.event === 'ready').catch((e) => {
     throw new Error(`${e.message}\n${errors.text()}`);
   });
-  return { child, pid: child.pid, port: ready.port, url: `http://127.0.0.1:${ready.port}`, token, ready, errors };
+  // It wrote its ready line, so it runs and has a pid.
+  return { child, pid: /** @type {number} */ (child.pid), port: ready.port, url: `http://127.0.0.1:${ready.port}`, token, ready, errors };
 }
 
 /**
  * Starts one path. Returns `{client, tools: {echo, blob}, proxyPids, close()}`; `close`
  * closes the client and ends the path's own processes by pid (shared ones end with the run).
+ * @typedef {Awaited<ReturnType<typeof startPath>>} BenchPath
+ * @typedef {{ isError?: boolean; content?: { text?: string }[] }} ToolResult what the benchmarks read of a tools/call result
+ * @param {string} id
+ * @param {Shared} shared
  */
 export async function startPath(id, shared) {
   const { procs } = shared;
+  /** @type {(number | undefined)[]} */
   const own = [];
+  /** @type {Client} */
   let client;
+  /** @type {(number | undefined)[]} */
   let proxyPids = [];
   switch (id) {
     case 'sdk-stdio': {
@@ -324,7 +385,7 @@ export async function startPath(id, shared) {
     proxyPids,
     async close() {
       await within(5000, `${id}: close`, () => client.close()).catch(() => undefined);
-      for (const pid of own) await procs.end(pid);
+      for (const pid of own) if (pid !== undefined) await procs.end(pid);
     },
   };
 }
@@ -333,6 +394,8 @@ export async function startPath(id, shared) {
  * mcp-hub with an isolated HOME: its marketplace cache (~/.mcp-hub/cache/registry.json,
  * the path its source resolves when that folder exists) is pre-filled and fresh, so it never
  * fetches the catalogue; PATH holds only `node`, so its curl fallback cannot run either.
+ * @param {Shared} shared
+ * @param {Record<string, unknown>} mcpServers
  */
 export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
   const home = join(shared.dir, `hub-home-${Math.random().toString(36).slice(2)}`);
@@ -361,7 +424,7 @@ export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
     const health = await fetch(`http://127.0.0.1:${port}/api/health`)
       .then((r) => r.json())
       .catch(() => undefined);
-    if (health?.state === 'ready' && (health.servers ?? []).every((s) => s.status === 'connected')) break;
+    if (health?.state === 'ready' && (health.servers ?? []).every((/** @type {{ status?: string }} */ s) => s.status === 'connected')) break;
     if (child.exitInfo) throw new Error(`${what} exited: ${JSON.stringify(child.exitInfo)}\n${errors.text()}\n${out.text()}`);
     if (Date.now() > deadline) throw new Error(`${what} not ready after ${START_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out.text()}`);
     await sleep(25);

@@ -1,81 +1,8 @@
 /**
- * Entry of the status panel page (bundled to dist/renderer/panel.js). Picks the data
- * source (the Electron preload API when present, else the bridge over HTTP), mounts the
- * panel and keeps it live.
+ * Entry of the status panel page (bundled to dist/renderer/panel.js): mounts the panel
+ * (startPanel.ts) into `#app` with the data source this page has.
  */
-import type { RuntimeStatus } from '../shared/status.js';
-import type { StatusSource } from './dataSource.js';
-import { HttpStatusSource, takeTokenFromLocation } from './httpSource.js';
-import { PreloadStatusSource, findPreloadApi } from './preloadSource.js';
-import { createStatusPanel } from './render.js';
-
-const TICK_MS = 1000;
-
-/** The preload API inside Electron, otherwise the bridge that served this page. */
-export function chooseSource(win: Window): StatusSource {
-  const api = findPreloadApi(win);
-  if (api) return new PreloadStatusSource(api);
-  return new HttpStatusSource({ baseUrl: win.location.origin, token: takeTokenFromLocation(win) });
-}
-
-/** Wires `source` to a panel mounted in `root`; returns a function that stops everything. */
-export function startPanel(root: HTMLElement, source: StatusSource): () => void {
-  const pending = new Set<string>();
-  let gotEvent = false;
-
-  const panel = createStatusPanel(root, {
-    onRestart(id) {
-      if (pending.has(id)) return; // one request at a time per server
-      pending.add(id);
-      panel.setRestartPending(id, true);
-      source
-        .restart(id)
-        .catch((err: unknown) => ({ ok: false, error: err instanceof Error ? err.message : String(err) }))
-        .then((result) => {
-          pending.delete(id);
-          panel.setRestartPending(id, false, result.ok ? undefined : (result.error ?? 'unknown error'));
-        });
-    },
-    onAuth(id, action) {
-      const key = `auth:${id}`;
-      const call = action === 'sign-in' ? source.signIn : source.signOut;
-      if (pending.has(key) || !call) return;
-      pending.add(key);
-      panel.setAuthPending(id, true);
-      call
-        .call(source, id)
-        .catch((err: unknown) => ({ ok: false, error: err instanceof Error ? err.message : String(err) }))
-        .then((result) => {
-          pending.delete(key);
-          panel.setAuthPending(id, false, result.ok ? undefined : (result.error ?? 'unknown error'));
-        });
-    },
-  });
-
-  const show = (status: RuntimeStatus) => panel.render(status);
-  const offStatus = source.onStatus((status) => {
-    gotEvent = true;
-    show(status);
-  });
-  const offConnection = source.onConnection?.((state, detail) => panel.setConnection(state, detail));
-  source.getStatus().then(
-    (status) => {
-      // A live event may already have brought something newer.
-      if (!gotEvent) show(status);
-    },
-    (err: unknown) => {
-      // Sources with a connection state report failures themselves, and keep retrying.
-      if (!source.onConnection) panel.setConnection('down', err instanceof Error ? err.message : String(err));
-    },
-  );
-  const ticker = setInterval(() => panel.tick(), TICK_MS);
-
-  return () => {
-    clearInterval(ticker);
-    offStatus();
-    offConnection?.();
-  };
-}
+import { chooseSource, startPanel } from './startPanel.js';
 
 const root = document.getElementById('app');
 if (root) startPanel(root, chooseSource(window));

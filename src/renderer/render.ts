@@ -130,6 +130,13 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
           : 'Restart the app to start it again.',
         'down',
       );
+    } else if (b?.configError) {
+      showBanner(
+        'The last change to the MCP config was not applied.',
+        b.configError,
+        'The servers keep running as they were. Fix the file: it is read again when it changes (the headless bridge: on SIGHUP, or by itself with --watch).',
+        'config',
+      );
     } else {
       setHidden(banner, true);
     }

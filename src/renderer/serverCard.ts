@@ -90,7 +90,14 @@ export function createServerCard(id: string, onRestart: (id: string) => void, on
   let logsTouched = false;
   logsSummary.addEventListener('click', () => (logsTouched = true));
 
-  article.append(head, facts, restartError, auth.error, errorBox, tools, noTools, logs);
+  // Which command ran and which PATH it got (login shell, fallback folders, the entry's own).
+  const launch = el('details', 'launch');
+  const launchText = el('pre', 'launch-text', undefined, { tabindex: '0' });
+  launchText.setAttribute('aria-label', `Command and PATH of ${id}`);
+  launch.append(el('summary', undefined, 'Command and PATH'), launchText);
+  launch.hidden = true;
+
+  article.append(head, facts, restartError, auth.error, errorBox, tools, noTools, logs, launch);
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -162,6 +169,8 @@ export function createServerCard(id: string, onRestart: (id: string) => void, on
       // lines can arrive after the state turned failed; the user's own choice always wins.
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
       auth.update(server);
+      setHidden(launch, !server.launch);
+      setText(launchText, server.launch ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}` : '');
       refreshButton();
     },
     setRestartPending(isPending, error) {

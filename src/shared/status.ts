@@ -13,6 +13,16 @@ export interface ToolSummary {
   description?: string;
 }
 
+/** Where a stdio server's PATH came from (see src/proxy/process/serverLaunch.ts). */
+export type PathSource = 'own' | 'entry' | 'handed' | 'login-shell' | 'fallback';
+
+/** How a stdio server was started: the command as resolved and its PATH, home written `~`. */
+export interface ServerLaunchInfo {
+  command: string;
+  path: string;
+  pathFrom: PathSource;
+}
+
 export interface ServerStatus {
   id: string;
   transport: ServerTransport;
@@ -27,11 +37,28 @@ export interface ServerStatus {
   sessions: number;
   /** Remote servers under a sign-in: `signed-in` shows Sign out, `needs-auth` Sign in. Never a token. */
   auth?: 'signed-in' | 'needs-auth' | 'signing-in';
+  /** stdio servers once spawned: which command ran and which PATH it got (secrets masked). */
+  launch?: ServerLaunchInfo;
 }
 
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';
 
 export interface RuntimeStatus {
-  bridge: { state: BridgeState; pid?: number; port?: number; restarts?: number; lastError?: string };
+  bridge: {
+    state: BridgeState;
+    pid?: number;
+    port?: number;
+    restarts?: number;
+    lastError?: string;
+    /** Why the last edit of the config file was not applied (the servers run as before); unset once one is. */
+    configError?: string;
+  };
   servers: ServerStatus[];
 }
+
+/**
+ * The answer of the bridge's `POST /config/reload`: what it did, by server id, or why the
+ * config was not applied (nothing changed then).
+ */
+export type ConfigReloadResult =
+  { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[] } | { ok: false; error: string };

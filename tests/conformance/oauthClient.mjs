@@ -35,9 +35,10 @@ let code = 0;
 try {
   await client.connect(transport);
   const { tools } = await client.listTools();
-  for (const t of tools) await client.callTool({ name: t.name, arguments: {} }).catch((e) => console.error(`call ${t.name}: ${e.message}`));
+  for (const t of tools)
+    await client.callTool({ name: t.name, arguments: {} }).catch((e) => console.error(`call ${t.name}: ${e instanceof Error ? e.message : String(e)}`));
 } catch (err) {
-  console.error(`conformance client: ${err.message}`);
+  console.error(`conformance client: ${err instanceof Error ? err.message : String(err)}`);
   code = 1;
 } finally {
   await client.close().catch(() => undefined);

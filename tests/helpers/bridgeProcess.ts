@@ -29,7 +29,7 @@ export interface ReadyLine {
 }
 
 export interface BridgeSpawnOptions {
-  /** `{mcpServers: ...}` (sent inline as JSON) or a config file path. */
+  /** `{mcpServers: ...}` (sent inline as JSON) or a config file path; undefined: no `--config` (the headless default). */
   config: unknown;
   /** Extra CLI arguments after `proxy --port <port> --config <json>`. */
   args?: string[];
@@ -42,6 +42,8 @@ export interface BridgeSpawnOptions {
   ipc?: boolean;
   /** `proxy` mode (default), or stdio aggregation served over HTTP (`--transport http`). */
   mode?: 'proxy' | 'aggregate-http';
+  /** The CLI to run (default: the snapshot of dist/proxy, see builtCli()). */
+  cli?: string;
   /** stdin of the bridge: a pipe we hold (default) or /dev/null. */
   stdin?: 'pipe' | 'ignore';
 }
@@ -77,9 +79,9 @@ export class BridgeProcess {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const config = typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config);
+    const config = opts.config === undefined ? [] : ['--config', typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config)];
     const head = opts.mode === 'aggregate-http' ? ['--transport', 'http'] : ['proxy'];
-    const args = [cli, ...head, '--port', String(opts.port ?? 0), '--config', config, ...(opts.args ?? [])];
+    const args = [opts.cli ?? cli, ...head, '--port', String(opts.port ?? 0), ...config, ...(opts.args ?? [])];
     const stdio: ('pipe' | 'ignore' | 'ipc')[] = [opts.stdin ?? 'pipe', 'pipe', 'pipe'];
     if (opts.ipc) stdio.push('ipc');
     this.child = spawn(process.execPath, args, { cwd: ROOT, env, stdio });

@@ -135,3 +135,71 @@ describe('eslint config: src/main reaches the proxy through its index, src/share
     expect(await errors(code, 'src/shared/offender.ts')).toContain(rule);
   });
 });
+
+describe('eslint config: a file in src/ has at most 320 lines, blank and comment lines included', () => {
+  /** `n` lines, a third each blank, comment and code, so neither kind can hide the size. */
+  const lines = (n: number) =>
+    `${Array.from({ length: n }, (_, i) => (i % 3 === 0 ? '' : i % 3 === 1 ? `// note ${i}` : `export const a${i} = ${i};`)).join('\n')}\n`;
+
+  it.each(['src/proxy/hub/big.ts', 'src/main/logs/big.ts', 'src/renderer/big.ts', 'src/shared/big.ts'])(
+    'rejects 321 lines in %s, accepts 320',
+    async (file) => {
+      expect(await errors(lines(321), file)).toContain('max-lines');
+      expect(await errors(lines(320), file)).toEqual([]);
+    },
+  );
+
+  it('does not apply outside src/', async () => {
+    expect(await errors(lines(400), 'tests/proxy/big.test.ts')).not.toContain('max-lines');
+  });
+});
+
+describe("eslint config: this repository's app uses only the package's public entries", () => {
+  it.each([
+    "import { McpRuntime } from '../runtime/mcpRuntime.js';\nexport { McpRuntime };",
+    "import { attachToApp } from '../app/attachToApp.js';\nexport { attachToApp };",
+    "import { IPC_CHANNELS } from '../../shared/ipcContract.js';\nexport { IPC_CHANNELS };",
+    "import { sweepOrphans } from '../../proxy/index.js';\nexport { sweepOrphans };",
+    "import { startPanel } from '../../renderer/startPanel.js';\nexport { startPanel };",
+  ])('src/main/electron rejects %s', async (code) => {
+    expect(await errors(code, 'src/main/electron/offender.ts')).toContain('import-x/no-restricted-paths');
+  });
+
+  it('src/main/electron accepts the entries, electron, electron-log and node modules', async () => {
+    const code = [
+      "import { app } from 'electron';",
+      "import log from 'electron-log/main';",
+      "import { join } from 'node:path';",
+      "import { McpRuntime } from '../../index/main.js';",
+      "import { exposeMcpRuntime } from '../../index/preload.js';",
+      "import { resolveRuntimePaths } from '../../index/cli.js';",
+      'export { app, log, join, McpRuntime, exposeMcpRuntime, resolveRuntimePaths };',
+    ].join('\n');
+    expect(await errors(code, 'src/main/electron/fine.ts')).toEqual([]);
+  });
+
+  it('the rest of src/main does not import the entries', async () => {
+    expect(await errors("import { McpRuntime } from '../../index/main.js';\nexport { McpRuntime };", 'src/main/runtime/offender.ts')).toContain(
+      'import-x/no-restricted-paths',
+    );
+  });
+});
+
+describe('eslint config: the public entries never load electron at load time', () => {
+  it.each([
+    ["import { app } from 'electron';\nexport { app };", 'src/index/main.ts', 'no-restricted-imports'],
+    ["export const e = require('electron');", 'src/index/main.ts', 'no-restricted-syntax'],
+    ["import log from 'electron-log/main';\nexport { log };", 'src/index/preload.ts', 'no-restricted-imports'],
+    ["export const e = await import('electron');", 'src/index/preload.ts', 'no-restricted-syntax'],
+    ["import { join } from 'node:path';\nexport { join };", 'src/index/panel.ts', 'import-x/no-nodejs-modules'],
+    ["import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'src/index/panel.ts', 'import-x/no-restricted-paths'],
+  ])('rejects %s in %s', async (code, file, rule) => {
+    expect(await errors(code, file)).toContain(rule);
+  });
+
+  it("lets preload.ts require('electron') lazily", async () => {
+    // eslint's own no-require-imports is switched off where it is used, with a comment.
+    const code = "// eslint-disable-next-line @typescript-eslint/no-require-imports\nexport const load = () => require('electron');";
+    expect(await errors(code, 'src/index/preload.ts')).toEqual([]);
+  });
+});

@@ -5,15 +5,16 @@ import { describe, expect, it } from 'vitest';
 import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
 import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp.js';
 import { parseConfig } from '../../src/proxy/index.js';
+import { CLI } from '../helpers/paths.js';
 
 const TOKEN = 'tok-0123456789abcdef-secret';
-const base: AcpMcpServersOptions = {
+const base = {
   bridge: { url: 'http://127.0.0.1:4567', token: TOKEN },
   bridgeIds: ['memory', 'everything'],
   cliPath: '/app/dist/proxy/qiming-mcp-stdio-proxy.cjs',
   node: { command: '/usr/bin/node', env: {}, electron: false },
   logFile: '/logs/mcp-proxy.log',
-};
+} satisfies AcpMcpServersOptions;
 const electron = { command: '/opt/App/app', env: { ELECTRON_RUN_AS_NODE: '1' }, electron: true };
 const envOf = (e: McpServerStdio) => Object.fromEntries(e.env.map((v) => [v.name, v.value]));
 const configOf = (e: McpServerStdio) => JSON.parse(e.args[e.args.indexOf('--config') + 1]) as { mcpServers: Record<string, Record<string, unknown>> };
@@ -42,6 +43,14 @@ describe('acpMcpServers', () => {
       ['memory', 'bridge', `Bearer ${TOKEN}`],
       ['everything', 'bridge', `Bearer ${TOKEN}`],
     ]);
+  });
+
+  it('defaults to the package CLI run by this executable, and no log file', () => {
+    const e = acpMcpServers(undefined, { bridge: base.bridge, bridgeIds: ['memory'] })[0] as McpServerStdio;
+    expect(e.command).toBe(process.execPath);
+    expect(e.args[0]).toBe(CLI);
+    expect(envOf(e)).not.toHaveProperty('MCP_PROXY_LOG_FILE');
+    expect(envOf(e)).toHaveProperty('MCP_BRIDGE_TOKEN', TOKEN);
   });
 
   it('does not set ELECTRON_RUN_AS_NODE for plain node and refuses relative commands', () => {

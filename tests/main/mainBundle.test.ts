@@ -88,6 +88,8 @@ describe('the built main process with a fake electron', () => {
       ['filesystem', 'ready'],
     ]);
     for (const p of [status.bridge.pid!, ...status.servers.map((s) => s.pid!)]) pids.add(p);
+    // The app read the login-shell PATH once and handed it to the bridge (loginEnv.ts).
+    expect(status.servers.map((s) => s.launch?.pathFrom)).toEqual(['handed', 'handed']);
     expect(messages.some((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.status)).toBe(true);
 
     // Only the app's own page may call.
@@ -107,5 +109,6 @@ describe('the built main process with a fake electron', () => {
     // electron-log wrote the bridge's lines to the main log file.
     const mainLog = readFileSync(join(root, 'userData', 'logs', 'main.log'), 'utf8');
     expect(mainLog).toMatch(/\(bridge\)/);
+    expect(mainLog).toMatch(/\(main\)\s+(login shell \S+ read in \d+ ms|cannot read the login shell's PATH)/);
   });
 });

@@ -4,9 +4,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { installQuitSequence, type PreventableEvent } from '../../src/main/electron/quitSequence.js';
-import { handleTrusted, isTrustedSender, registerIpcHandlers, type IpcInvokeEventLike, type IpcMainLike } from '../../src/main/electron/ipcHandlers.js';
-import { createPreloadApi, type IpcRendererLike } from '../../src/main/electron/preloadApi.js';
+import { installQuitSequence, type PreventableEvent } from '../../src/main/app/quitSequence.js';
+import { handleTrusted, isTrustedSender, registerIpcHandlers, type IpcInvokeEventLike, type IpcMainLike } from '../../src/main/app/ipcHandlers.js';
+import { createPreloadApi, type IpcRendererLike } from '../../src/main/app/preloadApi.js';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';

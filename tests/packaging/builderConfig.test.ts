@@ -73,6 +73,8 @@ describe('electron-builder.yml', () => {
       'dist/main/main.cjs.map',
       'dist/renderer/panel.js.map',
       'dist/main/types.d.ts',
+      'dist/index/main.js',
+      'dist/types/index/main.d.ts',
       'node_modules/zod/index.js',
       'node_modules/@modelcontextprotocol/sdk/package.json',
       'node_modules/zod/src/index.ts',

@@ -26,6 +26,8 @@ let pack: PackResult;
 let paths: RuntimePaths;
 let entries: string[];
 const DIST = join(ROOT, 'dist');
+/** The app's built files; dist/index and dist/types are the npm package's entries, not shipped in the app. */
+const appFile = (rel: string) => !/^dist\/(index|types)\//.test(rel);
 const UNPACKED = ['dist/proxy/qiming-mcp-sdk-sse.cjs', 'dist/proxy/qiming-mcp-stdio-proxy.cjs', 'dist/servers/filesystem.mjs', 'dist/servers/memory.mjs'];
 
 beforeAll(async () => {
@@ -50,7 +52,8 @@ describe('packaged layout (electron-builder --dir)', () => {
   });
 
   it('archives every built file and package.json, and nothing of the sources, tests, maps or dev tools', () => {
-    for (const rel of ['package.json', ...listFiles(DIST, 'dist').filter((f) => !f.endsWith('.map'))]) expect(entries, rel).toContain(`/${rel}`);
+    for (const rel of ['package.json', ...listFiles(DIST, 'dist').filter((f) => !f.endsWith('.map') && appFile(f))]) expect(entries, rel).toContain(`/${rel}`);
+    expect(entries.filter((e) => !appFile(e.slice(1)))).toEqual([]);
     const topLevel = new Set(entries.map((e) => e.split('/')[1]));
     // No node_modules at all: the bundles carry their dependencies (next test).
     expect([...topLevel].sort()).toEqual(['dist', 'package.json']);
@@ -68,7 +71,7 @@ describe('packaged layout (electron-builder --dir)', () => {
       /^\s*import\s*["']([^"']+)["']/gm,
       /\bimport\(\s*["']([^"']+)["']\s*\)/g,
     ];
-    const scripts = listFiles(DIST, 'dist').filter((f) => /\.[cm]?js$/.test(f));
+    const scripts = listFiles(DIST, 'dist').filter((f) => /\.[cm]?js$/.test(f) && appFile(f));
     expect(scripts).toEqual(expect.arrayContaining(['dist/main/main.cjs', 'dist/main/preload.cjs', ...UNPACKED]));
     for (const rel of scripts) {
       const text = readFileSync(join(ROOT, rel), 'utf8');

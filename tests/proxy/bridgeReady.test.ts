@@ -14,6 +14,7 @@ import {
   memoryEntry,
   nodeEntry,
   rawRequest,
+  sleep,
   spawnBridge,
   startBridge,
   tempDir,
@@ -85,12 +86,17 @@ describe('bridge start-up', () => {
     const unknown = await b.fetch('/mcp/nope', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
     expect(unknown.status).toBe(404);
 
-    // The aggregated route takes the session now; its first list waits for the server.
-    const { client: all } = await b.client('/mcp');
-    const listing = all.listTools();
+    // The aggregated route takes the session now; its initialize waits for the server (so it
+    // can declare what the server has: initializeResult.ts), bounded by the ready window.
+    let initialized = false;
+    const connecting = b.client('/mcp').then((c) => ((initialized = true), c));
+    await sleep(300);
+    expect(initialized).toBe(false);
     expect(b.stdout).toBe('');
     writeFileSync(gate, '');
-    expect((await listing).tools.map((t) => t.name)).toContain('slow__echo');
+    const { client: all } = await connecting;
+    expect(all.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
+    expect((await all.listTools()).tools.map((t) => t.name)).toContain('slow__echo');
     const ready = await b.waitReady();
     expect(ready.servers).toEqual([{ id: 'slow', state: 'ready', tools: 4 }]);
     const { client } = await b.client('/mcp/slow');

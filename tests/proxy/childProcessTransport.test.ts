@@ -150,7 +150,9 @@ describe('ChildProcessTransport', () => {
     let closes = 0;
     t.onerror = (e) => errors.push(e);
     t.onclose = () => closes++;
-    await expect(t.start()).rejects.toThrow("cannot start server 'ghost': command 'definitely-not-a-command-7f3a' not found (ENOENT)");
+    await expect(t.start()).rejects.toThrow(
+      /^cannot start server 'ghost': command 'definitely-not-a-command-7f3a' not found on PATH .+; install definitely-not-a-command-7f3a, or set "command" to an absolute path$/,
+    );
     expect(errors[0]?.message).toMatch(/definitely-not-a-command-7f3a/);
     expect(closes).toBe(1);
     expect(t.pid).toBeUndefined();

@@ -66,3 +66,19 @@ describe('parseArgs token forms', () => {
     expect(usageError(['--config', CFG, 'extra'])).toBe('unexpected argument "extra"');
   });
 });
+
+describe('proxy mode: --watch and the default config', () => {
+  it('takes --watch in proxy mode only, with a config file', () => {
+    expect(parseArgs(['proxy', '--port', '0', '--config', 'mcp.json', '--watch']).watch).toBe(true);
+    expect(parseArgs(['proxy', '--port', '0', '--config-file', 'mcp.json']).watch).toBeUndefined();
+    expect(usageError(['proxy', '--port', '0', '--config', CFG, '--watch'])).toBe('--watch needs a config file, not inline JSON');
+    expect(usageError(['--config', CFG, '--watch'])).toBe('option --watch does not apply to stdio aggregation mode');
+  });
+
+  it('runs proxy mode without a config (the default one); stdio aggregation still needs one', () => {
+    const opts = parseArgs(['proxy', '--port', '0', '--watch']);
+    expect(opts.config).toBeUndefined();
+    expect(opts.configFile).toBeUndefined();
+    expect(usageError([])).toMatch(/stdio aggregation mode needs --config/);
+  });
+});

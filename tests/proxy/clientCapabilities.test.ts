@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { CreateMessageRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/proxy/config/config.js';
+import { declaredCapabilities } from '../../src/proxy/config/clientCapabilities.js';
 import { cleanupBridges, everythingEntry, EVERYTHING_SERVER, startBridge, waitNotRunning } from '../helpers/bridgeProcess.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
 
@@ -45,8 +46,10 @@ describe('client capabilities declared to upstreams', () => {
   });
 
   it('bridge: an entry that declares sampling gets what a direct sampling client gets, and sampling works', async () => {
-    const direct = await directTools({ sampling: {} });
+    // What the proxy declares for `sampling: true` (sampling, and tasks for task-augmented sampling).
+    const direct = await directTools(declaredCapabilities({ sampling: true }));
     expect(direct).toContain('trigger-sampling-request');
+    expect(direct).toContain('trigger-sampling-request-async');
     const b = await startBridge({ config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } } });
     const { client } = await b.client('/mcp/everything', { capabilities: { sampling: {} } });
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(direct);
@@ -85,7 +88,7 @@ describe('client capabilities declared to upstreams', () => {
       bad();
     } catch (err) {
       expect((err as ConfigError).issues).toEqual([
-        'clientCapabilities may only have the keys "sampling", "elicitation" and "roots"',
+        'clientCapabilities may only have the keys "sampling", "elicitation", "roots" and "tasks"',
         'server "a": clientCapabilities.sampling must be true or false',
       ]);
     }

@@ -65,15 +65,19 @@ describe('ResilientTransportWrapper', () => {
 
   it('retries with backoff doubling to the cap while the server is down, then connects and answers the waiting initialize', async () => {
     const port = await freePort();
-    const t = wrapper(`http://127.0.0.1:${port}/mcp`, { retryBeforeEstablished: true });
+    let transports = 0;
+    const t = wrapper(`http://127.0.0.1:${port}/mcp`, {
+      retryBeforeEstablished: true,
+      factory: () => (transports++, new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))),
+    });
     // Streamable HTTP contacts the server on the first message, so start() succeeds; the
     // initialize then fails to send and the wrapper keeps retrying in the background.
     await t.w.start();
     await t.w.send(INIT);
     await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
-    await new Promise((r) => setTimeout(r, 1300));
-    const attempts = t.states.filter((s) => s.s === 'reconnecting').length;
-    expect(attempts).toBeGreaterThanOrEqual(1);
+    // Still retrying while the server stays down: three more transports (50 + 100 + 200 ms of backoff).
+    await waitFor(() => transports >= 4, 5000, 'three retries while the server is down');
+    expect(t.w.state).not.toBe('closed');
     const server = await startHttpFixture('http', { port });
     cleanups.push(server.stop);
     const reply = await t.reply(1);

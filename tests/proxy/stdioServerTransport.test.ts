@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { PassThrough, Writable } from 'node:stream';
@@ -11,7 +11,7 @@ import { ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } 
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { FrameDecoder, type DecodedFrame } from '../../src/proxy/stdio/framing.js';
 import { Logger } from '../../src/proxy/common/logger.js';
-import { StdioServerTransport, type StdioServerTransportOptions } from '../../src/proxy/stdio/stdioServerTransport.js';
+import { DEFAULT_IDLE_TIMEOUT_MS, StdioServerTransport, type StdioServerTransportOptions } from '../../src/proxy/stdio/stdioServerTransport.js';
 
 const MiB = 1024 * 1024;
 
@@ -265,6 +265,24 @@ describe('StdioServerTransport: lifecycle', () => {
     expect(huge.closes()).toBe(0);
     await never.transport.close();
     await huge.transport.close();
+  });
+
+  it('idleTimeoutMs 0 means never, not the default: past the default on a fake clock, only the default one closed', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const never = harness({ idleTimeoutMs: 0 });
+      const byDefault = harness();
+      await never.transport.start();
+      await byDefault.transport.start();
+      vi.advanceTimersByTime(DEFAULT_IDLE_TIMEOUT_MS + 1);
+      expect(byDefault.closes()).toBe(1); // the control: the fake clock does reach the idle timer
+      expect(byDefault.input.destroyed).toBe(true);
+      expect(never.closes()).toBe(0);
+      expect(never.input.destroyed).toBe(false);
+      await never.transport.close();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -152,6 +152,35 @@ describe('status panel over HTTP', () => {
     expect(await card(page, 'broken').locator('.log-text').textContent()).toBe('boom');
   });
 
+  it('shows the command and the PATH a server got, folded; none for a server without a launch', async () => {
+    const launch = {
+      command: '~/.nvm/versions/node/v22.1.0/bin/npx',
+      path: '/usr/bin:/bin:~/.nvm/versions/node/v22.1.0/bin',
+      pathFrom: 'login-shell' as const,
+    };
+    const { page } = await open(runtime([server('npx-one', { launch }), server('remote', { transport: 'http' })]));
+    const details = card(page, 'npx-one').locator('details.launch');
+    expect(await details.isVisible()).toBe(true);
+    expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+    await details.locator('summary').click();
+    expect(await details.locator('.launch-text').textContent()).toBe(
+      'command: ~/.nvm/versions/node/v22.1.0/bin/npx\nPATH (login-shell): /usr/bin:/bin:~/.nvm/versions/node/v22.1.0/bin',
+    );
+    expect(await card(page, 'remote').locator('details.launch').isVisible()).toBe(false);
+  });
+
+  it('shows a config edit that was not applied, with its message, until one is', async () => {
+    const { page, harness } = await open(runtime([server('memory', { state: 'ready' })]));
+    expect(await page.locator('.banner').isHidden()).toBe(true);
+    const message = 'invalid MCP config in /home/u/mcp.json: mcpServers.memory.command must be a string';
+    harness.setStatus(runtime([server('memory', { state: 'ready' })], { configError: message }));
+    await page.locator('.banner-title').filter({ hasText: 'was not applied' }).waitFor();
+    expect(await page.locator('.banner-detail').textContent()).toBe(message);
+    expect(await badgeText(page, 'memory')).toMatch(/ready/i);
+    harness.setStatus(runtime([server('memory', { state: 'ready' })]));
+    await page.locator('.banner').waitFor({ state: 'hidden' });
+  });
+
   it('opens the log of a server that turns failed later, unless the user has toggled it', async () => {
     const at = (state: 'restarting' | 'failed' | 'ready', stderrTail: string[]) =>
       runtime([server('a', { state, stderrTail }), server('b', { state, stderrTail })]);

@@ -12,7 +12,8 @@
  *   user, the environment is not.
  * - Every variable the proxy needs is in the entry's `env` (some agents pass a filtered
  *   environment): `MCP_PROXY_LOG_FILE` (main cannot see a grandchild's stderr, so it tails
- *   that file) and `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary.
+ *   that file), `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary, and
+ *   `QIMING_LOGIN_PATH`, the login-shell PATH folders the app read at start.
  * - Secret values of `persistent: false` entries (env, headers, authToken) are moved into
  *   the entry's `env` and referenced as `${QIMING_SECRET_<n>}` (see secretsToEnv.ts).
  * - `http` entries that point straight at the bridge (no grandchild at all) only when the
@@ -20,8 +21,8 @@
  */
 import { isAbsolute } from 'node:path';
 import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
-import { LOG_FILE_ENV, TOKEN_ENV } from '../../proxy/index.js';
-import type { NodeCommand } from '../runtime/cliPath.js';
+import { LOG_FILE_ENV, LOGIN_PATH_ENV, TOKEN_ENV } from '../../proxy/index.js';
+import { nodeCommand, resolveProxyCliPath, type NodeCommand } from '../runtime/cliPath.js';
 import { secretsToEnv } from '../config/secretsToEnv.js';
 
 export interface AcpMcpServersOptions {
@@ -31,12 +32,15 @@ export interface AcpMcpServersOptions {
   bridgeIds: readonly string[];
   /** Raw `"persistent": false` entries, run by the session's own proxy. */
   sessionEntries?: Readonly<Record<string, unknown>>;
-  /** Absolute path of the bundled proxy CLI. */
-  cliPath: string;
-  /** How to run it (`nodeCommand()`); its `command` must be absolute. */
-  node: NodeCommand;
-  /** `MCP_PROXY_LOG_FILE` for the proxies (`proxyLogFilePath(logsDir)`). */
-  logFile: string;
+  /** Absolute path of the bundled proxy CLI. Default: this package's (`resolveProxyCliPath()`). */
+  cliPath?: string;
+  /** How to run it; its `command` must be absolute. Default: `nodeCommand()` (this process's executable). */
+  node?: NodeCommand;
+  /**
+   * `MCP_PROXY_LOG_FILE` for the proxies (`proxyLogFilePath(logsDir)`, the file a `LogTail`
+   * follows). Default: none; the proxies then log to their stderr, which the agent gets.
+   */
+  logFile?: string;
   /** `aggregate` (default): one stdio entry; `perServer`: one entry per server. */
   layout?: 'aggregate' | 'perServer';
   /** Use `http` entries for bridge servers when the agent supports them. Default false. */
@@ -65,7 +69,8 @@ export function bridgeUpstream(bridgeUrl: string, id: string): Record<string, un
 }
 
 /** Builds the `session/new` `mcpServers` (see the file comment). */
-export function acpMcpServers(agentCapabilities: AgentCapabilities | null | undefined, options: AcpMcpServersOptions): McpServer[] {
+export function acpMcpServers(agentCapabilities: AgentCapabilities | null | undefined, given: AcpMcpServersOptions): McpServer[] {
+  const options: Resolved = { ...given, node: given.node ?? nodeCommand(), cliPath: given.cliPath ?? resolveProxyCliPath() };
   if (!isAbsolute(options.node.command)) throw new Error(`ACP stdio entries need an absolute command, got "${options.node.command}"`);
   if (!isAbsolute(options.cliPath)) throw new Error(`the proxy CLI path must be absolute, got "${options.cliPath}"`);
   const sessionEntries = options.sessionEntries ?? {};
@@ -96,12 +101,18 @@ export function acpMcpServers(agentCapabilities: AgentCapabilities | null | unde
   return out;
 }
 
-function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: boolean, o: AcpMcpServersOptions): McpServerStdio {
+type Resolved = AcpMcpServersOptions & Required<Pick<AcpMcpServersOptions, 'cliPath' | 'node'>>;
+
+function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: boolean, o: Resolved): McpServerStdio {
   const env: EnvVariable[] = [];
   if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
-  env.push({ name: LOG_FILE_ENV, value: o.logFile });
+  if (o.logFile !== undefined) env.push({ name: LOG_FILE_ENV, value: o.logFile });
   // Faster proxy start under Node >= 22.1 (see main.ts); agents may not pass it on themselves.
   if (process.env.NODE_COMPILE_CACHE) env.push({ name: 'NODE_COMPILE_CACHE', value: process.env.NODE_COMPILE_CACHE });
+  // The login-shell PATH the app read at start (loginEnv.ts): the proxy adds it for its
+  // servers and never runs the shell itself.
+  const loginPath = process.env[LOGIN_PATH_ENV];
+  if (loginPath !== undefined) env.push({ name: LOGIN_PATH_ENV, value: loginPath });
   // argv is public on the machine: secrets of per-session entries travel in env instead.
   const hidden = secretsToEnv(servers);
   for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });

@@ -1,49 +1,14 @@
 /**
- * The MCP config an installed app starts with (the bundled memory and filesystem servers),
- * and the variables it refers to.
- *
- * The config holds no absolute paths, only `${VAR}`s that the proxy expands when it reads
- * the file: an AppImage is mounted at a new path on every launch and updates move the app,
- * so a path written once into the user's config would go stale. Main sets the variables in
- * its own environment at every launch (the bridge inherits it) with {@link runtimeVars}.
+ * The app's side of the default MCP config: the config itself and the variables it refers to
+ * are shared with the headless bridge (src/proxy/config/defaultConfig.ts, re-exported here);
+ * the values of those variables for this launch come from {@link runtimeVars}, which main
+ * sets in its own environment at every launch (the bridge inherits it).
  */
 import type { NodeCommand } from '../runtime/cliPath.js';
-import { SERVER_FILES, type RuntimePaths } from '../runtime/resourcePaths.js';
+import type { RuntimePaths } from '../runtime/resourcePaths.js';
+import { RUNTIME_VAR_NAMES } from '../../proxy/index.js';
 
-/** Names of the variables the default config refers to. */
-export const RUNTIME_VAR_NAMES = {
-  /** The executable that runs Node scripts (the app itself, or node in dev). */
-  node: 'QIMING_NODE',
-  /** Folder of the bundled servers. */
-  serversDir: 'QIMING_SERVERS_DIR',
-  /** Writable folder for the servers' data (the memory graph). */
-  dataDir: 'QIMING_DATA_DIR',
-  /** Folder the filesystem server may read and write. */
-  filesDir: 'QIMING_FILES_DIR',
-} as const;
-
-const v = (name: keyof typeof RUNTIME_VAR_NAMES) => `\${${RUNTIME_VAR_NAMES[name]}}`;
-
-/** The default `{"mcpServers": ...}` (a fresh object each call, ready to be written as JSON). */
-export function defaultMcpConfig(): { mcpServers: Record<string, Record<string, unknown>> } {
-  // ELECTRON_RUN_AS_NODE is set per entry because the bridge never passes its own on to
-  // servers; plain node ignores it.
-  return {
-    mcpServers: {
-      memory: {
-        command: v('node'),
-        args: [`${v('serversDir')}/${SERVER_FILES.memory}`],
-        // The server's default file is beside its script, which is read-only once installed.
-        env: { ELECTRON_RUN_AS_NODE: '1', MEMORY_FILE_PATH: `${v('dataDir')}/memory.jsonl` },
-      },
-      filesystem: {
-        command: v('node'),
-        args: [`${v('serversDir')}/${SERVER_FILES.filesystem}`, v('filesDir')],
-        env: { ELECTRON_RUN_AS_NODE: '1' },
-      },
-    },
-  };
-}
+export { defaultMcpConfig, RUNTIME_VAR_NAMES } from '../../proxy/index.js';
 
 export interface RuntimeVarsOptions {
   paths: Pick<RuntimePaths, 'serversDir'>;

@@ -10,6 +10,9 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RuntimeLogger } from '../logs/runtimeLogger.js';
 
+/** Where the bridge keeps sign-in tokens, and the variable that carries the store's key to it. */
+export { OAUTH_DIR_ENV, OAUTH_KEY_ENV } from '../../proxy/index.js';
+
 export interface SafeStorageLike {
   isEncryptionAvailable(): boolean;
   encryptString(plain: string): Buffer;

@@ -1,56 +1,46 @@
-// src/main/electron/: the only folder that may import electron: the wiring and the plain logic behind it.
+// src/main/electron/: the only folder that may import electron: this repository's app, built on the package's public entries.
 /**
- * Electron entry (bundled to dist/main/main.cjs). Thin wiring only: everything it calls is
- * plain Node and tested without Electron (quitSequence.ts, ipcHandlers.ts, mcpRuntime.ts...).
+ * Electron entry (bundled to dist/main/main.cjs). This repository's own app is the first
+ * consumer of the package: it imports only the public entries (src/index/, what
+ * `qiming-mcp-runtime/main`, `/cli` and `/shared` export; ESLint checks it), so what an
+ * embedding app can do, this app does with the same calls.
  *
- * At `app.whenReady()`: electron-log, the default config on first run, the proxy log tail,
- * the MCP runtime (bridge), the IPC handlers and the status window. At quit: see quitSequence.ts.
+ * Before ready: electron-log, the default config on first run, the proxy log tail, the MCP
+ * runtime, and attachToApp (IPC handlers, start at ready, the quit sequence). At ready:
+ * the status window on the bundled panel page.
  */
 import { app, BrowserWindow, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { IPC_CHANNELS } from '../../shared/ipcContract.js';
-import { nodeCommand } from '../runtime/cliPath.js';
-import { ensureUserConfig } from '../config/ensureUserConfig.js';
-import { defaultMcpConfig, runtimeVars } from '../config/defaultMcpConfig.js';
-import { registerIpcHandlers } from './ipcHandlers.js';
-import { createElectronLogSink } from '../logs/logForwarder.js';
-import { proxyLogFilePath, rotateIfLarge } from '../logs/logPaths.js';
-import { LogTail } from '../logs/logTail.js';
-import { McpRuntime } from '../runtime/mcpRuntime.js';
-import { installQuitSequence } from './quitSequence.js';
-import { resolveRuntimePaths } from '../runtime/resourcePaths.js';
-import { errorMessage } from '../logs/runtimeLogger.js';
-import { oauthStoreKey } from '../config/oauthStoreKey.js';
-import { OAUTH_DIR_ENV, OAUTH_KEY_ENV } from '../../proxy/index.js';
+import { resolveRuntimePaths } from '../../index/cli.js';
+import {
+  attachToApp,
+  createElectronLogSink,
+  defaultMcpConfig,
+  ensureUserConfig,
+  LogTail,
+  McpRuntime,
+  nodeCommand,
+  OAUTH_DIR_ENV,
+  OAUTH_KEY_ENV,
+  oauthStoreKey,
+  proxyLogFilePath,
+  rotateIfLarge,
+  runtimeVars,
+  type AttachedApp,
+} from '../../index/main.js';
 
 log.initialize();
 const mainLog = log.scope('main');
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 const paths = resolveRuntimePaths({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
 const pagePath = join(paths.rendererDir, 'index.html');
 const pageUrl = pathToFileURL(pagePath).href;
 
-let runtime: McpRuntime | undefined;
-let tail: LogTail | undefined;
 let win: BrowserWindow | undefined;
-
-const quitSequence = installQuitSequence({
-  // Adapters: Electron's overloaded `on` typings do not match the narrow interfaces directly.
-  app: {
-    on: (event, listener) => app.on(event as 'before-quit', listener),
-    quit: () => app.quit(),
-    exit: (code) => app.exit(code),
-  },
-  powerMonitor: { on: (event, listener) => powerMonitor.on(event, listener as () => void) },
-  logger: mainLog,
-  stop: async (deadlineMs) => {
-    await Promise.all([runtime?.stop({ deadlineMs }), tail?.stop()]);
-  },
-  killSync: () => runtime?.killSync(),
-});
 
 function createWindow(): void {
   win = new BrowserWindow({
@@ -69,12 +59,12 @@ function createWindow(): void {
   win.webContents.setWindowOpenHandler(() => ({ action: 'deny' }));
   win.on('closed', () => (win = undefined));
   // Windows ends the session without quit events: kill the process trees while we still can.
-  win.on('session-end', () => quitSequence.sessionEnding());
+  win.on('session-end', () => attached?.quitSequence.sessionEnding());
   void win.loadFile(pagePath);
 }
 
-/** Creates the runtime and its IPC handlers (synchronously, before the window can ask). */
-function setupRuntime(): McpRuntime {
+/** The runtime, its log tail and their wiring into the app (synchronously, before the window can ask). */
+function setupRuntime(): AttachedApp {
   const userData = app.getPath('userData');
   const node = nodeCommand();
   const dataDir = join(userData, 'mcp');
@@ -90,7 +80,7 @@ function setupRuntime(): McpRuntime {
   mainLog.info(`MCP config: ${configFile}`);
   const logFile = proxyLogFilePath(app.getPath('logs'));
   rotateIfLarge(logFile);
-  tail = new LogTail({
+  const logTail = new LogTail({
     path: logFile,
     onEntry: createElectronLogSink(log),
     onError: (err) => mainLog.warn(`proxy log tail: ${err.message}`),
@@ -98,7 +88,7 @@ function setupRuntime(): McpRuntime {
   // Sign-in tokens: the app's own folder, encrypted with a safeStorage-kept key when possible.
   process.env[OAUTH_DIR_ENV] ??= join(userData, 'oauth');
   const oauthKey = oauthStoreKey(userData, safeStorage, mainLog);
-  const rt = new McpRuntime({
+  const runtime = new McpRuntime({
     configFile,
     cliPath: paths.cliPath,
     node,
@@ -106,22 +96,21 @@ function setupRuntime(): McpRuntime {
     env: oauthKey ? { [OAUTH_KEY_ENV]: oauthKey } : undefined,
     openExternal: (url) => shell.openExternal(url),
   });
-  runtime = rt;
-  rt.on('status', (s) => {
-    if (win && !win.isDestroyed()) win.webContents.send(IPC_CHANNELS.status, s);
+  runtime.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
+  return attachToApp(app, ipcMain, runtime, {
+    pageUrl,
+    statusTargets: () => [win?.webContents],
+    powerMonitor,
+    logTail,
+    logger: mainLog,
   });
-  rt.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
-  registerIpcHandlers(
-    ipcMain,
-    {
-      getStatus: () => rt.status(),
-      restart: (id) => rt.restart(id),
-      signIn: (id) => rt.signIn(id),
-      signOut: (id) => rt.signOut(id),
-    },
-    { pageUrl },
-  );
-  return rt;
+}
+
+let attached: AttachedApp | undefined;
+try {
+  attached = setupRuntime();
+} catch (err) {
+  mainLog.error(`MCP runtime failed to start: ${errorText(err)}`);
 }
 
 app.on('window-all-closed', () => {
@@ -129,19 +118,11 @@ app.on('window-all-closed', () => {
 });
 
 app.whenReady().then(
-  async () => {
-    try {
-      const rt = setupRuntime();
-      createWindow();
-      // The tail first, so no proxy line of this run is missed.
-      await tail?.start();
-      await rt.start();
-    } catch (err) {
-      mainLog.error(`MCP runtime failed to start: ${errorMessage(err)}`);
-    }
+  () => {
+    createWindow();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createWindow();
     });
   },
-  (err: unknown) => mainLog.error(`app failed to start: ${errorMessage(err)}`),
+  (err: unknown) => mainLog.error(`app failed to start: ${errorText(err)}`),
 );

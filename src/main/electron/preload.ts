@@ -1,9 +1,8 @@
 /**
- * The status window's preload (sandboxed, context-isolated): exposes the typed API of
- * preloadApi.ts as `window.mcpRuntime`, never `ipcRenderer` itself.
+ * The status window's preload (sandboxed, context-isolated): exposes the typed panel API as
+ * `window.mcpRuntime` through the package's public preload entry, never `ipcRenderer` itself.
  */
 import { contextBridge, ipcRenderer } from 'electron';
-import { MCP_RUNTIME_GLOBAL } from '../../shared/ipcContract.js';
-import { createPreloadApi } from './preloadApi.js';
+import { exposeMcpRuntime } from '../../index/preload.js';
 
-contextBridge.exposeInMainWorld(MCP_RUNTIME_GLOBAL, createPreloadApi(ipcRenderer));
+exposeMcpRuntime({ contextBridge, ipcRenderer });

@@ -4,8 +4,9 @@
  *
  * How it stays exact: chokidar events and a slow poll only *wake* the reader; every read is a
  * positional read of the bytes between the saved offset and the size seen at wake-up, so no
- * event can make it skip or repeat bytes. Per file it keeps a {@link LineDecoder} (partial
- * last line, UTF-8 split across reads) and an {@link EntryAssembler} (continuation lines).
+ * event can make it skip or repeat bytes. Each open file is a {@link LogCursor} (logCursor.ts:
+ * offset, truncation signature, partial line, pending entry); this file decides which files
+ * are read, when, and in what order.
  *
  * - Truncation (size below the offset, or the bytes just before the offset changed): what was
  *   already read stays delivered; reading restarts at 0. Bytes written before the truncation
@@ -18,11 +19,12 @@
  *   follows the name and the files it already holds open), so rotate at most once a wake-up.
  */
 import { watch, type FSWatcher } from 'chokidar';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
+import { mkdir, open } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { within } from '../../proxy/index.js';
-import { EntryAssembler, LineDecoder, type LogEntry } from './logEntryParser.js';
-import { lastLineStart, readAt, statOrUndefined } from './logFileReads.js';
+import { LogCursor } from './logCursor.js';
+import type { LogEntry } from './logEntryParser.js';
+import { statOrUndefined } from './logFileReads.js';
 
 /** An entry delivered by {@link LogTail}. */
 export type TailEntry = LogEntry;
@@ -52,22 +54,8 @@ export const DEFAULT_ENTRY_FLUSH_MS = 100;
 /** How long a renamed-away or deleted file is still re-read for late appends. */
 export const RETIRED_FILE_GRACE_MS = 2000;
 const READ_CHUNK_BYTES = 64 * 1024;
-const SIGNATURE_BYTES = 32; // re-checked before the offset on every pass: truncate-then-regrow
 const WATCHER_READY_TIMEOUT_MS = 5000;
 const STOP_DEADLINE_MS = 3000;
-
-interface Cursor {
-  fh: FileHandle;
-  ino: bigint;
-  dev: bigint;
-  offset: number;
-  /** The last bytes before `offset`, to detect a truncation the size alone does not show. */
-  signature: Buffer;
-  lines: LineDecoder;
-  entries: EntryAssembler;
-  lastDataAt: number;
-  retiredAt?: number;
-}
 
 /** Follows one log file and delivers its entries exactly once, in order. */
 export class LogTail {
@@ -75,8 +63,8 @@ export class LogTail {
   readonly path: string;
   private readonly opts: Required<Omit<LogTailOptions, 'onError'>> & Pick<LogTailOptions, 'onError'>;
   private state: 'new' | 'started' | 'stopping' | 'stopped' = 'new';
-  private cur: Cursor | undefined;
-  private retired: Cursor[] = [];
+  private cur: LogCursor | undefined;
+  private retired: LogCursor[] = [];
   private firstOpen = true;
   private watcher: FSWatcher | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -150,7 +138,7 @@ export class LogTail {
     this.cur = undefined;
     this.retired = [];
     for (const c of cursors) c.entries.flush();
-    await within(Promise.allSettled(cursors.map((c) => c.fh.close())), STOP_DEADLINE_MS);
+    await within(Promise.allSettled(cursors.map((c) => c.close())), STOP_DEADLINE_MS);
     this.state = 'stopped';
   }
 
@@ -182,77 +170,38 @@ export class LogTail {
 
   private async pump(): Promise<void> {
     const st = await statOrUndefined(this.path);
-    if (this.cur && (!st || st.ino !== this.cur.ino || st.dev !== this.cur.dev)) {
+    if (this.cur && !this.cur.isSameFileAs(st)) {
       this.cur.retiredAt = Date.now();
       this.retired.push(this.cur);
       this.cur = undefined;
     }
-    if (!this.cur && st?.isFile()) this.cur = await this.openCursor();
+    if (!this.cur && st?.isFile()) {
+      // Only the file there at start() begins at its end (an open that fails does not count).
+      const atEnd = this.firstOpen && this.opts.startAt === 'end';
+      this.cur = await LogCursor.open(this.path, atEnd, (e) => this.deliver(e), READ_CHUNK_BYTES);
+      this.firstOpen = false;
+    }
     const cur = this.cur;
     // Take the new file's size BEFORE draining retired files. A writer appends to the new file
     // only after its previous append (to the old one) returned, so every line a writer put in
     // the old file before a line within this size is already there and gets delivered first.
-    let limit = 0;
-    if (cur) {
-      limit = Number((await cur.fh.stat({ bigint: true })).size);
-      const len = cur.signature.length;
-      if (limit < cur.offset || !(await readAt(cur.fh, cur.offset - len, len)).equals(cur.signature)) this.restartAtZero(cur);
-    }
+    const limit = cur ? await cur.sizeAfterTruncationCheck() : 0;
     let oldEntryOpen = false;
     for (const r of [...this.retired]) {
-      await this.readUpTo(r, Infinity);
-      if (Date.now() - r.retiredAt! >= RETIRED_FILE_GRACE_MS) await this.finish(r);
-      else if (r.lines.hasPartial || (r.entries.pending && !this.isStale(r))) oldEntryOpen = true;
+      await r.readUpTo(Infinity, this.buf);
+      if (Date.now() - r.retiredAt! >= RETIRED_FILE_GRACE_MS) {
+        this.retired = this.retired.filter((x) => x !== r);
+        await r.finish();
+      } else if (r.lines.hasPartial || (r.entries.pending && !this.isStale(r))) oldEntryOpen = true;
       else r.entries.flush(); // before any entry of the new file
     }
     // An entry still being written to an old file precedes whatever its writer puts in the new
     // one, so the new file waits (at most the grace time) until that entry is complete.
     this.holdNew = oldEntryOpen;
-    if (cur && !oldEntryOpen) await this.readUpTo(cur, limit);
+    if (cur && !oldEntryOpen) await cur.readUpTo(limit, this.buf);
   }
 
-  private isStale = (c: Cursor): boolean => Date.now() - c.lastDataAt >= this.opts.entryFlushMs;
-
-  private async openCursor(): Promise<Cursor> {
-    const fh = await open(this.path, 'r');
-    const st = await fh.stat({ bigint: true });
-    const startAtEnd = this.firstOpen && this.opts.startAt === 'end';
-    this.firstOpen = false;
-    const entries = new EntryAssembler((e) => this.deliver(e));
-    const c: Cursor = { fh, ino: st.ino, dev: st.dev, offset: 0, signature: Buffer.alloc(0), lines: new LineDecoder(), entries, lastDataAt: Date.now() };
-    if (startAtEnd) c.offset = await lastLineStart(fh, Number(st.size), READ_CHUNK_BYTES);
-    c.signature = await readAt(fh, Math.max(0, c.offset - SIGNATURE_BYTES), Math.min(c.offset, SIGNATURE_BYTES));
-    return c;
-  }
-
-  private async readUpTo(c: Cursor, limit: number): Promise<void> {
-    while (c.offset < limit) {
-      const want = Math.min(this.buf.length, limit - c.offset);
-      const { bytesRead } = await c.fh.read(this.buf, 0, want, c.offset);
-      if (bytesRead === 0) break;
-      c.offset += bytesRead;
-      const chunk = this.buf.subarray(0, bytesRead);
-      c.signature =
-        bytesRead >= SIGNATURE_BYTES
-          ? Buffer.from(chunk.subarray(bytesRead - SIGNATURE_BYTES))
-          : Buffer.concat([c.signature, chunk]).subarray(-SIGNATURE_BYTES);
-      c.lastDataAt = Date.now();
-      for (const line of c.lines.push(chunk)) c.entries.push(line);
-    }
-  }
-
-  /** The file was truncated: end what was read (its partial line is final) and read from 0. */
-  private restartAtZero(c: Cursor): void {
-    endText(c);
-    c.offset = 0;
-    c.signature = Buffer.alloc(0);
-  }
-
-  private async finish(c: Cursor): Promise<void> {
-    this.retired = this.retired.filter((r) => r !== c);
-    endText(c);
-    await c.fh.close();
-  }
+  private isStale = (c: LogCursor): boolean => Date.now() - c.lastDataAt >= this.opts.entryFlushMs;
 
   /** Delivers entries that waited `entryFlushMs` without a continuation line; re-arms if needed. */
   private flushStaleEntries(): void {
@@ -291,11 +240,4 @@ export class LogTail {
       // An error handler that throws must not stop the tail.
     }
   }
-}
-
-/** Delivers a file's held text: its unterminated last line and its pending entry. */
-function endText(c: Cursor): void {
-  const rest = c.lines.end();
-  if (rest !== undefined) c.entries.push(rest);
-  c.entries.flush();
 }

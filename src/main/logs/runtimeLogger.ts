@@ -17,6 +17,17 @@ export const silentLogger: RuntimeLogger = {
   error: () => {},
 };
 
+/**
+ * Warnings and errors to stderr, each line prefixed with `[qiming-mcp-runtime]`: the default
+ * of `McpRuntime` when the app gives no logger, so a failure is never silent.
+ */
+export const stderrLogger: RuntimeLogger = {
+  debug: () => {},
+  info: () => {},
+  warn: (message) => void process.stderr.write(`[qiming-mcp-runtime] warn: ${message}\n`),
+  error: (message) => void process.stderr.write(`[qiming-mcp-runtime] error: ${message}\n`),
+};
+
 /** Best-effort text of an unknown thrown value. */
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -1,11 +1,11 @@
 /**
  * The runtime's HTTP client of one bridge: `GET /status`, `POST /servers/<id>/restart`
- * (and `/sign-in`, `/sign-out`), and
+ * (and `/sign-in`, `/sign-out`), `POST /config/reload`, and
  * the `GET /events` SSE stream read with fetch streaming (Node's fetch; no EventSource, which
  * cannot send the `Authorization` header). The stream reconnects until stopped: it is opened
  * before the bridge listens (start-up progress) and must survive a dropped connection.
  */
-import type { RuntimeStatus } from '../../shared/status.js';
+import type { ConfigReloadResult, RuntimeStatus } from '../../shared/status.js';
 import type { RestartResult, SignInResult } from '../../shared/ipcContract.js';
 import { SseParser } from '../../shared/sseParser.js';
 import { errorMessage } from '../logs/runtimeLogger.js';
@@ -74,6 +74,21 @@ export class BridgeClient {
       return { ok: false, error: answer.error ?? `${action} answered ${res.status}` };
     } catch (err) {
       return { ok: false, error: errorMessage(err) };
+    }
+  }
+
+  /**
+   * `POST /config/reload`: the bridge re-reads its config file and applies the difference.
+   * Resolves with its answer; `undefined` when the bridge did not answer one (unreachable,
+   * or a bridge without the route), so the caller can fall back to a restart.
+   */
+  async reload(): Promise<ConfigReloadResult | undefined> {
+    try {
+      const res = await fetch(`${this.opts.baseUrl}/config/reload`, { method: 'POST', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) });
+      if (res.status !== 200 && res.status !== 422) return undefined;
+      return (await res.json()) as ConfigReloadResult;
+    } catch {
+      return undefined;
     }
   }
 

@@ -7,6 +7,7 @@
  * EOF. This is the one file that decides it.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -69,11 +70,29 @@ export function proxyCliCandidates(opts: CliPathOptions = {}): string[] {
     ...(opts.extraDirs ?? []),
     // dist/main/main.cjs -> dist/proxy (dev and packaged, mapped out of the asar)
     join(here, '..', 'proxy'),
-    ...(resources ? [join(resources, 'app.asar.unpacked', 'dist', 'proxy'), join(resources, 'proxy')] : []),
+    ...(resources
+      ? [
+          join(resources, 'app.asar.unpacked', 'dist', 'proxy'),
+          // an app that installed this package and bundled it into its own main file
+          join(resources, 'app.asar.unpacked', 'node_modules', 'qiming-mcp-runtime', 'dist', 'proxy'),
+          join(resources, 'proxy'),
+        ]
+      : []),
     // src/main/runtime/*.ts run by tests -> <repo>/dist/proxy
     join(here, '..', '..', '..', 'dist', 'proxy'),
+    // an app that bundled this package into its own main file: the package as Node finds it from there
+    ...installedPackageProxyDir(here),
   ];
   return [...new Set(dirs.map((d) => unpackedPath(resolve(d, PROXY_CLI_FILE))))];
+}
+
+/** `<package>/dist/proxy` of the `qiming-mcp-runtime` that `require` finds from `from`, if any. */
+function installedPackageProxyDir(from: string): string[] {
+  try {
+    return [join(dirname(createRequire(join(from, 'index.js')).resolve('qiming-mcp-runtime/package.json')), 'dist', 'proxy')];
+  } catch {
+    return [];
+  }
 }
 
 /**

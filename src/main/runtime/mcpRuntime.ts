@@ -5,9 +5,12 @@
  * user's config change, and stops it (and everything it started) at quit. Plain Node: the
  * Electron wiring (main.ts) passes it paths and a logger.
  *
- * Config reload policy: the bridge is restarted as a whole, and only when the part of the
- * file it depends on changed (its servers and serving options; see userConfig.ts). Changes
- * to `"persistent": false` entries reach new agent sessions without touching the bridge.
+ * Config reload policy: when the part of the file the bridge depends on changed (its servers
+ * and serving options; see userConfig.ts), a ready bridge is told to re-read the file
+ * (`POST /config/reload`) and applies only the difference: added servers start, removed ones
+ * stop, changed ones restart, the others keep running (bridge/reload.ts in the proxy). Only a
+ * bridge that is not ready, or that does not answer, is restarted as a whole. Changes to
+ * `"persistent": false` entries reach new agent sessions without touching the bridge.
  * Updates are serialised. A restarted bridge keeps its port and token, so the agents'
  * proxies, which hold its URL, reconnect on their own.
  */
@@ -19,13 +22,14 @@ import type { BridgeClient } from './bridgeClient.js';
 import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
+import { reloadInPlace } from './reloadInPlace.js';
 import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
 import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
-import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
 import { DEFAULT_BACKOFF, RuntimeListeners, type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents } from './runtimeTypes.js';
 
@@ -54,7 +58,7 @@ export class McpRuntime {
   private readonly book: RuntimeStatusBook;
 
   constructor(private readonly opts: McpRuntimeOptions) {
-    this.log = opts.logger ?? silentLogger;
+    this.log = opts.logger ?? stderrLogger;
     this.listeners = new RuntimeListeners(this.log);
     this.book = new RuntimeStatusBook(this.listeners);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
@@ -164,14 +168,18 @@ export class McpRuntime {
     } catch (err) {
       this.log.error(`MCP config not applied: ${errorMessage(err)}`);
       if (!this.run) this.giveUp(errorMessage(err));
+      else this.book.setConfigError(errorMessage(err));
       return;
     }
+    this.book.setConfigError(undefined);
     const before = this.view;
     this.view = view;
     if (this.run && before?.bridgeSignature === view.bridgeSignature && !this.gaveUp) {
       this.log.info('MCP config changed; the bridge servers did not, so the bridge keeps running');
       return;
     }
+    const run = this.run;
+    if (run?.info && this.book.bridge.state === 'ready' && !run.proc.hasExited && (await reloadInPlace(run, this.log, this.book))) return;
     await this.replace(this.run ? 'the bridge servers changed in the config' : 'start');
   }
 

@@ -16,9 +16,10 @@
  */
 import nodePath from 'node:path';
 import { PROXY_CLI_FILE } from './cliPath.js';
+import { SERVER_FILES } from '../../proxy/index.js';
 
 /** The bundled default servers' file names under `dist/servers` (see scripts/buildServers.mjs). */
-export const SERVER_FILES = { memory: 'memory.mjs', filesystem: 'filesystem.mjs' } as const;
+export { SERVER_FILES };
 
 /** What Electron reports about where the app runs from. */
 export interface RuntimePathsInput {

@@ -9,13 +9,23 @@ import { startupProgress, type RuntimeListeners } from './runtimeTypes.js';
 export class RuntimeStatusBook {
   bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
   servers: ServerStatus[] = [];
+  /** Why the last edit of the config file was not applied; shown with the bridge until one is. */
+  private configError: string | undefined;
   private lastProgress = '';
 
   constructor(private readonly listeners: RuntimeListeners) {}
 
   /** The current status (a copy). */
   status(): RuntimeStatus {
-    return { bridge: { ...this.bridge }, servers: this.servers.map((s) => ({ ...s })) };
+    const bridge = this.configError === undefined ? { ...this.bridge } : { ...this.bridge, configError: this.configError };
+    return { bridge, servers: this.servers.map((s) => ({ ...s })) };
+  }
+
+  /** Sets (or clears) the config problem and sends a `status` event when it changed. */
+  setConfigError(error: string | undefined): void {
+    if (error === this.configError) return;
+    this.configError = error;
+    this.listeners.emit('status', this.status());
   }
 
   /** Replaces the bridge's status (undefined fields dropped) and sends a `status` event. */

@@ -40,6 +40,7 @@ export interface BackoffOptions {
 export interface McpRuntimeOptions {
   /** The user's MCP config file (`{"mcpServers": {...}}`), read by the bridge and watched. */
   configFile: string;
+  /** Default: warnings and errors to stderr (`stderrLogger`). electron-log's `log.scope('mcp')` fits. */
   logger?: RuntimeLogger;
   /** Default: resolved with {@link resolveProxyCliPath}. */
   cliPath?: string;

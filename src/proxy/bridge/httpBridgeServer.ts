@@ -2,8 +2,8 @@
 /**
  * The HTTP surface of the PersistentMcpBridge: MCP over streamable HTTP (`/mcp/<id>`,
  * `/mcp`) and legacy SSE (`/sse/<id>`, `/sse`, `/messages/<id>`), plus `/health`,
- * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out` and the
- * static status panel. How sessions are served is not its business: every new
+ * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out`,
+ * `POST /config/reload` and the static status panel. How sessions are served is not its business: every new
  * downstream session is handed to an {@link McpSessionHandler} as an SDK `Transport`.
  *
  * Security (see security.ts): loopback bind unless opted out; `Host` and `Origin`
@@ -34,6 +34,8 @@ import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import { handleServerAction, SERVER_ACTION_PATH, type ServerAction, type ServerActionHandlers } from './serverActions.js';
+import { RELOAD_PATH, serveReload } from './reloadRoute.js';
+import type { ReloadResult } from './reload.js';
 
 export type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import type { McpSessionHandler } from './mcpRoute.js';
@@ -63,6 +65,8 @@ export interface BridgeHttpOptions {
   onRestart?: ServerActionHandlers['onRestart'];
   onSignIn?: ServerActionHandlers['onSignIn'];
   onSignOut?: ServerActionHandlers['onSignOut'];
+  /** `POST /config/reload` (reloadRoute.ts); 501 when absent. */
+  onReload?: () => Promise<ReloadResult>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
   staticDir?: string;
   logger?: Logger;
@@ -70,7 +74,7 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config)(\/|$)/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 
 /** The bridge's HTTP server. */
@@ -190,6 +194,10 @@ export class BridgeHttpServer {
     const mcp = MCP_PATH.exec(path);
     if (mcp) {
       await this.onMcp(req, res, mcp[1], mcp[2], url);
+      return;
+    }
+    if (path === RELOAD_PATH) {
+      await serveReload(req, res, this.opts.onReload);
       return;
     }
     const action = SERVER_ACTION_PATH.exec(path);

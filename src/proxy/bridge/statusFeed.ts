@@ -11,6 +11,7 @@ export class StatusFeed {
   private bridge: RuntimeStatus['bridge'] = { state: 'starting' };
   private readonly listeners = new Set<(s: RuntimeStatus) => void>();
   private timer?: NodeJS.Timeout;
+  private configError?: string;
 
   /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one. */
   constructor(
@@ -27,8 +28,15 @@ export class StatusFeed {
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {
-    this.bridge = b;
+    this.bridge = { ...b, ...(this.configError !== undefined ? { configError: this.configError } : {}) };
     this.changed();
+  }
+
+  /** Shown in the bridge's status until a reload succeeds (reload.ts). */
+  setConfigError(error: string | undefined): void {
+    this.configError = error;
+    const { configError: _old, ...rest } = this.bridge;
+    this.setBridge(rest);
   }
 
   subscribe(cb: (s: RuntimeStatus) => void): () => void {

@@ -41,6 +41,8 @@ export interface CliOptions {
   logLevel?: string;
   shutdownTimeoutMs?: number;
   drainTimeoutMs?: number;
+  /** `proxy` mode: follow the config file and apply each change (as SIGHUP does). */
+  watch?: boolean;
 }
 
 type Kind = 'string' | 'int' | 'bool' | 'list';
@@ -75,6 +77,7 @@ const FLAGS: Record<string, { key: keyof CliOptions | 'header'; kind: Kind; mode
   '--log-level': { key: 'logLevel', kind: 'string' },
   '--shutdown-timeout': { key: 'shutdownTimeoutMs', kind: 'int' },
   '--drain-timeout': { key: 'drainTimeoutMs', kind: 'int', modes: ['stdio'] },
+  '--watch': { key: 'watch', kind: 'bool', modes: ['proxy'] },
 };
 
 const TRANSPORTS: Record<Mode, string[]> = {
@@ -180,9 +183,11 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
     throw new UsageError(`unexpected argument "${positional[0]}"`);
   }
   if (opts.config !== undefined && opts.configFile !== undefined) throw new UsageError('give either --config or --config-file, not both');
-  if (opts.mode !== 'convert' && opts.config === undefined && opts.configFile === undefined) {
-    throw new UsageError(`${opts.mode === 'proxy' ? 'proxy' : 'stdio aggregation'} mode needs --config <json|path> or --config-file <path>`);
+  // proxy mode without a config runs the app's default one (modes/defaultBridgeConfig.ts).
+  if (opts.mode === 'stdio' && opts.config === undefined && opts.configFile === undefined) {
+    throw new UsageError('stdio aggregation mode needs --config <json|path> or --config-file <path>');
   }
+  if (opts.watch && opts.config?.trim().startsWith('{')) throw new UsageError('--watch needs a config file, not inline JSON');
   if (opts.mode === 'proxy' && opts.port === undefined) throw new UsageError('proxy mode needs --port <n> (0 picks a free port)');
   if (opts.port !== undefined && opts.port > 65535) throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
   if (opts.transport !== undefined) {
@@ -218,7 +223,7 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
 export const USAGE = `Usage:
   qiming-mcp-stdio-proxy --config <json|path> [options]      stdio aggregation of every configured server
   qiming-mcp-stdio-proxy convert <url> [options]             one remote server exposed over stdio
-  qiming-mcp-stdio-proxy proxy --port <n|0> --config <json|path> [options]
+  qiming-mcp-stdio-proxy proxy --port <n|0> [--config <json|path>] [options]
                                                              the persistent bridge over loopback HTTP
 
 Config: {"mcpServers": {"<id>": {"command": ..., "args": [...], "env": {...}} | {"url": ..., "type": "http"|"sse"}}}
@@ -245,6 +250,11 @@ Convert:
 Proxy (bridge):
   --port <n|0>  --host 127.0.0.1  --token-file <path> (or MCP_BRIDGE_TOKEN; default: random per launch)
   --shutdown-timeout <ms>    bound on a graceful stop (default 5000)
+  without --config: the app's default config (bundled memory and filesystem servers), created on
+                             first run as mcp.json in the user's data folder and used from then on
+  SIGHUP                     re-read the config and apply only the difference (added servers start,
+                             removed ones stop, changed ones restart, the others keep running)
+  --watch                    do the same whenever the config file changes
   --body-timeout <ms>        HTTP: a request's head, then its body, must arrive within this (default 30000; 408)
   --help, --version
 `;

@@ -1,5 +1,6 @@
 /**
- * How a proxy process ends: SIGTERM/SIGINT/SIGHUP, the parent's death (watchdog), or the
+ * How a proxy process ends: SIGTERM/SIGINT/SIGHUP (SIGHUP reloads the config instead in
+ * `proxy` mode: `onHangup`), the parent's death (watchdog), or the
  * mode's own end (stdin EOF). The first trigger runs the mode's graceful `stop` with a
  * deadline; a second signal, or the deadline, exits at once after a synchronous kill of
  * every child process tree still registered. Shortly after start it sweeps what proxies that
@@ -24,6 +25,8 @@ export interface LifecycleOptions {
   /** Bound on the graceful stop before a forced exit. */
   shutdownTimeoutMs?: number;
   watchdog?: { pid: number; intervalMs?: number };
+  /** When set, SIGHUP calls this instead of stopping the process (`proxy` mode: reload the config). */
+  onHangup?: () => void;
   /** Process exit; injectable for tests. */
   exit?: (code: number) => void;
 }
@@ -90,7 +93,11 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
     }
     void shutdown(`received ${sig}`);
   };
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal);
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    const onHangup = o.onHangup;
+    if (sig === 'SIGHUP' && onHangup) process.on(sig, () => (stopping ? onSignal(sig) : onHangup()));
+    else process.on(sig, onSignal);
+  }
   if (o.watchdog) {
     stopWatchdog = startParentWatchdog({
       pid: o.watchdog.pid,

@@ -10,3 +10,13 @@ export const RUNTIME_DIR_ENV = 'QIMING_MCP_RUNTIME_DIR';
 export const OAUTH_KEY_ENV = 'QIMING_OAUTH_KEY';
 /** The folder of the sign-in token store (oauth/oauthStore.ts). */
 export const OAUTH_DIR_ENV = 'QIMING_OAUTH_DIR';
+/**
+ * Folders of the user's login-shell PATH, handed down by whoever already read them (the app,
+ * or a proxy): a proxy that finds it set adds these folders and never runs the shell itself.
+ * Set and empty: nothing to add and nothing to read (how to turn the login-shell read off).
+ */
+export const LOGIN_PATH_ENV = 'QIMING_LOGIN_PATH';
+/** The login-shell read's deadline in ms (default 5000). */
+export const LOGIN_SHELL_TIMEOUT_ENV = 'QIMING_LOGIN_SHELL_TIMEOUT_MS';
+/** Set to 1 in the login shell we run, so an rc file can skip slow work (`[ -n "$QIMING_RESOLVING_ENVIRONMENT" ] && return`). */
+export const RESOLVING_ENV_ENV = 'QIMING_RESOLVING_ENVIRONMENT';

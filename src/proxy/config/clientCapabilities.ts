@@ -9,18 +9,30 @@
  *
  * Rule: declare only what the config says the app's clients can answer; the default is none,
  * which is what the app's ACP agents declare. `clientCapabilities` at the top level sets the
- * default for every server, an entry's own value wins per key.
+ * default for every server, an entry's own value wins per key. What is declared is all the
+ * proxy can route for that flag: elicitation in both modes (form and URL), and tasks (list,
+ * cancel, task-augmented sampling and elicitation, for the flags declared) whenever sampling
+ * or elicitation is, unless `tasks` is false. A session that lacks a part gets what the hub
+ * decides (serverRequestRouter.ts): -32601 for a mode it did not declare, the request without
+ * its `task` field for task augmentation it did not declare.
  */
-export const CLIENT_CAPABILITY_NAMES = ['sampling', 'elicitation', 'roots'] as const;
+export const CLIENT_CAPABILITY_NAMES = ['sampling', 'elicitation', 'roots', 'tasks'] as const;
 export type ClientCapabilityName = (typeof CLIENT_CAPABILITY_NAMES)[number];
 export type ClientCapabilityFlags = Partial<Record<ClientCapabilityName, boolean>>;
 
 /** The `capabilities` object of the proxy's `initialize` for these flags. */
 export function declaredCapabilities(flags: ClientCapabilityFlags = {}): Record<string, unknown> {
   const caps: Record<string, unknown> = {};
-  if (flags.sampling) caps.sampling = {};
-  if (flags.elicitation) caps.elicitation = {};
+  // Sampling with `tools`/`toolChoice` (2025-11-25) is passed through like any other sampling.
+  if (flags.sampling) caps.sampling = { tools: {} };
+  if (flags.elicitation) caps.elicitation = { form: {}, url: {} };
   // The proxy forwards its clients' notifications/roots/list_changed.
   if (flags.roots) caps.roots = { listChanged: true };
+  if ((flags.sampling || flags.elicitation) && flags.tasks !== false) {
+    const requests: Record<string, unknown> = {};
+    if (flags.sampling) requests.sampling = { createMessage: {} };
+    if (flags.elicitation) requests.elicitation = { create: {} };
+    caps.tasks = { list: {}, cancel: {}, requests };
+  }
   return caps;
 }

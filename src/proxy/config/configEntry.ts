@@ -39,14 +39,14 @@ export function ms(min: 0 | 1) {
     .check(z.minimum(min, { error: `must be ${what}` }), z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }));
 }
 export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
-/** `{"sampling": true, "elicitation": false, "roots": true}`, any subset; other keys are refused. */
+/** `{"sampling": true, "elicitation": false, "roots": true, "tasks": false}`, any subset; other keys are refused. */
 export const capabilityFlags = () =>
   z.strictObject(
-    { sampling: z.optional(bool()), elicitation: z.optional(bool()), roots: z.optional(bool()) },
+    { sampling: z.optional(bool()), elicitation: z.optional(bool()), roots: z.optional(bool()), tasks: z.optional(bool()) },
     {
       error: (iss: { code?: string; input?: unknown }) =>
         iss.code === 'unrecognized_keys'
-          ? 'may only have the keys "sampling", "elicitation" and "roots"'
+          ? 'may only have the keys "sampling", "elicitation", "roots" and "tasks"'
           : must('an object like {"sampling": true, "elicitation": false, "roots": false}')(iss),
     },
   );

@@ -5,14 +5,14 @@
  * rewritten.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { JsonRpcPeer, type PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost, SessionScope } from './sessionHost.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
+import { initializeResult } from './initializeResult.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -135,8 +135,9 @@ export class DownstreamSession implements RoutingSession {
    * first start, by the ready window (a list waiting for them gets their tools), so
    * `echo request | proxy` works. Whatever is still unanswered then gets an error: every
    * request received gets an answer, and a stdio client that half-closed still reads it.
+   * `reason` replaces the generic message of those errors (a server removed by a reload).
    */
-  async close(drainMs = 0): Promise<void> {
+  async close(drainMs = 0, reason?: string): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
@@ -153,7 +154,8 @@ export class DownstreamSession implements RoutingSession {
     for (const f of this.inflight.values()) {
       if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
     }
-    const message = drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy';
+    const message =
+      reason ?? (drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy');
     const answered: Promise<void>[] = [];
     for (const id of this.unanswered) {
       if (this.inflight.get(id)?.cancelled || this.cancelledEarly.has(id)) continue;
@@ -174,7 +176,8 @@ export class DownstreamSession implements RoutingSession {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.seen.set(kind, this.hub.listVersion[kind]);
-      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope) });
+      const meta = this.single?.lists.meta[list.kind];
+      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope), ...(meta === undefined ? {} : { _meta: meta }) });
     }
     switch (req.method) {
       case 'initialize':
@@ -203,6 +206,13 @@ export class DownstreamSession implements RoutingSession {
       }
       return;
     }
+    if (n.method === 'notifications/tasks/status') {
+      // The status of a task this session runs for a server (task-augmented sampling or elicitation).
+      const t = this.hub.tasks.clientTaskOf(this, String(n.params?.taskId));
+      if (t) this.notifyBounded(t.upstream, t.visible === t.taskId ? n : { ...n, params: { ...n.params, taskId: t.visible } });
+      else if (this.single) this.notifyBounded(this.single, n);
+      return;
+    }
     if (n.method === 'notifications/roots/list_changed') {
       for (const u of this.hub.inScope(this.scope)) this.notifyBounded(u, n);
       return;
@@ -219,33 +229,7 @@ export class DownstreamSession implements RoutingSession {
   private async initialize(req: RpcRequest): Promise<void> {
     const p = req.params ?? {};
     this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
-    const asked = String(p.protocolVersion ?? '');
-    const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-    const u = this.single;
-    let result: Record<string, unknown>;
-    if (u) {
-      await this.hub.waitReady(this.scope);
-      const init = u.initResult ?? {};
-      result = { ...init, protocolVersion };
-    } else {
-      const instructions = this.hub
-        .inScope(this.scope)
-        .filter((x) => typeof x.initResult?.instructions === 'string')
-        .map((x) => `## ${x.id}\n${String(x.initResult!.instructions)}`)
-        .join('\n\n');
-      result = {
-        protocolVersion,
-        capabilities: {
-          tools: { listChanged: true },
-          prompts: { listChanged: true },
-          resources: { subscribe: true, listChanged: true },
-          logging: {},
-          completions: {},
-        },
-        serverInfo: CLIENT_INFO,
-        ...(instructions ? { instructions } : {}),
-      };
-    }
+    const result = await initializeResult(this.hub, this.scope, p);
     this.initialized = true;
     await this.reply(req.id, result);
     // The shared upstreams were initialised before this client existed: a client with roots
@@ -254,7 +238,13 @@ export class DownstreamSession implements RoutingSession {
   }
 
   /** Forwards one request, routing its progress token and cancellation. */
-  async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+  async forward(
+    req: RpcRequest,
+    u: Upstream,
+    params: Record<string, unknown>,
+    timeoutMs = u.entry.timeoutMs,
+    mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -272,8 +262,11 @@ export class DownstreamSession implements RoutingSession {
     if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;
-    if ('error' in response) return this.fail(req.id, response.error);
-    return this.reply(req.id, response.result);
+    if ('error' in response) {
+      if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
+      return this.fail(req.id, response.error);
+    }
+    return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
   /** Answers `id` with `result`, unless the session is closed. */

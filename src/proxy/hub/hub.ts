@@ -7,17 +7,21 @@
  * requests, subscriptions and list changes between them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ProxyConfig } from '../config/config.js';
+import type { ProxyConfig, ServerEntry } from '../config/config.js';
+import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
-import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions } from '../upstream/upstream.js';
+import { TaskTable } from './taskTable.js';
+import { ProgressTable } from './progressTable.js';
+import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
+import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
@@ -39,41 +43,42 @@ export class Hub implements SessionHost {
   readonly sessions = new Set<DownstreamSession>();
   readonly serverRequests: ServerRequestRouter;
   private readonly subscriptions = new SubscriptionTable();
+  readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
   private tables?: { tools: NameTable; prompts: NameTable };
-  private nextToken = 1;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
-  private readonly progressRoutes = new Map<string, { session: HubSession; token: string | number; requestId: string | number; touch: () => void }>();
+  private readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
+  private readonly supervision: SupervisionOptions;
+  private readonly upstreamOptions: UpstreamTransportOptions;
 
   constructor(
-    readonly config: ProxyConfig,
+    /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
+    public config: ProxyConfig,
     readonly logger: Logger,
     options: HubOptions = {},
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
-    const supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
+    this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
-    for (const entry of config.servers) {
-      logger.secrets.add(entrySecrets(entry));
-      const u = new Upstream(
-        entry,
-        logger,
-        {
-          state: () => this.onUpstreamState(u),
-          listChanged: (up, kind) => this.onListChanged(up, kind),
-          notification: (up, n) => this.onUpstreamNotification(up, n),
-          request: (up, req, related) => this.serverRequests.route(up, req, related),
-        },
-        supervision,
-        { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory },
-      );
-      this.upstreams.set(entry.id, u);
-    }
+    for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
+  }
+
+  private createUpstream(entry: ServerEntry): Upstream {
+    this.logger.secrets.add(entrySecrets(entry));
+    let u: Upstream;
+    const listener: UpstreamListener = {
+      state: () => this.onUpstreamState(u),
+      listChanged: (up, kind) => this.onListChanged(up, kind),
+      notification: (up, n) => this.onUpstreamNotification(up, n),
+      request: (up, req, related) => this.serverRequests.route(up, req, related),
+    };
+    return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
   }
 
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
@@ -86,13 +91,48 @@ export class Hub implements SessionHost {
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
   }
 
+  /** Adds a config entry's server, or replaces (stops first) the one with its id; the caller starts it. Own-route sessions reach it by id. */
+  async putUpstream(entry: ServerEntry): Promise<Upstream> {
+    await this.upstreams.get(entry.id)?.stop();
+    const u = this.createUpstream(entry);
+    this.upstreams.set(entry.id, u);
+    this.tables = undefined;
+    this.onstatus?.();
+    return u;
+  }
+
+  /** Takes a server out: own-route sessions closed with `reason`, its tree stopped, aggregate sessions told `list_changed`. */
+  async removeUpstream(id: string, reason: string): Promise<void> {
+    const u = this.upstreams.get(id);
+    if (!u) return;
+    this.upstreams.delete(id);
+    this.tables = undefined;
+    await Promise.all([...this.sessions].filter((s) => s.scope.serverId === id).map((s) => s.close(0, reason)));
+    await u.stop();
+    for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    this.onstatus?.();
+  }
+
+  /** New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming` renames (list_changed). */
+  setOptions(changes: ConfigOptionChanges): void {
+    this.config = { ...this.config, ...changes };
+    if (changes.toolNaming === undefined) return;
+    this.tables = undefined;
+    for (const k of ['tools', 'prompts'] as const) {
+      this.listVersion[k]++;
+      for (const s of this.sessions) if (s.scope.serverId === undefined) s.listChanged(k);
+    }
+  }
+
   /** Attaches a downstream transport; the caller starts the returned session. */
   connect(transport: Transport, scope: SessionScope = {}, onClosed?: () => void): DownstreamSession {
     const session = new DownstreamSession(this, transport, scope);
     this.sessions.add(session);
     session.onclosed = () => {
       this.sessions.delete(session);
-      for (const [k, r] of this.progressRoutes) if (r.session === session) this.progressRoutes.delete(k);
+      this.progress.dropSession(session);
+      this.tasks.dropSession(session);
+      this.serverRequests.dropSession(session);
       this.onstatus?.();
       onClosed?.();
     };
@@ -179,18 +219,16 @@ export class Hub implements SessionHost {
 
   /** Registers a progress route; returns the token to send upstream. */
   routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: string | number, touch: () => void): string {
-    const upstreamToken = `qp${this.nextToken++}`;
-    this.progressRoutes.set(`${u.id}\0${upstreamToken}`, { session, token, requestId, touch });
-    return upstreamToken;
+    return this.progress.add(u.id, { session, token, requestId, touch });
   }
 
   /** The session and downstream request behind an upstream progress token, if routed. */
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: string | number } | undefined {
-    return this.progressRoutes.get(`${u.id}\0${String(upstreamToken)}`);
+    return this.progress.get(u.id, upstreamToken);
   }
 
   dropProgress(u: Upstream, upstreamToken: string): void {
-    this.progressRoutes.delete(`${u.id}\0${upstreamToken}`);
+    this.progress.delete(u.id, upstreamToken);
   }
 
   subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
@@ -199,6 +237,10 @@ export class Hub implements SessionHost {
 
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse> {
     return this.subscriptions.unsubscribe(u, uri, s);
+  }
+
+  urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {
+    this.serverRequests.urlElicitationsRequired(u, s, data);
   }
 
   releaseSubscriptions(s: HubSession): void {
@@ -238,7 +280,7 @@ export class Hub implements SessionHost {
   private onUpstreamNotification(u: Upstream, n: RpcNotification): void {
     const params = n.params ?? {};
     if (n.method === 'notifications/progress') {
-      const route = this.progressRoutes.get(`${u.id}\0${String(params.progressToken)}`);
+      const route = this.progress.get(u.id, params.progressToken);
       if (!route) return;
       route.touch();
       route.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
@@ -248,18 +290,18 @@ export class Hub implements SessionHost {
       this.serverRequests.cancelled(u, params);
       return;
     }
+    if (n.method === 'notifications/tasks/status') {
+      // Only the session that owns the task hears of it; one sent before the task's
+      // CreateTaskResult is held until that result names its session.
+      const task = this.tasks.serverTaskOwner(u, String(params.taskId));
+      if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
+      else this.tasks.holdStatus(u, String(params.taskId), params);
+      return;
+    }
+    if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
     for (const s of this.sessionsFor(u)) {
       if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));
     }
   }
-}
-
-/** Whether a URI could come from an RFC 6570 template (level 1 expressions as wildcards). */
-export function templateMatches(template: string, uri: string): boolean {
-  const pattern = template
-    .split(/\{[^}]*\}/)
-    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-    .join('.+');
-  return new RegExp(`^${pattern}$`).test(uri);
 }

@@ -2,13 +2,14 @@
  * Where a downstream session's request goes when the session does not answer it itself
  * (for `DownstreamSession`): a tool or prompt by its exposed name, a resource by its uri,
  * a completion by its ref, each to the upstream that owns it under its own name; a log
- * level to every capable server of an aggregate; anything else to a single-server
- * session's server, or Method not found.
+ * level to every capable server of an aggregate; a task request by its task id
+ * (taskRequests.ts); anything else to a single-server session's server, or Method not found.
  */
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { toolTimeoutFor } from '../config/toolFilter.js';
 import { serverIdForName } from './naming.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
+import { routeTaskRequest, taskCreated } from './taskRequests.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -24,6 +25,11 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
       return callResource(hub, s, req);
     case 'completion/complete':
       return complete(hub, s, req);
+    case 'tasks/get':
+    case 'tasks/result':
+    case 'tasks/cancel':
+    case 'tasks/list':
+      return routeTaskRequest(hub, s, req);
     case 'logging/setLevel':
       if (!s.single) {
         for (const u of hub.inScope(s.scope)) if (u.isReady && u.capabilities.logging) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
@@ -64,7 +70,10 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
-  return s.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs);
+  // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
+  const owner = u;
+  const created = p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
+  return s.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs, created);
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

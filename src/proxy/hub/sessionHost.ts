@@ -11,6 +11,7 @@ import type { Item, ListKind } from '../upstream/listCache.js';
 import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
+import type { TaskTable } from './taskTable.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -36,7 +37,14 @@ export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
-  forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs?: number): Promise<void>;
+  /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
+  forward(
+    req: RpcRequest,
+    u: Upstream,
+    params: Record<string, unknown>,
+    timeoutMs?: number,
+    mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<void>;
 }
 
 /** The hub operations a session and the routing of its requests use (implemented by Hub). */
@@ -60,6 +68,10 @@ export interface SessionHost {
   /** Subscribes `s` to `uri` on `u` (reference-counted: subscriptionTable.ts). */
   subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse>;
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
+  /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
+  readonly tasks: TaskTable<HubSession, Upstream>;
+  /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
+  urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;
   /** Releases every subscription of a closing session. */
   releaseSubscriptions(s: HubSession): void;
 }

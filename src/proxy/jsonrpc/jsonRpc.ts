@@ -51,6 +51,8 @@ export const ErrorCode = {
   SessionNotFound: -32001,
   ServerNotReady: -32002,
   QueueFull: -32003,
+  /** MCP 2025-11-25: the request needs the URL elicitations in `error.data.elicitations` first (passed through unchanged). */
+  UrlElicitationRequired: -32042,
 } as const;
 
 /**

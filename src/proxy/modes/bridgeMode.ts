@@ -4,7 +4,8 @@
  * aggregated `/mcp`, legacy `/sse/<id>`), plus `/health`, `/status`, `/events` and the
  * status panel. When every server has settled it prints one JSON ready line on stdout
  * (and sends it over IPC when there is a channel). Ends on SIGTERM/SIGINT, stdin EOF,
- * an IPC `{"type":"shutdown"}`, or the parent's death.
+ * an IPC `{"type":"shutdown"}`, or the parent's death. SIGHUP, `--watch` and `POST
+ * /config/reload` apply config changes to the running servers (bridge/reload.ts).
  */
 import { readFileSync, fstatSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -19,6 +20,10 @@ import { StatusFeed } from '../bridge/statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
 import { installHubOAuth } from '../oauth/oauthRegistry.js';
 import { signInActions } from '../oauth/signInActions.js';
+import type { ProxyConfig } from '../config/config.js';
+import { BridgeReloader } from '../bridge/reload.js';
+import { watchConfigFile } from '../config/configFileWatch.js';
+import { prepareDefaultConfig } from '../cli/defaultBridgeConfig.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
 
@@ -80,18 +85,28 @@ function readyEntry(s: ServerStatus): { id: string; state: string; tools: number
   return out;
 }
 
-export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<number> {
+/** The config the bridge runs: `persistent: false` servers are spawned per agent session by the stdio proxy, never here. */
+function bridgeConfig(opts: CliOptions): { config: ProxyConfig; perSession: string[] } {
   const loaded = loadCliConfig(opts);
-  // `persistent: false` servers are spawned per agent session by the stdio proxy, never here.
-  const perSession = loaded.servers.filter((s) => !s.persistent).map((s) => s.id);
-  const config = { ...loaded, servers: loaded.servers.filter((s) => s.persistent) };
-  const token = readToken(opts);
+  return {
+    config: { ...loaded, servers: loaded.servers.filter((s) => s.persistent) },
+    perSession: loaded.servers.filter((s) => !s.persistent).map((s) => s.id),
+  };
+}
+
+export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promise<number> {
   const log = logger.child('bridge');
+  const proxyMode = cliOpts.mode === 'proxy';
+  const headless = proxyMode && cliOpts.config === undefined && cliOpts.configFile === undefined;
+  const opts: CliOptions = headless ? { ...cliOpts, configFile: prepareDefaultConfig(log) } : cliOpts;
+  const { config, perSession } = bridgeConfig(opts);
+  const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
+  const reloader = new BridgeReloader({ hub, load: () => bridgeConfig(opts).config, logger: log, onProblem: (e) => feed.setConfigError(e) });
   const http = new BridgeHttpServer({
     host: opts.host,
     port: opts.port ?? 0,
@@ -127,6 +142,7 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
       (id) => hub.upstreams.get(id)?.entry,
       (id) => void hub.upstreams.get(id)?.restart(),
     ),
+    onReload: proxyMode ? () => reloader.reload('requested over HTTP') : undefined,
   });
   if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {
     throw new UsageError(
@@ -144,11 +160,15 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   }
   feed.setBridge({ state: 'starting', pid: process.pid, port: bound.port });
   let stopping = false;
+  let unwatch: (() => void) | undefined;
   const lifecycle = installLifecycle({
     logger,
     ...lifecycleFlags(opts),
+    onHangup: proxyMode ? () => void reloader.reload('SIGHUP') : undefined,
     stop: async () => {
       stopping = true;
+      unwatch?.();
+      reloader.stop();
       feed.setBridge({ state: 'stopping', pid: process.pid, port: bound.port });
       // Sessions first, while their HTTP streams are still open: a call in flight gets an
       // error now instead of its client waiting out its own timeout on a dead stream.
@@ -166,6 +186,12 @@ export async function runBridgeMode(opts: CliOptions, logger: Logger): Promise<n
   });
   process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
 
+  const watched = opts.configFile ?? opts.config;
+  if (opts.watch && watched !== undefined) {
+    unwatch = watchConfigFile(watched, () => void reloader.reload('the config file changed'), {
+      onError: (err) => log.warn(`config watch: ${errorText(err)}`),
+    });
+  }
   log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
   if (perSession.length) log.info(`not started here (persistent: false, run per session): ${perSession.join(', ')}`);
   // Every server settles (ready, or failed with its reason) within its own connection

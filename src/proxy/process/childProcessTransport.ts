@@ -17,7 +17,9 @@ import { Logger, errorText } from '../common/logger.js';
 import { awaitedWrite } from '../common/awaitedWrite.js';
 import { killTreeOnExit } from './processTree.js';
 import { trackServerGroup } from './groupRegistry.js';
-import { buildChildEnv, resolveSpawnCommand, spawnError } from './spawnCommand.js';
+import { spawnError } from './spawnCommand.js';
+import { planServerLaunch, type LaunchInfo, type ServerLaunch } from './serverLaunch.js';
+import { CommandNotFoundError } from './commandResolver.js';
 import { parseRpcFrame } from '../jsonrpc/jsonRpc.js';
 import { redactArgs } from '../config/redact.js';
 import { signalServerTree, stopServerTree } from './stopServerTree.js';
@@ -77,6 +79,7 @@ export class ChildProcessTransport implements Transport {
   private resolveExited!: () => void;
   private readonly exited = new Promise<void>((r) => (this.resolveExited = r));
   private unregisterExitKill?: () => void;
+  private launchInfo?: LaunchInfo;
   private readonly stderr: StderrLines;
   private readonly decoder: FrameDecoder;
   private readonly stderrBudget: LineBudget;
@@ -108,29 +111,51 @@ export class ChildProcessTransport implements Transport {
     return this.stderr.tail();
   }
 
+  /** The command and PATH of the last spawn (home shortened), for the status. */
+  get launch(): LaunchInfo | undefined {
+    return this.launchInfo;
+  }
+
   start(): Promise<void> {
     if (this.started) return Promise.reject(new Error(`ChildProcessTransport '${this.opts.name}' already started`));
     this.started = true;
-    this.startPromise = new Promise<void>((resolve, reject) => this.spawnChild(resolve, reject));
+    this.startPromise = this.prepareAndSpawn();
     return this.startPromise;
   }
 
-  private spawnChild(resolve: () => void, reject: (e: Error) => void): void {
+  private failStart(err: Error): Error {
+    this.log.error(err.message);
+    this.onerror?.(err);
+    this.closing = true;
+    this.fireClose();
+    return err;
+  }
+
+  /** The PATH and command first (serverLaunch.ts; may read the login shell once), then the spawn. */
+  private async prepareAndSpawn(): Promise<void> {
     const { command, args = [], cwd, name } = this.opts;
-    const fail = (err: Error) => {
-      this.log.error(err.message);
-      reject(err);
-      this.onerror?.(err);
-      this.closing = true;
-      this.fireClose();
-    };
+    let launch: ServerLaunch;
+    try {
+      launch = await planServerLaunch({ name, command, args, entryEnv: this.opts.env, cwd, logger: this.log });
+    } catch (err) {
+      throw this.failStart(err instanceof CommandNotFoundError ? err : spawnError(name, command, cwd, err as NodeJS.ErrnoException));
+    }
+    if (this.closing) throw this.failStart(new Error(`server '${name}' was stopped before it started`));
+    this.launchInfo = launch.info;
+    return new Promise<void>((resolve, reject) => this.spawnChild(launch, resolve, reject));
+  }
+
+  private spawnChild(launch: ServerLaunch, resolve: () => void, reject: (e: Error) => void): void {
+    const { command, args = [], cwd, name } = this.opts;
+    const fail = (err: Error) => reject(this.failStart(err));
     let child: ChildProcessWithoutNullStreams;
     try {
-      const env = buildChildEnv(this.opts.env);
-      const plan = resolveSpawnCommand(command, args, { env, cwd });
+      const { plan, env } = launch;
       child = spawn(plan.command, plan.args, {
         cwd,
         env,
+        // POSIX: the resolved path is run, the server still sees the name it was given as argv[0].
+        ...(process.platform !== 'win32' ? { argv0: command } : {}),
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
         // Own process group on POSIX, so `kill(-pid)` reaches the whole tree. Not unref'd:
@@ -150,6 +175,7 @@ export class ChildProcessTransport implements Transport {
       trackServerGroup(child.pid!, this.log); // ended by the watcher or the next sweep if we die
       this.unregisterExitKill = killTreeOnExit(child.pid!);
       this.log.debug(`started pid ${child.pid}: ${command} ${redactArgs(args).join(' ')}`.trimEnd());
+      this.log.debug(`command ${launch.info.command}, PATH (${launch.info.pathFrom}) ${launch.info.path}`);
       resolve();
     });
     child.on('error', (err: NodeJS.ErrnoException) => {

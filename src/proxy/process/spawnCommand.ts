@@ -8,7 +8,9 @@
  * resolve the command on PATH/PATHEXT ourselves, run `npx`/`npm` shims as
  * `node npx-cli.js` (no cmd at all), and run other batch files through
  * `cmd.exe /d /s /c "<line>"` with every argument quoted and every cmd metacharacter
- * escaped. Everything is a pure function of `platform`, `env` and a `fileExists` seam.
+ * escaped. A `.ps1` (PATHEXT may list it) runs as its `.cmd` sibling when there is one, else
+ * through `powershell.exe -NoProfile -File` (arguments quoted by Node, no cmd). Everything
+ * is a pure function of `platform`, `env` and a `fileExists` seam.
  * Why this and not cross-spawn: docs/ARCHITECTURE.md, "Libraries and what we keep".
  */
 import { RUN_AS_NODE_ENV, TOKEN_ENV, OAUTH_KEY_ENV } from '../common/envNames.js';
@@ -126,6 +128,12 @@ export function quoteCmdArg(arg: string): string {
   return quoted.replace(CMD_META, '^$&');
 }
 
+/** Windows PowerShell, present on every Windows since 7, for a `.ps1` with no `.cmd` beside it. */
+function windowsPowerShell(env: NodeJS.ProcessEnv): string {
+  const root = envLookup(env, 'SystemRoot', 'win32') || 'C:\\Windows';
+  return path.win32.join(root, 'System32', 'WindowsPowerShell', 'v1.0', 'powershell.exe');
+}
+
 /** The shims npm installs next to node.exe, and the scripts they run. */
 const NPM_SHIMS: Record<string, string> = { npx: 'npx-cli.js', npm: 'npm-cli.js' };
 
@@ -141,10 +149,16 @@ export function resolveSpawnCommand(command: string, args: readonly string[] = [
 
   const env = options.env ?? process.env;
   const fileExists = options.fileExists ?? defaultFileExists;
-  const resolved = resolveWindowsCommand(command, env, options.cwd, fileExists);
+  let resolved = resolveWindowsCommand(command, env, options.cwd, fileExists);
   if (!resolved) return plain;
   const w = path.win32;
-  const ext = w.extname(resolved).toLowerCase();
+  let ext = w.extname(resolved).toLowerCase();
+  if (ext === '.ps1') {
+    // npm, pnpm and yarn write `x.cmd` beside every `x.ps1`: the batch shim needs no policy.
+    const cmdShim = resolved.slice(0, -ext.length) + '.cmd';
+    if (fileExists(cmdShim)) [resolved, ext] = [cmdShim, '.cmd'];
+    else return { ...plain, command: windowsPowerShell(env), args: ['-NoLogo', '-NoProfile', '-File', resolved, ...args] };
+  }
   if (ext !== '.cmd' && ext !== '.bat') return { ...plain, command: resolved };
 
   const dir = w.dirname(resolved);

@@ -14,6 +14,8 @@ export class ListCache {
   prompts: Item[] = [];
   resources: Item[] = [];
   templates: Item[] = [];
+  /** The `_meta` of each list's first page, as sent (a single-server route passes it on). */
+  meta: Partial<Record<ListKind | 'templates', unknown>> = {};
 
   constructor(private readonly call: Call) {}
 
@@ -23,12 +25,12 @@ export class ListCache {
 
   async refresh(kind: ListKind, capabilities: Record<string, unknown>): Promise<void> {
     if (!capabilities[kind]) return;
-    if (kind === 'tools') this.tools = await this.all('tools/list', 'tools');
-    else if (kind === 'prompts') this.prompts = await this.all('prompts/list', 'prompts');
+    if (kind === 'tools') this.tools = await this.all('tools/list', 'tools', 'tools');
+    else if (kind === 'prompts') this.prompts = await this.all('prompts/list', 'prompts', 'prompts');
     else {
       const [resources, templates] = await Promise.all([
-        this.all('resources/list', 'resources'),
-        this.all('resources/templates/list', 'resourceTemplates').catch(() => [] as Item[]),
+        this.all('resources/list', 'resources', 'resources'),
+        this.all('resources/templates/list', 'resourceTemplates', 'templates').catch(() => [] as Item[]),
       ]);
       this.resources = resources;
       this.templates = templates;
@@ -40,14 +42,16 @@ export class ListCache {
     this.prompts = [];
     this.resources = [];
     this.templates = [];
+    this.meta = {};
   }
 
-  private async all(method: string, field: string): Promise<Item[]> {
+  private async all(method: string, field: string, key: ListKind | 'templates'): Promise<Item[]> {
     const out: Item[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const res = await this.call(method, cursor ? { cursor } : undefined);
       const items = res[field];
+      if (page === 0) this.meta[key] = res._meta;
       if (Array.isArray(items)) out.push(...(items as Item[]));
       cursor = typeof res.nextCursor === 'string' && res.nextCursor ? res.nextCursor : undefined;
       if (!cursor) break;

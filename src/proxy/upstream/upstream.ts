@@ -205,7 +205,7 @@ export class Upstream {
   }
 
   status(sessions = 0): ServerStatus {
-    return upstreamStatus(this, sessions, stderrNow(this.built?.child?.stderrTail(), this.lastStderr), this.log.secrets);
+    return upstreamStatus(this, sessions, stderrNow(this.built?.child?.stderrTail(), this.lastStderr), this.log.secrets, this.built?.child?.launch);
   }
 
   /** The last attempt's stderr, shown by status() while a new attempt has said nothing yet. */

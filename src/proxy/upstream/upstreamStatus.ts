@@ -3,7 +3,7 @@
  * its state, times, tools and the tail of its stderr, every text through the secret mask; and
  * the lastError text of a process exit.
  */
-import type { ServerState, ServerStatus } from '../../shared/status.js';
+import type { ServerLaunchInfo, ServerState, ServerStatus } from '../../shared/status.js';
 import type { SecretMask } from '../config/secretMask.js';
 import type { Item } from './listCache.js';
 
@@ -20,8 +20,8 @@ export interface UpstreamStatusSource {
   readonly lists: { readonly tools: Item[] };
 }
 
-/** `stderrTail`: the lines to show (stderrNow); `secrets`: the server's logger's mask. */
-export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderrTail: string[], secrets: SecretMask): ServerStatus {
+/** `stderrTail`: the lines to show (stderrNow); `secrets`: the server's logger's mask; `launch`: its spawn's command and PATH. */
+export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderrTail: string[], secrets: SecretMask, launch?: ServerLaunchInfo): ServerStatus {
   return {
     id: u.id,
     transport: u.transportKind,
@@ -35,6 +35,7 @@ export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderr
     lastError: u.lastError === undefined ? undefined : secrets.mask(u.lastError),
     stderrTail: stderrTail.map((l) => secrets.mask(l)),
     sessions,
+    ...(launch ? { launch: { command: secrets.mask(launch.command), path: secrets.mask(launch.path), pathFrom: launch.pathFrom } } : {}),
   };
 }
 

@@ -9,33 +9,13 @@ import { OAuthStore } from '../../../src/proxy/oauth/oauthStore.js';
 import { ServerAuth, type ServerAuthOptions } from '../../../src/proxy/oauth/serverAuth.js';
 import { systemOpener } from '../../../src/proxy/oauth/browserOpener.js';
 import { FIXTURES } from '../../helpers/paths.js';
-// @ts-expect-error plain JS fixture
-import { startOAuthServer } from '../../fixtures/oauth/oauthServer.mjs';
+import { startOAuthServer, type OAuthServerOptions } from '../../fixtures/oauth/oauthServer.js';
 
 export const BROWSER = `${process.execPath} ${join(FIXTURES, 'oauth', 'browser.mjs')}`;
 
-export interface Fixture {
-  url: string;
-  base: string;
-  issuer: string;
-  stats: {
-    registrations: number;
-    authorizations: number;
-    codeExchanges: number;
-    refreshes: number;
-    mcpRequests: number;
-    unauthorized: number;
-    authorizeRequests: Record<string, string>[];
-    tokenRequests: { grant: string; resource: string; clientId: string }[];
-    mcpAuthHeaders: string[];
-  };
-  expireAccess(): void;
-  revokeAll(): void;
-  secrets(): string[];
-  close(): Promise<void>;
-}
+export type Fixture = Awaited<ReturnType<typeof startOAuthServer>>;
 
-export const startFixture = (opts: Record<string, unknown> = {}): Promise<Fixture> => startOAuthServer(opts);
+export const startFixture = (opts: Partial<OAuthServerOptions> = {}): Promise<Fixture> => startOAuthServer(opts);
 
 export function tempOAuthDir(): { dir: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'qiming-oauth-'));

@@ -50,19 +50,19 @@ function pageOf(url: string): string | undefined {
   }
 }
 
-/** Whether `frame` is the top frame of the page at `pageUrl` (query and hash ignored). */
-export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageUrl: string): boolean {
+/** Whether `frame` is the top frame of the page at `pageUrl`, or of one of them (query and hash ignored). */
+export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageUrl: string | readonly string[]): boolean {
   if (!frame || typeof frame.url !== 'string') return false;
   if (frame.parent !== undefined && frame.parent !== null) return false;
-  const want = pageOf(pageUrl);
-  return want !== undefined && pageOf(frame.url) === want;
+  const got = pageOf(frame.url);
+  return got !== undefined && (typeof pageUrl === 'string' ? [pageUrl] : pageUrl).some((u) => pageOf(u) === got);
 }
 
 /**
  * Registers one handler on a prefixed channel, refusing untrusted senders.
  * @throws Error when `channel` does not start with the project's prefix.
  */
-export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: string, fn: (...args: unknown[]) => unknown): void {
+export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: string | readonly string[], fn: (...args: unknown[]) => unknown): void {
   if (!channel.startsWith(IPC_CHANNEL_PREFIX)) throw new Error(`refusing IPC channel "${channel}": channels must start with "${IPC_CHANNEL_PREFIX}"`);
   ipcMain.handle(channel, async (event, ...args) => {
     if (!isTrustedSender(event?.senderFrame, pageUrl)) throw new Error(`${channel}: sender not allowed`);
@@ -71,10 +71,10 @@ export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: st
 }
 
 /**
- * Registers `getStatus`, `restart`, `signIn` and `signOut` for the page at `pageUrl`.
+ * Registers `getStatus`, `restart`, `signIn` and `signOut` for the page at `pageUrl` (or the pages).
  * Returns the function that removes them.
  */
-export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string }): () => void {
+export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string | readonly string[] }): () => void {
   const { pageUrl } = options;
   handleTrusted(ipcMain, IPC_CHANNELS.getStatus, pageUrl, () => api.getStatus());
   const perServer = [

@@ -1,0 +1,60 @@
+// src/index/: the package's public entries (package.json "exports"); nothing else is public.
+/**
+ * `qiming-mcp-runtime/main`: everything the app's main process (or plain Node) uses. Never
+ * imports electron: Electron's objects are passed to {@link attachToApp} as arguments.
+ * @packageDocumentation
+ */
+export { McpRuntime, DEFAULT_BACKOFF } from '../main/runtime/mcpRuntime.js';
+export type { McpRuntimeOptions, BridgeInfo, StartupProgress, RuntimeEvents, BackoffOptions } from '../main/runtime/mcpRuntime.js';
+export { nodeCommand, isElectron, resolveProxyCliPath, type NodeCommand } from '../main/runtime/cliPath.js';
+export { adoptLoginPath } from '../main/runtime/loginEnv.js';
+
+export { AcpEngine, type AcpEngineOptions, type AcpRuntimeLike } from '../main/acp/acpEngine.js';
+export { acpMcpServers, bridgeUpstream, DEFAULT_ENTRY_NAME, type AcpMcpServersOptions } from '../main/acp/acp.js';
+
+export { LogTail, type LogTailOptions, type TailEntry } from '../main/logs/logTail.js';
+export type { EntryLevel } from '../main/logs/logEntryParser.js';
+export {
+  createElectronLogSink,
+  forwardToElectronLog,
+  type ElectronLogLike,
+  type ElectronLogMessage,
+  type ElectronLogSinkOptions,
+} from '../main/logs/logForwarder.js';
+export { proxyLogFilePath, rotateIfLarge, PROXY_LOG_FILE_NAME, DEFAULT_PROXY_LOG_MAX_BYTES } from '../main/logs/logPaths.js';
+export { silentLogger, stderrLogger, type RuntimeLogger } from '../main/logs/runtimeLogger.js';
+
+export { defaultMcpConfig, runtimeVars, RUNTIME_VAR_NAMES, type RuntimeVarsOptions } from '../main/config/defaultMcpConfig.js';
+export { ensureUserConfig, CONFIG_FILE_NAME } from '../main/config/ensureUserConfig.js';
+export { ConfigWatcher, type ConfigWatcherOptions } from '../main/config/configWatcher.js';
+export { readUserConfig, type UserConfigView } from '../main/config/userConfig.js';
+export { oauthStoreKey, OAUTH_DIR_ENV, OAUTH_KEY_ENV, type SafeStorageLike } from '../main/config/oauthStoreKey.js';
+
+export {
+  attachToApp,
+  type AttachToAppOptions,
+  type AttachedApp,
+  type AttachableRuntime,
+  type ElectronAppLike,
+  type StatusTargetLike,
+  type Stoppable,
+} from '../main/app/attachToApp.js';
+export {
+  installQuitSequence,
+  type QuitSequence,
+  type QuitSequenceOptions,
+  type AppLike,
+  type PowerMonitorLike,
+  type PreventableEvent,
+} from '../main/app/quitSequence.js';
+export {
+  registerIpcHandlers,
+  isTrustedSender,
+  type IpcMainLike,
+  type IpcInvokeEventLike,
+  type SenderFrameLike,
+  type RuntimeIpcApi,
+} from '../main/app/ipcHandlers.js';
+
+export type * from './shared.js';
+export { IPC_CHANNELS, IPC_CHANNEL_PREFIX, MCP_RUNTIME_GLOBAL } from './shared.js';

@@ -1,0 +1,9 @@
+// src/index/: the package's public entries (package.json "exports"); nothing else is public.
+/**
+ * `qiming-mcp-runtime/shared`: the status and IPC contract, for every process (main,
+ * preload, the app's pages). Types and constants only: no Node module, no electron.
+ * @packageDocumentation
+ */
+export type { ServerState, ServerTransport, ToolSummary, ServerStatus, BridgeState, RuntimeStatus } from '../shared/status.js';
+export { IPC_CHANNEL_PREFIX, IPC_CHANNELS, MCP_RUNTIME_GLOBAL } from '../shared/ipcContract.js';
+export type { RestartResult, McpRuntimeApi } from '../shared/ipcContract.js';

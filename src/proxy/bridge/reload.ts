@@ -1,0 +1,93 @@
+/**
+ * Incremental config reload inside the running bridge. The config is read again (the same
+ * loader, so the same messages as at start), compared with what runs (configDiff.ts), and
+ * only the difference is applied: removed servers stopped (whole process tree), changed ones
+ * restarted on their new entry, added ones started, top-level options applied in place;
+ * every other server keeps its process, its sessions and its calls in flight. Reloads are
+ * serialised. An invalid file changes nothing and is reported (log, status).
+ *
+ * Triggers: `POST /config/reload` (the app's runtime), SIGHUP and `--watch` (bridgeMode.ts).
+ */
+import type { ProxyConfig } from '../config/config.js';
+import { describeDiff, diffConfigs, isEmptyDiff } from '../config/configDiff.js';
+import { errorText, type Logger } from '../common/logger.js';
+import type { Hub } from '../hub/hub.js';
+import type { ConfigReloadResult } from '../../shared/status.js';
+
+/** What a reload did, by server id (the body of `POST /config/reload`). */
+export type ReloadResult = ConfigReloadResult;
+
+export interface BridgeReloaderOptions {
+  hub: Hub;
+  /** Reads the config again; throws ConfigError (or any error) when it is unusable. */
+  load: () => ProxyConfig;
+  logger: Logger;
+  /** The problem of the last reload, or undefined once one succeeded (for the status). */
+  onProblem: (error: string | undefined) => void;
+}
+
+/** Applies config changes to a running hub (see the file comment). */
+export class BridgeReloader {
+  private running: ProxyConfig;
+  private queue: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly o: BridgeReloaderOptions) {
+    this.running = o.hub.config;
+  }
+
+  /** Re-reads and applies the config, after any reload still running; never rejects. */
+  reload(reason: string): Promise<ReloadResult> {
+    const next = this.queue
+      .then(() => this.apply(reason))
+      .catch((err: unknown): ReloadResult => {
+        this.o.logger.error(`config reload (${reason}) failed: ${errorText(err)}`);
+        return { ok: false, error: errorText(err) };
+      });
+    this.queue = next;
+    return next;
+  }
+
+  /** Further reloads do nothing (the bridge is stopping). */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  private async apply(reason: string): Promise<ReloadResult> {
+    if (this.stopped) return { ok: false, error: 'the bridge is stopping' };
+    const log = this.o.logger;
+    let next: ProxyConfig;
+    try {
+      next = this.o.load();
+    } catch (err) {
+      const error = errorText(err);
+      log.error(`config not applied (${reason}); the servers keep running as they were: ${error}`);
+      this.o.onProblem(error);
+      return { ok: false, error };
+    }
+    this.o.onProblem(undefined);
+    const diff = diffConfigs(this.running, next);
+    this.running = next;
+    const result: ReloadResult = {
+      ok: true,
+      added: diff.added.map((s) => s.id),
+      removed: diff.removed,
+      restarted: diff.changed.map((s) => s.id),
+      unchanged: diff.unchanged,
+      options: Object.keys(diff.options),
+    };
+    log.info(`config reloaded (${reason}): ${describeDiff(diff)}`);
+    if (isEmptyDiff(diff)) return result;
+    const hub = this.o.hub;
+    hub.setOptions(diff.options);
+    await Promise.all(diff.removed.map((id) => hub.removeUpstream(id, `server "${id}" was removed from the bridge's config`)));
+    // Replaced and added servers are started, not awaited: the answer says what was done,
+    // and the status (or /events) shows them become ready.
+    // Stopping meanwhile: start nothing the shutdown may already have passed over.
+    if (this.stopped) return result;
+    const starting = await Promise.all([...diff.changed, ...diff.added].map((entry) => hub.putUpstream(entry)));
+    if (this.stopped) return result;
+    for (const u of starting) void u.start().catch((err) => log.error(`${u.id}: start failed: ${errorText(err)}`));
+    return result;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * What a downstream session's `initialize` is answered with: in single scope the server's
+ * own result (under the negotiated protocol version), in aggregate scope the proxy's, with
+ * the capabilities the servers in scope declared (aggregateCapabilities.ts) and their
+ * `instructions` merged under a heading per server. Both wait (bounded by the ready window)
+ * for servers still in their first start, so what is declared is what they have.
+ */
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
+import { CLIENT_INFO } from '../upstream/upstream.js';
+import { aggregateCapabilities } from './aggregateCapabilities.js';
+import type { SessionHost, SessionScope } from './sessionHost.js';
+
+export async function initializeResult(hub: SessionHost, scope: SessionScope, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const asked = String(params.protocolVersion ?? '');
+  const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+  await hub.waitReady(scope);
+  const servers = hub.inScope(scope);
+  if (scope.serverId !== undefined) return { ...(servers[0]?.initResult ?? {}), protocolVersion };
+  const instructions = servers
+    .filter((x) => typeof x.initResult?.instructions === 'string')
+    .map((x) => `## ${x.id}\n${String(x.initResult!.instructions)}`)
+    .join('\n\n');
+  return {
+    protocolVersion,
+    capabilities: aggregateCapabilities(servers),
+    serverInfo: CLIENT_INFO,
+    ...(instructions ? { instructions } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+// Runs the MCP conformance server suite (@modelcontextprotocol/conformance 0.1.16, its bin
+// under Node 22) against a URL and reads back what each scenario found: the suite writes
+// `<out>/server-<scenario>-<timestamp>/checks.json` per scenario (its exit code only says
+// whether anything failed).
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './paths.js';
+import { node22 } from './node22.js';
+
+/** The 2025-11-25 suite (0.1.16); the 2026-07-28 one is the `conformance-2026` alias (issue 18). */
+export const CONFORMANCE_BIN = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+
+export interface Check {
+  id: string;
+  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED';
+  errorMessage?: string;
+}
+
+/** Scenario name -> its checks, in the suite's order. */
+export type SuiteResult = Map<string, Check[]>;
+
+const DIR = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/;
+const running = new Set<ChildProcess>();
+const outDirs = new Set<string>();
+
+/** Kills every suite run still going (call from afterAll: a hook that timed out leaves them running). */
+export async function stopConformanceRuns(): Promise<void> {
+  await Promise.all(
+    [...running].map(async (child) => {
+      child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
+    }),
+  );
+  for (const dir of outDirs) rmSync(dir, { recursive: true, force: true });
+  outDirs.clear();
+}
+
+/** Runs every server scenario (`--suite all`: the active ones and the pending ones) against `url`. */
+export async function runConformance(url: string, timeoutMs = 120_000, bin = CONFORMANCE_BIN): Promise<SuiteResult> {
+  const out = mkdtempSync(join(tmpdir(), 'qiming-conformance-'));
+  outDirs.add(out);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const child = execFile(node22(), [bin, 'server', '--url', url, '--suite', 'all', '-o', out], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err) =>
+        // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
+        err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
+      );
+      running.add(child);
+      child.once('exit', () => running.delete(child));
+    });
+    const result: SuiteResult = new Map();
+    for (const dir of readdirSync(out).sort()) {
+      const m = DIR.exec(dir);
+      if (m) result.set(m[1], JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]);
+    }
+    return result;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+    outDirs.delete(out);
+  }
+}
+
+/** What a scenario concluded, without its INFO log lines: `id=STATUS` per verdict, in order. */
+export function verdicts(checks: Check[]): string[] {
+  return checks.filter((c) => c.status !== 'INFO').map((c) => `${c.id}=${c.status}`);
+}
+
+/** One line per scenario: passed/failed/warned counts. */
+export function tally(checks: Check[]): { passed: number; failed: number; warnings: number } {
+  const n = (s: Check['status']) => checks.filter((c) => c.status === s).length;
+  return { passed: n('SUCCESS'), failed: n('FAILURE'), warnings: n('WARNING') };
+}

@@ -1,0 +1,31 @@
+// scripts/ensureNode22.mjs: a Node 22 binary for the conformance suite, from npm node@22 in
+// .cache/node22 (installed when absent), or $QIMING_NODE22; a wrong override is refused
+// with a clear message, not used.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/paths.js';
+import { node22 } from '../helpers/node22.js';
+
+const SCRIPT = join(ROOT, 'scripts', 'ensureNode22.mjs');
+
+describe('ensureNode22', () => {
+  it('prints the path of a Node 22 binary, and the helper returns the same one', () => {
+    const env = { ...process.env };
+    delete env.QIMING_NODE22;
+    const printed = execFileSync(process.execPath, [SCRIPT], { encoding: 'utf8', env, timeout: 120_000 }).trim();
+    expect(printed).toBe(join(ROOT, '.cache', 'node22', 'node_modules', '.bin', 'node'));
+    expect(execFileSync(printed, ['--version'], { encoding: 'utf8' })).toMatch(/^v22\./);
+    if (!process.env.QIMING_NODE22) expect(node22()).toBe(printed);
+  }, 150_000);
+
+  it('QIMING_NODE22 overrides it; one that is not Node 22 is refused in one line, exit 1', () => {
+    const ok = execFileSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, QIMING_NODE22: node22() } }).trim();
+    expect(ok).toBe(node22());
+    const bad = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, QIMING_NODE22: process.execPath } });
+    if (process.versions.node.startsWith('22.')) return; // the runner itself is Node 22: nothing to refuse
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trim()).toBe(`QIMING_NODE22=${process.execPath} is not a Node 22 binary`);
+  });
+});
