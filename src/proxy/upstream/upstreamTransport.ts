@@ -12,6 +12,7 @@ import { StreamClientTransport } from './streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
 import { sseClientUpstream } from './sseClientUpstream.js';
+import { sseWithSignIn } from './sseSignIn.js';
 import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
@@ -54,9 +55,8 @@ export async function remoteTransport(
 ): Promise<Transport> {
   const u = new URL(url);
   if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger, auth });
-  // SSE: the sign-in's current token rides on the headers of each new connection.
-  const authorization = await auth?.authorization();
-  return sseClientUpstream(u, authorization ? { ...headers, Authorization: authorization } : headers);
+  // SSE: the sign-in's token on each new stream, and a refused start handed to it.
+  return auth ? sseWithSignIn(u, headers, auth) : sseClientUpstream(u, headers);
 }
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {

@@ -50,6 +50,16 @@ describe('sign-in on every path', () => {
     noSecrets(fx, h.stderr.join('\n'));
   });
 
+  it('stdio aggregation over legacy SSE: the refused stream starts the sign-in, then the tools appear', async () => {
+    const { fx, env } = await setup();
+    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { old: { url: `${fx.base}/sse`, type: 'sse' } } }), '--no-watchdog'], {}, env);
+    cleanups.push(() => h.close());
+    await waitFor(async () => (await h.client.listTools()).tools.some((t) => t.name === 'old__whoami'), 15_000, 'SSE tools after sign-in');
+    expect(text(await h.client.callTool({ name: 'old__whoami', arguments: {} }))).toBe('whoami: ok over SSE');
+    expect(fx.stats.authorizeRequests[0].resource).toBe(`${fx.base}/sse`);
+    noSecrets(fx, h.stderr.join('\n'));
+  });
+
   it('convert: the first initialize waits for the sign-in, then everything passes through', async () => {
     const { fx, env, dir } = await setup();
     const h = await connectProxy(['convert', fx.url, '--no-watchdog'], {}, env);
