@@ -14,12 +14,15 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
 const only = process.argv[2];
 
-/** In the CLI bundle, the SDK's SSE modules become a require of the file built beside it. */
+/** In the CLI bundle, the SDK's SSE and OAuth client modules become a require of the file built beside it. */
 /** @type {import('esbuild').Plugin} */
 const sdkSseBesideCli = {
   name: 'sdk-sse-beside-cli',
   setup(b) {
-    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/(client|server)\/sse\.js$/ }, () => ({ path: './qiming-mcp-sdk-sse.cjs', external: true }));
+    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/((client|server)\/sse|client\/auth)\.js$/ }, () => ({
+      path: './qiming-mcp-sdk-sse.cjs',
+      external: true,
+    }));
   },
 };
 

@@ -3,7 +3,7 @@
  * (preloadSource.ts) and the bridge's HTTP `/status` + `/events` (httpSource.ts).
  */
 import type { RuntimeStatus } from '../shared/status.js';
-import type { RestartResult } from '../shared/ipcContract.js';
+import type { RestartResult, SignInResult } from '../shared/ipcContract.js';
 import type { ManagementApi } from './management.js';
 
 /** Link state between the panel and the runtime, for sources that have one. */
@@ -19,6 +19,9 @@ export interface StatusSource {
   restart(id: string): Promise<RestartResult>;
   /** Config management (add, edit, logs, Test); absent: a read-only panel. */
   readonly management?: ManagementApi;
+  /** Starts a server's sign-in (the browser opens); never rejects for expected failures. */
+  signIn?(id: string): Promise<SignInResult>;
+  signOut?(id: string): Promise<RestartResult>;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

@@ -9,6 +9,7 @@ export const SERVER_STATE_LABELS: Record<ServerState, string> = {
   restarting: 'Restarting',
   stopped: 'Stopped',
   disabled: 'Disabled',
+  'needs-auth': 'Sign-in needed',
 };
 
 /** A shape cue per state, next to the colour and the word. */
@@ -19,6 +20,7 @@ export const SERVER_STATE_GLYPHS: Record<ServerState, string> = {
   restarting: '\u21bb', // clockwise arrow
   stopped: '\u25a0', // square
   disabled: '\u2013', // dash
+  'needs-auth': '\u26bf', // squared key
 };
 
 export const BRIDGE_STATE_LABELS: Record<BridgeState, string> = {

@@ -4,7 +4,7 @@
  * `Authorization: Bearer <token>`. The event stream is read with fetch() rather than
  * EventSource so the token travels in a header, never in a URL.
  */
-import type { RestartResult } from '../shared/ipcContract.js';
+import type { RestartResult, SignInResult } from '../shared/ipcContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import type { ConnectionState, StatusSource } from './dataSource.js';
 import { SseParser } from '../shared/sseParser.js';
@@ -104,15 +104,29 @@ export class HttpStatusSource implements StatusSource {
     return () => this.connectionListeners.delete(cb);
   }
 
-  async restart(id: string): Promise<RestartResult> {
+  restart(id: string): Promise<RestartResult> {
+    return this.serverAction(id, 'restart');
+  }
+
+  /** The bridge opens the system browser itself (the panel may be a tab of it). */
+  signIn(id: string): Promise<SignInResult> {
+    return this.serverAction(id, 'sign-in');
+  }
+
+  signOut(id: string): Promise<RestartResult> {
+    return this.serverAction(id, 'sign-out');
+  }
+
+  private async serverAction(id: string, action: string): Promise<SignInResult> {
     let res: Response;
     try {
-      res = await fetch(this.url(`/servers/${encodeURIComponent(id)}/restart`), { method: 'POST', headers: this.headers() });
+      res = await fetch(this.url(`/servers/${encodeURIComponent(id)}/${action}`), { method: 'POST', headers: this.headers() });
     } catch (err) {
       return { ok: false, error: `The bridge could not be reached (${errorMessage(err)}).` };
     }
-    const body = (await res.json().catch(() => undefined)) as Partial<RestartResult> | undefined;
-    if (body && typeof body.ok === 'boolean') return body.ok ? { ok: true } : { ok: false, error: body.error ?? `HTTP ${res.status}` };
+    const body = (await res.json().catch(() => undefined)) as Partial<SignInResult> | undefined;
+    if (body && typeof body.ok === 'boolean')
+      return body.ok ? { ok: true, ...(typeof body.url === 'string' ? { url: body.url } : {}) } : { ok: false, error: body.error ?? `HTTP ${res.status}` };
     return res.ok ? { ok: true } : { ok: false, error: `The bridge answered HTTP ${res.status}.` };
   }
 

@@ -1,5 +1,5 @@
 /** The status source inside Electron: a thin wrapper over the preload's `window.mcpRuntime`. */
-import type { McpRuntimeApi, RestartResult } from '../shared/ipcContract.js';
+import type { McpRuntimeApi, RestartResult, SignInResult } from '../shared/ipcContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import type { StatusSource } from './dataSource.js';
 import type { ManagementApi } from './management.js';
@@ -20,14 +20,28 @@ export class PreloadStatusSource implements StatusSource {
     return this.api.onStatus(cb);
   }
 
-  async restart(id: string): Promise<RestartResult> {
-    // An IPC handler that throws reaches us as a rejection carrying only its message;
-    // the panel wants the same `{ ok, error }` shape either way.
-    try {
-      return await this.api.restart(id);
-    } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
-    }
+  restart(id: string): Promise<RestartResult> {
+    return settled(() => this.api.restart(id));
+  }
+
+  signIn(id: string): Promise<SignInResult> {
+    return settled(() => this.api.signIn(id));
+  }
+
+  signOut(id: string): Promise<RestartResult> {
+    return settled(() => this.api.signOut(id));
+  }
+}
+
+/**
+ * An IPC handler that throws reaches us as a rejection carrying only its message; the panel
+ * wants the same `{ ok, error }` shape either way.
+ */
+async function settled<T extends RestartResult>(call: () => Promise<T>): Promise<T | RestartResult> {
+  try {
+    return await call();
+  } catch (err) {
+    return { ok: false, error: err instanceof Error ? err.message : String(err) };
   }
 }
 

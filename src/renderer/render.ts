@@ -10,6 +10,7 @@ import { BRIDGE_STATE_LABELS, SERVER_STATE_LABELS, startupProgress } from './for
 import { createServerCard, type ServerCard } from './serverCard.js';
 import type { CardHooks } from './cardControls.js';
 import type { ConfigView, EntryView } from '../shared/configContract.js';
+import type { AuthAction } from './authButton.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
@@ -18,6 +19,8 @@ export interface PanelHandlers {
   cardHooks?: CardHooks;
   /** Extra content for the header (the Add server / Paste a snippet bar, the agents section). */
   toolbar?: HTMLElement;
+  /** Sign in to (or out of) a server that uses OAuth. */
+  onAuth?(id: string, action: AuthAction): void;
 }
 
 /** The mounted panel. */
@@ -27,6 +30,7 @@ export interface StatusPanel {
   /** Shows the link state to the runtime; `detail` is a human-readable reason. */
   setConnection(state: ConnectionState, detail?: string): void;
   setRestartPending(id: string, pending: boolean, error?: string): void;
+  setAuthPending(id: string, pending: boolean, error?: string): void;
   /** Refreshes time-dependent text (uptimes). */
   tick(): void;
   /** The config as the management routes see it; servers only in the config get a card too. */
@@ -189,7 +193,12 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
         seen.add(server.id);
         let card = cards.get(server.id);
         if (!card) {
-          card = createServerCard(server.id, (id) => handlers.onRestart(id), handlers.cardHooks);
+          card = createServerCard(
+            server.id,
+            (id) => handlers.onRestart(id),
+            handlers.cardHooks,
+            (id, action) => handlers.onAuth?.(id, action),
+          );
           card.setOffline(connection !== 'connected');
           card.setEntry(entries.get(server.id));
           cards.set(server.id, card);
@@ -232,6 +241,9 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     },
     setRestartPending(id, pending, error) {
       cards.get(id)?.setRestartPending(pending, error);
+    },
+    setAuthPending(id, pending, error) {
+      cards.get(id)?.setAuthPending(pending, error);
     },
     tick() {
       const nowMs = now();

@@ -1,6 +1,7 @@
 /** One server's card in the panel: built once per server id, then updated in place. */
 import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
 import { el, setHidden, setText, uniqueId } from './dom.js';
+import { createAuthControl, type AuthAction } from './authButton.js';
 import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
 import type { EntryView } from '../shared/configContract.js';
 import { createCardControls, type CardControls, type CardHooks } from './cardControls.js';
@@ -16,6 +17,7 @@ const NO_TOOLS_TEXT: Record<ServerState, string> = {
   failed: '',
   stopped: '',
   disabled: 'This server is disabled in the MCP config.',
+  'needs-auth': 'Tools are listed once you sign in.',
 };
 
 /** The live card of one server. */
@@ -26,6 +28,8 @@ export interface ServerCard {
   setRestartPending(pending: boolean, error?: string): void;
   /** The link to the runtime is down: restarting cannot work, so the button is blocked. */
   setOffline(offline: boolean): void;
+  /** A sign-in or sign-out request is in flight, or finished with its error. */
+  setAuthPending(pending: boolean, error?: string): void;
   /** Refreshes the ticking uptime. */
   tick(nowMs: number): void;
   /** The server's config entry (management controls); undefined hides them. */
@@ -35,9 +39,15 @@ export interface ServerCard {
 
 /**
  * Builds the card for server `id`; `onRestart` runs when its Restart button is activated.
- * With `hooks` the card also carries the management controls (cardControls.ts).
+ * With `hooks` the card also carries the management controls (cardControls.ts); `onAuth`
+ * runs for its Sign in / Sign out button (OAuth servers).
  */
-export function createServerCard(id: string, onRestart: (id: string) => void, hooks?: CardHooks): ServerCard {
+export function createServerCard(
+  id: string,
+  onRestart: (id: string) => void,
+  hooks?: CardHooks,
+  onAuth: (id: string, action: AuthAction) => void = () => undefined,
+): ServerCard {
   const nameId = uniqueId('server-name');
   const root = el('li', 'server');
   root.dataset.serverId = id;
@@ -53,7 +63,8 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
   badge.append(glyph, badgeText);
   const transport = el('span', 'transport');
   const restart = el('button', 'restart', 'Restart', { type: 'button', 'aria-label': `Restart ${id}` });
-  head.append(name, badge, transport, restart);
+  const auth = createAuthControl(id, onAuth);
+  head.append(name, badge, transport, auth.button, restart);
 
   const facts = el('dl', 'facts');
   const fact = (label: string) => {
@@ -105,7 +116,7 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
   let entry: EntryView | undefined;
   let lastTools: ToolSummary[] = [];
 
-  article.append(head, controls.root, facts, restartError, errorBox, tools, noTools, logs, launch);
+  article.append(head, controls.root, facts, restartError, auth.error, errorBox, tools, noTools, logs, launch);
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -187,6 +198,7 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
       // and the reason is in its stderr. The bridge keeps the tail of the last attempt, so
       // lines can arrive after the state turned failed; the user's own choice always wins.
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
+      auth.update(server);
       setHidden(launch, !server.launch);
       setText(launchText, server.launch ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}` : '');
       refreshButton();
@@ -196,6 +208,9 @@ export function createServerCard(id: string, onRestart: (id: string) => void, ho
       setHidden(restartError, !error);
       setText(restartError, error ? `Restart failed: ${error}` : '');
       refreshButton();
+    },
+    setAuthPending(isPending, error) {
+      auth.setPending(isPending, error);
     },
     setOffline(isOffline) {
       offline = isOffline;

@@ -39,6 +39,20 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
           panel.setRestartPending(id, false, result.ok ? undefined : (result.error ?? 'unknown error'));
         });
     },
+    onAuth(id, action) {
+      const key = `auth:${id}`;
+      const call = action === 'sign-in' ? source.signIn : source.signOut;
+      if (pending.has(key) || !call) return;
+      pending.add(key);
+      panel.setAuthPending(id, true);
+      call
+        .call(source, id)
+        .catch((err: unknown) => ({ ok: false, error: err instanceof Error ? err.message : String(err) }))
+        .then((result) => {
+          pending.delete(key);
+          panel.setAuthPending(id, false, result.ok ? undefined : (result.error ?? 'unknown error'));
+        });
+    },
   });
 
   manage?.attach((c) => panel.setConfig(c));

@@ -22,6 +22,8 @@ export const IPC_CHANNELS = {
   toolCall: 'mcp:tool:call',
   agentsGet: 'mcp:agents:get',
   agentsSet: 'mcp:agents:set',
+  signIn: 'mcp:server:sign-in',
+  signOut: 'mcp:server:sign-out',
 } as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
@@ -57,6 +59,11 @@ export interface RestartResult {
   error?: string;
 }
 
+/** Answer to a sign-in request: the authorization page, once the browser was sent to it. */
+export interface SignInResult extends RestartResult {
+  url?: string;
+}
+
 /**
  * What the preload exposes as `window.mcpRuntime` (via `contextBridge.exposeInMainWorld`).
  * One method per IPC message; listeners receive only the payload, never the IPC event.
@@ -66,6 +73,10 @@ export interface McpRuntimeApi extends Partial<ManagementIpcApi> {
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;
   restart(id: string): Promise<RestartResult>;
+  /** Starts the server's sign-in in the system browser (OAuth). */
+  signIn(id: string): Promise<SignInResult>;
+  /** Forgets the server's tokens. */
+  signOut(id: string): Promise<RestartResult>;
 }
 
 /** The name under which the preload exposes {@link McpRuntimeApi}. */

@@ -4,7 +4,8 @@
  * Secrets (env values, header values, tokens) never appear in it.
  */
 
-export type ServerState = 'starting' | 'ready' | 'failed' | 'restarting' | 'stopped' | 'disabled';
+/** `needs-auth`: a remote server waits for the user to sign in (OAuth); lastError names the host. */
+export type ServerState = 'starting' | 'ready' | 'failed' | 'restarting' | 'stopped' | 'disabled' | 'needs-auth';
 export type ServerTransport = 'stdio' | 'http' | 'sse';
 
 export interface ToolSummary {
@@ -34,6 +35,8 @@ export interface ServerStatus {
   lastError?: string;
   stderrTail: string[];
   sessions: number;
+  /** Remote servers under a sign-in: `signed-in` shows Sign out, `needs-auth` Sign in. Never a token. */
+  auth?: 'signed-in' | 'needs-auth' | 'signing-in';
   /** stdio servers once spawned: which command ran and which PATH it got (secrets masked). */
   launch?: ServerLaunchInfo;
 }

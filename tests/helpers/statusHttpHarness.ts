@@ -30,6 +30,8 @@ export interface StatusHttpHarness {
   setStatus(status: RuntimeStatus): void;
   /** Decides the answer of `POST /servers/<id>/restart` (default: `{ ok: true }`). */
   onRestart: (id: string) => Promise<RestartResult> | RestartResult;
+  /** Decides the answer of `POST /servers/<id>/sign-in` and `/sign-out` (default: `{ ok: true }`). */
+  onAuth: (id: string, action: 'sign-in' | 'sign-out') => Promise<RestartResult> | RestartResult;
   /** Number of open `/events` streams. */
   eventStreams(): number;
   /** Ends every open `/events` stream cleanly (the server stays up). */
@@ -77,6 +79,7 @@ export async function startStatusHttpHarness(options: {
     pageUrl: '',
     requests,
     onRestart: () => ({ ok: true }),
+    onAuth: () => ({ ok: true }),
     setStatus(next) {
       status = next;
       for (const res of streams) sendStatus(res);
@@ -134,6 +137,8 @@ export async function startStatusHttpHarness(options: {
       });
       return;
     }
+    const auth = /^\/servers\/([^/]+)\/(sign-in|sign-out)$/.exec(path);
+    if (req.method === 'POST' && auth) return json(res, 200, await harness.onAuth(decodeURIComponent(auth[1]!), auth[2] as 'sign-in' | 'sign-out'));
     const restart = /^\/servers\/([^/]+)\/restart$/.exec(path);
     if (req.method === 'POST' && restart) {
       const result = await harness.onRestart(decodeURIComponent(restart[1]!));

@@ -80,9 +80,11 @@ describe('attachToApp', () => {
     });
 
     // Before ready: the handlers exist (a window may ask first), the runtime has not started.
-    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.restart, IPC_CHANNELS.getStatus].sort());
+    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.restart, IPC_CHANNELS.getStatus, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort());
     expect(((await invoke(IPC_CHANNELS.getStatus, PAGES[1]!)) as { bridge: { state: string } }).bridge.state).toBe('stopped');
     await expect(invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).rejects.toThrow(/sender not allowed/);
+    // Sign-in goes to the runtime like restart (here a runtime whose bridge is not running).
+    expect(await invoke(IPC_CHANNELS.signIn, PAGES[0]!, 'memory')).toEqual({ ok: false, error: 'the MCP bridge is stopped' });
 
     app.becomeReady();
     await attached.started;

@@ -176,12 +176,14 @@ describe('IPC handlers', () => {
   const api = {
     getStatus: () => status,
     restart: vi.fn(async (id: string) => ({ ok: id === 'memory' })),
+    signIn: vi.fn(async (id: string) => ({ ok: true, url: `https://as.example/authorize?for=${id}` })),
+    signOut: vi.fn(async () => ({ ok: true })),
   };
 
   it('serves the app page and refuses foreign, missing and sub frames', async () => {
     const { ipc, handlers, invoke } = fakeIpcMain();
     const unregister = registerIpcHandlers(ipc, api, { pageUrl: PAGE });
-    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart].sort());
+    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort());
     const top = { url: `${PAGE}#token=x`, parent: null };
     expect(await invoke(IPC_CHANNELS.getStatus, top)).toEqual(status);
     expect(await invoke(IPC_CHANNELS.restart, top, 'memory')).toEqual({ ok: true });
@@ -195,6 +197,14 @@ describe('IPC handlers', () => {
 
     // Arguments are checked before use.
     expect(await invoke(IPC_CHANNELS.restart, top, '../etc')).toEqual({ ok: false, error: 'invalid server id' });
+
+    // Sign-in and sign-out: same sender and id checks.
+    expect(await invoke(IPC_CHANNELS.signIn, top, 'linear')).toEqual({ ok: true, url: 'https://as.example/authorize?for=linear' });
+    expect(await invoke(IPC_CHANNELS.signOut, top, 'linear')).toEqual({ ok: true });
+    await expect(invoke(IPC_CHANNELS.signIn, { url: 'https://evil.example/', parent: null }, 'linear')).rejects.toThrow(/sender not allowed/);
+    expect(await invoke(IPC_CHANNELS.signOut, top, 'a/b')).toEqual({ ok: false, error: 'invalid server id' });
+    expect(api.signIn).toHaveBeenCalledTimes(1);
+    expect(api.signOut).toHaveBeenCalledTimes(1);
 
     unregister();
     expect(handlers.size).toBe(0);
@@ -225,7 +235,10 @@ describe('preload API', () => {
     const api = createPreloadApi(fake);
     expect(await api.getStatus()).toEqual(status);
     await api.restart('memory');
-    expect(invoked.map((a) => a[0])).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart]);
+    await api.signIn('linear');
+    await api.signOut('linear');
+    expect(invoked.map((a) => a[0])).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut]);
+    expect(invoked.slice(2).map((a) => a[1])).toEqual(['linear', 'linear']);
     expect(invoked.every((a) => String(a[0]).startsWith('mcp:'))).toBe(true);
 
     const got: unknown[][] = [];

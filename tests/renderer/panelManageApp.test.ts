@@ -72,6 +72,8 @@ beforeAll(async () => {
       getStatus: () => w.hostStatus() as never,
       onStatus: () => () => undefined,
       restart: async () => ({ ok: true }),
+      signIn: async () => ({ ok: false, error: 'no OAuth here' }),
+      signOut: async () => ({ ok: true }),
       ...Object.fromEntries(
         ['getConfig', 'changeConfig', 'previewImport', 'serverLog', 'listTools', 'callTool', 'getAgents', 'setAgentServers'].map((n) => [n, call(n)]),
       ),

@@ -37,6 +37,9 @@ export interface AttachableRuntime {
   killSync(): void;
   status(): RuntimeStatus;
   restart(id: string): Promise<RestartResult>;
+  /** A server's OAuth sign-in / sign-out (McpRuntime has them). */
+  signIn?(id: string): Promise<RestartResult>;
+  signOut?(id: string): Promise<RestartResult>;
   on(event: 'status', cb: (status: RuntimeStatus) => void): () => void;
 }
 
@@ -103,7 +106,12 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
   const others = options.alsoStop ?? [];
   const removeHandlers = registerIpcHandlers(
     ipcMain,
-    { getStatus: () => runtime.status(), restart: (id) => runtime.restart(id) },
+    {
+      getStatus: () => runtime.status(),
+      restart: (id) => runtime.restart(id),
+      signIn: runtime.signIn && ((id) => runtime.signIn!(id)),
+      signOut: runtime.signOut && ((id) => runtime.signOut!(id)),
+    },
     { pageUrl: options.pageUrl },
   );
   const removeManagement = options.management ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl }) : () => undefined;

@@ -33,6 +33,8 @@ export interface IpcMainLike {
 export interface RuntimeIpcApi {
   getStatus(): RuntimeStatus | Promise<RuntimeStatus>;
   restart(id: string): Promise<RestartResult>;
+  signIn?(id: string): Promise<RestartResult>;
+  signOut?(id: string): Promise<RestartResult>;
 }
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE); anything else is refused early. */
@@ -69,17 +71,24 @@ export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: st
 }
 
 /**
- * Registers `getStatus` and `restart` for the page at `pageUrl` (or the pages).
+ * Registers `getStatus`, `restart`, `signIn` and `signOut` for the page at `pageUrl` (or the pages).
  * Returns the function that removes them.
  */
 export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string | readonly string[] }): () => void {
   const { pageUrl } = options;
   handleTrusted(ipcMain, IPC_CHANNELS.getStatus, pageUrl, () => api.getStatus());
-  handleTrusted(ipcMain, IPC_CHANNELS.restart, pageUrl, async (id) => {
-    if (typeof id !== 'string' || !ID_RE.test(id)) return { ok: false, error: 'invalid server id' } satisfies RestartResult;
-    return api.restart(id);
-  });
+  const perServer = [
+    [IPC_CHANNELS.restart, (id: string) => api.restart(id)],
+    [IPC_CHANNELS.signIn, (id: string) => api.signIn?.(id) ?? Promise.resolve({ ok: false, error: 'sign-in is not supported' })],
+    [IPC_CHANNELS.signOut, (id: string) => api.signOut?.(id) ?? Promise.resolve({ ok: false, error: 'sign-out is not supported' })],
+  ] as const;
+  for (const [channel, fn] of perServer) {
+    handleTrusted(ipcMain, channel, pageUrl, async (id) => {
+      if (typeof id !== 'string' || !ID_RE.test(id)) return { ok: false, error: 'invalid server id' } satisfies RestartResult;
+      return fn(id);
+    });
+  }
   return () => {
-    for (const ch of [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart]) ipcMain.removeHandler(ch);
+    for (const ch of [IPC_CHANNELS.getStatus, ...perServer.map(([c]) => c)]) ipcMain.removeHandler(ch);
   };
 }

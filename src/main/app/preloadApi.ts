@@ -4,7 +4,7 @@
  * Listeners are wrapped so the IPC `event` (and its `sender`) never reaches the page, and
  * only the contract's prefixed channels are ever used.
  */
-import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult } from '../../shared/ipcContract.js';
+import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult, type SignInResult } from '../../shared/ipcContract.js';
 import type { RuntimeStatus } from '../../shared/status.js';
 
 /** The part of Electron's `ipcRenderer` the preload uses. */
@@ -39,5 +39,7 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
     callTool: (id, name, args) => ipc.invoke(checked(IPC_CHANNELS.toolCall), String(id), String(name), args) as never,
     getAgents: () => ipc.invoke(checked(IPC_CHANNELS.agentsGet)) as never,
     setAgentServers: (agent, ids) => ipc.invoke(checked(IPC_CHANNELS.agentsSet), String(agent), ids) as never,
+    signIn: (id) => ipc.invoke(checked(IPC_CHANNELS.signIn), String(id)) as Promise<SignInResult>,
+    signOut: (id) => ipc.invoke(checked(IPC_CHANNELS.signOut), String(id)) as Promise<RestartResult>,
   };
 }

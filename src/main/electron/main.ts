@@ -9,7 +9,7 @@
  * runtime, and attachToApp (IPC handlers, start at ready, the quit sequence). At ready:
  * the status window on the bundled panel page.
  */
-import { app, BrowserWindow, ipcMain, powerMonitor } from 'electron';
+import { app, BrowserWindow, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +25,9 @@ import {
   ManagementService,
   McpRuntime,
   nodeCommand,
+  OAUTH_DIR_ENV,
+  OAUTH_KEY_ENV,
+  oauthStoreKey,
   proxyLogFilePath,
   rotateIfLarge,
   runtimeVars,
@@ -84,7 +87,17 @@ function setupRuntime(): AttachedApp {
     onEntry: createElectronLogSink(log),
     onError: (err) => mainLog.warn(`proxy log tail: ${err.message}`),
   });
-  const runtime = new McpRuntime({ configFile, cliPath: paths.cliPath, node, logger: log.scope('bridge') });
+  // Sign-in tokens: the app's own folder, encrypted with a safeStorage-kept key when possible.
+  process.env[OAUTH_DIR_ENV] ??= join(userData, 'oauth');
+  const oauthKey = oauthStoreKey(userData, safeStorage, mainLog);
+  const runtime = new McpRuntime({
+    configFile,
+    cliPath: paths.cliPath,
+    node,
+    logger: log.scope('bridge'),
+    env: oauthKey ? { [OAUTH_KEY_ENV]: oauthKey } : undefined,
+    openExternal: (url) => shell.openExternal(url),
+  });
   runtime.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
   return attachToApp(app, ipcMain, runtime, {
     pageUrl,

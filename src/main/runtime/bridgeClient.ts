@@ -1,12 +1,12 @@
 /**
- * The runtime's HTTP client of one bridge: `GET /status`, `POST /servers/<id>/restart`,
- * `POST /config/reload`, and
+ * The runtime's HTTP client of one bridge: `GET /status`, `POST /servers/<id>/restart`
+ * (and `/sign-in`, `/sign-out`), `POST /config/reload`, and
  * the `GET /events` SSE stream read with fetch streaming (Node's fetch; no EventSource, which
  * cannot send the `Authorization` header). The stream reconnects until stopped: it is opened
  * before the bridge listens (start-up progress) and must survive a dropped connection.
  */
 import type { ConfigReloadResult, RuntimeStatus } from '../../shared/status.js';
-import type { RestartResult } from '../../shared/ipcContract.js';
+import type { RestartResult, SignInResult } from '../../shared/ipcContract.js';
 import { SseParser } from '../../shared/sseParser.js';
 import { errorMessage } from '../logs/runtimeLogger.js';
 
@@ -47,16 +47,31 @@ export class BridgeClient {
   }
 
   /** `POST /servers/<id>/restart`; expected failures come back as `{ ok: false, error }`. */
-  async restart(id: string): Promise<RestartResult> {
+  restart(id: string): Promise<RestartResult> {
+    return this.serverAction(id, 'restart');
+  }
+
+  /** `POST /servers/<id>/sign-in` with `{"open": false}`: the runtime opens the URL itself. */
+  signIn(id: string): Promise<SignInResult> {
+    return this.serverAction(id, 'sign-in', { open: false });
+  }
+
+  signOut(id: string): Promise<RestartResult> {
+    return this.serverAction(id, 'sign-out');
+  }
+
+  private async serverAction(id: string, action: string, body?: object): Promise<SignInResult> {
     try {
-      const res = await fetch(`${this.opts.baseUrl}/servers/${encodeURIComponent(id)}/restart`, {
+      const res = await fetch(`${this.opts.baseUrl}/servers/${encodeURIComponent(id)}/${action}`, {
         method: 'POST',
-        headers: this.headers(),
-        signal: AbortSignal.timeout(this.timeoutMs),
+        headers: this.headers(body ? { 'Content-Type': 'application/json' } : {}),
+        body: body ? JSON.stringify(body) : undefined,
+        // A sign-in answers once the authorization server named its page (discovery, registration).
+        signal: AbortSignal.timeout(action === 'sign-in' ? Math.max(this.timeoutMs, 30_000) : this.timeoutMs),
       });
-      const body = (await res.json().catch(() => ({}))) as Partial<RestartResult>;
-      if (res.ok) return { ok: true };
-      return { ok: false, error: body.error ?? `restart answered ${res.status}` };
+      const answer = (await res.json().catch(() => ({}))) as Partial<SignInResult>;
+      if (res.ok) return typeof answer.url === 'string' ? { ok: true, url: answer.url } : { ok: true };
+      return { ok: false, error: answer.error ?? `${action} answered ${res.status}` };
     } catch (err) {
       return { ok: false, error: errorMessage(err) };
     }

@@ -16,7 +16,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { RuntimeStatus } from '../../shared/status.js';
-import type { RestartResult } from '../../shared/ipcContract.js';
+import type { RestartResult, SignInResult } from '../../shared/ipcContract.js';
+import { openSignIn } from './runtimeSignIn.js';
+import type { BridgeClient } from './bridgeClient.js';
 import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
@@ -115,17 +117,22 @@ export class McpRuntime {
   /** Which servers an agent session gets from the bridge and which it runs itself. */
   mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> } {
     const sessionEntries = this.view?.sessionEntries ?? {};
-    // A server known to have failed is left out: the session's proxy would hold its first
-    // tools/list waiting for it. Sessions opened after it recovers get it.
-    const bridgeIds = this.book.servers.filter((s) => s.state !== 'disabled' && s.state !== 'failed' && !(s.id in sessionEntries)).map((s) => s.id);
+    // A server known to have failed (or waiting for a sign-in) is left out: the session's proxy
+    // would hold its first tools/list waiting for it. Sessions opened after it recovers get it.
+    const out = new Set(['disabled', 'failed', 'needs-auth']);
+    const bridgeIds = this.book.servers.filter((s) => !out.has(s.state) && !(s.id in sessionEntries)).map((s) => s.id);
     return { bridgeIds, sessionEntries: { ...sessionEntries } };
   }
 
-  /** Asks the bridge to restart one server. */
-  async restart(id: string): Promise<RestartResult> {
+  /** Asks the bridge to restart one server; signIn/signOut: a server's OAuth sign-in (runtimeSignIn.ts). */
+  restart = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.restart(id));
+  signIn = (id: string): Promise<SignInResult> => this.viaBridge((c) => openSignIn(c.signIn(id), this.opts.openExternal, this.log));
+  signOut = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.signOut(id));
+
+  private async viaBridge<T extends RestartResult>(fn: (c: BridgeClient) => Promise<T>): Promise<T | RestartResult> {
     const run = this.run;
     if (!run?.info || this.book.bridge.state !== 'ready') return { ok: false, error: `the MCP bridge is ${this.book.bridge.state}` };
-    return run.client.restart(id);
+    return fn(run.client);
   }
 
   /**

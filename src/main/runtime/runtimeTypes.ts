@@ -60,6 +60,8 @@ export interface McpRuntimeOptions {
   bridgeArgs?: string[];
   /** Variables added to the bridge's environment, which the config's `${VAR}`s may use. */
   env?: Record<string, string>;
+  /** Opens a sign-in page in the system browser (the app: Electron's shell.openExternal). */
+  openExternal?: (url: string) => Promise<void>;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, stableMs: 10_000, maxAttempts: 9 };

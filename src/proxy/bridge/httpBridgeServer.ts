@@ -2,7 +2,7 @@
 /**
  * The HTTP surface of the PersistentMcpBridge: MCP over streamable HTTP (`/mcp/<id>`,
  * `/mcp`) and legacy SSE (`/sse/<id>`, `/sse`, `/messages/<id>`), plus `/health`,
- * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart`,
+ * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out`,
  * `POST /config/reload` and the static status panel. How sessions are served is not its business: every new
  * downstream session is handed to an {@link McpSessionHandler} as an SDK `Transport`.
  *
@@ -34,6 +34,7 @@ import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import { handleConfigRoute, type ConfigRoutesOptions } from './configRoutes.js';
+import { handleServerAction, SERVER_ACTION_PATH, type ServerAction, type ServerActionHandlers } from './serverActions.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { ReloadResult } from './reload.js';
 
@@ -61,8 +62,10 @@ export interface BridgeHttpOptions {
   status: () => unknown;
   /** Feeds `GET /events`; returns an unsubscribe function. */
   subscribeStatus: (cb: (s: unknown) => void) => () => void;
-  /** `POST /servers/<id>/restart`; 501 when absent. */
-  onRestart?: (serverId: string) => Promise<{ ok: boolean; error?: string }>;
+  /** `POST /servers/<id>/restart`, `/sign-in`, `/sign-out` (serverActions.ts); 501 when absent. */
+  onRestart?: ServerActionHandlers['onRestart'];
+  onSignIn?: ServerActionHandlers['onSignIn'];
+  onSignOut?: ServerActionHandlers['onSignOut'];
   /** The panel's management routes (`/config/*`, `/servers/<id>/log`, `/servers/<id>/tools/call`; configRoutes.ts); 404 when absent. */
   configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
   /** `POST /config/reload` (reloadRoute.ts); 501 when absent. */
@@ -76,7 +79,6 @@ export interface BridgeHttpOptions {
 const CLOSE_STEP_MS = 2_000;
 const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config)(\/|$)/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
-const RESTART_PATH = /^\/servers\/([^/]+)\/restart\/?$/;
 
 /** The bridge's HTTP server. */
 export class BridgeHttpServer {
@@ -203,9 +205,10 @@ export class BridgeHttpServer {
     }
     const routes = this.opts.configRoutes;
     if (routes && (await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs }))) return;
-    const restart = RESTART_PATH.exec(path);
-    if (restart) {
-      await this.onRestart(req, res, restart[1]);
+    const action = SERVER_ACTION_PATH.exec(path);
+    if (action) {
+      const o = { ...this.opts, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
+      await handleServerAction(req, res, action[1], action[2] as ServerAction, o);
       return;
     }
     if (path === '/health' || path === '/status' || path === '/events') {
@@ -248,34 +251,6 @@ export class BridgeHttpServer {
     if (kind === 'mcp') await this.streamable.handle(req, res, serverId, body);
     else if (kind === 'sse') await this.sse.openStream(req, res, serverId);
     else await this.sse.handlePost(req, res, serverId, url.searchParams.get('sessionId'), body);
-  }
-
-  private async onRestart(req: IncomingMessage, res: ServerResponse, rawId: string): Promise<void> {
-    if (req.method !== 'POST') {
-      sendError(res, 405, 'method not allowed', {}, { Allow: 'POST' });
-      return;
-    }
-    // A restart has no body; drain whatever came so the connection can be reused.
-    req.resume();
-    let serverId: string;
-    try {
-      serverId = decodeURIComponent(rawId);
-    } catch {
-      sendError(res, 400, 'malformed server id');
-      return;
-    }
-    if (!this.opts.onRestart) {
-      sendError(res, 501, 'restart is not supported');
-      return;
-    }
-    if (!admitRoute(this.opts.handler, serverId, res, false)) return;
-    let result: { ok: boolean; error?: string };
-    try {
-      result = await this.opts.onRestart(serverId);
-    } catch (err) {
-      result = { ok: false, error: errorText(err) };
-    }
-    sendJson(res, result.ok ? 200 : 500, result.ok ? { ok: true } : { ok: false, error: result.error ?? 'restart failed' });
   }
 
   /** `GET /events`: the current status first, then one `status` event per change. */

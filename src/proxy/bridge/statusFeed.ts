@@ -3,7 +3,7 @@
  * the hub are coalesced so a burst of state changes becomes one event.
  */
 import type { Hub } from '../hub/hub.js';
-import type { RuntimeStatus } from '../../shared/status.js';
+import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
 
 const COALESCE_MS = 25;
 
@@ -13,12 +13,18 @@ export class StatusFeed {
   private timer?: NodeJS.Timeout;
   private configError?: string;
 
-  constructor(private readonly hub: Hub) {
+  /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one. */
+  constructor(
+    private readonly hub: Hub,
+    private readonly authOf?: (id: string) => ServerStatus['auth'],
+  ) {
     hub.onstatus = () => this.changed();
   }
 
   current(): RuntimeStatus {
-    return { bridge: { ...this.bridge }, servers: this.hub.status() };
+    const servers = this.hub.status();
+    if (this.authOf) for (const s of servers) if (s.transport !== 'stdio') s.auth = this.authOf(s.id) ?? s.auth;
+    return { bridge: { ...this.bridge }, servers };
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {
@@ -38,7 +44,8 @@ export class StatusFeed {
     return () => this.listeners.delete(cb);
   }
 
-  private changed(): void {
+  /** Something the status shows changed (also a sign-in state). */
+  changed(): void {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;

@@ -6,6 +6,10 @@ export const TOKEN_ENV = 'MCP_BRIDGE_TOKEN';
 export const RUN_AS_NODE_ENV = 'ELECTRON_RUN_AS_NODE';
 /** The folder of the registries of started server groups (default `<tmpdir>/qiming-mcp-<uid>`). */
 export const RUNTIME_DIR_ENV = 'QIMING_MCP_RUNTIME_DIR';
+/** The app's key of the encrypted token store (oauth/keyCodec.ts); never passed on to servers. */
+export const OAUTH_KEY_ENV = 'QIMING_OAUTH_KEY';
+/** The folder of the sign-in token store (oauth/oauthStore.ts). */
+export const OAUTH_DIR_ENV = 'QIMING_OAUTH_DIR';
 /**
  * Folders of the user's login-shell PATH, handed down by whoever already read them (the app,
  * or a proxy): a proxy that finds it set adds these folders and never runs the shell itself.

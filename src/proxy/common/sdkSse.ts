@@ -7,3 +7,5 @@
  */
 export { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 export { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
+// The SDK's OAuth client steps (src/proxy/oauth/serverAuth.ts), which share the same zod schemas.
+export * from '@modelcontextprotocol/sdk/client/auth.js';

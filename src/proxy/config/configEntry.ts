@@ -10,6 +10,7 @@
 import * as z from 'zod/mini';
 import type { ServerEntry } from './configTypes.js';
 import { expandVars } from './envExpand.js';
+import { oauthSchema, parseOAuth } from './oauthEntry.js';
 import type { ToolFilter } from './toolFilter.js';
 
 /** Per-request timeout when an entry sets none. */
@@ -74,6 +75,7 @@ const entrySchema = z.looseObject(
     url: z.optional(str()),
     headers: z.optional(strMap()),
     authToken: z.optional(str()),
+    oauth: z.optional(oauthSchema()),
     pingIntervalMs: z.optional(ms(0)),
     pingTimeoutMs: z.optional(ms(1)),
     disabled: z.optional(bool()),
@@ -98,7 +100,7 @@ const entrySchema = z.looseObject(
 type RawEntry = z.infer<typeof entrySchema>;
 
 const STDIO_ONLY = ['command', 'args', 'env', 'cwd'] as const;
-const REMOTE_ONLY = ['url', 'headers', 'authToken', 'pingIntervalMs', 'pingTimeoutMs'] as const;
+const REMOTE_ONLY = ['url', 'headers', 'authToken', 'oauth', 'pingIntervalMs', 'pingTimeoutMs'] as const;
 const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 // ---- helpers ------------------------------------------------------------------------------
@@ -234,6 +236,7 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
     entry = { ...common, kind, type, connectionTimeoutMs, url, headers };
     if (e.pingIntervalMs !== undefined) entry.pingIntervalMs = e.pingIntervalMs;
     if (e.pingTimeoutMs !== undefined) entry.pingTimeoutMs = e.pingTimeoutMs;
+    if (e.oauth !== undefined) entry.oauth = parseOAuth(e.oauth, val, add);
   }
   return issues.length === before ? entry : undefined;
 }

@@ -4,6 +4,7 @@
  */
 import type { ToolFilter } from './toolFilter.js';
 import type { ClientCapabilityFlags } from './clientCapabilities.js';
+import type { OAuthSettings } from '../oauth/oauthSettings.js';
 
 export interface EntryCommon {
   id: string;
@@ -42,6 +43,8 @@ export interface RemoteEntry extends EntryCommon {
   /** Heartbeat period; `0` disables the heartbeat. Unset = the transport's default. */
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
+  /** Sign-in settings (src/proxy/oauth); `false`: never sign in to this server. Unset = discovery defaults. */
+  oauth?: OAuthSettings | false;
 }
 
 export type ServerEntry = StdioEntry | RemoteEntry;

@@ -145,6 +145,7 @@ export function entrySecrets(entry: ServerEntry): string[] {
     for (const [name, value] of Object.entries(entry.env)) if (isCredential(name, value)) found.push(value);
   } else {
     found.push(...headerSecrets(entry.headers), ...urlSecrets(entry.url));
+    if (entry.oauth && entry.oauth.clientSecret) found.push(entry.oauth.clientSecret);
   }
   return [...new Set(found.filter(isSecretLike))].sort((a, b) => b.length - a.length);
 }

@@ -18,6 +18,8 @@ import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { StatusFeed } from '../bridge/statusFeed.js';
 import type { ServerStatus } from '../../shared/status.js';
+import { installHubOAuth } from '../oauth/oauthRegistry.js';
+import { signInActions } from '../oauth/signInActions.js';
 import type { ProxyConfig } from '../config/config.js';
 import { BridgeReloader } from '../bridge/reload.js';
 import { watchConfigFile } from '../config/configFileWatch.js';
@@ -110,7 +112,9 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
-  const feed = new StatusFeed(hub);
+  // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
+  const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
+  const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
   const reloader = new BridgeReloader({ hub, load: () => bridgeConfig(opts).config, logger: log, onProblem: (e) => feed.setConfigError(e) });
   const http = new BridgeHttpServer({
     host: opts.host,
@@ -152,6 +156,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       void u.restart();
       return { ok: true };
     },
+    ...signInActions(
+      oauth,
+      (id) => hub.upstreams.get(id)?.entry,
+      (id) => void hub.upstreams.get(id)?.restart(),
+    ),
     onReload: proxyMode ? () => reloader.reload('requested over HTTP') : undefined,
   });
   if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {

@@ -16,6 +16,8 @@ import { isToolAllowed, mergeFilters, type ToolFilter } from '../config/toolFilt
 import { ErrorCode, isRequest, isResponse, type RequestId, type RpcMessage } from '../jsonrpc/jsonRpc.js';
 import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
+import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
+import type { OAuthSettings } from '../oauth/oauthSettings.js';
 
 interface Target {
   url: string;
@@ -24,6 +26,7 @@ interface Target {
   filter: ToolFilter;
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
+  oauth?: OAuthSettings | false;
 }
 
 function resolveTarget(opts: CliOptions): Target {
@@ -45,6 +48,7 @@ function resolveTarget(opts: CliOptions): Target {
     filter: mergeFilters(entry.toolFilter, cliFilter),
     pingIntervalMs: opts.pingIntervalMs ?? entry.pingIntervalMs,
     pingTimeoutMs: opts.pingTimeoutMs ?? entry.pingTimeoutMs,
+    oauth: entry.oauth,
   };
 }
 
@@ -52,10 +56,16 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
   const target = resolveTarget(opts);
   logger.secrets.add([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
   const log = logger.child('convert');
-  const kind = target.kind === 'auto' ? await probeTransport(target.url, target.headers, { logger: log }) : target.kind;
+  // One client and nothing else to serve: a request that needs a sign-in waits for it.
+  const registry = new OAuthRegistry({ logger, waitForSignIn: true });
+  installOAuth(registry);
+  const auth = registry.forEntry({ id: 'convert', url: target.url, type: target.kind, headers: target.headers, oauth: target.oauth });
+  const authorization = await auth?.authorization();
+  const probeHeaders = authorization ? { ...target.headers, Authorization: authorization } : target.headers;
+  const kind = target.kind === 'auto' ? await probeTransport(target.url, probeHeaders, { logger: log, bearerIsHttp: auth !== undefined }) : target.kind;
   log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
   const upstream = new ResilientTransportWrapper({
-    factory: () => remoteTransport(kind, target.url, target.headers),
+    factory: () => remoteTransport(kind, target.url, target.headers, undefined, auth),
     retryBeforeEstablished: true,
     heartbeatIntervalMs: target.pingIntervalMs,
     heartbeatTimeoutMs: target.pingTimeoutMs,

@@ -11,11 +11,14 @@ import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from '../cli/loadCliConfig.js';
 import type { CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
+import { installHubOAuth } from '../oauth/oauthRegistry.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
+  // A server that wants a sign-in opens the browser by itself (there is no panel here).
+  installHubOAuth(hub, { logger, autoSignIn: true });
   const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
   const lifecycle = installLifecycle({
     logger,

@@ -19,7 +19,9 @@ import { SseParser } from '../../shared/sseParser.js';
 import { HoldGate } from './holdGate.js';
 import type { RelatedExtra } from '../jsonrpc/jsonRpcPeer.js';
 import { isRequest, methodOf } from '../jsonrpc/jsonRpc.js';
-import { describeConnectError, httpStatusError } from './upstreamErrors.js';
+import { describeConnectError, httpStatusError, isAuthRefusal } from './upstreamErrors.js';
+import type { RequestAuth } from '../oauth/oauthSettings.js';
+import { authedSend } from './authedSend.js';
 import { redactUrl } from '../config/redact.js';
 import { readText } from './readText.js';
 
@@ -29,6 +31,8 @@ export interface LeanHttpClientOptions {
   logger?: Logger;
   /** How long messages after `initialized` wait for the GET stream's answer (default 2 s). */
   getStreamWaitMs?: number;
+  /** The server's sign-in (src/proxy/oauth): its header on every request, its say on a 401/403. */
+  auth?: RequestAuth;
 }
 
 export { HttpStatusError } from './upstreamErrors.js';
@@ -63,6 +67,8 @@ export class LeanHttpClientTransport implements Transport {
   private getGate?: HoldGate;
   private started = false;
   private closed = false;
+  /** The sign-in's current `Authorization` value (authedSend.ts). */
+  private authorization?: string;
 
   constructor(
     private readonly url: URL,
@@ -94,8 +100,9 @@ export class LeanHttpClientTransport implements Transport {
    * was delivered, or as soon as an event-stream reply starts (its events follow).
    */
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.getGate) return this.getGate.wait.then(() => this.post(message));
-    return this.post(message);
+    const auth = this.opts.auth;
+    const go = auth ? () => authedSend(auth, (a) => ((this.authorization = a), this.post(message))) : () => this.post(message);
+    return this.getGate ? this.getGate.wait.then(go) : go();
   }
 
   private post(message: JSONRPCMessage): Promise<void> {
@@ -125,7 +132,8 @@ export class LeanHttpClientTransport implements Transport {
         settled = true;
         reject(this.closed ? new Error('transport closed') : err);
         if (isInitialized) this.getGate?.release();
-        this.report(err);
+        // Under a sign-in a 401/403 is its to judge (authedSend.ts), not a broken connection.
+        if (!(this.opts.auth && isAuthRefusal(err))) this.report(err);
       };
       const req = this.mod.request(this.url, { method: 'POST', agent: this.agent, headers });
       this.live.add(req);
@@ -141,7 +149,9 @@ export class LeanHttpClientTransport implements Transport {
           readText(res, ERROR_BODY_LIMIT, (text) => {
             this.live.delete(req);
             const expired = status === 404 && hadSession;
-            fail(httpStatusError(status, this.url, text, expired ? `session ${this.sessionId} expired (HTTP 404)` : undefined));
+            const err = httpStatusError(status, this.url, text, expired ? `session ${this.sessionId} expired (HTTP 404)` : undefined);
+            err.challenge = [res.headers['www-authenticate'] ?? []].flat().join(', ') || undefined;
+            fail(err);
           });
           return;
         }
@@ -182,6 +192,7 @@ export class LeanHttpClientTransport implements Transport {
 
   private headers(extra: Record<string, string>): Record<string, string> {
     const h: Record<string, string> = { ...this.baseHeaders, ...extra };
+    if (this.authorization !== undefined) h.Authorization = this.authorization;
     if (this.sessionId !== undefined) h['Mcp-Session-Id'] = this.sessionId;
     if (this.protocolVersion !== undefined) h['Mcp-Protocol-Version'] = this.protocolVersion;
     return h;
@@ -251,8 +262,9 @@ export class LeanHttpClientTransport implements Transport {
       this.getGate?.release();
       const status = res.statusCode ?? 0;
       const type = res.headers['content-type'] ?? '';
-      if (status === 405) {
-        this.opts.logger?.debug('server offers no GET event stream (405)');
+      // 405 is the spec's "no GET stream"; some servers say 404 (a forgotten session shows on the next POST).
+      if (status === 405 || status === 404) {
+        this.opts.logger?.debug(`server offers no GET event stream (${status})`);
         res.resume();
         res.once('end', () => this.live.delete(req));
         return;

@@ -17,7 +17,8 @@ export const PROBE_TIMEOUT_MS = 5_000;
 export async function probeTransport(
   url: string,
   headers: Record<string, string>,
-  opts: { timeoutMs?: number; logger?: Logger; strict?: boolean } = {},
+  /** `bearerIsHttp`: a 401/403 with a Bearer challenge means streamable HTTP (a sign-in follows). */
+  opts: { timeoutMs?: number; logger?: Logger; strict?: boolean; bearerIsHttp?: boolean } = {},
 ): Promise<'http' | 'sse'> {
   const ctrl = new AbortController();
   const timeoutMs = opts.timeoutMs ?? PROBE_TIMEOUT_MS;
@@ -38,7 +39,12 @@ export async function probeTransport(
       }),
       signal: ctrl.signal,
     });
-    if (opts.strict && (res.status === 401 || res.status === 403)) {
+    const refused = res.status === 401 || res.status === 403;
+    if (refused && opts.bearerIsHttp && /(^|[\s,])bearer(\s|$)/i.test(res.headers.get('www-authenticate') ?? '')) {
+      await res.body?.cancel().catch(() => undefined);
+      return 'http';
+    }
+    if (opts.strict && refused) {
       const body = await res.text().catch(() => '');
       throw httpStatusError(res.status, url, body.slice(0, 2_000));
     }

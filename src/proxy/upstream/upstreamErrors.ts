@@ -9,6 +9,8 @@ import { redactUrl, redactUrlsInText } from '../config/redact.js';
 
 /** A non-2xx answer from the server; `status` is the HTTP status code. */
 export class HttpStatusError extends Error {
+  /** The answer's `WWW-Authenticate` header, for the sign-in layer (src/proxy/oauth). */
+  challenge?: string;
   constructor(
     readonly status: number,
     message: string,
@@ -16,6 +18,20 @@ export class HttpStatusError extends Error {
     super(message);
     this.name = 'HttpStatusError';
   }
+}
+
+/** The server wants the user to sign in (OAuth): the state becomes `needs-auth`, never retried alone. */
+export class SignInRequiredError extends HttpStatusError {
+  readonly needsSignIn = true;
+  constructor(status: number, host: string, detail?: string) {
+    super(status, detail ? `sign in to ${host} (${detail})` : `sign in to ${host}`);
+    this.name = 'SignInRequiredError';
+  }
+}
+
+/** True for a SignInRequiredError (duck-typed: it may come through another layer). */
+export function needsSignIn(err: unknown): boolean {
+  return !!err && typeof err === 'object' && (err as { needsSignIn?: unknown }).needsSignIn === true;
 }
 
 /** `HTTP 401 Unauthorized from <redacted url>: <body>`, as an HttpStatusError. */

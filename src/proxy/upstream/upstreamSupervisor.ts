@@ -7,7 +7,7 @@
 import type { Logger } from '../common/logger.js';
 import type { ServerState } from '../../shared/status.js';
 import { RestartPolicy, type SupervisionOptions } from './restartPolicy.js';
-import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
+import { httpStatusOf, isAuthRefusal, needsSignIn } from './upstreamErrors.js';
 
 /** The upstream as its supervisor sees it (its public side). */
 export interface Supervised {
@@ -81,9 +81,17 @@ export class UpstreamSupervisor {
   /** A failed start, or the loss of a ready server: restart later, or `failed`. */
   failed(reason: string, cause?: unknown): void {
     const u = this.u;
+    u.httpStatus = httpStatusOf(cause);
+    if (needsSignIn(cause)) {
+      // Waiting for the user (src/proxy/oauth), not broken: "sign in to <host>", no retry.
+      u.lastError = (cause as Error).message;
+      this.steps.log.warn(u.lastError);
+      this.steps.clearLists();
+      this.steps.setState('needs-auth');
+      return;
+    }
     u.lastError = reason;
     this.steps.log.error(reason);
-    u.httpStatus = httpStatusOf(cause);
     // 401/403: the same credentials fail again; wait for a config change or a restart.
     const next = isAuthRefusal(cause) ? undefined : this.policy.next(u.readyAt);
     this.steps.clearLists();

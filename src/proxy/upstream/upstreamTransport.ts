@@ -12,8 +12,11 @@ import { StreamClientTransport } from './streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
 import { sseClientUpstream } from './sseClientUpstream.js';
+import { sseWithSignIn } from './sseSignIn.js';
 import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
+import { oauthFor } from '../oauth/oauthRegistry.js';
+import type { RequestAuth } from '../oauth/oauthSettings.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -43,10 +46,17 @@ export interface BuiltTransport {
  * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK, loaded
  * on first use so that configs without SSE servers never pay for its start-up.
  */
-export function remoteTransport(kind: 'http' | 'sse', url: string, headers: Record<string, string>, logger?: Logger): Transport | Promise<Transport> {
+export async function remoteTransport(
+  kind: 'http' | 'sse',
+  url: string,
+  headers: Record<string, string>,
+  logger?: Logger,
+  auth?: RequestAuth,
+): Promise<Transport> {
   const u = new URL(url);
-  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger });
-  return sseClientUpstream(u, headers);
+  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger, auth });
+  // SSE: the sign-in's token on each new stream, and a refused start handed to it.
+  return auth ? sseWithSignIn(u, headers, auth) : sseClientUpstream(u, headers);
 }
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
@@ -65,9 +75,17 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   }
   const headers = { ...entry.headers };
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
+  const auth = oauthFor(entry);
   if (entry.type === 'auto') {
-    // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout.
-    kind = await probeTransport(entry.url, headers, { logger: hooks.logger, strict: true, timeoutMs: Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs) });
+    // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout
+    // (a 401 with a Bearer challenge under a sign-in is streamable HTTP's to handle).
+    const authorization = await auth?.authorization();
+    kind = await probeTransport(entry.url, authorization ? { ...headers, Authorization: authorization } : headers, {
+      logger: hooks.logger,
+      strict: true,
+      timeoutMs: Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs),
+      bearerIsHttp: auth !== undefined,
+    });
   }
   // Our own bridge is reached over its stream link (bridge/mcpStream.ts): one upgraded
   // connection, newline JSON-RPC on it, as cheap per call as a pipe.
@@ -76,7 +94,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
     factory: () =>
       streamLink
         ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: hooks.maxMessageBytes })
-        : remoteTransport(kind, entry.url, headers, hooks.logger),
+        : remoteTransport(kind, entry.url, headers, hooks.logger, auth),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,
     attemptTimeoutMs: entry.connectionTimeoutMs,

@@ -1,0 +1,39 @@
+/**
+ * The key of the app's encrypted sign-in token store: 32 random bytes, kept in
+ * `<userData>/oauth-store.key` encrypted with Electron's safeStorage (the OS keychain,
+ * DPAPI or libsecret), handed to the bridge in `QIMING_OAUTH_KEY`. Where safeStorage cannot
+ * encrypt (no keyring), there is no key: the tokens stay in plain 0600 files and the log
+ * says so. `safe` is Electron's safeStorage in the app, a fake in tests.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RuntimeLogger } from '../logs/runtimeLogger.js';
+
+/** Where the bridge keeps sign-in tokens, and the variable that carries the store's key to it. */
+export { OAUTH_DIR_ENV, OAUTH_KEY_ENV } from '../../proxy/index.js';
+
+export interface SafeStorageLike {
+  isEncryptionAvailable(): boolean;
+  encryptString(plain: string): Buffer;
+  decryptString(data: Buffer): string;
+}
+
+export function oauthStoreKey(userDataDir: string, safe: SafeStorageLike, log: Pick<RuntimeLogger, 'warn'>): string | undefined {
+  if (!safe.isEncryptionAvailable()) {
+    log.warn('safeStorage cannot encrypt here: sign-in tokens are kept in plain files readable only by you (mode 0600)');
+    return undefined;
+  }
+  const file = join(userDataDir, 'oauth-store.key');
+  try {
+    const key = safe.decryptString(readFileSync(file));
+    if (Buffer.from(key, 'base64').length === 32) return key;
+  } catch {
+    // none yet, or unreadable (another user account's keychain): make a new one
+  }
+  const key = randomBytes(32).toString('base64');
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, safe.encryptString(key), { mode: 0o600 });
+  renameSync(tmp, file);
+  return key;
+}

@@ -1,0 +1,141 @@
+/**
+ * Where sign-in results live: one file per (authorization server issuer, resource URL) pair,
+ * never keyed by callback port or session, under `$QIMING_OAUTH_DIR` (default
+ * `<user config dir>/qiming-mcp/oauth`). Folder 0700, files 0600, each written to a
+ * temporary file and renamed over the old one, so a crash never leaves half a record. A
+ * `SecretCodec` (the app's Electron safeStorage) may encrypt the contents; the default
+ * stores JSON as is, which the file modes protect.
+ */
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { OAUTH_DIR_ENV } from '../common/envNames.js';
+
+/** One signed-in server: what the SDK's auth flow saved for it. Secrets: `client`, `tokens`. */
+export interface OAuthRecord {
+  /** The canonical resource URL (the server URL without query or fragment). */
+  resource: string;
+  /** The authorization server the tokens came from (discovery's URL). */
+  issuer: string;
+  client?: Record<string, unknown>;
+  tokens?: StoredTokens;
+  discovery?: Record<string, unknown>;
+  savedAt: string;
+}
+
+export interface StoredTokens {
+  access_token: string;
+  token_type?: string;
+  refresh_token?: string;
+  scope?: string;
+  expires_in?: number;
+  /** Epoch ms at which the access token expires (from expires_in when saved). */
+  expires_at?: number;
+  [k: string]: unknown;
+}
+
+/** Encrypts what goes to disk (the app's safeStorage); `name` is logged, never the data. */
+export interface SecretCodec {
+  readonly name: string;
+  encode(text: string): Buffer;
+  decode(data: Buffer): string;
+}
+
+export { OAUTH_DIR_ENV };
+
+/** `$QIMING_OAUTH_DIR`, else `qiming-mcp/oauth` in the user's config folder. */
+export function defaultOAuthDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
+  if (env[OAUTH_DIR_ENV]) return env[OAUTH_DIR_ENV]!;
+  let base: string;
+  if (platform === 'win32') base = env.APPDATA ?? join(homedir(), 'AppData', 'Roaming');
+  else if (platform === 'darwin') base = join(homedir(), 'Library', 'Application Support');
+  else base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
+  return join(base, 'qiming-mcp', 'oauth');
+}
+
+/** The resource URL a record is filed under: no query, no fragment, no trailing slash. */
+export function canonicalResource(url: string): string {
+  const u = new URL(url);
+  u.hash = '';
+  u.search = '';
+  u.username = '';
+  u.password = '';
+  return u.href.replace(/\/$/, '');
+}
+
+export class OAuthStore {
+  constructor(
+    readonly dir: string = defaultOAuthDir(),
+    private readonly codec?: SecretCodec,
+  ) {}
+
+  /** The newest record for this resource (any issuer), or undefined. */
+  find(resourceUrl: string): OAuthRecord | undefined {
+    const resource = canonicalResource(resourceUrl);
+    return this.all()
+      .filter((r) => r.resource === resource)
+      .sort((a, b) => b.savedAt.localeCompare(a.savedAt))[0];
+  }
+
+  /** Writes the record atomically (0600, in a 0700 folder). */
+  save(record: OAuthRecord): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const text = JSON.stringify({ ...record, savedAt: new Date().toISOString() });
+    const data = this.codec ? this.codec.encode(text) : Buffer.from(text);
+    const file = join(this.dir, fileName(record.issuer, record.resource));
+    const tmp = `${file}.${crypto().randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, data, { mode: 0o600 });
+      chmodSync(tmp, 0o600);
+      renameSync(tmp, file);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /** Forgets every record of this resource; the number removed. */
+  forget(resourceUrl: string): number {
+    const resource = canonicalResource(resourceUrl);
+    let n = 0;
+    for (const [file, r] of this.entries()) {
+      if (r.resource !== resource) continue;
+      rmSync(join(this.dir, file), { force: true });
+      n++;
+    }
+    return n;
+  }
+
+  private all(): OAuthRecord[] {
+    return this.entries().map(([, r]) => r);
+  }
+
+  private entries(): [string, OAuthRecord][] {
+    let files: string[];
+    try {
+      files = readdirSync(this.dir).filter((f) => f.endsWith('.json'));
+    } catch {
+      return [];
+    }
+    const out: [string, OAuthRecord][] = [];
+    for (const f of files) {
+      try {
+        const raw = readFileSync(join(this.dir, f));
+        const r = JSON.parse(this.codec ? this.codec.decode(raw) : raw.toString('utf8')) as OAuthRecord;
+        if (typeof r.resource === 'string' && typeof r.issuer === 'string') out.push([f, r]);
+      } catch {
+        // unreadable (another codec, damaged): not ours to use
+      }
+    }
+    return out;
+  }
+}
+
+function fileName(issuer: string, resource: string): string {
+  return `${crypto().createHash('sha256').update(`${issuer}\n${resource}`).digest('hex').slice(0, 32)}.json`;
+}
+
+/** node:crypto, loaded on first use (it is not needed by configs without OAuth). */
+export function crypto(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
+}

@@ -1,0 +1,33 @@
+/**
+ * Does this server do OAuth at all? A static-token server answers 401 with a Bearer
+ * challenge too, and must not send anyone to a browser. Yes when one of these answers 200
+ * with JSON: the challenge's `resource_metadata`, RFC 9728's `.well-known` locations (path
+ * first, then root), or RFC 8414 metadata at the origin (servers of the 2025-03-26 spec).
+ * Plain `fetch`, each bounded, without loading the SDK for a server that will never need it.
+ */
+
+const EACH_MS = 3_000;
+
+export async function publishesOAuth(serverUrl: string, resourceMetadataUrl?: URL): Promise<boolean> {
+  const u = new URL(serverUrl);
+  const path = u.pathname.replace(/\/$/, '');
+  const candidates = [
+    resourceMetadataUrl?.href,
+    path ? `${u.origin}/.well-known/oauth-protected-resource${path}` : undefined,
+    `${u.origin}/.well-known/oauth-protected-resource`,
+    `${u.origin}/.well-known/oauth-authorization-server`,
+  ];
+  for (const c of candidates) if (c && (await isJsonDocument(c))) return true;
+  return false;
+}
+
+async function isJsonDocument(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(EACH_MS) });
+    const ok = res.ok && (res.headers.get('content-type') ?? '').includes('json');
+    await res.body?.cancel().catch(() => undefined);
+    return ok;
+  } catch {
+    return false;
+  }
+}
