@@ -62,7 +62,7 @@ describe('mountPanel from the panel entry', () => {
       await page.evaluate((s) => (window as any).pushStatus(s), runtime([server('memory'), server('files'), server('extra')]));
       await page.locator('#mcp li.server[data-server-id="extra"]').waitFor();
 
-      await page.locator('#mcp li.server[data-server-id="memory"] button').first().click();
+      await page.locator('#mcp li.server[data-server-id="memory"]').getByRole('button', { name: 'Restart memory' }).click();
       await page.waitForFunction(() => (window as any).restarts.length > 0);
       expect(await page.evaluate(() => (window as any).restarts)).toEqual(['memory']);
 
