@@ -51,6 +51,12 @@ export const ErrorCode = {
   SessionNotFound: -32001,
   ServerNotReady: -32002,
   QueueFull: -32003,
+  /** 2026-07-28: the HTTP headers do not match the body, or a required one is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` envelope did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the requested protocol version is not served (`data.supported` lists those that are). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /**

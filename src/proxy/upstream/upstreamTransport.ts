@@ -14,6 +14,7 @@ import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
 import { sseClientUpstream } from './sseClientUpstream.js';
 import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
+import { modernRemoteTransport } from './era/eraConnect.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -36,6 +37,8 @@ export interface BuiltTransport {
   child?: ChildProcessTransport;
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
+  /** Set when the server speaks 2026-07-28 (era/eraConnect.ts); absent for 2025-11-25. */
+  era?: 'modern';
 }
 
 /**
@@ -64,6 +67,8 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
     return { transport: child, child, kind: 'stdio' };
   }
   const headers = { ...entry.headers };
+  const modern = await modernRemoteTransport(entry, headers, hooks.logger);
+  if (modern) return modern;
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
   if (entry.type === 'auto') {
     // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout.
