@@ -13,6 +13,8 @@ import type { RoutingSession, SessionHost, SessionScope } from './sessionHost.js
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
+import { answerDiscover } from './discoverAnswer.js';
+import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -37,6 +39,8 @@ export class DownstreamSession implements RoutingSession {
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
   private initialized = false;
+  /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
+  private modern?: Map<RequestId, string>;
   private readonly inflight = new Map<RequestId, InFlight>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
@@ -171,6 +175,11 @@ export class DownstreamSession implements RoutingSession {
 
   private async onRequest(req: RpcRequest): Promise<void> {
     this.lastActive = Date.now();
+    if (!this.initialized && (this.modern || isModernRequest(req))) {
+      const bad = envelopeError(req);
+      if (bad) return this.fail(req.id, bad);
+      (this.modern ??= new Map()).set(req.id, req.method);
+    }
     const list = LIST_METHODS[req.method];
     if (list) {
       await this.hub.waitReady(this.scope);
@@ -183,6 +192,8 @@ export class DownstreamSession implements RoutingSession {
         return this.initialize(req);
       case 'ping':
         return this.reply(req.id, {});
+      case 'server/discover':
+        return answerDiscover(this.hub, this, req);
       default:
         return routeRequest(this.hub, this, req);
     }
@@ -280,11 +291,16 @@ export class DownstreamSession implements RoutingSession {
 
   /** Answers `id` with `result`, unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    if (this.modern) {
+      result = modernResult(this.modern.get(id), result);
+      this.modern.delete(id);
+    }
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    this.modern?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }
