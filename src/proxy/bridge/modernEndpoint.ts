@@ -18,6 +18,7 @@ import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { sendJsonRpcError } from './body.js';
 import type { McpSessionHandler } from './mcpRoute.js';
 import { admitRoute } from './sessionTable.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 
 export const MODERN_VERSION = '2026-07-28';
 const NAME_FROM: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -36,9 +37,14 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
-/** True for a request the modern endpoint serves (the caller saw no session id). */
+/**
+ * True for a request the modern endpoint serves (the caller saw no session id): its
+ * `MCP-Protocol-Version` is set and is not a 2025-era revision (those open a session with
+ * `initialize`; an unknown version gets -32022 here).
+ */
 export function isModernHttpRequest(req: IncomingMessage): boolean {
-  return header(req, 'mcp-protocol-version') === MODERN_VERSION;
+  const v = header(req, 'mcp-protocol-version');
+  return v !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(v);
 }
 
 /** A header value with the `=?base64?...?=` sentinel decoded; undefined when malformed. */
@@ -147,6 +153,11 @@ export async function serveModern(
     res.writeHead(202).end();
     return;
   }
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== MODERN_VERSION) {
+    const data = { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
+    return refuse(res, m.id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, data);
+  }
   const mismatch = headerMismatch(req, m);
   if (mismatch) return refuse(res, m.id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
   // The header says modern: the envelope is then required (the session checks the rest).
@@ -164,7 +175,7 @@ export async function serveModern(
   }
 }
 
-function refuse(res: ServerResponse, id: unknown, code: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } });
+function refuse(res: ServerResponse, id: unknown, code: number, message: string, data?: unknown): void {
+  const body = JSON.stringify({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
   res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
 }

@@ -5,8 +5,8 @@
  * instructions (merged as for `initialize`) and the proxy's identity. A 2026-07-28 client
  * then goes on with per-request `_meta` and no `initialize`; a 2025 client never sends it.
  *
- * Capabilities the proxy does not serve to modern clients yet are left out: `listChanged`
- * and `subscribe` (no downstream `subscriptions/listen` yet), `logging`, and tasks.
+ * Capabilities the proxy does not serve to modern clients yet are left out: resource
+ * `subscribe` (listen relays list changes only), `logging`, and tasks.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
@@ -25,7 +25,8 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   await hub.waitReady(s.scope);
   const servers = hub.inScope(s.scope).filter((u) => u.isReady);
   const capabilities: Record<string, unknown> = {};
-  for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = {};
+  // listChanged: the proxy relays list changes on `subscriptions/listen` (listenSet.ts).
+  for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
   const instructions = s.single
     ? (s.single.initResult?.instructions as string | undefined)
     : servers

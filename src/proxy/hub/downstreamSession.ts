@@ -15,6 +15,7 @@ import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
 import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
+import { ListenSet } from './listenSet.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -41,6 +42,7 @@ export class DownstreamSession implements RoutingSession {
   private initialized = false;
   /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
   private modern?: Map<RequestId, string>;
+  private listens?: ListenSet;
   private readonly inflight = new Map<RequestId, InFlight>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
@@ -118,6 +120,7 @@ export class DownstreamSession implements RoutingSession {
    * that has received that list before the change (a list it has not read yet is not stale).
    */
   listChanged(kind: ListKind): void {
+    this.listens?.changed(kind);
     if (!this.initialized) return;
     this.pendingListChanged.add(kind);
     if (this.pendingListChanged.size > 1) return;
@@ -144,6 +147,8 @@ export class DownstreamSession implements RoutingSession {
   async close(drainMs = 0, reason?: string): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    // Open listens end with the session (and are not waited for by the drain below).
+    if (this.listens?.closeAll()) await new Promise(setImmediate);
     const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
     if (boundMs > 0 && this.unanswered.size > 0) {
       await new Promise<void>((resolve) => {
@@ -194,6 +199,10 @@ export class DownstreamSession implements RoutingSession {
         return this.reply(req.id, {});
       case 'server/discover':
         return answerDiscover(this.hub, this, req);
+      case 'subscriptions/listen':
+        if (!this.modern) return routeRequest(this.hub, this, req);
+        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel));
+        return this.listens.listen(req);
       default:
         return routeRequest(this.hub, this, req);
     }
@@ -204,6 +213,7 @@ export class DownstreamSession implements RoutingSession {
     if (n.method === 'notifications/initialized') return;
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId;
+      if (this.listens?.cancel(id)) return;
       const f = this.inflight.get(id);
       if (!f) {
         if (this.unanswered.has(id)) this.cancelledEarly.add(id);

@@ -13,6 +13,8 @@ import { MODERN_VERSION } from './discoverAnswer.js';
 
 const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+/** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
+const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 
 /** True for a request that carries the 2026-07-28 envelope, or opens with server/discover. */
@@ -35,6 +37,7 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
       data: { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
     };
   }
+  if (REMOVED.has(req.method)) return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_VERSION})` };
   const caps = meta?.[META_CLIENT_CAPABILITIES];
   if (!caps || typeof caps !== 'object') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required` };
   return undefined;
