@@ -15,13 +15,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function modernClient(servers: Record<string, unknown>, mode: 'auto' | { pin: string }) {
+async function modernClient(servers: Record<string, unknown>, mode: 'auto' | { pin: string }, capabilities: Record<string, unknown> = {}) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
     stderr: 'pipe',
   });
-  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode } });
+  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode }, capabilities });
   await client.connect(transport);
   const pid = transport.pid;
   cleanups.push(async () => {
@@ -66,5 +66,16 @@ describe('a 2026-07-28 client of the stdio aggregation', () => {
       .request({ method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } } as never)
       .catch((e: { code?: number; data?: unknown }) => e);
     expect((res as { code?: number }).code).toBe(-32022);
+  });
+
+  it("gets a 2026 server's input_required itself and its retry (inputResponses, requestState) reaches the server", async () => {
+    const client = await modernClient({ m: modernEntry('m') }, { pin: '2026-07-28' }, { elicitation: {} });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', async (r) => {
+      asked.push(String((r.params as { message: string }).message));
+      return { action: 'accept', content: { ok: true } };
+    });
+    expect(text(await client.callTool({ name: 'm__confirm', arguments: { what: 'go' } }))).toBe('go: first=true second=true');
+    expect(asked).toEqual(['Really go?', 'Sure about go?']);
   });
 });

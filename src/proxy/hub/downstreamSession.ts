@@ -16,6 +16,7 @@ import { routeRequest } from './routeRequest.js';
 import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
+import { isInputRequired, retryWithInput } from './inputRounds.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -277,7 +278,7 @@ export class DownstreamSession implements RoutingSession {
   }
 
   /** Forwards one request, routing its progress token and cancellation. */
-  async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs): Promise<void> {
+  async forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs = u.entry.timeoutMs, round = 0): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -296,6 +297,8 @@ export class DownstreamSession implements RoutingSession {
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;
     if ('error' in response) return this.fail(req.id, response.error);
+    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.
+    if (!this.modern && isInputRequired(response.result)) return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
     return this.reply(req.id, response.result);
   }
 

@@ -29,9 +29,10 @@ import { initRecordFromDiscover, isDiscoverResult, type Envelope } from './moder
 import { speakModern } from './modernWire.js';
 
 /**
- * What the proxy declares on every modern request: no client capability yet, since the
- * proxy does not relay `input_required` yet; a server that needs one answers -32021, which
- * reaches the client as is.
+ * The envelope of the discover probe. Later requests declare what the proxy declares in a
+ * 2025 `initialize` (the entry's clientCapabilities, none by default: a server that needs
+ * one answers -32021, which reaches the client as is); an `input_required` for them is
+ * turned into server-to-client requests for a 2025 client (hub/inputRounds.ts).
  */
 export const PROXY_ENVELOPE: Envelope = { clientInfo: CLIENT_INFO, clientCapabilities: {} };
 
@@ -104,7 +105,8 @@ async function modernHandshake(
 ): Promise<Record<string, unknown>> {
   const end = (opts.startedAt ?? Date.now()) + opts.timeoutMs;
   const left = () => Math.max(1, end - Date.now());
-  speakModern(built.transport, PROXY_ENVELOPE, opts.id);
+  // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize.
+  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities: opts.capabilities });
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);
   const discover = await withDeadline(peer.call('server/discover'), left(), `no answer to server/discover within ${opts.timeoutMs} ms`);
   if (!isDiscoverResult(discover)) throw new Error('the server/discover answer does not offer MCP 2026-07-28');
