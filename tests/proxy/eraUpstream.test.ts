@@ -5,7 +5,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { connectProxy, ensureBuilt, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
+import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHandle } from '../helpers/proxyCli.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_FIXTURE, modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { waitNoProcess } from '../helpers/processGone.js';
 
@@ -47,13 +48,14 @@ async function direct() {
 
 /** The same scenario through the proxy, names prefixed by the entry id. */
 async function through(h: ProxyHandle, id: string) {
-  const tools = (await h.client.listTools()).tools.filter((t) => t.name.startsWith(`${id}__`));
+  const prefix = id ? `${id}__` : '';
+  const tools = (await h.client.listTools()).tools.filter((t) => t.name.startsWith(prefix));
   return {
-    tools: tools.map((t) => ({ ...t, name: t.name.slice(id.length + 2) })),
-    echo: await h.client.callTool({ name: `${id}__echo`, arguments: { text: 'hi' } }),
-    add: await h.client.callTool({ name: `${id}__add`, arguments: { a: 2, b: 3 } }),
+    tools: tools.map((t) => ({ ...t, name: t.name.slice(prefix.length) })),
+    echo: await h.client.callTool({ name: `${prefix}echo`, arguments: { text: 'hi' } }),
+    add: await h.client.callTool({ name: `${prefix}add`, arguments: { a: 2, b: 3 } }),
     read: await h.client.readResource({ uri: 'fixture://hello' }),
-    prompt: await h.client.getPrompt({ name: `${id}__greet`, arguments: { who: 'Ada' } }),
+    prompt: await h.client.getPrompt({ name: `${prefix}greet`, arguments: { who: 'Ada' } }),
   };
 }
 
@@ -119,5 +121,36 @@ describe('a 2025-11-25 client reaches a 2026-07-28-only server through the proxy
       (e: Error) => e,
     );
     expect(err).toBeInstanceOf(Error);
+  });
+});
+
+describe('convert reaches a 2026-07-28-only server', () => {
+  it('serves it to a 2025 client as that one server (unprefixed, its instructions), input rounds included', async () => {
+    const want = core(await direct());
+    const remote = await startModernHttp('m');
+    cleanups.push(remote.stop);
+    const h = await connectProxy(['convert', remote.url, '--no-watchdog'], { elicitation: {} });
+    cleanups.push(() => h.close());
+    expect(h.client.getServerVersion()?.name).toBe('m');
+    expect(h.client.getInstructions()).toBe('m: echo and add things.');
+    expect(core(await through(h, ''))).toEqual(want);
+    // No clientCapabilities for a --url convert: the server is told none and says so.
+    const err = await h.client.callTool({ name: 'confirm', arguments: { what: 'x' } }).catch((e: { code?: number }) => e);
+    expect((err as { code?: number }).code).toBe(-32021);
+  });
+
+  it("a config entry with clientCapabilities relays the server's input requests; a 2025 server still gets the pipe", async () => {
+    const remote = await startModernHttp('m');
+    cleanups.push(remote.stop);
+    const old = await startHttpFixture('http', { name: 'old' });
+    cleanups.push(old.stop);
+    const config = { mcpServers: { m: { url: remote.url, clientCapabilities: { elicitation: true } }, old: { url: old.url } } };
+    const h = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'm', '--no-watchdog'], { elicitation: {} });
+    cleanups.push(() => h.close());
+    h.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ok: true } }));
+    expect(text(await h.client.callTool({ name: 'confirm', arguments: { what: 'y' } }))).toBe('y: first=true second=true');
+    const legacy = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'old', '--no-watchdog']);
+    cleanups.push(() => legacy.close());
+    expect(text(await legacy.client.callTool({ name: 'echo', arguments: { text: 'z' } }))).toContain('z');
   });
 });
