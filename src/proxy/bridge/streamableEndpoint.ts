@@ -17,6 +17,7 @@ import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionEntry, type SessionTable } from './sessionTable.js';
 import { StreamableSessionTransport } from './streamableSessionTransport.js';
+import { isModernHttpRequest, serveModern } from './modernEndpoint.js';
 
 export interface StreamableEndpointOptions {
   handler: McpSessionHandler;
@@ -92,6 +93,11 @@ export class StreamableEndpoint {
   async handle(req: IncomingMessage, res: ServerResponse, serverId: string | undefined, body: unknown): Promise<void> {
     const sessionId = headerValue(req, 'mcp-session-id');
     const post = req.method === 'POST' ? checkPost(req, body) : undefined;
+    // MCP 2026-07-28: stateless, one request per POST, no session (modernEndpoint.ts).
+    if (sessionId === undefined && isModernHttpRequest(req)) {
+      if (Array.isArray(post)) return refuse(res, post);
+      return serveModern(this.opts.handler, this.opts.logger, req, res, serverId, post?.messages ?? []);
+    }
     if (sessionId === undefined) {
       if (post === undefined || Array.isArray(post) || !isInitialize(post.messages[0])) {
         if (Array.isArray(post)) refuse(res, post);

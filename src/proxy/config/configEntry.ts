@@ -61,6 +61,8 @@ const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
   sse: 'sse',
   bridge: 'bridge',
 };
+/** An entry's `protocol`: the MCP era spoken to it (upstream/era/), "auto" probing. */
+const PROTOCOLS = ['2025-11-25', '2026-07-28', 'auto'] as const;
 export const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(', ')}`;
 
 // Loose objects: unknown fields (other clients' extensions) are kept and ignored, never rejected.
@@ -94,6 +96,7 @@ const entrySchema = z.looseObject(
     toolTimeouts: z.optional(msMap()),
     persistent: z.optional(bool()),
     clientCapabilities: z.optional(capabilityFlags()),
+    protocol: z.optional(z.enum(PROTOCOLS, { error: oneOf(PROTOCOLS) })),
   },
   { error: must('an object') },
 );
@@ -197,6 +200,7 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
     toolTimeouts,
     persistent: e.persistent ?? true,
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
+    ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
   };
 
   let entry: ServerEntry;

@@ -18,6 +18,8 @@ export interface EntryCommon {
   persistent: boolean;
   /** What the proxy declares to this server (the top-level default merged in); see clientCapabilities.ts. */
   clientCapabilities?: ClientCapabilityFlags;
+  /** Which MCP era to speak to this server; absent means "auto" (probe; upstream/era/). */
+  protocol?: '2025-11-25' | '2026-07-28' | 'auto';
 }
 
 /** A server started as a child process speaking MCP over stdio. */

@@ -5,31 +5,22 @@
  * rewritten.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JsonRpcPeer, type PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
+import { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost, SessionScope } from './sessionHost.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
+import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
+import { answerDiscover } from './discoverAnswer.js';
+import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
+import { ListenSet } from './listenSet.js';
+import { isInputRequired, retryWithInput } from './inputRounds.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
-
-interface InFlight {
-  upstream: Upstream;
-  handle?: PendingHandle;
-  startedAt: number;
-  cancelled?: boolean;
-}
-
-const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
-  'tools/list': { kind: 'tools', field: 'tools' },
-  'prompts/list': { kind: 'prompts', field: 'prompts' },
-  'resources/list': { kind: 'resources', field: 'resources' },
-  'resources/templates/list': { kind: 'templates', field: 'resourceTemplates' },
-};
 
 export class DownstreamSession implements RoutingSession {
   readonly peer: JsonRpcPeer;
@@ -39,6 +30,9 @@ export class DownstreamSession implements RoutingSession {
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
+  /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
+  private modern?: Map<RequestId, string>;
+  private listens?: ListenSet;
   private readonly inflight = new Map<RequestId, InFlight>();
   private pendingListChanged = new Set<ListKind>();
   /** The hub's list version this session last received, per kind (absent: never listed). */
@@ -116,6 +110,7 @@ export class DownstreamSession implements RoutingSession {
    * that has received that list before the change (a list it has not read yet is not stale).
    */
   listChanged(kind: ListKind): void {
+    this.listens?.changed(kind);
     if (!this.initialized) return;
     this.pendingListChanged.add(kind);
     if (this.pendingListChanged.size > 1) return;
@@ -142,6 +137,8 @@ export class DownstreamSession implements RoutingSession {
   async close(drainMs = 0, reason?: string): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    // Open listens end with the session (and are not waited for by the drain below).
+    if (this.listens?.closeAll()) await new Promise(setImmediate);
     const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
     if (boundMs > 0 && this.unanswered.size > 0) {
       await new Promise<void>((resolve) => {
@@ -175,6 +172,11 @@ export class DownstreamSession implements RoutingSession {
     this.lastActive = Date.now();
     // A request pipelined behind `initialize` is answered after it, as a server would.
     if (this.initializing && req.method !== 'initialize') await this.initializing;
+    if (!this.initialized && (this.modern || isModernRequest(req))) {
+      const bad = envelopeError(req);
+      if (bad) return this.fail(req.id, bad);
+      (this.modern ??= new Map()).set(req.id, req.method);
+    }
     const list = LIST_METHODS[req.method];
     if (list) {
       await this.hub.waitReady(this.scope);
@@ -188,6 +190,12 @@ export class DownstreamSession implements RoutingSession {
         return this.initialize(req);
       case 'ping':
         return this.reply(req.id, {});
+      case 'server/discover':
+        return answerDiscover(this.hub, this, req);
+      case 'subscriptions/listen':
+        if (!this.modern) return routeRequest(this.hub, this, req);
+        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel));
+        return this.listens.listen(req);
       default:
         return routeRequest(this.hub, this, req);
     }
@@ -198,6 +206,7 @@ export class DownstreamSession implements RoutingSession {
     if (n.method === 'notifications/initialized') return;
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId;
+      if (this.listens?.cancel(id)) return;
       const f = this.inflight.get(id);
       if (!f) {
         if (this.unanswered.has(id)) this.cancelledEarly.add(id);
@@ -255,6 +264,7 @@ export class DownstreamSession implements RoutingSession {
     params: Record<string, unknown>,
     timeoutMs = u.entry.timeoutMs,
     mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
+    round = 0,
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
@@ -277,16 +287,23 @@ export class DownstreamSession implements RoutingSession {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
+    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.
+    if (!this.modern && isInputRequired(response.result)) return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
   /** Answers `id` with `result`, unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    if (this.modern) {
+      result = modernResult(this.modern.get(id), result);
+      this.modern.delete(id);
+    }
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    this.modern?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }

@@ -53,6 +53,12 @@ export const ErrorCode = {
   QueueFull: -32003,
   /** MCP 2025-11-25: the request needs the URL elicitations in `error.data.elicitations` first (passed through unchanged). */
   UrlElicitationRequired: -32042,
+  /** 2026-07-28: the HTTP headers do not match the body, or a required one is missing. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability its `_meta` envelope did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the requested protocol version is not served (`data.supported` lists those that are). */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 /**

@@ -18,8 +18,12 @@ import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
+import { runModernConvert } from './convertModern.js';
 
 interface Target {
+  id: string;
+  protocol?: string;
+  clientCapabilities?: Record<string, boolean | undefined>;
   url: string;
   kind: 'auto' | 'http' | 'sse';
   headers: Record<string, string>;
@@ -33,7 +37,15 @@ function resolveTarget(opts: CliOptions): Target {
   const cliFilter: ToolFilter = { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) };
   const kind = (opts.transport ?? 'auto') as Target['kind'];
   if (opts.url)
-    return { url: opts.url, kind, headers: opts.headers, filter: cliFilter, pingIntervalMs: opts.pingIntervalMs, pingTimeoutMs: opts.pingTimeoutMs };
+    return {
+      id: 'remote',
+      url: opts.url,
+      kind,
+      headers: opts.headers,
+      filter: cliFilter,
+      pingIntervalMs: opts.pingIntervalMs,
+      pingTimeoutMs: opts.pingTimeoutMs,
+    };
   const config = loadCliConfig(opts);
   const remotes = config.servers.filter((s) => s.kind === 'remote');
   const entry = opts.name ? config.servers.find((s) => s.id === opts.name) : remotes.length === 1 ? remotes[0] : undefined;
@@ -42,6 +54,9 @@ function resolveTarget(opts: CliOptions): Target {
   }
   if (entry.kind !== 'remote') throw new UsageError(`server "${entry.id}" is not a remote (url) server`);
   return {
+    id: entry.id,
+    protocol: entry.protocol,
+    clientCapabilities: entry.clientCapabilities,
     url: entry.url,
     kind: opts.transport ? kind : entry.type === 'sse' ? 'sse' : entry.type === 'auto' ? 'auto' : 'http',
     headers: { ...entry.headers, ...opts.headers },
@@ -55,6 +70,9 @@ function resolveTarget(opts: CliOptions): Target {
 export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<number> {
   const target = resolveTarget(opts);
   logger.secrets.add([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
+  // A server that speaks only 2026-07-28 cannot be piped to: the hub serves it (convertModern.ts).
+  const modern = await runModernConvert(opts, target, logger);
+  if (modern !== undefined) return modern;
   const log = logger.child('convert');
   // One client and nothing else to serve: a request that needs a sign-in waits for it.
   const registry = new OAuthRegistry({ logger, waitForSignIn: true });

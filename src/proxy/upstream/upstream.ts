@@ -12,7 +12,7 @@ import { JsonRpcPeer, type PendingHandle, type RequestOptions } from '../jsonrpc
 import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
-import { handshake } from './upstreamHandshake.js';
+import { eraHandshake } from './era/eraConnect.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../../shared/status.js';
@@ -229,12 +229,8 @@ export class Upstream {
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    this.initResult = await handshake(peer, this.lists, {
-      id: this.id,
-      timeoutMs: this.entry.connectionTimeoutMs,
-      startedAt,
-      capabilities: declaredCapabilities(this.entry.clientCapabilities),
-    });
+    const opts = { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, startedAt, capabilities: declaredCapabilities(this.entry.clientCapabilities) };
+    this.initResult = await eraHandshake(peer, built, this.lists, this.entry, opts, this.log);
   }
 
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {

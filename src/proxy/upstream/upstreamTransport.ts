@@ -17,6 +17,7 @@ import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
 import type { RequestAuth } from '../oauth/oauthSettings.js';
+import { modernRemoteTransport } from './era/eraConnect.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -39,6 +40,8 @@ export interface BuiltTransport {
   child?: ChildProcessTransport;
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
+  /** Set when the server speaks 2026-07-28 (era/eraConnect.ts); absent for 2025-11-25. */
+  era?: 'modern';
 }
 
 /**
@@ -74,6 +77,8 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
     return { transport: child, child, kind: 'stdio' };
   }
   const headers = { ...entry.headers };
+  const modern = await modernRemoteTransport(entry, headers, hooks.logger);
+  if (modern) return modern;
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
   const auth = oauthFor(entry);
   if (entry.type === 'auto') {

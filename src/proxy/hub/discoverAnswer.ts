@@ -1,0 +1,43 @@
+/**
+ * The proxy's answer to `server/discover` (MCP 2026-07-28), for a session of any scope:
+ * once the servers in scope are settled, the versions the proxy serves, the capabilities
+ * those servers declare (merged: a kind is there when one server has it), their
+ * instructions (merged as for `initialize`) and the proxy's identity. A 2026-07-28 client
+ * then goes on with per-request `_meta` and no `initialize`; a 2025 client never sends it.
+ *
+ * Capabilities the proxy does not serve to modern clients yet are left out: resource
+ * `subscribe` (listen relays list changes only), `logging`, and tasks.
+ */
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
+import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { CLIENT_INFO } from '../upstream/upstream.js';
+import type { RoutingSession, SessionHost } from './sessionHost.js';
+
+export const MODERN_VERSION = '2026-07-28';
+const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+/** What a modern client may call `server/discover` with; the 2025 revisions are served through `initialize`. */
+const SERVED = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+
+const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
+
+/** `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are added by modernSession.ts. */
+export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
+  await hub.waitReady(s.scope);
+  const servers = hub.inScope(s.scope).filter((u) => u.isReady);
+  const capabilities: Record<string, unknown> = {};
+  // listChanged: the proxy relays list changes on `subscriptions/listen` (listenSet.ts).
+  for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
+  const instructions = s.single
+    ? (s.single.initResult?.instructions as string | undefined)
+    : servers
+        .filter((u) => typeof u.initResult?.instructions === 'string')
+        .map((u) => `## ${u.id}\n${String(u.initResult!.instructions)}`)
+        .join('\n\n');
+  const serverInfo = s.single ? (s.single.initResult?.serverInfo ?? CLIENT_INFO) : CLIENT_INFO;
+  return s.reply(req.id, {
+    supportedVersions: SERVED,
+    capabilities,
+    ...(instructions ? { instructions } : {}),
+    _meta: { [META_SERVER_INFO]: serverInfo },
+  });
+}

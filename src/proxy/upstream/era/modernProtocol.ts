@@ -1,0 +1,76 @@
+/**
+ * The vocabulary of MCP revision 2026-07-28 ("modern": no `initialize`, a per-request
+ * `_meta` envelope) as the proxy's upstream side needs it: the envelope it puts on each
+ * request, what counts as a modern error (the era-probe fallback rule), and the
+ * `initialize`-shaped record the rest of the proxy keeps for a server (from `server/discover`).
+ */
+import { ErrorCode, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
+
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+/** The era-defining error codes of 2026-07-28: such an error proves the server modern. */
+const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
+]);
+
+export function isModernError(err: RpcErrorObject | undefined): boolean {
+  return err !== undefined && MODERN_ERROR_CODES.has(err.code);
+}
+
+/** `data.supported` of an UnsupportedProtocolVersion error, when it has one. */
+export function supportedVersionsOf(err: RpcErrorObject): string[] {
+  const data = err.data as { supported?: unknown } | undefined;
+  return Array.isArray(data?.supported) ? data.supported.filter((v): v is string => typeof v === 'string') : [];
+}
+
+export interface Envelope {
+  clientInfo: { name: string; version: string };
+  /** The client capabilities declared on every request (2026-07-28 names, `{}` for none). */
+  clientCapabilities: Record<string, unknown>;
+}
+
+/**
+ * `params` with the per-request envelope merged into its `_meta`. Envelope keys a modern
+ * client already set (one being passed through) are kept: they describe that client.
+ */
+export function withEnvelope(params: Record<string, unknown> | undefined, env: Envelope): Record<string, unknown> {
+  const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+  if (typeof meta[META_PROTOCOL_VERSION] === 'string') return params!;
+  return {
+    ...params,
+    _meta: {
+      ...meta,
+      [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION,
+      [META_CLIENT_INFO]: env.clientInfo,
+      [META_CLIENT_CAPABILITIES]: env.clientCapabilities,
+    },
+  };
+}
+
+/** A `server/discover` result that names 2026-07-28 among its versions. */
+export function isDiscoverResult(r: Record<string, unknown> | undefined): boolean {
+  return Array.isArray(r?.supportedVersions) && (r.supportedVersions as unknown[]).includes(MODERN_PROTOCOL_VERSION);
+}
+
+/**
+ * The record the proxy keeps per server (its `initResult`), built from a DiscoverResult:
+ * the same fields an `initialize` result has, so status, aggregation and instructions work
+ * unchanged for a modern server.
+ */
+export function initRecordFromDiscover(d: Record<string, unknown>): Record<string, unknown> {
+  const meta = (d._meta as Record<string, unknown> | undefined) ?? {};
+  const out: Record<string, unknown> = {
+    protocolVersion: MODERN_PROTOCOL_VERSION,
+    capabilities: (d.capabilities as Record<string, unknown> | undefined) ?? {},
+    serverInfo: (meta[META_SERVER_INFO] as Record<string, unknown> | undefined) ?? { name: 'unknown', version: '0' },
+  };
+  if (typeof d.instructions === 'string') out.instructions = d.instructions;
+  return out;
+}

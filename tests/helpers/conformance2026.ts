@@ -1,0 +1,77 @@
+// Runs the MCP conformance suite 0.2.0-alpha.12 (node_modules/conformance-2026, Node 22) with
+// `--requirements 2026-07-28` against a URL, and reads its per-check results. The suite cannot
+// send an Authorization header, so `authForwarder` puts a loopback hop in front of the bridge
+// that adds the bridge token and changes nothing else.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './paths.js';
+import { node22 } from './node22.js';
+
+const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js');
+
+/** Check id -> status (SUCCESS, FAILURE, WARNING, ...), prefixed by the scenario directory's name. */
+export type Checks = Map<string, string>;
+
+export async function runConformance(url: string, timeoutMs = 120_000): Promise<Checks> {
+  const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
+  try {
+    await new Promise<void>((resolve) => {
+      execFile(node22(), [SUITE, 'server', '--url', url, '--requirements', '2026-07-28', '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () =>
+        resolve(),
+      );
+    });
+    const checks: Checks = new Map();
+    for (const dir of readdirSync(out)) {
+      const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
+      const file = join(out, dir, 'checks.json');
+      if (!existsSync(file)) continue;
+      for (const c of JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string }[]) checks.set(`${scenario}/${c.id}`, c.status);
+    }
+    return checks;
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+/** Scenario -> [passed, total] of its checks. */
+export function byScenario(checks: Checks): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  for (const [id, status] of checks) {
+    const s = id.slice(0, id.indexOf('/'));
+    const r = out.get(s) ?? [0, 0];
+    r[1]++;
+    if (status === 'SUCCESS') r[0]++;
+    out.set(s, r);
+  }
+  return out;
+}
+
+/** A loopback HTTP hop to `target` that adds `headers` to every request (streams both ways). */
+export async function authForwarder(target: string, headers: Record<string, string>): Promise<{ url: string; close: () => Promise<void> }> {
+  const t = new URL(target);
+  let self = '';
+  const server = http.createServer((req, res) => {
+    // Host and Origin naming this hop are rewritten to the target (the hop must be invisible
+    // to the target's DNS-rebinding checks); any other value passes unchanged.
+    const h: http.OutgoingHttpHeaders = { ...req.headers, ...headers };
+    if (req.headers.host === self) h.host = t.host;
+    if (req.headers.origin === `http://${self}`) h.origin = t.origin;
+    const up = http.request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: h }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.destroy());
+    res.on('close', () => up.destroy());
+    req.pipe(up);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  self = `127.0.0.1:${port}`;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}

@@ -1,0 +1,35 @@
+// The 2026-07-28 fixture (tests/fixtures/modernServer.mjs, SDK v2): as a stdio entry or a
+// running HTTP server on 127.0.0.1 port 0.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { FIXTURES } from './paths.js';
+
+export const MODERN_FIXTURE = join(FIXTURES, 'modernServer.mjs');
+
+/** A stdio config entry for the fixture; `legacy: 'serve'` makes it dual-era. */
+export function modernEntry(name: string, extra: Record<string, unknown> = {}, legacy: 'reject' | 'serve' = 'reject') {
+  return { command: process.execPath, args: [MODERN_FIXTURE, '--name', name, '--legacy', legacy], ...extra };
+}
+
+export async function startModernHttp(name: string, legacy: 'reject' | 'serve' = 'reject'): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [MODERN_FIXTURE, '--transport', 'http', '--name', name, '--legacy', legacy], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      const m = /listening (\d+)/.exec(buf);
+      if (m) resolve(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`modern fixture exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    pid: child.pid!,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+      }
+    },
+  };
+}
