@@ -5,11 +5,12 @@
  * modern JSON-RPC error (-32020/-32021/-32022), means modern; any other answer (a legacy
  * server's 400 "not initialized", 404, 405, a non-JSON body) means legacy, and the caller
  * goes on with `initialize` as before. Like the transport probe (transportProbe.ts) it runs
- * once per start, bounded in time; a 401/403, a refused connection or no answer reject, so
- * the start fails at once with the reason.
+ * once per start, bounded in time; a refused connection or no answer reject, so the start
+ * fails at once with the reason. A 401/403 is answered 'legacy': the legacy path signs in
+ * (OAuth) or reports it.
  */
 import { splitCredentials } from '../sseClientUpstream.js';
-import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
+import { describeConnectError } from '../upstreamErrors.js';
 import type { Logger } from '../../common/logger.js';
 import type { RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
 import { isDiscoverResult, isModernError, MODERN_PROTOCOL_VERSION, supportedVersionsOf, withEnvelope, type Envelope } from './modernProtocol.js';
@@ -49,7 +50,12 @@ export async function probeHttpEra(url: string, headers: Record<string, string>,
       signal: ctrl.signal,
     });
     const text = (await res.text().catch(() => '')).slice(0, 64_000);
-    if (res.status === 401 || res.status === 403) throw httpStatusError(res.status, url, text.slice(0, 2_000));
+    // A server that wants credentials first: the legacy path (with its OAuth sign-in and its
+    // 401/403 reporting) takes over; a 2026-only server behind OAuth is not detected yet.
+    if (res.status === 401 || res.status === 403) {
+      opts.logger?.debug(`era probe: HTTP ${res.status}, left to the sign-in of the legacy path`);
+      return 'legacy';
+    }
     const reply = firstMessage(text, res.headers.get('content-type') ?? '');
     const error = reply?.error as RpcErrorObject | undefined;
     let era: Era = 'legacy';
