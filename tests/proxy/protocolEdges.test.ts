@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrameDecoder } from '../../src/proxy/stdio/framing.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { CliProcess, cleanup, configJson, sleep, tempDir, waitFor } from '../helpers/cliProcess.js';
+import { CliProcess, cleanup, configJson, INIT, INITIALIZED, sleep, tempDir, waitFor } from '../helpers/cliProcess.js';
 import { fixtureEntry, readState } from '../helpers/proxyCli.js';
 
 afterEach(async () => {
@@ -133,10 +133,14 @@ describe('stdio proxy: a cancel that arrives before its request was forwarded', 
   it('is not lost: the request, still waiting for its server to start, is never sent', async () => {
     const state = join(tempDir(), 'state.jsonl');
     const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx', ['--start-delay', '1500'], state) }), '--idle-timeout', '0']);
-    await p.initialize();
+    // The aggregate initialize waits for the server's first start, and what a client pipelines
+    // behind it waits too: the call and its cancel arrive while the server is still starting.
+    p.send(INIT);
+    p.send(INITIALIZED);
     p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
     p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } });
     p.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
+    expect((await p.reply(1, 10_000)).result.protocolVersion).toBeTruthy();
     expect((await p.reply(4, 10_000)).result.tools.length).toBeGreaterThan(0);
     // Had id 3 been forwarded, its result would come before this call's (same length, sent later).
     p.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
