@@ -11,28 +11,6 @@
 /** What a hidden value looks like on the page; sent back unchanged it means "keep the old value". */
 export const SECRET_MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
 
-/** One server entry as the panel may see it (secrets masked). */
-export interface EntryView {
-  id: string;
-  kind: 'stdio' | 'remote';
-  disabled: boolean;
-  /** stdio */
-  command?: string;
-  args?: string[];
-  /** Names in file order; values are {@link SECRET_MASK} unless the whole value is a `${VAR}` reference. */
-  env?: Record<string, string>;
-  cwd?: string;
-  /** remote: the url with its credentials redacted. */
-  url?: string;
-  headers?: Record<string, string>;
-  /** remote transport as written: `auto` (no type), `http`, `sse`, `bridge`. */
-  transport?: string;
-  /** Exact tool names the entry turns off (`tools.deny` entries without wildcards, `denyTools`). */
-  deniedTools: string[];
-  /** Whether the entry runs in the bridge (false: per agent session). */
-  persistent: boolean;
-}
-
 /** The user's config as the panel sees it. */
 export interface ConfigView {
   /** The file edited, absolute. */
@@ -54,6 +32,20 @@ export interface EntryDraft {
   headers?: Record<string, string>;
   /** `auto` (default: streamable HTTP with SSE fallback), `http`, `sse`. */
   transport?: string;
+}
+
+/**
+ * One server entry as the panel may see it: the form's fields, secrets masked (env values are
+ * {@link SECRET_MASK} unless the whole value is a `${VAR}` reference; the url has its
+ * credentials redacted; `transport` as written, `bridge` included), and what the form does not own.
+ */
+export interface EntryView extends EntryDraft {
+  id: string;
+  disabled: boolean;
+  /** Exact tool names the entry turns off (`tools.deny` entries without wildcards, `denyTools`). */
+  deniedTools: string[];
+  /** Whether the entry runs in the bridge (false: per agent session). */
+  persistent: boolean;
 }
 
 /** One change to the config, as the routes and the IPC receive it. */

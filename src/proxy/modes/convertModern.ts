@@ -9,8 +9,6 @@
  * the entry's `protocol` says; undefined means "not modern: use the pipe".
  */
 import { Hub } from '../hub/hub.js';
-import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
-import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import type { CliOptions } from '../cli/cliArgs.js';
 import { parseConfig } from '../config/config.js';
 import type { ToolFilter } from '../config/toolFilter.js';
@@ -18,6 +16,8 @@ import { errorText, type Logger } from '../common/logger.js';
 import { redactUrl } from '../config/redact.js';
 import { probeHttpEra } from '../upstream/era/httpEraProbe.js';
 import { PROXY_ENVELOPE } from '../upstream/era/eraConnect.js';
+import { PROBE_TIMEOUT_MS } from '../upstream/transportProbe.js';
+import { serveHubOverStdio } from './hubOverStdio.js';
 
 export interface ModernTarget {
   id: string;
@@ -29,8 +29,6 @@ export interface ModernTarget {
   /** The entry's clientCapabilities flags (a `--url` convert has none). */
   clientCapabilities?: Record<string, boolean | undefined>;
 }
-
-const PROBE_TIMEOUT_MS = 5_000;
 
 export async function runModernConvert(opts: CliOptions, target: ModernTarget, logger: Logger): Promise<number | undefined> {
   if (target.kind === 'sse' || target.protocol === '2025-11-25') return undefined;
@@ -53,17 +51,5 @@ export async function runModernConvert(opts: CliOptions, target: ModernTarget, l
   );
   config.servers[0]!.toolFilter = target.filter;
   const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
-  const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
-  const lifecycle = installLifecycle({
-    logger,
-    ...lifecycleFlags(opts),
-    stop: async () => {
-      await session.close();
-      await hub.stop();
-    },
-  });
-  const session = hub.connect(transport, { serverId: target.id }, () => void lifecycle.shutdown('client closed the connection'));
-  hub.start().catch((err) => logger.error(`start failed: ${errorText(err)}`));
-  await session.start();
-  return lifecycle.done;
+  return serveHubOverStdio(hub, opts, logger, { serverId: target.id });
 }
