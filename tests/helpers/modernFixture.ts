@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { FIXTURES } from './paths.js';
+import { listeningPort } from './listeningPort.js';
 
 export const MODERN_FIXTURE = join(FIXTURES, 'modernServer.mjs');
 
@@ -13,15 +14,7 @@ export function modernEntry(name: string, extra: Record<string, unknown> = {}, l
 
 export async function startModernHttp(name: string, legacy: 'reject' | 'serve' = 'reject'): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [MODERN_FIXTURE, '--transport', 'http', '--name', name, '--legacy', legacy], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`modern fixture exited with ${code}`)));
-  });
+  const port = await listeningPort(child, 'modern fixture');
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     pid: child.pid!,

@@ -10,6 +10,7 @@ import { isAlive } from '../../src/proxy/process/processTree.js';
 import { CLI, FIXTURES, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
 import { waitNoProcess } from './processGone.js';
+import { listeningPort } from './listeningPort.js';
 
 export { CLI, ROOT } from './paths.js';
 export { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY } from './paths.js';
@@ -86,15 +87,7 @@ export async function startHttpFixture(
     [FIXTURE, '--transport', kind, '--port', String(opts.port ?? 0), '--name', opts.name ?? kind, ...(opts.stateFile ? ['--state-file', opts.stateFile] : [])],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`fixture exited with ${code}`)));
-  });
+  const port = await listeningPort(child, 'fixture');
   const url = `http://127.0.0.1:${port}/${kind === 'http' ? 'mcp' : 'sse'}`;
   return {
     child,

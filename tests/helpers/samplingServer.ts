@@ -3,6 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { FIXTURES } from './paths.js';
+import { listeningPort } from './listeningPort.js';
 
 export interface SamplingServer {
   child: ChildProcess;
@@ -13,15 +14,7 @@ export interface SamplingServer {
 
 export async function startSamplingServer(): Promise<SamplingServer> {
   const child = spawn(process.execPath, [join(FIXTURES, 'samplingHttpServer.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    let buf = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString();
-      const m = /listening (\d+)/.exec(buf);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`sampling server exited with ${code}`)));
-  });
+  const port = await listeningPort(child, 'sampling server');
   return {
     child,
     url: `http://127.0.0.1:${port}/mcp`,

@@ -251,3 +251,13 @@ export async function cleanupPaths(): Promise<void> {
     if (c.pid) await waitNoProcess(c.pid, 8000);
   }
 }
+
+/** Runs `transcript` on a direct connection to `spec` (the baseline every path is compared with), then closes it. */
+export async function directTranscript<T>(spec: ServerSpec, transcript: (e: Endpoint) => Promise<T>): Promise<T> {
+  const direct = await paths(spec)[0][1]();
+  try {
+    return await transcript(direct);
+  } finally {
+    await direct.close();
+  }
+}

@@ -47,6 +47,7 @@ export { waitFor };
 
 /** "Gone" for the runtime tests: not running (ESRCH, or a zombie: orphans are adopted by pid 1, which in this sandbox never reaps). */
 export { notRunning, waitAllNotRunning } from '../helpers/processGone.js';
+import { notRunning, waitAllNotRunning } from '../helpers/processGone.js';
 
 /** SIGKILLs a pid (and its group) if it still runs: test cleanup after a failure. */
 export function killQuietly(pid: number | undefined): void {
@@ -65,4 +66,20 @@ export function memoryLogger() {
   const lines: string[] = [];
   const at = (level: string) => (m: string) => void lines.push(`${level} ${m}`);
   return { lines, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+}
+
+/**
+ * The runtime tests' afterEach: stops `runtimes` (2 s deadline each), SIGKILLs what still runs
+ * of `pids`, removes the temp folders and empties both collections. Returns the pids still
+ * running 3 s later (the caller asserts none).
+ */
+export async function cleanupRuntimes(runtimes: { stop(o: { deadlineMs: number }): Promise<unknown> }[], pids: number[] | Set<number>): Promise<number[]> {
+  for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
+  const list = [...pids];
+  if (Array.isArray(pids)) pids.length = 0;
+  else pids.clear();
+  for (const p of list) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning(list, 3000);
+  removeTempDirs();
+  return left;
 }

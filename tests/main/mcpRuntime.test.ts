@@ -7,13 +7,12 @@ import { join } from 'node:path';
 import { McpRuntime, type StartupProgress } from '../../src/main/runtime/mcpRuntime.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import {
+  cleanupRuntimes,
   ensureCli,
   everythingEntry,
   notRunning,
-  killQuietly,
   memoryEntry,
   memoryLogger,
-  removeTempDirs,
   stubbornEntry,
   tempDir,
   waitFor,
@@ -30,10 +29,7 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of spawned) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning(spawned.splice(0), 3000);
-  removeTempDirs();
+  const left = await cleanupRuntimes(runtimes, spawned);
   expect(left).toEqual([]);
 });
 

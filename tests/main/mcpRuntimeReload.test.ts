@@ -7,19 +7,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { viewOf } from '../../src/main/config/userConfig.js';
-import {
-  ensureCli,
-  everythingEntry,
-  notRunning,
-  killQuietly,
-  memoryEntry,
-  memoryLogger,
-  removeTempDirs,
-  tempDir,
-  waitFor,
-  waitAllNotRunning,
-  writeConfig,
-} from './mainHarness.js';
+import { cleanupRuntimes, ensureCli, everythingEntry, memoryEntry, memoryLogger, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
 
 let cli: string;
 const runtimes: McpRuntime[] = [];
@@ -30,11 +18,7 @@ beforeAll(() => {
 });
 
 afterEach(async () => {
-  for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of pids) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning([...pids], 3000);
-  pids.clear();
-  removeTempDirs();
+  const left = await cleanupRuntimes(runtimes, pids);
   expect(left).toEqual([]);
 });
 

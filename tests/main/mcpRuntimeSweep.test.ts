@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
-import { ensureCli, notRunning, killQuietly, memoryLogger, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
+import { cleanupRuntimes, ensureCli, notRunning, memoryLogger, tempDir, waitFor, writeConfig } from './mainHarness.js';
 import { startTimeOf } from '../helpers/procTree.js';
 
 const spawned: number[] = [];
@@ -14,10 +14,7 @@ const runtimes: McpRuntime[] = [];
 const savedDir = process.env.QIMING_MCP_RUNTIME_DIR;
 
 afterEach(async () => {
-  for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
-  for (const p of spawned) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning(spawned.splice(0), 3000);
-  removeTempDirs();
+  const left = await cleanupRuntimes(runtimes, spawned);
   if (savedDir === undefined) delete process.env.QIMING_MCP_RUNTIME_DIR;
   else process.env.QIMING_MCP_RUNTIME_DIR = savedDir;
   expect(left).toEqual([]);

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
-import { cleanupPaths, paths, taskServer, type Endpoint } from '../helpers/taskPaths.js';
+import { cleanupPaths, paths, taskServer, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 
@@ -82,12 +82,7 @@ let expected: unknown;
 
 beforeAll(async () => {
   ensureBuilt();
-  const direct = await paths(taskServer)[0][1]();
-  try {
-    expected = await transcript(direct);
-  } finally {
-    await direct.close();
-  }
+  expected = await directTranscript(taskServer, transcript);
 }, 60_000);
 
 afterAll(() => cleanupPaths(), 30_000);

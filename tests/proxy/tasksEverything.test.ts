@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { ensureBuilt } from '../helpers/proxyCli.js';
-import { cleanupPaths, everythingServer, paths, type Endpoint } from '../helpers/taskPaths.js';
+import { cleanupPaths, everythingServer, paths, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
 
 const NEW_TOOLS = ['trigger-url-elicitation', 'trigger-sampling-request-async', 'trigger-elicitation-request-async'];
 
@@ -40,12 +40,7 @@ let expected: Record<string, unknown>;
 
 beforeAll(async () => {
   ensureBuilt();
-  const direct = await paths(everythingServer)[0][1]();
-  try {
-    expected = await transcript(direct);
-  } finally {
-    await direct.close();
-  }
+  expected = await directTranscript(everythingServer, transcript);
 }, 60_000);
 
 afterAll(() => cleanupPaths(), 30_000);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
-import { cleanupPaths, fullClient, paths, taskServer, type Endpoint } from '../helpers/taskPaths.js';
+import { cleanupPaths, fullClient, paths, taskServer, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
 import { startBridge } from '../helpers/bridgeProcess.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
@@ -29,12 +29,7 @@ let expected: unknown;
 
 beforeAll(async () => {
   ensureBuilt();
-  const direct = await paths(taskServer)[0][1]();
-  try {
-    expected = await transcript(direct);
-  } finally {
-    await direct.close();
-  }
+  expected = await directTranscript(taskServer, transcript);
 }, 60_000);
 
 afterAll(() => cleanupPaths(), 30_000);
