@@ -27,3 +27,4 @@ export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './p
 export { LOGIN_PATH_ENV } from './common/envNames.js';
 export { defaultMcpConfig, ensureConfigFile, CONFIG_FILE_NAME, RUNTIME_VAR_NAMES, SERVER_FILES } from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
+export { writeAtomic } from './common/writeAtomic.js';

@@ -4,7 +4,8 @@
  * server), and the filter applied to a session's server plan before `acpMcpServers`.
  * Written atomically (temp file and rename), like the MCP config.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeAtomic } from '../../proxy/index.js';
 import type { AgentSelection, AgentSelectionView } from '../../shared/configContract.js';
 
 /** The ACP agents the app knows how to start (acpEngine.ts); the settings may name more. */
@@ -65,10 +66,8 @@ export class AgentSelectionStore {
     const selection = this.selection();
     if (ids === null) delete selection[agent];
     else selection[agent] = [...new Set(ids)];
-    const tmp = `${this.path}.${process.pid}.tmp`;
     try {
-      writeFileSync(tmp, `${JSON.stringify({ agents: selection }, null, 2)}\n`, { mode: 0o600 });
-      renameSync(tmp, this.path);
+      writeAtomic(this.path, `${JSON.stringify({ agents: selection }, null, 2)}\n`, 0o600);
     } catch (err) {
       return { ok: false, error: `cannot save ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
     }

@@ -6,8 +6,9 @@
  * says so. `safe` is Electron's safeStorage in the app, a fake in tests.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeAtomic } from '../../proxy/index.js';
 import type { RuntimeLogger } from '../logs/runtimeLogger.js';
 
 /** Where the bridge keeps sign-in tokens, and the variable that carries the store's key to it. */
@@ -32,8 +33,6 @@ export function oauthStoreKey(userDataDir: string, safe: SafeStorageLike, log: P
     // none yet, or unreadable (another user account's keychain): make a new one
   }
   const key = randomBytes(32).toString('base64');
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, safe.encryptString(key), { mode: 0o600 });
-  renameSync(tmp, file);
+  writeAtomic(file, safe.encryptString(key), 0o600);
   return key;
 }

@@ -15,17 +15,14 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { defaultMcpConfig, ensureConfigFile, RUNTIME_VAR_NAMES, SERVER_FILES } from '../config/defaultConfig.js';
 import type { Logger } from '../common/logger.js';
+import { appDataDir } from '../common/appDataDir.js';
 
 /** The app's folder name under appData in the dev tree (package.json `name`). */
 export const APP_DATA_NAME = 'qiming-mcp-runtime';
 
 /** Electron's `app.getPath('userData')` for {@link APP_DATA_NAME}, computed without Electron. */
 export function userDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
-  let appData: string;
-  if (platform === 'win32') appData = env.APPDATA || join(home, 'AppData', 'Roaming');
-  else if (platform === 'darwin') appData = join(home, 'Library', 'Application Support');
-  else appData = env.XDG_CONFIG_HOME || join(home, '.config');
-  return join(appData, APP_DATA_NAME);
+  return join(appDataDir(platform, env, home), APP_DATA_NAME);
 }
 
 /** The bundled servers' folder: `dist/servers` beside the CLI's `dist/proxy`. */

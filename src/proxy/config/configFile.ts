@@ -9,9 +9,8 @@
  * over the file: a reader sees the old text or the new one, never a half-written file.
  * Synchronous on purpose: two edits in one process can never interleave.
  */
-import { closeSync, fchmodSync, fsyncSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { writeAtomic } from '../common/writeAtomic.js';
 import { ConfigError } from './config.js';
 import { isPlainObject } from './configEntry.js';
 
@@ -66,30 +65,6 @@ export function readConfigDocument(path: string): ConfigDocument {
 /** The text `doc` is written as: its indent, a final newline. */
 export function serializeConfig(doc: unknown, indent: string): string {
   return `${JSON.stringify(doc, null, indent)}\n`;
-}
-
-/** Writes `text` to `path` through a temp file in the same folder and a rename. */
-function writeAtomic(path: string, text: string, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx', mode);
-  try {
-    fchmodSync(fd, mode); // the umask must not narrow the mode the file had
-    const bytes = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off);
-    fsyncSync(fd);
-  } catch (err) {
-    closeSync(fd);
-    unlinkSync(tmp);
-    throw err;
-  }
-  closeSync(fd);
-  try {
-    renameSync(tmp, path);
-  } catch (err) {
-    unlinkSync(tmp);
-    throw err;
-  }
 }
 
 /**

@@ -6,8 +6,9 @@
  * `SecretCodec` (the app's Electron safeStorage) may encrypt the contents; the default
  * stores JSON as is, which the file modes protect.
  */
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { appDataDir } from '../common/appDataDir.js';
+import { writeAtomic } from '../common/writeAtomic.js';
 import { join } from 'node:path';
 import { OAUTH_DIR_ENV } from '../common/envNames.js';
 
@@ -46,11 +47,7 @@ export { OAUTH_DIR_ENV };
 /** `$QIMING_OAUTH_DIR`, else `qiming-mcp/oauth` in the user's config folder. */
 export function defaultOAuthDir(env: NodeJS.ProcessEnv = process.env, platform = process.platform): string {
   if (env[OAUTH_DIR_ENV]) return env[OAUTH_DIR_ENV]!;
-  let base: string;
-  if (platform === 'win32') base = env.APPDATA ?? join(homedir(), 'AppData', 'Roaming');
-  else if (platform === 'darwin') base = join(homedir(), 'Library', 'Application Support');
-  else base = env.XDG_CONFIG_HOME || join(homedir(), '.config');
-  return join(base, 'qiming-mcp', 'oauth');
+  return join(appDataDir(platform, env), 'qiming-mcp', 'oauth');
 }
 
 /** The resource URL a record is filed under: no query, no fragment, no trailing slash. */
@@ -83,15 +80,7 @@ export class OAuthStore {
     const text = JSON.stringify({ ...record, savedAt: new Date().toISOString() });
     const data = this.codec ? this.codec.encode(text) : Buffer.from(text);
     const file = join(this.dir, fileName(record.issuer, record.resource));
-    const tmp = `${file}.${crypto().randomBytes(6).toString('hex')}.tmp`;
-    try {
-      writeFileSync(tmp, data, { mode: 0o600 });
-      chmodSync(tmp, 0o600);
-      renameSync(tmp, file);
-    } catch (err) {
-      rmSync(tmp, { force: true });
-      throw err;
-    }
+    writeAtomic(file, data, 0o600);
   }
 
   /** Forgets every record of this resource; the number removed. */
