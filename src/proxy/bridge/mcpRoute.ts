@@ -28,4 +28,6 @@ export interface McpSessionHandler {
    * of existing sessions still go through).
    */
   routeState(serverId: string | undefined): 'ok' | 'unknown' | { notReady: string };
+  /** The input schema of a tool as the route lists it (for the 2026-07-28 `Mcp-Param-*` check). */
+  toolInputSchema?(serverId: string | undefined, name: string): unknown;
 }

@@ -2,8 +2,9 @@
  * The bridge's `/mcp/<id>` and `/mcp` for MCP 2026-07-28 clients: stateless Streamable HTTP.
  * A POST with no `Mcp-Session-Id` whose `MCP-Protocol-Version` header names 2026-07-28 is
  * one self-contained request: its headers are checked against its body (2026-07-28 "Server
- * Validation": `Mcp-Method`, `Mcp-Name` (Base64 sentinel decoded) and the protocol version,
- * else 400 with -32020 HeaderMismatch), then it is served by a session of its own (the same
+ * Validation": `Mcp-Method`, `Mcp-Name` (Base64 sentinel decoded), the protocol version and,
+ * on `tools/call`, the tool's `Mcp-Param-*` headers (paramHeaders.ts), else 400 with -32020
+ * HeaderMismatch), then it is served by a session of its own (the same
  * DownstreamSession the other routes use, which is modern for a request with the envelope)
  * that ends with the answer. The answer is one JSON body, or an SSE stream when a related
  * notification (progress, log) goes out first; the HTTP status follows the error code as the
@@ -17,6 +18,7 @@ import { errorText, type Logger } from '../common/logger.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { sendJsonRpcError } from './body.js';
 import type { McpSessionHandler } from './mcpRoute.js';
+import { paramHeaderMismatch } from './paramHeaders.js';
 import { admitRoute } from './sessionTable.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 
@@ -158,10 +160,13 @@ export async function serveModern(
     const data = { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
     return refuse(res, m.id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, data);
   }
-  const mismatch = headerMismatch(req, m);
+  const params = (m.params as Wire | undefined) ?? {};
+  const mismatch =
+    headerMismatch(req, m) ??
+    (m.method === 'tools/call' ? paramHeaderMismatch(req.headers, handler.toolInputSchema?.(serverId, String(params.name)), params.arguments) : undefined);
   if (mismatch) return refuse(res, m.id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
   // The header says modern: the envelope is then required (the session checks the rest).
-  const meta = ((m.params as Wire | undefined)?._meta as Wire | undefined) ?? {};
+  const meta = (params._meta as Wire | undefined) ?? {};
   if (meta['io.modelcontextprotocol/protocolVersion'] === undefined) {
     return refuse(res, m.id, ErrorCode.InvalidParams, 'Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required');
   }
