@@ -102,7 +102,8 @@ export class DownstreamSession implements RoutingSession {
   }
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
-    if (!this.closed && this.initialized) void this.peer.notify(method, params, relatedRequestId);
+    // A 2026-07-28 client (no initialize) hears only the progress of its own requests.
+    if (!this.closed && (this.initialized || (this.modern && method === 'notifications/progress'))) void this.peer.notify(method, params, relatedRequestId);
   }
 
   /**
@@ -285,6 +286,9 @@ export class DownstreamSession implements RoutingSession {
     if (f.cancelled || this.closed) return;
     if ('error' in response) {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
+      // 2026-07-28 answers an unknown resource with -32602 where 2025-11-25 had -32002.
+      if (this.modern && req.method === 'resources/read' && response.error.code === -32002)
+        return this.fail(req.id, { ...response.error, code: ErrorCode.InvalidParams });
       return this.fail(req.id, response.error);
     }
     // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.

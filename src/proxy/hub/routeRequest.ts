@@ -80,7 +80,7 @@ async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest
   const uri = String(req.params?.uri ?? '');
   if (!s.single) await hub.waitReady(s.scope);
   const u = hub.resourceOwner(uri, s.scope);
-  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}` });
+  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}`, data: { uri } });
   if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
     const res = await (req.method === 'resources/subscribe' ? hub.subscribe(u, uri, s, req.params) : hub.unsubscribe(u, uri, s));
     return 'error' in res ? s.fail(req.id, res.error) : s.reply(req.id, res.result);
