@@ -15,7 +15,8 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 /** Check id -> status (SUCCESS, FAILURE, WARNING, ...), prefixed by the scenario directory's name. */
 export type Checks = Map<string, string>;
 
-export async function runConformance(url: string, timeoutMs = 120_000): Promise<Checks> {
+/** Runs the suite against `url`; `messages`, when given, gets each check's error message. */
+export async function runConformance(url: string, timeoutMs = 120_000, messages?: Map<string, string>): Promise<Checks> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
   try {
     await new Promise<void>((resolve) => {
@@ -28,7 +29,13 @@ export async function runConformance(url: string, timeoutMs = 120_000): Promise<
       const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
       const file = join(out, dir, 'checks.json');
       if (!existsSync(file)) continue;
-      for (const c of JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string }[]) checks.set(`${scenario}/${c.id}`, c.status);
+      for (const c of JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[]) {
+        // A scenario may emit one id more than once (one per case): each keeps its own row.
+        let id = `${scenario}/${c.id}`;
+        for (let n = 2; checks.has(id); n++) id = `${scenario}/${c.id}#${n}`;
+        checks.set(id, c.status);
+        if (c.errorMessage) messages?.set(id, c.errorMessage);
+      }
     }
     return checks;
   } finally {
