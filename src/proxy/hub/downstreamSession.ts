@@ -15,7 +15,7 @@ import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
+import { envelopeError, isModernRequest, modernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
 
@@ -177,6 +177,7 @@ export class DownstreamSession implements RoutingSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
+      req = modernRequest(req);
     }
     const list = LIST_METHODS[req.method];
     if (list) {

@@ -43,6 +43,18 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   return undefined;
 }
 
+/**
+ * A modern request as the hub routes it: 2026-07-28 has no task augmentation, so a legacy
+ * `task` param on `tools/call` is ignored (SEP-2663), never passed on to a 2025 server as a
+ * task request.
+ */
+export function modernRequest(req: RpcRequest): RpcRequest {
+  if (req.method !== 'tools/call' || req.params?.task === undefined) return req;
+  const params = { ...req.params };
+  delete params.task;
+  return { ...req, params };
+}
+
 /** A result as a 2026-07-28 client expects it. */
 export function modernResult(method: string | undefined, result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: 'complete', ...result };
