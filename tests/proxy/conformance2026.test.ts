@@ -6,10 +6,10 @@
 //   suite finds its names);
 // - bridge /mcp/old: tests/fixtures/conformanceServer.mjs (SDK v1, 2025-11-25) behind a second
 //   bridge: the same names, implemented the 2025 way (mid-call elicitation, sampling, roots).
-// Every check that passes direct must pass through /mcp/m and /mcp. Through /mcp/old every
-// check that passes direct must pass too, except those listed in OLD_NEEDS_TRANSLATION (the
-// 2026 client -> 2025 server input translation, being built on main) and OLD_NOT_SERVED (what
-// a 2025 server cannot give, with the reason). The table it prints is docs/CONFORMANCE-2026.md
+// Every check that passes direct must pass through /mcp/m and /mcp, except the tasks extension
+// the bridge does not pass on yet (BRIDGE_TASKS_GAP). Through /mcp/old every check that passes
+// direct must pass too, except those in OLD_NEEDS_TRANSLATION (the 2026 client -> 2025 server
+// input translation, being built on main) and the tasks ones (the 2025 fixture has no tasks). The table it prints is docs/CONFORMANCE-2026.md
 // (QIMING_CONFORMANCE2026_TABLE=<file> writes it, with every failing check's message).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,16 +50,47 @@ const OLD_NEEDS_TRANSLATION = [
   'input-required-result-request-state/sep-2322-request-state-complete',
   'input-required-result-result-type/sep-2322-result-type-included',
   'input-required-result-tampered-state/sep-2322-reject-tampered-state',
-  'input-required-result-validate-input/sep-2322-validate-input-responses',
   'server-stateless/sep-2575-server-rejects-undeclared-capability',
   'server-stateless/sep-2575-missing-capability-http-400',
   'server-stateless/sep-2575-http-server-no-independent-requests-on-stream',
 ];
 
-/** Checks a 2025-11-25 server behind the bridge cannot pass, and why (docs/CONFORMANCE-2026.md). */
-const OLD_NOT_SERVED: Record<string, string> = {};
+/**
+ * Checks the 2026 server passes direct that the bridge does not pass on to a 2026 client yet
+ * (/mcp/m and /mcp alike): the tasks extension (io.modelcontextprotocol/tasks). The bridge's
+ * discover answer drops the server's `capabilities.extensions`; `tasks/get` and `tasks/cancel`
+ * go to the proxy's own 2025-11-25 task table, which does not know a task a 2026 server created
+ * (-32602 "Task not found"); `tasks/update` is unknown in aggregate scope (-32601).
+ */
+const BRIDGE_TASKS_GAP = [
+  'tasks-capability-negotiation/tasks-extension-advertised',
+  'tasks-capability-negotiation/sep-2663-tasks-methods-non-declaring',
+  'tasks-dispatch-and-envelope/tasks-result-type-complete-on-non-task-responses',
+  'tasks-dispatch-and-envelope/sep-2663-durable-create-strong-consistency',
+  'tasks-lifecycle/sep-2663-tasks-get-status-working',
+  'tasks-lifecycle/sep-2663-tasks-get-status-completed',
+  'tasks-lifecycle/sep-2663-tool-error-uses-completed-status',
+  'tasks-lifecycle/sep-2663-tasks-get-status-failed',
+  'tasks-lifecycle/sep-2663-cancel-ack-empty-result',
+  'tasks-lifecycle/tasks-cancel-terminal-idempotent-ack',
+  'tasks-mrtr-composition/sep-2663-mrtr-synchronous-before-task-creation',
+  'tasks-mrtr-input/sep-2663-tasks-get-status-input-required',
+  'tasks-mrtr-input/tasks-mrtr-tasks-update-resumes',
+  'tasks-mrtr-input/tasks-mrtr-partial-fulfillment',
+  'tasks-request-headers/sep-2663-routing-headers-accepted-on-tasks-get',
+  'tasks-request-state-removal/tasks-get-detailed-no-request-state',
+  'tasks-wire-fields/tasks-no-early-ttl-expiry',
+  'tasks-wire-fields/tasks-no-related-task-meta-on-inlined-result',
+];
 
-const passed = (c: Checks) => [...c].filter(([, v]) => v === 'SUCCESS').map(([k]) => k);
+/**
+ * The 2025 fixture has no tasks (its task tools would be 2025-11-25 task-augmented calls, and
+ * the mapping between those and the tasks extension is not built): through /mcp/old every
+ * tasks-* check but those on a plain tool (greet) fails.
+ */
+const oldHasNoTasks = (id: string): boolean => id.startsWith('tasks-');
+
+const passed = (c: Checks): string[] => [...c].filter(([, v]) => v === 'SUCCESS').map(([k]) => k);
 
 describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
   it('passes through the bridge every check the 2026 server passes direct, and in front of the 2025 server what it can', async () => {
@@ -70,7 +101,6 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
       return [name, await runConformance(url, 60_000, m)] as [string, Checks];
     };
     const direct = await startModernHttp('m', 'reject', MODERN_EVERYTHING);
-    const runs: [string, Checks][] = [await run('direct', direct.url).finally(() => direct.stop())];
     const modern = await startBridge({ config: { toolNaming: 'original', mcpServers: { m: modernEverythingEntry('m'), side: modernEntry('side') } } });
     const old = await startBridge({
       config: {
@@ -80,13 +110,17 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     });
     const fwModern = await authForwarder(modern.url, modern.auth);
     const fwOld = await authForwarder(old.url, old.auth);
+    let runs: [string, Checks][];
     try {
-      runs.push(await run('bridge /mcp/m', `${fwModern.url}/mcp/m`));
-      runs.push(await run('bridge /mcp', `${fwModern.url}/mcp`));
-      runs.push(await run('bridge /mcp/old', `${fwOld.url}/mcp/old`));
+      // The four runs at once: the tasks scenarios spend most of their time waiting.
+      runs = await Promise.all([
+        run('direct', direct.url),
+        run('bridge /mcp/m', `${fwModern.url}/mcp/m`),
+        run('bridge /mcp', `${fwModern.url}/mcp`),
+        run('bridge /mcp/old', `${fwOld.url}/mcp/old`),
+      ]);
     } finally {
-      await fwModern.close();
-      await fwOld.close();
+      await Promise.all([direct.stop(), fwModern.close(), fwOld.close()]);
     }
 
     const tables = runs.map(([, c]) => byScenario(c));
@@ -108,17 +142,22 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
 
     const [d, m, agg, o] = runs.map(([, c]) => c) as [Checks, Checks, Checks, Checks];
     const lostIn = (c: Checks, except: (id: string) => boolean = () => false) => passed(d).filter((k) => c.get(k) !== 'SUCCESS' && !except(k));
-    // The suite must have found the fixture's reference surface: most checks pass direct.
-    expect(passed(d).length).toBeGreaterThan(150);
-    expect(lostIn(m), 'passed direct, not through /mcp/m').toEqual([]);
-    expect(lostIn(agg), 'passed direct, not through /mcp').toEqual([]);
-    const pending = (id: string) => id in OLD_NOT_SERVED || (!INPUT_TRANSLATION && OLD_NEEDS_TRANSLATION.includes(id));
+    // The suite found the fixture's whole surface: every check passes direct but the suite's
+    // own INFO (server-sse-streams-functional) and SKIPPED (tasks-status-notifications).
+    expect(d.size - passed(d).length, 'checks not passed direct').toBe(2);
+    const tasksGap = (id: string) => BRIDGE_TASKS_GAP.includes(id);
+    expect(lostIn(m, tasksGap), 'passed direct, not through /mcp/m').toEqual([]);
+    expect(lostIn(agg, tasksGap), 'passed direct, not through /mcp').toEqual([]);
+    const pending = (id: string) => oldHasNoTasks(id) || (!INPUT_TRANSLATION && OLD_NEEDS_TRANSLATION.includes(id));
     expect(lostIn(o, pending), 'passed direct, not through /mcp/old').toEqual([]);
-    // Every listed check is one the 2026 server passes direct (the list names real checks).
-    expect([...OLD_NEEDS_TRANSLATION, ...Object.keys(OLD_NOT_SERVED)].filter((k) => d.get(k) !== 'SUCCESS')).toEqual([]);
-    if (!INPUT_TRANSLATION) {
-      const early = OLD_NEEDS_TRANSLATION.filter((k) => o.get(k) === 'SUCCESS');
-      if (early.length > 0) console.log('pass through /mcp/old before INPUT_TRANSLATION is set:', early);
-    }
+    // The plain tool of the tasks scenarios passes in front of the 2025 server too.
+    expect(o.get('tasks-lifecycle/tasks-sync-tool-call')).toBe('SUCCESS');
+    // Every listed check is one the 2026 server passes direct (the lists name real checks).
+    expect([...OLD_NEEDS_TRANSLATION, ...BRIDGE_TASKS_GAP].filter((k) => d.get(k) !== 'SUCCESS')).toEqual([]);
+    const early = [
+      ...OLD_NEEDS_TRANSLATION.filter((k) => !INPUT_TRANSLATION && o.get(k) === 'SUCCESS'),
+      ...BRIDGE_TASKS_GAP.filter((k) => m.get(k) === 'SUCCESS' || agg.get(k) === 'SUCCESS'),
+    ];
+    if (early.length > 0) console.log('listed as not passing yet, but passed (shorten the lists):', early);
   }, 120_000);
 });
