@@ -287,8 +287,11 @@ export class DownstreamSession implements RoutingSession {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
-    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.
-    if (!this.modern && isInputRequired(response.result)) return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
+    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call. A request
+    // that carries a 2026 client's envelope (a proxy of ours relaying it, as on the stream link)
+    // gets the input_required itself, for that client to answer.
+    if (!this.modern && isInputRequired(response.result) && !isModernRequest(req))
+      return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
