@@ -176,6 +176,8 @@ export class DownstreamSession implements RoutingSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
+      // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
+      await this.hub.waitReady(this.scope);
     }
     const list = LIST_METHODS[req.method];
     if (list) {
