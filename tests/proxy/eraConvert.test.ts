@@ -104,19 +104,21 @@ describe('convert of a 2026 server, 2026-07-28 client', () => {
     expect(text(await client.callTool({ name: 'roots', arguments: {} }))).toBe('file:///work');
   });
 
-  it('passes each input_required round unchanged (raw JSON-RPC, convert beside direct)', async () => {
+  it('passes each input_required round and the cache hints unchanged (raw JSON-RPC, convert beside direct)', async () => {
     const rounds = async (raw: RawLines) => {
       const meta = envelope({ elicitation: {} });
       const call = (extra: Record<string, unknown>) => raw.request('tools/call', { name: 'confirm', arguments: { what: 'go' }, _meta: meta, ...extra });
       const first = await call({});
       const second = await call({ inputResponses: { first: { action: 'accept', content: { ok: true } } }, requestState: first.result?.requestState });
       const last = await call({ inputResponses: { second: { action: 'accept', content: { ok: false } } }, requestState: second.result?.requestState });
-      return [first.result, second.result, last.result] as Record<string, unknown>[];
+      const read = await raw.request('resources/read', { uri: 'fixture://cached', _meta: meta });
+      return [first.result, second.result, last.result, read.result] as Record<string, unknown>[];
     };
     const direct = await rounds(new RawLines(node, [MODERN_FIXTURE, '--name', 'm']));
     const converted = await rounds(new RawLines(node, convertArgs(await modernRemote())));
     expect(direct[0]).toMatchObject({ resultType: 'input_required', requestState: 'round-1' });
     expect(converted).toEqual(direct);
     expect(text(converted[2])).toBe('go: first=true second=false');
+    expect(converted[3]).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
   });
 });

@@ -100,7 +100,7 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     expect(text(await chain.callTool({ name: 'm__roots', arguments: {} }))).toBe('file:///work');
   });
 
-  it('passes each input_required round unchanged, as the server sent it (raw JSON-RPC, chain beside direct)', async () => {
+  it('passes each input_required round and the cache hints unchanged, as the server sent them (raw JSON-RPC, chain beside direct)', async () => {
     const b = await bridge();
     const rounds = async (raw: RawLines, name: string) => {
       const meta = envelope({ elicitation: {} });
@@ -109,7 +109,9 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
       const first = await call({});
       const second = await call({ inputResponses: { first: { action: 'accept', content: { ok: true } } }, requestState: first.result?.requestState });
       const last = await call({ inputResponses: { second: { action: 'accept', content: { ok: true } } }, requestState: second.result?.requestState });
-      return [first.result, second.result, last.result] as Record<string, unknown>[];
+      // The server's own cache hints on a read (ttlMs 60000, public) pass through too.
+      const read = await raw.request('resources/read', { uri: 'fixture://cached', _meta: meta });
+      return [first.result, second.result, last.result, read.result] as Record<string, unknown>[];
     };
     const direct = await rounds(new RawLines(node, [MODERN_FIXTURE, '--name', 'm']), 'confirm');
     const chained = await rounds(new RawLines(node, chainArgs(b)), 'm__confirm');
@@ -117,6 +119,7 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     expect(direct[1]).toMatchObject({ resultType: 'input_required', requestState: 'round-2:true' });
     expect(chained).toEqual(direct);
     expect(text(chained[2])).toBe('go: first=true second=true');
+    expect(chained[3]).toMatchObject({ ttlMs: 60_000, cacheScope: 'public', resultType: 'complete' });
   });
 
   it('a 2025 client on the same chain is still asked by the bridge, as 2025 server-to-client requests', async () => {
