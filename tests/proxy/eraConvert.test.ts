@@ -40,13 +40,16 @@ const convertArgs = (url: string, ...extra: string[]) => [CLI, 'convert', url, '
 describe.each(['http', 'sse'] as const)('convert of a 2025 server over %s, 2026-07-28 client', (kind) => {
   it('gets discover and every tool, resource and prompt as direct', async () => {
     const want = await scenario(await stdioClient(node, [FIXTURE, '--name', 'old'], 'auto'), 'fixture://info');
-    const client = await stdioClient(node, convertArgs(await legacyRemote(kind), '--transport', kind));
+    const client = await stdioClient(node, convertArgs(await legacyRemote(kind), '--transport', kind), { pin: '2026-07-28' }, { sampling: {} });
     expect(client.getProtocolEra()).toBe('modern');
     const d = client.getDiscoverResult()!;
     expect(d.supportedVersions).toContain('2026-07-28');
     expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe('old');
     expect(d.capabilities.tools).toBeDefined();
     expect(await scenario(client, 'fixture://info')).toEqual(want);
+    // The server's mid-call sampling request: the hub holds the call and asks in input_required (heldCall.ts).
+    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'yes' } }));
+    expect(text(await client.callTool({ name: 'sample', arguments: { prompt: 'q' } }))).toBe('sampled: yes');
   });
 });
 

@@ -100,6 +100,17 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     expect(text(await chain.callTool({ name: 'm__roots', arguments: {} }))).toBe('file:///work');
   });
 
+  it("gets a 2025 server's mid-call request as the stdio proxy's input_required, when the link declares the capability", async () => {
+    const b = await bridge();
+    // The bridge routes a server's request to the link only for what the link declared (as for a 2025 client);
+    // the stdio proxy then holds the call (heldCall.ts) and asks its 2026 client in input_required.
+    const chain = await stdioClient(node, chainArgs(b, { clientCapabilities: { sampling: true } }), { pin: '2026-07-28' }, INPUT_CAPS);
+    answerInput(chain, []);
+    expect(text(await chain.callTool({ name: 'old__sample', arguments: { prompt: 'q' } }))).toBe('sampled: forty-two');
+    // The 2026 server behind the same link still answers input_required itself.
+    expect(text(await chain.callTool({ name: 'm__sample', arguments: { prompt: 'q' } }))).toBe('model said: forty-two');
+  });
+
   it('passes each input_required round and the cache hints unchanged, as the server sent them (raw JSON-RPC, chain beside direct)', async () => {
     const b = await bridge();
     const rounds = async (raw: RawLines, name: string) => {

@@ -9,7 +9,7 @@
  */
 import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
 import { HeldCall, type HeldHost, type HeldSession } from './heldCall.js';
 
 type Params = Record<string, unknown>;
@@ -17,9 +17,15 @@ type Params = Record<string, unknown>;
 /** The requests on which 2026-07-28 lets a server answer `input_required`. */
 export const HELD_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
-/** A server spoken to in 2025-11-25 (its requests to the client come mid-call). */
+/**
+ * A server spoken to in 2025-11-25 (its requests to the client come mid-call). Not our
+ * bridge's route to a 2026 server (marked in its `initialize` answer): the bridge passes that
+ * server's `input_required` through for a request with a 2026 envelope, and the retry's
+ * `requestState` is the server's.
+ */
 export function isLegacyUpstream(u: Upstream): boolean {
-  return u.initResult?.protocolVersion !== MODERN_PROTOCOL_VERSION;
+  const init = u.initResult;
+  return init?.protocolVersion !== MODERN_PROTOCOL_VERSION && (init?._meta as Params | undefined)?.[META_SERVER_PROTOCOL] !== MODERN_PROTOCOL_VERSION;
 }
 
 const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
