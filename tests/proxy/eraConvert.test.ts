@@ -77,6 +77,15 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
     expect(names).toContain('later');
   });
 
+  it('answers a lone 2026 request followed by the end of input (echo request | convert)', async () => {
+    const raw = new RawLines(node, convertArgs(await legacyRemote('http')));
+    const id = 'lone';
+    raw.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'z' }, _meta: envelope() } });
+    raw.child.stdin!.end();
+    const reply = await waitFor(() => raw.messages.find((m) => m.id === id), 15_000, `the answer (stderr: ${raw.stderr.slice(-400)})`);
+    expect(reply.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'z' }] });
+  });
+
   it('a 2025 client keeps the pipe: the server answers its initialize itself', async () => {
     const url = await legacyRemote('http');
     const h = await connectProxy(['convert', url, '--no-watchdog']);

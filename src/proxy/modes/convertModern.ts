@@ -85,7 +85,8 @@ class HandedOverTransport implements Transport {
     this.inner.onmessage = (m, extra) => this.onmessage?.(m, extra);
     this.inner.onerror = (e) => this.onerror?.(e);
     this.inner.onclose = () => this.onclose?.();
-    setImmediate(() => this.onmessage?.(this.first));
+    // Before any further input event (an end of input right behind that message included).
+    queueMicrotask(() => this.onmessage?.(this.first));
     return Promise.resolve();
   }
 
