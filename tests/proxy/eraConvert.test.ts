@@ -77,6 +77,16 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
     expect(names).toContain('later');
   });
 
+  it('applies the tool filters to a 2026 client as to a 2025 one', async () => {
+    const raw = new RawLines(node, convertArgs(await legacyRemote('http'), '--deny-tools', 'add_tool'));
+    const meta = envelope();
+    const names = (await raw.request('tools/list', { _meta: meta })).result.tools.map((t: { name: string }) => t.name);
+    expect(names).toContain('echo');
+    expect(names).not.toContain('add_tool');
+    const refused = await raw.request('tools/call', { name: 'add_tool', arguments: { id: 'x' }, _meta: meta });
+    expect(refused.error.message).toMatch(/not allowed/);
+  });
+
   it('answers a lone 2026 request followed by the end of input (echo request | convert)', async () => {
     const raw = new RawLines(node, convertArgs(await legacyRemote('http')));
     const id = 'lone';
