@@ -145,6 +145,31 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     expect(first.result.inputRequests[key!]).toEqual({ method: 'roots/list' });
     call(2, { inputResponses: { [key!]: { roots: [{ uri: 'file:///c' }] } }, requestState: first.result.requestState });
     expect(await next()).toMatchObject({ id: 2, result: { resultType: 'complete', content: [{ text: 'file:///c' }] } });
+
+    // Progress after a round goes to the retry's own token; cancelling the retry cancels the server's call.
+    const work = (id: number, token: string, extra: Json = {}) =>
+      child.stdin!.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'a__ask_then_work', arguments: { ms: 20_000 }, _meta: { ...ENVELOPE, progressToken: token }, ...extra },
+        }) + '\n',
+      );
+    work(3, 'first');
+    const asked = (await next()).result;
+    work(4, 'second', {
+      inputResponses: { [Object.keys(asked.inputRequests)[0]!]: { action: 'accept', content: { ok: true } } },
+      requestState: asked.requestState,
+    });
+    const progress = await next();
+    expect(progress).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'second' } });
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'user' } }) + '\n');
+    await new Promise((r) => setTimeout(r, 300));
+    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'a__outcome', arguments: {}, _meta: ENVELOPE } }) + '\n');
+    let outcome = await next();
+    while (outcome.id !== 5) outcome = await next();
+    expect(JSON.parse(outcome.result.content[0].text)).toMatchObject({ last: 'answered', cancelled: true });
   });
 
   it('gets the same results through the bridge /mcp/<id> and /mcp (stateless HTTP, a session per request)', async () => {

@@ -117,7 +117,8 @@ export class DownstreamSession implements HeldSession {
   }
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
-    if (!this.closed && this.initialized) void this.peer.notify(method, params, relatedRequestId);
+    // A 2026 client hears only what belongs to one of its requests (the rest comes on its listens).
+    if (!this.closed && (this.initialized || (this.modern && relatedRequestId !== undefined))) void this.peer.notify(method, params, relatedRequestId);
   }
 
   /** A list of `kind` changed: a 2026 client's listens hear of it, a 2025 client as listChangeNotices.ts decides. */
