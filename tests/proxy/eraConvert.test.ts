@@ -47,6 +47,9 @@ describe.each(['http', 'sse'] as const)('convert of a 2025 server over %s, 2026-
     expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe('old');
     expect(d.capabilities.tools).toBeDefined();
     expect(await scenario(client, 'fixture://info')).toEqual(want);
+    const progress: number[] = [];
+    await client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    expect(progress).toEqual([1, 2, 3]);
     // The server's mid-call sampling request: the hub holds the call and asks in input_required (heldCall.ts).
     client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'yes' } }));
     expect(text(await client.callTool({ name: 'sample', arguments: { prompt: 'q' } }))).toBe('sampled: yes');

@@ -64,6 +64,10 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     expect(await scenario(chain, 'fixture://hello', 'm__')).toEqual(wantModern);
     expect(await scenario(chain, 'fixture://info', 'old__')).toEqual(wantLegacy);
     expect((await chain.callTool({ name: 'm__add', arguments: { a: 2, b: 3 } })).structuredContent).toEqual({ sum: 5 });
+    const progress: number[] = [];
+    const slow = await chain.callTool({ name: 'old__slow', arguments: { ms: 100, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    expect(text(slow)).toBe('slept 100');
+    expect(progress).toEqual([1, 2, 3]);
     // discover: what the stdio aggregation of the same servers (no bridge) answers.
     const d = chain.getDiscoverResult()!;
     expect(d).toEqual(aggregation.getDiscoverResult());
