@@ -8,21 +8,24 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { RoutingSession, SessionHost, SessionScope } from './sessionHost.js';
+import type { SessionHost, SessionScope } from './sessionHost.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, isModernRequest, modernRequest, modernResult } from './modernSession.js';
+import { envelopeError, isModernRequest, modernError, modernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
+import { ListChangeNotices } from './listChangeNotices.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
+import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './heldForward.js';
+import type { HeldSession } from './heldCall.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
 
-export class DownstreamSession implements RoutingSession {
+export class DownstreamSession implements HeldSession {
   readonly peer: JsonRpcPeer;
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
@@ -34,9 +37,7 @@ export class DownstreamSession implements RoutingSession {
   private modern?: Map<RequestId, string>;
   private listens?: ListenSet;
   private readonly inflight = new Map<RequestId, InFlight>();
-  private pendingListChanged = new Set<ListKind>();
-  /** The hub's list version this session last received, per kind (absent: never listed). */
-  private readonly seen = new Map<ListKind, number>();
+  private readonly notices: ListChangeNotices;
   /** Requests being handled (including those waiting for readiness), by id, until answered. */
   private readonly unanswered = new Set<RequestId>();
   /** Requests cancelled before they were forwarded (still waiting for readiness): never sent. */
@@ -54,6 +55,7 @@ export class DownstreamSession implements RoutingSession {
   ) {
     this.peer = new JsonRpcPeer(transport);
     this.queue = new SessionQueueBound(hub.logger);
+    this.notices = new ListChangeNotices(hub.listVersion, (m) => this.notify(m));
     this.peer.onrequest = (req) => {
       // A second request under an id still in flight is refused, as a careful server does:
       // its answer and a cancel could not tell the two apart.
@@ -101,30 +103,28 @@ export class DownstreamSession implements RoutingSession {
     return this.relatedCallOn(u) !== undefined;
   }
 
-  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
-    // A 2026-07-28 client (no initialize) hears only the progress of its own requests.
-    if (!this.closed && (this.initialized || (this.modern && method === 'notifications/progress'))) void this.peer.notify(method, params, relatedRequestId);
+  /** A 2026-07-28 client: never sent server-to-client requests (its calls to 2025 servers are held: heldCall.ts). */
+  get isModern(): boolean {
+    return this.modern !== undefined;
   }
 
-  /**
-   * Coalesces list changes into one notification per kind per tick, sent only to a session
-   * that has received that list before the change (a list it has not read yet is not stale).
-   */
+  track(id: RequestId, f: InFlight): void {
+    this.inflight.set(id, f);
+  }
+
+  untrack(id: RequestId): void {
+    this.inflight.delete(id);
+  }
+
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
+    // A 2026 client hears only what belongs to one of its requests (the rest comes on its listens).
+    if (!this.closed && (this.initialized || (this.modern && relatedRequestId !== undefined))) void this.peer.notify(method, params, relatedRequestId);
+  }
+
+  /** A list of `kind` changed: a 2026 client's listens hear of it, a 2025 client as listChangeNotices.ts decides. */
   listChanged(kind: ListKind): void {
     this.listens?.changed(kind);
-    if (!this.initialized) return;
-    this.pendingListChanged.add(kind);
-    if (this.pendingListChanged.size > 1) return;
-    setImmediate(() => {
-      const kinds = [...this.pendingListChanged];
-      this.pendingListChanged.clear();
-      for (const k of kinds) {
-        const seen = this.seen.get(k);
-        if (seen === undefined || seen >= this.hub.listVersion[k]) continue;
-        this.seen.set(k, this.hub.listVersion[k]);
-        this.notify(`notifications/${k}/list_changed`);
-      }
-    });
+    if (this.initialized) this.notices.changed(kind);
   }
 
   /**
@@ -178,12 +178,14 @@ export class DownstreamSession implements RoutingSession {
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
       req = modernRequest(req);
+      // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
+      await this.hub.waitReady(this.scope);
     }
     const list = LIST_METHODS[req.method];
     if (list) {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
-      this.seen.set(kind, this.hub.listVersion[kind]);
+      this.notices.listed(kind);
       const meta = this.single?.lists.meta[list.kind];
       return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope), ...(meta === undefined ? {} : { _meta: meta }) });
     }
@@ -270,6 +272,8 @@ export class DownstreamSession implements RoutingSession {
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
+    // A 2026 client calling a 2025 server: the call is held across its input rounds.
+    if (this.modern && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
@@ -287,13 +291,13 @@ export class DownstreamSession implements RoutingSession {
     if (f.cancelled || this.closed) return;
     if ('error' in response) {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
-      // 2026-07-28 answers an unknown resource with -32602 where 2025-11-25 had -32002.
-      if (this.modern && req.method === 'resources/read' && response.error.code === -32002)
-        return this.fail(req.id, { ...response.error, code: ErrorCode.InvalidParams });
-      return this.fail(req.id, response.error);
+      return this.fail(req.id, this.modern ? modernError(req.method, response.error) : response.error);
     }
-    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.
-    if (!this.modern && isInputRequired(response.result)) return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
+    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call. A request
+    // that carries a 2026 client's envelope (a proxy of ours relaying it, as on the stream link)
+    // gets the input_required itself, for that client to answer.
+    if (!this.modern && isInputRequired(response.result) && !isModernRequest(req))
+      return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 

@@ -17,6 +17,8 @@ import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './taskTable.js';
 import { ProgressTable } from './progressTable.js';
+import { HeldInputTable } from './heldInputTable.js';
+import type { HeldCall } from './heldCall.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
@@ -44,6 +46,8 @@ export class Hub implements SessionHost {
   readonly serverRequests: ServerRequestRouter;
   private readonly subscriptions = new SubscriptionTable();
   readonly tasks = new TaskTable<HubSession, Upstream>();
+  /** Calls of 2026-07-28 clients to 2025-11-25 servers waiting for client input (heldCall.ts). */
+  readonly held = new HeldInputTable<HeldCall>();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
@@ -87,6 +91,7 @@ export class Hub implements SessionHost {
   }
 
   async stop(): Promise<void> {
+    for (const c of this.held.all()) c.release('the proxy is stopping');
     for (const s of [...this.sessions]) await s.close();
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
   }
@@ -220,6 +225,10 @@ export class Hub implements SessionHost {
   /** Registers a progress route; returns the token to send upstream. */
   routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: string | number, touch: () => void): string {
     return this.progress.add(u.id, { session, token, requestId, touch });
+  }
+
+  holdProgress(u: Upstream, upstreamToken: string, session: HubSession, token: string | number, requestId: string | number, touch: () => void): void {
+    this.progress.put(u.id, upstreamToken, { session, token, requestId, touch });
   }
 
   /** The session and downstream request behind an upstream progress token, if routed. */

@@ -7,6 +7,7 @@
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
+import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
 import type { SessionHost, SessionScope } from './sessionHost.js';
 
@@ -15,7 +16,12 @@ export async function initializeResult(hub: SessionHost, scope: SessionScope, pa
   const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
   await hub.waitReady(scope);
   const servers = hub.inScope(scope);
-  if (scope.serverId !== undefined) return { ...(servers[0]?.initResult ?? {}), protocolVersion };
+  if (scope.serverId !== undefined) {
+    const own = servers[0]?.initResult ?? {};
+    if (own.protocolVersion !== MODERN_PROTOCOL_VERSION) return { ...own, protocolVersion };
+    // A 2026 server answered under a 2025 version: marked, for a proxy of ours in front (the stream link).
+    return { ...own, protocolVersion, _meta: { ...(own._meta as Record<string, unknown> | undefined), [META_SERVER_PROTOCOL]: MODERN_PROTOCOL_VERSION } };
+  }
   const instructions = servers
     .filter((x) => typeof x.initResult?.instructions === 'string')
     .map((x) => `## ${x.id}\n${String(x.initResult!.instructions)}`)

@@ -55,6 +55,11 @@ export function modernRequest(req: RpcRequest): RpcRequest {
   return { ...req, params };
 }
 
+/** A server's error as a 2026-07-28 client expects it: an unknown resource is -32602 (2025-11-25 had -32002). */
+export function modernError(method: string, error: RpcErrorObject): RpcErrorObject {
+  return method === 'resources/read' && error.code === -32002 ? { ...error, code: ErrorCode.InvalidParams } : error;
+}
+
 /** A result as a 2026-07-28 client expects it. */
 export function modernResult(method: string | undefined, result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: 'complete', ...result };

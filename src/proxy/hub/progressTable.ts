@@ -23,6 +23,11 @@ export class ProgressTable<S> {
     return upstreamToken;
   }
 
+  /** Points an existing upstream token at another session's request (a held call's retry: heldCall.ts). */
+  put(upstreamId: string, upstreamToken: string, route: ProgressRoute<S>): void {
+    this.routes.set(`${upstreamId}\0${upstreamToken}`, route);
+  }
+
   get(upstreamId: string, upstreamToken: unknown): ProgressRoute<S> | undefined {
     return this.routes.get(`${upstreamId}\0${String(upstreamToken)}`);
   }

@@ -35,10 +35,13 @@ import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.j
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionHost.js';
 import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './taskTable.js';
+import type { HeldCall } from './heldCall.js';
+import type { HeldInputTable } from './heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
   readonly tasks: TaskTable<HubSession, Upstream>;
+  readonly held: HeldInputTable<HeldCall>;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
 }
@@ -76,7 +79,7 @@ export class ServerRequestRouter {
   constructor(private readonly hub: RouterHost) {}
 
   pickSession(u: Upstream, method?: string, params?: Params): HubSession | undefined {
-    const sessions = this.hub.sessionsFor(u).filter((s) => !method || canAnswer(s.clientCapabilities, method, params));
+    const sessions = this.hub.sessionsFor(u).filter((s) => !s.isModern && (!method || canAnswer(s.clientCapabilities, method, params)));
     let best: { s: HubSession; related: boolean; at: number } | undefined;
     for (const s of sessions) {
       const related = s.hasCallOn(u);
@@ -90,6 +93,7 @@ export class ServerRequestRouter {
   private owner(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): { session: HubSession; callId?: RequestId } | undefined {
     if (relatedRequestId !== undefined) {
       for (const session of this.hub.sessionsFor(u)) {
+        if (session.isModern) continue;
         const callId = session.callWithUpstreamId(u, relatedRequestId);
         if (callId !== undefined) return { session, callId };
       }
@@ -101,13 +105,21 @@ export class ServerRequestRouter {
     if (task) return { session: task.session, callId: task.session.relatedCallOn(u) };
     const token = meta.progressToken;
     const route = token === undefined ? undefined : this.hub.progressOwner(u, token);
-    return route && { session: route.session, callId: route.requestId };
+    return route && !route.session.isModern ? { session: route.session, callId: route.requestId } : undefined;
   }
 
   route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
     if (req.method.startsWith('tasks/')) return this.routeTaskRequest(u, req);
+    // A held call of a 2026 client (heldCall.ts) that the wire names takes it as input to ask.
+    const held = this.hub.held.byWire(u, relatedRequestId, (req.params?._meta as Params | undefined)?.progressToken);
+    if (held) return held.ask(req);
     const owner = this.owner(u, req, relatedRequestId);
-    const able = (s: HubSession) => canAnswer(s.clientCapabilities, req.method, req.params);
+    if (!owner && this.hub.held.size > 0) {
+      // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the latest held call.
+      const latest = this.hub.held.latest(u);
+      if (latest && !this.hub.sessionsFor(u).some((s) => !s.isModern && s.hasCallOn(u))) return latest.ask(req);
+    }
+    const able = (s: HubSession) => !s.isModern && canAnswer(s.clientCapabilities, req.method, req.params);
     const session = owner ? (able(owner.session) ? owner.session : undefined) : this.pickSession(u, req.method, req.params);
     if (!session) {
       if (req.method === 'roots/list') u.respond(req.id, { roots: [] });

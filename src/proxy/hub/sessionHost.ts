@@ -12,6 +12,7 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './taskTable.js';
+import type { HeldHost } from './heldCall.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -23,6 +24,8 @@ export interface HubSession {
   readonly scope: SessionScope;
   readonly clientCapabilities: Record<string, unknown>;
   readonly lastActive: number;
+  /** A 2026-07-28 client: server-to-client requests never go to it. */
+  readonly isModern?: boolean;
   readonly peer: {
     request(method: string, params: Record<string, unknown> | undefined, opts: RequestOptions, beforeSend?: (h: PendingHandle) => void): Promise<RpcResponse>;
   };
@@ -48,7 +51,7 @@ export interface RoutingSession extends HubSession {
 }
 
 /** The hub operations a session and the routing of its requests use (implemented by Hub). */
-export interface SessionHost {
+export interface SessionHost extends HeldHost {
   readonly config: ProxyConfig;
   readonly logger: Logger;
   readonly drainOnEofMs?: number;

@@ -2,7 +2,9 @@
  * Convert: one remote MCP server (streamable HTTP or SSE) exposed over stdio. Messages pass
  * through untouched in both directions (any method, any field); the reconnecting wrapper
  * keeps the connection and replays `initialize`. Tool filters, when given, are the only
- * rewrite: filtered tools vanish from `tools/list` and calling one is refused.
+ * rewrite: filtered tools vanish from `tools/list` and calling one is refused. Where one end
+ * speaks MCP 2026-07-28 (the server, or the client's first message), a hub serves instead
+ * (convertModern.ts).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
@@ -18,7 +20,8 @@ import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
-import { runModernConvert } from './convertModern.js';
+import { isModernRequest } from '../hub/modernSession.js';
+import { runModernConvert, serveModernClient } from './convertModern.js';
 
 interface Target {
   id: string;
@@ -94,16 +97,13 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
   const filtered = Object.keys(target.filter).length > 0;
   const listRequests = new Set<RequestId>();
 
-  const lifecycle = installLifecycle({
-    logger,
-    ...lifecycleFlags(opts),
-    stop: async () => {
-      await upstream.close();
-      await downstream.close();
-    },
-  });
+  let stop = async () => {
+    await upstream.close();
+    await downstream.close();
+  };
+  const lifecycle = installLifecycle({ logger, ...lifecycleFlags(opts), stop: () => stop() });
 
-  downstream.onmessage = (message) => {
+  const pipe = (message: JSONRPCMessage) => {
     const m = message as unknown as RpcMessage;
     if (filtered && isRequest(m)) {
       if (m.method === 'tools/list') listRequests.add(m.id);
@@ -122,6 +122,18 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
         void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.QueueFull, message: err.message } } as JSONRPCMessage);
       }
     });
+  };
+  // The era is chosen once, at the client's first message: a 2025 client keeps the pipe (and
+  // pays nothing more per message); a 2026 one is served by a hub (convertModern.ts).
+  downstream.onmessage = (message) => {
+    const m = message as unknown as RpcMessage;
+    if (!isRequest(m) || !isModernRequest(m)) {
+      downstream.onmessage = pipe;
+      return pipe(message);
+    }
+    const closed = () => void lifecycle.shutdown('client closed the connection');
+    stop = serveModernClient(opts, target, kind, logger, downstream, message, closed);
+    void upstream.close();
   };
   upstream.onmessage = (message) => {
     const m = message as unknown as RpcMessage;

@@ -12,6 +12,12 @@ export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 export const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+/**
+ * Our bridge's mark, in a single-server route's `initialize` result, that the server behind
+ * it speaks 2026-07-28 (a proxy of ours in front then passes its `input_required` through
+ * instead of holding the call: hub/heldForward.ts).
+ */
+export const META_SERVER_PROTOCOL = 'qiming-mcp-runtime/serverProtocolVersion';
 
 /** The era-defining error codes of 2026-07-28: such an error proves the server modern. */
 const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([

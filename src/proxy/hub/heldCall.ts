@@ -1,0 +1,236 @@
+/**
+ * One call of a 2026-07-28 client to a 2025-11-25 server, held open across the client's
+ * retries (the table and the `requestState` format: heldInputTable.ts).
+ *
+ * The server's call runs once, from the client's first request to its final answer. When
+ * the server sends a server-to-client request (`elicitation/create`,
+ * `sampling/createMessage`, `roots/list`) during it, the request is collected; after a short
+ * window (so that requests sent together are asked together) the client's pending request is
+ * answered `input_required` with them as `inputRequests` and a new `requestState`, and the
+ * call waits for the retry. The retry's `inputResponses` answer the collected requests
+ * (unknown keys ignored; a missing answer is asked again in the next `input_required`, as
+ * 2026-07-28 recommends), and the retry then waits for what the server does next: its final
+ * answer, or more requests (another round). A request the client's envelope did not declare
+ * the capability for is answered as on a connection with no capable client (`roots/list`:
+ * an empty list; the others: -32601), never asked.
+ *
+ * A retry that does not come within the call's timeout releases the call: the collected
+ * requests get an error, the server gets `notifications/cancelled`, and the state is
+ * refused from then on. Each retry restarts the call's timeout, as progress does.
+ */
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
+import type { Upstream } from '../upstream/upstream.js';
+import type { HeldEntry, HeldInputTable } from './heldInputTable.js';
+import type { InFlight } from './listMethods.js';
+import type { RoutingSession } from './sessionHost.js';
+
+/** Server-to-client requests sent together are asked together when they arrive within this window. */
+export const GATHER_MS = 10;
+/** More requests than this collected for one call get an error instead of being asked. */
+export const MAX_ASKED = 32;
+const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+
+type Params = Record<string, unknown>;
+
+/** A session as a held call answers it (DownstreamSession). */
+export interface HeldSession extends RoutingSession {
+  track(id: RequestId, f: InFlight): void;
+  untrack(id: RequestId): void;
+}
+
+/** The client request currently waiting on the call. */
+export interface Waiter {
+  session: HeldSession;
+  id: RequestId;
+  /** The client's progress token on this request, if any. */
+  progressToken?: string | number;
+  capabilities: Params;
+}
+
+/** What a held call needs of the hub. */
+export interface HeldHost {
+  readonly held: HeldInputTable<HeldCall>;
+  routeProgress(u: Upstream, session: RoutingSession, token: string | number, requestId: RequestId, touch: () => void): string;
+  holdProgress(u: Upstream, upstreamToken: string, session: RoutingSession, token: string | number, requestId: RequestId, touch: () => void): void;
+  dropProgress(u: Upstream, upstreamToken: string): void;
+}
+
+export class HeldCall implements HeldEntry {
+  readonly key: string;
+  readonly startedAt = Date.now();
+  round = 0;
+  upstreamId?: RequestId;
+  upstreamToken?: string;
+  private handle?: PendingHandle;
+  private readonly asked = new Map<string, { id: RequestId; method: string; params: Params | undefined }>();
+  private n = 0;
+  private final?: RpcResponse;
+  private waiter?: Waiter & { f: InFlight; answered: () => void };
+  private gather?: NodeJS.Timeout;
+  private deadline?: NodeJS.Timeout;
+  private ended = false;
+
+  constructor(
+    private readonly hub: HeldHost,
+    readonly upstream: Upstream,
+    readonly method: string,
+    readonly principal: string,
+    readonly digest: string,
+    private readonly timeoutMs: number,
+  ) {
+    this.key = hub.held.newKey();
+  }
+
+  /** Sends the call to the server; resolves when `w` has been answered (input_required or final). */
+  start(w: Waiter, params: Params): Promise<void> {
+    this.hub.held.add(this);
+    const meta = params._meta as Params | undefined;
+    void this.upstream
+      .forward(this.method, params, { timeoutMs: this.timeoutMs }, (h) => {
+        this.handle = h;
+        this.upstreamId = h.id;
+        if (this.waiter) this.waiter.f.handle = h;
+        if (meta?.progressToken === undefined) return;
+        this.upstreamToken = this.hub.routeProgress(this.upstream, w.session, meta.progressToken as string | number, w.id, h.touch);
+        return { ...params, _meta: { ...meta, progressToken: this.upstreamToken } };
+      })
+      .then((res) => this.settled(res));
+    return this.attach(w);
+  }
+
+  /** A retry: answers the collected requests with `responses`, then waits for the server's next move. */
+  resume(w: Waiter, responses: Params): Promise<void> {
+    for (const [key, a] of this.asked) {
+      const r = responses[key];
+      if (r !== undefined && !answersKind(a.method, r as Params))
+        return w.session.fail(w.id, { code: ErrorCode.InvalidParams, message: `Invalid params: inputResponses["${key}"] is not a result of ${a.method}` });
+    }
+    for (const [key, a] of this.asked) {
+      const r = responses[key];
+      if (r === undefined) continue;
+      this.asked.delete(key);
+      this.upstream.respond(a.id, r as Params);
+    }
+    this.handle?.touch();
+    if (this.upstreamToken !== undefined && w.progressToken !== undefined)
+      this.hub.holdProgress(this.upstream, this.upstreamToken, w.session, w.progressToken, w.id, this.handle?.touch ?? (() => undefined));
+    return this.attach(w);
+  }
+
+  /** A server-to-client request that belongs to this call. */
+  ask(req: RpcRequest): void {
+    const capability = CAPABILITY[req.method];
+    const caps = this.waiter?.capabilities ?? this.lastCapabilities;
+    if (this.ended || !capability || !declares(caps, capability, req.params) || this.asked.size >= MAX_ASKED) {
+      if (req.method === 'roots/list') return this.upstream.respond(req.id, { roots: [] });
+      const why = this.ended
+        ? 'the call has ended'
+        : this.asked.size >= MAX_ASKED
+          ? `more than ${MAX_ASKED} requests are waiting`
+          : 'the client did not declare it';
+      return this.upstream.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `no connected client supports ${req.method} (${why})` });
+    }
+    const { task: _task, ...params } = req.params ?? {};
+    this.asked.set(`${capability}-${++this.n}`, { id: req.id, method: req.method, params: req.params === undefined ? undefined : params });
+    if (this.waiter) this.gatherSoon();
+  }
+
+  /** Ends the call toward the server: collected requests get an error, the server a cancel. */
+  release(reason: string): void {
+    if (this.ended) return;
+    for (const a of this.asked.values()) this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: reason });
+    this.asked.clear();
+    if (this.handle && !this.final) {
+      void this.upstream.notify('notifications/cancelled', { requestId: this.handle.id, reason });
+      this.handle.abandon({ code: ErrorCode.ConnectionClosed, message: reason });
+    }
+    const w = this.waiter;
+    this.end();
+    if (w) this.answer(w, { error: { code: ErrorCode.InternalError, message: reason } });
+  }
+
+  private lastCapabilities: Params = {};
+
+  private attach(w: Waiter): Promise<void> {
+    clearTimeout(this.deadline);
+    this.lastCapabilities = w.capabilities;
+    const f: InFlight = { upstream: this.upstream, startedAt: this.startedAt, handle: this.handle };
+    w.session.track(w.id, f);
+    return new Promise<void>((answered) => {
+      this.waiter = { ...w, f, answered };
+      if (this.final) this.deliver();
+      else if (this.asked.size > 0) this.gatherSoon();
+    });
+  }
+
+  private gatherSoon(): void {
+    if (this.gather) return;
+    this.gather = setTimeout(() => {
+      this.gather = undefined;
+      if (this.final) return this.deliver();
+      if (this.asked.size > 0 && this.waiter) this.askClient();
+    }, GATHER_MS);
+  }
+
+  /** Answers the waiting request `input_required` and waits for the retry. */
+  private askClient(): void {
+    const w = this.waiter!;
+    this.waiter = undefined;
+    this.round++;
+    const inputRequests: Params = {};
+    for (const [key, a] of this.asked) inputRequests[key] = a.params === undefined ? { method: a.method } : { method: a.method, params: a.params };
+    const requestState = this.hub.held.sign(this, Date.now() + this.timeoutMs);
+    // The deadline is set before the call's own timeout restarts, so that it fires first (timers of one duration fire in order).
+    this.deadline = setTimeout(() => this.release(`the client did not retry within ${this.timeoutMs} ms with the input the server asked for`), this.timeoutMs);
+    this.deadline.unref();
+    this.handle?.touch();
+    w.session.untrack(w.id);
+    void w.session.reply(w.id, { resultType: 'input_required', inputRequests, requestState }).finally(w.answered);
+  }
+
+  private settled(res: RpcResponse): void {
+    if (this.ended) return;
+    this.final = res;
+    // Requests the server sent but no longer waits for: answered, so nothing is left open.
+    for (const a of this.asked.values()) this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: 'the call has ended' });
+    this.asked.clear();
+    if (this.waiter && !this.gather) this.deliver();
+  }
+
+  private deliver(): void {
+    const w = this.waiter;
+    if (!w) return;
+    this.end();
+    this.answer(w, this.final!);
+  }
+
+  private answer(w: Waiter & { f: InFlight; answered: () => void }, out: { error: RpcErrorObject } | { result: Params }): void {
+    w.session.untrack(w.id);
+    if (w.f.cancelled) return w.answered();
+    void ('error' in out ? w.session.fail(w.id, out.error) : w.session.reply(w.id, out.result)).finally(w.answered);
+  }
+
+  private end(): void {
+    this.ended = true;
+    this.waiter = undefined;
+    clearTimeout(this.gather);
+    clearTimeout(this.deadline);
+    this.hub.held.delete(this);
+    if (this.upstreamToken !== undefined) this.hub.dropProgress(this.upstream, this.upstreamToken);
+  }
+}
+
+/** Whether envelope capabilities `caps` take `method` (a URL elicitation needs `elicitation.url`). */
+function declares(caps: Params, capability: string, params: Params | undefined): boolean {
+  const c = caps[capability] as Params | undefined;
+  if (c === undefined || c === null) return false;
+  return capability !== 'elicitation' || params?.mode !== 'url' || c.url !== undefined;
+}
+
+/** Whether `r` has the shape of a result of `method` (checked before it reaches the server). */
+function answersKind(method: string, r: Params): boolean {
+  if (method === 'elicitation/create') return r.action === 'accept' || r.action === 'decline' || r.action === 'cancel';
+  if (method === 'sampling/createMessage') return typeof r.role === 'string' && typeof r.content === 'object' && r.content !== null;
+  return Array.isArray(r.roots);
+}
