@@ -15,7 +15,7 @@ import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, isModernRequest, modernError, modernRequest, modernResult } from './modernSession.js';
+import { envelopeError, isModernRequest, modernError, modernHears, modernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
 import { ListChangeNotices } from './listChangeNotices.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
@@ -33,8 +33,8 @@ export class DownstreamSession implements HeldSession {
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
-  /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
-  private modern?: Map<RequestId, string>;
+  /** A 2026-07-28 client (modernSession.ts): each of its requests in flight. */
+  private modern?: Map<RequestId, RpcRequest>;
   private listens?: ListenSet;
   private readonly inflight = new Map<RequestId, InFlight>();
   private readonly notices: ListChangeNotices;
@@ -118,7 +118,8 @@ export class DownstreamSession implements HeldSession {
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
     // A 2026 client hears only what belongs to one of its requests (the rest comes on its listens).
-    if (!this.closed && (this.initialized || (this.modern && relatedRequestId !== undefined))) void this.peer.notify(method, params, relatedRequestId);
+    if (this.closed || !(this.initialized || modernHears(method, params, this.modern?.get(relatedRequestId ?? '')))) return;
+    void this.peer.notify(method, params, relatedRequestId);
   }
 
   /** A list of `kind` changed: a 2026 client's listens hear of it, a 2025 client as listChangeNotices.ts decides. */
@@ -176,8 +177,8 @@ export class DownstreamSession implements HeldSession {
     if (!this.initialized && (this.modern || isModernRequest(req))) {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
-      (this.modern ??= new Map()).set(req.id, req.method);
       req = modernRequest(req);
+      (this.modern ??= new Map()).set(req.id, req);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
     }
@@ -291,7 +292,7 @@ export class DownstreamSession implements HeldSession {
     if (f.cancelled || this.closed) return;
     if ('error' in response) {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
-      return this.fail(req.id, this.modern ? modernError(req.method, response.error) : response.error);
+      return this.fail(req.id, response.error);
     }
     // A 2026 server asked this 2025 client for input: ask it, then re-issue the call. A request
     // that carries a 2026 client's envelope (a proxy of ours relaying it, as on the stream link)
@@ -304,7 +305,7 @@ export class DownstreamSession implements HeldSession {
   /** Answers `id` with `result`, unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
     if (this.modern) {
-      result = modernResult(this.modern.get(id), result);
+      result = modernResult(this.modern.get(id)?.method, result);
       this.modern.delete(id);
     }
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
@@ -312,6 +313,7 @@ export class DownstreamSession implements HeldSession {
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    if (this.modern) error = modernError(this.modern.get(id)?.method, error);
     this.modern?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }

@@ -13,6 +13,7 @@ import { MODERN_VERSION } from './discoverAnswer.js';
 
 const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
+const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 /** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
 const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -55,9 +56,27 @@ export function modernRequest(req: RpcRequest): RpcRequest {
   return { ...req, params };
 }
 
-/** A server's error as a 2026-07-28 client expects it: an unknown resource is -32602 (2025-11-25 had -32002). */
-export function modernError(method: string, error: RpcErrorObject): RpcErrorObject {
-  return method === 'resources/read' && error.code === -32002 ? { ...error, code: ErrorCode.InvalidParams } : error;
+/**
+ * An error as a 2026-07-28 client expects it: a server's unknown resource (2025-11-25:
+ * -32002 with `data.uri`) is -32602.
+ */
+export function modernError(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
+  const data = error.data as { uri?: unknown } | undefined;
+  return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined ? { ...error, code: ErrorCode.InvalidParams } : error;
+}
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+/**
+ * Whether a notification goes to a 2026-07-28 client as part of its request `req` (the rest
+ * comes on its listens): anything that belongs to a request in flight, but a log message only
+ * at or above the `io.modelcontextprotocol/logLevel` that request asked for (none: no logs).
+ */
+export function modernHears(method: string, params: Record<string, unknown> | undefined, req: RpcRequest | undefined): boolean {
+  if (!req) return false;
+  if (method !== 'notifications/message') return true;
+  const wanted = LOG_LEVELS.indexOf(String((req.params?._meta as Record<string, unknown> | undefined)?.[META_LOG_LEVEL]));
+  return wanted >= 0 && LOG_LEVELS.indexOf(String(params?.level)) >= wanted;
 }
 
 /** A result as a 2026-07-28 client expects it. */
