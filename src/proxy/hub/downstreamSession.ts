@@ -17,6 +17,8 @@ import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
+import { resourceHolder } from './listenResources.js';
+import { modernNotify, requestLogLevel, withLogLevel } from './modernNotify.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
@@ -27,6 +29,9 @@ export class DownstreamSession implements RoutingSession {
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
+  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers); a 2026 client's levels per request: modernNotify.ts. */
+  logLevel?: string;
+  private logLevels?: Map<RequestId, string>;
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
@@ -102,7 +107,9 @@ export class DownstreamSession implements RoutingSession {
   }
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
-    if (!this.closed && this.initialized) void this.peer.notify(method, params, relatedRequestId);
+    if (this.closed) return;
+    if (this.initialized) void this.peer.notify(method, params, relatedRequestId);
+    else if (this.modern) modernNotify(method, params, relatedRequestId, this.listens, (id) => this.logLevels?.get(id), (m, p, r) => void this.peer.notify(m, p, r));
   }
 
   /**
@@ -176,6 +183,7 @@ export class DownstreamSession implements RoutingSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
+      if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
     }
     const list = LIST_METHODS[req.method];
     if (list) {
@@ -194,7 +202,7 @@ export class DownstreamSession implements RoutingSession {
         return answerDiscover(this.hub, this, req);
       case 'subscriptions/listen':
         if (!this.modern) return routeRequest(this.hub, this, req);
-        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel));
+        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), resourceHolder(this.hub, this));
         return this.listens.listen(req);
       default:
         return routeRequest(this.hub, this, req);
@@ -268,6 +276,7 @@ export class DownstreamSession implements RoutingSession {
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
+    if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
@@ -297,6 +306,7 @@ export class DownstreamSession implements RoutingSession {
     if (this.modern) {
       result = modernResult(this.modern.get(id), result);
       this.modern.delete(id);
+      this.logLevels?.delete(id);
     }
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
@@ -304,6 +314,7 @@ export class DownstreamSession implements RoutingSession {
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
     this.modern?.delete(id);
+    this.logLevels?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }

@@ -23,7 +23,7 @@ import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js'
 import { DownstreamSession } from './downstreamSession.js';
 import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
-import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { RequestId, RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 export interface HubOptions {
@@ -75,7 +75,7 @@ export class Hub implements SessionHost {
     const listener: UpstreamListener = {
       state: () => this.onUpstreamState(u),
       listChanged: (up, kind) => this.onListChanged(up, kind),
-      notification: (up, n) => this.onUpstreamNotification(up, n),
+      notification: (up, n, related) => this.onUpstreamNotification(up, n, related),
       request: (up, req, related) => this.serverRequests.route(up, req, related),
     };
     return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
@@ -277,7 +277,7 @@ export class Hub implements SessionHost {
     if (kind === 'tools') this.onstatus?.();
   }
 
-  private onUpstreamNotification(u: Upstream, n: RpcNotification): void {
+  private onUpstreamNotification(u: Upstream, n: RpcNotification, related?: RequestId): void {
     const params = n.params ?? {};
     if (n.method === 'notifications/progress') {
       const route = this.progress.get(u.id, params.progressToken);
@@ -299,6 +299,14 @@ export class Hub implements SessionHost {
       return;
     }
     if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
+    // A modern server's request-scoped notification (a log on a call's stream): to that call's session only.
+    if (related !== undefined && n.method !== 'notifications/resources/updated') {
+      for (const s of this.sessionsFor(u)) {
+        const id = s.callWithUpstreamId(u, related);
+        if (id !== undefined) return s.notify(n.method, n.params, id);
+      }
+      return;
+    }
     for (const s of this.sessionsFor(u)) {
       if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));

@@ -2,7 +2,10 @@
  * Resource subscriptions when several downstream sessions share one upstream: the one table
  * of who is subscribed to what. Reference-counted per (server, URI): the first session's
  * subscribe goes upstream (a refused one is not counted), later ones are answered locally;
- * the last session's unsubscribe, or its close, releases it upstream.
+ * the last session's unsubscribe, or its close, releases it upstream. Sessions of either era
+ * are counted alike (a 2025 `resources/subscribe`, a 2026 `subscriptions/listen` with
+ * `resourceSubscriptions`: hub/listenResources.ts); toward a 2026-07-28 server, which has no
+ * `resources/subscribe`, the held URIs are its resource listen (upstream/era/modernResourceListen.ts).
  */
 import type { RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
@@ -26,14 +29,16 @@ export class SubscriptionTable {
     set.add(s);
     byUri.set(uri, set);
     if (!first) return OK;
-    const res = await u.forward('resources/subscribe', params, { timeoutMs: u.entry.timeoutMs });
+    const modern = u.resourceListen;
+    const res = await (modern ? modern.subscribe(uri, u.entry.timeoutMs) : u.forward('resources/subscribe', params, { timeoutMs: u.entry.timeoutMs }));
     if ('error' in res) this.remove(u, uri, s);
     return res;
   }
 
   async unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse> {
     if (!this.remove(u, uri, s)) return OK;
-    return u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
+    const modern = u.resourceListen;
+    return modern ? modern.unsubscribe(uri) : u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
   }
 
   /** Drops every subscription of `s`, releasing upstream those it held last. */
