@@ -28,7 +28,11 @@ function text(res: unknown): string {
 }
 
 async function modernClient(servers: Record<string, unknown>) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(transport);
   const pid = transport.pid;

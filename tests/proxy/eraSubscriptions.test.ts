@@ -26,7 +26,11 @@ function text(res: unknown): string {
 }
 
 async function modernClient(servers: Record<string, unknown>) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
+    stderr: 'pipe',
+  });
   const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
   await client.connect(transport);
   const pid = transport.pid;
@@ -57,7 +61,7 @@ describe('a 2026 client listening for resource updates of a 2025 server', () => 
     await waitFor(() => updates.length >= 2, 5000, 'the update on both listens');
     expect(updates[0]).toMatchObject({ uri: 'test://watched' });
     await client.callTool({ name: 'm__touch', arguments: {} });
-    await waitFor(() => updates.length >= 3, 5000, 'the 2026 server\'s update on listen a');
+    await waitFor(() => updates.length >= 3, 5000, "the 2026 server's update on listen a");
     expect(updates[2]).toMatchObject({ uri: 'fixture://hello' });
 
     await a.close();

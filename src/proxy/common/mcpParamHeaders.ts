@@ -16,7 +16,21 @@ export interface ParamHeader {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const PRIMITIVE = new Set(['string', 'integer', 'boolean']);
 /** Keywords under which an annotation is not statically reachable (the definition is then invalid). */
-const NESTED = ['items', 'prefixItems', 'additionalProperties', 'patternProperties', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions'];
+const NESTED = [
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'patternProperties',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+];
 const MAX_DEPTH = 32;
 
 type Schema = Record<string, unknown>;

@@ -17,7 +17,6 @@ import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
-import { resourceHolder } from './listenResources.js';
 import { modernNotify, requestLogLevel, withLogLevel } from './modernNotify.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
 
@@ -109,7 +108,7 @@ export class DownstreamSession implements RoutingSession {
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
     if (this.closed) return;
     if (this.initialized) void this.peer.notify(method, params, relatedRequestId);
-    else if (this.modern) modernNotify(method, params, relatedRequestId, this.listens, (id) => this.logLevels?.get(id), (m, p, r) => void this.peer.notify(m, p, r));
+    else if (this.modern) modernNotify(this.peer, this.listens, this.logLevels, method, params, relatedRequestId);
   }
 
   /**
@@ -202,7 +201,7 @@ export class DownstreamSession implements RoutingSession {
         return answerDiscover(this.hub, this, req);
       case 'subscriptions/listen':
         if (!this.modern) return routeRequest(this.hub, this, req);
-        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), resourceHolder(this.hub, this));
+        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), this.hub, this);
         return this.listens.listen(req);
       default:
         return routeRequest(this.hub, this, req);

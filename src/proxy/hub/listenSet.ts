@@ -10,7 +10,8 @@
  */
 import type { RequestId, RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { ListKind } from '../upstream/listCache.js';
-import type { ResourceHolder } from './listenResources.js';
+import { resourceHolder, type ResourceHolder } from './listenResources.js';
+import type { RoutingSession, SessionHost } from './sessionHost.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const FLAGS: Record<string, ListKind> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
@@ -26,11 +27,16 @@ interface Open {
 
 export class ListenSet {
   private readonly open = new Map<RequestId, Open>();
+  private readonly resources?: ResourceHolder;
 
+  /** With `hub` and `session`, resource subscriptions are held for the session (listenResources.ts). */
   constructor(
     private readonly notify: Notify,
-    private readonly resources?: ResourceHolder,
-  ) {}
+    hub?: SessionHost,
+    session?: RoutingSession,
+  ) {
+    if (hub && session) this.resources = resourceHolder(hub, session);
+  }
 
   /** Acknowledges `req` and resolves when it is cancelled or the session ends. */
   async listen(req: RpcRequest): Promise<void> {

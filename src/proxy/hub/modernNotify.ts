@@ -41,22 +41,20 @@ export function withLogLevel(params: Record<string, unknown>, level: string): Re
   return META_LOG_LEVEL in meta ? params : { ...params, _meta: { ...meta, [META_LOG_LEVEL]: level } };
 }
 
-type Notify = (method: string, params: Record<string, unknown> | undefined, relatedRequestId?: RequestId) => void;
-
-/** Delivers one hub notification to a modern session, by the rules of the header. */
+/** Delivers one hub notification to a modern session (its peer, listens and per-request levels), by the rules of the header. */
 export function modernNotify(
+  peer: { notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> },
+  listens: ListenSet | undefined,
+  levels: ReadonlyMap<RequestId, string> | undefined,
   method: string,
   params: Record<string, unknown> | undefined,
   related: RequestId | undefined,
-  listens: ListenSet | undefined,
-  levelOf: (id: RequestId) => string | undefined,
-  send: Notify,
 ): void {
   if (method === 'notifications/resources/updated') return listens?.resourceUpdated(params);
   if (related === undefined) return;
   if (method === 'notifications/message') {
-    const min = levelOf(related);
+    const min = levels?.get(related);
     if (min === undefined || LEVELS.indexOf(String(params?.level)) < LEVELS.indexOf(min)) return;
   }
-  send(method, params, related);
+  void peer.notify(method, params, related);
 }

@@ -40,7 +40,8 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   }
   if (REMOVED.has(req.method)) return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_VERSION})` };
   const level = meta?.[META_LOG_LEVEL];
-  if (level !== undefined && !isLogLevel(level)) return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };
+  if (level !== undefined && !isLogLevel(level))
+    return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };
   const caps = meta?.[META_CLIENT_CAPABILITIES];
   if (!caps || typeof caps !== 'object') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required` };
   return undefined;

@@ -253,8 +253,9 @@ export class Upstream {
     if (s === 'reconnecting' && this.state === 'ready') {
       this.lastError = reason;
       this.setState('restarting');
-    } else if (s === 'connected' && this.state === 'restarting' && this.initResult) {
-      // Reconnected (initialize was replayed): the lists may have changed meanwhile.
+    } else if (s === 'connected' && this.state === 'restarting' && this.initResult && !this.connecting) {
+      // Reconnected (initialize was replayed): the lists may have changed meanwhile. Not during
+      // a start: its handshake lists (initResult is the last run's, perhaps of another era).
       this.lists
         .refreshAll(this.capabilities)
         .then(() => {

@@ -45,7 +45,11 @@ export class ModernResourceListen {
   subscribe(uri: string, timeoutMs: number): Promise<RpcResponse> {
     this.uris.add(uri);
     return new Promise<RpcResponse>((resolve) => {
-      const w: Waiter = { uri, resolve, timer: setTimeout(() => this.settle(w, `no acknowledgement of subscriptions/listen within ${timeoutMs} ms`), timeoutMs) };
+      const w: Waiter = {
+        uri,
+        resolve,
+        timer: setTimeout(() => this.settle(w, `no acknowledgement of subscriptions/listen within ${timeoutMs} ms`), timeoutMs),
+      };
       this.queued.push(w);
       this.schedule();
     }).then((r) => {
