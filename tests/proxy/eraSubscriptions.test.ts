@@ -6,19 +6,21 @@
 // notifications, and unsubscribing ends it.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
 import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { waitNoProcess } from '../helpers/processGone.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 
 const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
+  await cleanupBridges();
 });
 
 function text(res: unknown): string {
@@ -70,6 +72,25 @@ describe('a 2026 client listening for resource updates of a 2025 server', () => 
     await b.close();
     await waitFor(async () => (await state()).subscribed.length === 0, 5000, 'the upstream unsubscribe');
     expect((await state()).events).toEqual(['subscribe test://watched', 'unsubscribe test://watched']);
+  });
+});
+
+describe('a 2026 client listening through the bridge (stateless HTTP)', () => {
+  it('gets the updates on the listen stream; closing the stream unsubscribes upstream', async () => {
+    const b = await startBridge({ config: { mcpServers: { old: SUBS_2025 } } });
+    const client = new Client({ name: 'modern-http', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    cleanups.push(() => client.close().catch(() => undefined));
+    await client.connect(new StreamableHTTPClientTransport(new URL(b.url + '/mcp/old'), { requestInit: { headers: b.auth } }));
+    const updates: unknown[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params));
+    const sub = await client.listen({ resourceSubscriptions: ['test://other'] });
+    expect(sub.honoredFilter.resourceSubscriptions).toEqual(['test://other']);
+    expect(text(await client.callTool({ name: 'touch', arguments: { uri: 'test://other' } }))).toBe('sent');
+    await waitFor(() => updates.length > 0, 5000, 'the update on the listen stream');
+    expect(updates[0]).toMatchObject({ uri: 'test://other' });
+    await sub.close();
+    const state = async () => JSON.parse(text(await client.callTool({ name: 'state', arguments: {} }))) as { events: string[] };
+    await waitFor(async () => (await state()).events.includes('unsubscribe test://other'), 5000, 'the upstream unsubscribe');
   });
 });
 
