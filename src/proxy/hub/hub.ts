@@ -267,6 +267,7 @@ export class Hub implements SessionHost {
   private onUpstreamState(u: Upstream): void {
     this.tables = undefined;
     if (u.isReady) for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    if (u.isReady) this.subscriptions.renew(u);
     this.onstatus?.();
   }
 
