@@ -95,6 +95,21 @@ describe('a 2026 client listening through the bridge (stateless HTTP)', () => {
 });
 
 describe('a 2025 client subscribing to resources of a 2026 server', () => {
+  it('keeps its subscription when the server crashes and comes back (asked again on the new connection)', async () => {
+    const b = await startBridge({ config: { mcpServers: { m: modernEntry('m') } } });
+    const { client } = await b.client('/mcp/m');
+    const updates: Record<string, unknown>[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params));
+    await client.subscribeResource({ uri: 'fixture://hello' });
+    const pid = (await b.server('m')).pid!;
+    process.kill(pid, 'SIGKILL');
+    await b.waitServer('m', (x) => x.state === 'ready' && x.pid !== pid, 15_000, 'restarted after the crash');
+    await sleep(300); // the renewed listen is acknowledged
+    await client.callTool({ name: 'touch', arguments: {} });
+    await waitFor(() => updates.length > 0, 5000, 'the update after the restart');
+    expect(updates[0]).toEqual({ uri: 'fixture://hello' });
+  });
+
   for (const kind of ['stdio', 'http'] as const) {
     it(`gets the updates as 2025 notifications until it unsubscribes (${kind})`, async () => {
       let entry: Record<string, unknown> = modernEntry('m');
