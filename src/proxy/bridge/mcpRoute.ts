@@ -28,4 +28,6 @@ export interface McpSessionHandler {
    * of existing sessions still go through).
    */
   routeState(serverId: string | undefined): 'ok' | 'unknown' | { notReady: string };
+  /** The `inputSchema` of a tool as the route `serverId` lists it (the modern endpoint checks `Mcp-Param-*` with it). */
+  toolInputSchema?(serverId: string | undefined, name: string): unknown;
 }

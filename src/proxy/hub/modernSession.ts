@@ -10,6 +10,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { MODERN_VERSION } from './discoverAnswer.js';
+import { isLogLevel, META_LOG_LEVEL } from './modernNotify.js';
 
 const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -38,6 +39,9 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
     };
   }
   if (REMOVED.has(req.method)) return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_VERSION})` };
+  const level = meta?.[META_LOG_LEVEL];
+  if (level !== undefined && !isLogLevel(level))
+    return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };
   const caps = meta?.[META_CLIENT_CAPABILITIES];
   if (!caps || typeof caps !== 'object') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required` };
   return undefined;

@@ -136,6 +136,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
         if (!u) return 'unknown';
         return u.isReady ? 'ok' : { notReady: u.state };
       },
+      toolInputSchema: (serverId, name) => hub.list('tools', { serverId }).find((t) => t.name === name)?.inputSchema,
     },
     status: () => feed.current(),
     subscribeStatus: (cb) => feed.subscribe(cb),
