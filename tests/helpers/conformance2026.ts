@@ -15,24 +15,30 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 /** Check id -> status (SUCCESS, FAILURE, WARNING, ...), prefixed by the scenario directory's name. */
 export type Checks = Map<string, string>;
 
-/** Runs the suite against `url`; `messages`, when given, gets each check's error message. */
-export async function runConformance(url: string, timeoutMs = 120_000, messages?: Map<string, string>): Promise<Checks> {
+/**
+ * Runs the suite against `url`. `scenario`: that one scenario only, instead of every scenario
+ * 2026-07-28 requires; `messages`, when given, gets each check's error message.
+ */
+export async function runConformance(url: string, timeoutMs = 120_000, scenario?: string, messages?: Map<string, string>): Promise<Checks> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
   try {
     await new Promise<void>((resolve) => {
-      execFile(node22(), [SUITE, 'server', '--url', url, '--requirements', '2026-07-28', '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () =>
-        resolve(),
+      execFile(
+        node22(),
+        [SUITE, 'server', '--url', url, ...(scenario ? ['--scenario', scenario] : ['--requirements', '2026-07-28']), '--timeout', '10000', '-o', out],
+        { timeout: timeoutMs },
+        () => resolve(),
       );
     });
     const checks: Checks = new Map();
     for (const dir of readdirSync(out)) {
-      const scenario = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
+      const name = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
       const file = join(out, dir, 'checks.json');
       if (!existsSync(file)) continue;
       for (const c of JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[]) {
         // A scenario may emit one id more than once (one per case): each keeps its own row.
-        let id = `${scenario}/${c.id}`;
-        for (let n = 2; checks.has(id); n++) id = `${scenario}/${c.id}#${n}`;
+        let id = `${name}/${c.id}`;
+        for (let n = 2; checks.has(id); n++) id = `${name}/${c.id}#${n}`;
         checks.set(id, c.status);
         if (c.errorMessage) messages?.set(id, c.errorMessage);
       }

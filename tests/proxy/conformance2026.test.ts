@@ -109,7 +109,7 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     const run = async (name: string, url: string) => {
       const m = new Map<string, string>();
       messages.set(name, m);
-      return [name, await runConformance(url, 60_000, m)] as [string, Checks];
+      return [name, await runConformance(url, 60_000, undefined, m)] as [string, Checks];
     };
     const direct = await startModernHttp('m', 'reject', MODERN_EVERYTHING);
     // One bridge per run: the runs go at once and the fixture's list-change hook is per process.

@@ -28,6 +28,6 @@ export interface McpSessionHandler {
    * of existing sessions still go through).
    */
   routeState(serverId: string | undefined): 'ok' | 'unknown' | { notReady: string };
-  /** The input schema of a tool as the route lists it (for the 2026-07-28 `Mcp-Param-*` check). */
+  /** The `inputSchema` of a tool as the route `serverId` lists it (the modern endpoint checks `Mcp-Param-*` with it). */
   toolInputSchema?(serverId: string | undefined, name: string): unknown;
 }

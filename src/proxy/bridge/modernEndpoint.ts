@@ -3,8 +3,8 @@
  * A POST with no `Mcp-Session-Id` whose `MCP-Protocol-Version` header names 2026-07-28 is
  * one self-contained request: its headers are checked against its body (2026-07-28 "Server
  * Validation": `Mcp-Method`, `Mcp-Name` (Base64 sentinel decoded), the protocol version and,
- * on `tools/call`, the tool's `Mcp-Param-*` headers (paramHeaders.ts), else 400 with -32020
- * HeaderMismatch), then it is served by a session of its own (the same
+ * for a tool whose inputSchema marks arguments with `x-mcp-header`, the `Mcp-Param-*`
+ * headers (common/mcpParamHeaders.ts), else 400 with -32020 HeaderMismatch), then it is served by a session of its own (the same
  * DownstreamSession the other routes use, which is modern for a request with the envelope)
  * that ends with the answer. The answer is one JSON body, or an SSE stream when a related
  * notification (progress, log) goes out first; the HTTP status follows the error code as the
@@ -18,9 +18,9 @@ import { errorText, type Logger } from '../common/logger.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { sendJsonRpcError } from './body.js';
 import type { McpSessionHandler } from './mcpRoute.js';
-import { paramHeaderMismatch } from './paramHeaders.js';
 import { admitRoute } from './sessionTable.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
+import { decodeHeaderValue, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
 
 export const MODERN_VERSION = '2026-07-28';
 /** The body field `Mcp-Name` mirrors, per method (SEP-2243; the tasks extension's methods: SEP-2663). */
@@ -57,15 +57,11 @@ export function isModernHttpRequest(req: IncomingMessage): boolean {
   return v !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(v);
 }
 
-/** A header value with the `=?base64?...?=` sentinel decoded; undefined when malformed. */
-export function decodeHeader(v: string): string | undefined {
-  const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(v);
-  if (!m) return v.startsWith('=?base64?') ? undefined : v;
-  return Buffer.from(m[1]!, 'base64').toString('utf8');
-}
-
-/** Why a modern POST's headers disagree with its body, if they do. */
-export function headerMismatch(req: IncomingMessage, m: Wire): string | undefined {
+/**
+ * Why a modern POST's headers disagree with its body, if they do; `toolSchema` gives the
+ * `inputSchema` of a tool of this route (for its `Mcp-Param-*` headers).
+ */
+export function headerMismatch(req: IncomingMessage, m: Wire, toolSchema?: (name: string) => unknown): string | undefined {
   const method = header(req, 'mcp-method');
   if (method === undefined) return 'Mcp-Method header is required';
   if (method !== m.method) return `Mcp-Method header value '${method}' does not match body value '${String(m.method)}'`;
@@ -78,10 +74,12 @@ export function headerMismatch(req: IncomingMessage, m: Wire): string | undefine
   if (!field) return undefined;
   const raw = header(req, 'mcp-name');
   if (raw === undefined) return 'Mcp-Name header is required';
-  const name = decodeHeader(raw);
+  const name = decodeHeaderValue(raw);
   if (name === undefined) return 'Mcp-Name header has an invalid Base64 value';
   if (name !== params[field]) return `Mcp-Name header value '${name}' does not match body value '${String(params[field])}'`;
-  return undefined;
+  if (m.method !== 'tools/call' || !toolSchema) return undefined;
+  const specs = paramHeadersOf(toolSchema(name));
+  return typeof specs === 'string' || specs.length === 0 ? undefined : paramHeaderMismatch(specs, params.arguments, (h) => header(req, h));
 }
 
 /** The transport of one modern request: it delivers the request, writes what comes back, ends with the answer. */
@@ -168,13 +166,10 @@ export async function serveModern(
     const data = { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
     return refuse(res, m.id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, data);
   }
-  const params = (m.params as Wire | undefined) ?? {};
-  const mismatch =
-    headerMismatch(req, m) ??
-    (m.method === 'tools/call' ? paramHeaderMismatch(req.headers, handler.toolInputSchema?.(serverId, String(params.name)), params.arguments) : undefined);
+  const mismatch = headerMismatch(req, m, handler.toolInputSchema && ((name) => handler.toolInputSchema!(serverId, name)));
   if (mismatch) return refuse(res, m.id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
   // The header says modern: the envelope is then required (the session checks the rest).
-  const meta = (params._meta as Wire | undefined) ?? {};
+  const meta = ((m.params as Wire | undefined)?._meta as Wire | undefined) ?? {};
   if (meta['io.modelcontextprotocol/protocolVersion'] === undefined) {
     return refuse(res, m.id, ErrorCode.InvalidParams, 'Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required');
   }

@@ -5,8 +5,9 @@
  * instructions (merged as for `initialize`) and the proxy's identity. A 2026-07-28 client
  * then goes on with per-request `_meta` and no `initialize`; a 2025 client never sends it.
  *
- * Capabilities the proxy does not serve to modern clients yet are left out: resource
- * `subscribe` (listen relays list changes only), `logging`, and tasks.
+ * Resource `subscribe` is there when a server in scope has it (listen's
+ * `resourceSubscriptions`: listenSet.ts), `logging` likewise (per-request levels:
+ * modernNotify.ts); tasks are left out.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
@@ -27,6 +28,9 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   const capabilities: Record<string, unknown> = {};
   // listChanged: the proxy relays list changes on `subscriptions/listen` (listenSet.ts).
   for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
+  if (servers.some((u) => (u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe))
+    capabilities.resources = { listChanged: true, subscribe: true };
+  if (servers.some((u) => u.capabilities.logging)) capabilities.logging = {};
   const instructions = s.single
     ? (s.single.initResult?.instructions as string | undefined)
     : servers

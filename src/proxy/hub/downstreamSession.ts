@@ -15,9 +15,10 @@ import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, isModernRequest, modernError, modernHears, modernRequest, modernResult } from './modernSession.js';
+import { envelopeError, isModernRequest, modernError, modernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
 import { ListChangeNotices } from './listChangeNotices.js';
+import { modernNotify, requestLogLevel, withLogLevel } from './modernNotify.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
 import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './heldForward.js';
 import type { HeldSession } from './heldCall.js';
@@ -30,13 +31,17 @@ export class DownstreamSession implements HeldSession {
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
+  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers); a 2026 client's levels per request: modernNotify.ts. */
+  logLevel?: string;
+  private logLevels?: Map<RequestId, string>;
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
-  /** A 2026-07-28 client (modernSession.ts): each of its requests in flight. */
-  private modern?: Map<RequestId, RpcRequest>;
+  /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
+  private modern?: Map<RequestId, string>;
   private listens?: ListenSet;
-  private readonly inflight = new Map<RequestId, InFlight>();
+  /** This session's calls forwarded to servers (held calls put theirs here too: heldCall.ts). */
+  readonly inflight = new Map<RequestId, InFlight>();
   private readonly notices: ListChangeNotices;
   /** Requests being handled (including those waiting for readiness), by id, until answered. */
   private readonly unanswered = new Set<RequestId>();
@@ -108,18 +113,10 @@ export class DownstreamSession implements HeldSession {
     return this.modern !== undefined;
   }
 
-  track(id: RequestId, f: InFlight): void {
-    this.inflight.set(id, f);
-  }
-
-  untrack(id: RequestId): void {
-    this.inflight.delete(id);
-  }
-
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
-    // A 2026 client hears only what belongs to one of its requests (the rest comes on its listens).
-    if (this.closed || !(this.initialized || modernHears(method, params, this.modern?.get(relatedRequestId ?? '')))) return;
-    void this.peer.notify(method, params, relatedRequestId);
+    if (this.closed) return;
+    if (this.initialized) void this.peer.notify(method, params, relatedRequestId);
+    else if (this.modern) modernNotify(this.peer, this.listens, this.logLevels, method, params, relatedRequestId);
   }
 
   /** A list of `kind` changed: a 2026 client's listens hear of it, a 2025 client as listChangeNotices.ts decides. */
@@ -129,12 +126,10 @@ export class DownstreamSession implements HeldSession {
   }
 
   /**
-   * Closes the session. When the client closed its side (stdin EOF), requests already
-   * received are finished first, bounded by `drainMs` or, while servers are still in their
-   * first start, by the ready window (a list waiting for them gets their tools), so
-   * `echo request | proxy` works. Whatever is still unanswered then gets an error: every
-   * request received gets an answer, and a stdio client that half-closed still reads it.
-   * `reason` replaces the generic message of those errors (a server removed by a reload).
+   * Closes the session. After stdin EOF, received requests are finished first, bounded by
+   * `drainMs` or, while servers are in their first start, the ready window (`echo request |
+   * proxy` works); then whatever is unanswered gets an error (`reason`, if given: a server
+   * removed by a reload), so a stdio client that half-closed still reads every answer.
    */
   async close(drainMs = 0, reason?: string): Promise<void> {
     if (this.closing) return;
@@ -177,8 +172,9 @@ export class DownstreamSession implements HeldSession {
     if (!this.initialized && (this.modern || isModernRequest(req))) {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
+      (this.modern ??= new Map()).set(req.id, req.method);
       req = modernRequest(req);
-      (this.modern ??= new Map()).set(req.id, req);
+      if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
     }
@@ -199,7 +195,7 @@ export class DownstreamSession implements HeldSession {
         return answerDiscover(this.hub, this, req);
       case 'subscriptions/listen':
         if (!this.modern) return routeRequest(this.hub, this, req);
-        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel));
+        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), this.hub, this);
         return this.listens.listen(req);
       default:
         return routeRequest(this.hub, this, req);
@@ -275,6 +271,7 @@ export class DownstreamSession implements HeldSession {
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     // A 2026 client calling a 2025 server: the call is held across its input rounds.
     if (this.modern && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
+    if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
@@ -305,16 +302,18 @@ export class DownstreamSession implements HeldSession {
   /** Answers `id` with `result`, unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
     if (this.modern) {
-      result = modernResult(this.modern.get(id)?.method, result);
+      result = modernResult(this.modern.get(id), result);
       this.modern.delete(id);
+      this.logLevels?.delete(id);
     }
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
-    if (this.modern) error = modernError(this.modern.get(id)?.method, error);
+    if (this.modern) error = modernError(this.modern.get(id), error);
     this.modern?.delete(id);
+    this.logLevels?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }

@@ -35,8 +35,8 @@ type Params = Record<string, unknown>;
 
 /** A session as a held call answers it (DownstreamSession). */
 export interface HeldSession extends RoutingSession {
-  track(id: RequestId, f: InFlight): void;
-  untrack(id: RequestId): void;
+  /** The session's calls in flight: a held call's current round is one (so a cancel reaches it). */
+  readonly inflight: Map<RequestId, InFlight>;
 }
 
 /** The client request currently waiting on the call. */
@@ -156,7 +156,7 @@ export class HeldCall implements HeldEntry {
     clearTimeout(this.deadline);
     this.lastCapabilities = w.capabilities;
     const f: InFlight = { upstream: this.upstream, startedAt: this.startedAt, handle: this.handle };
-    w.session.track(w.id, f);
+    w.session.inflight.set(w.id, f);
     return new Promise<void>((answered) => {
       this.waiter = { ...w, f, answered };
       if (this.final) this.deliver();
@@ -185,7 +185,7 @@ export class HeldCall implements HeldEntry {
     this.deadline = setTimeout(() => this.release(`the client did not retry within ${this.timeoutMs} ms with the input the server asked for`), this.timeoutMs);
     this.deadline.unref();
     this.handle?.touch();
-    w.session.untrack(w.id);
+    w.session.inflight.delete(w.id);
     void w.session.reply(w.id, { resultType: 'input_required', inputRequests, requestState }).finally(w.answered);
   }
 
@@ -206,7 +206,7 @@ export class HeldCall implements HeldEntry {
   }
 
   private answer(w: Waiter & { f: InFlight; answered: () => void }, out: { error: RpcErrorObject } | { result: Params }): void {
-    w.session.untrack(w.id);
+    w.session.inflight.delete(w.id);
     if (w.f.cancelled) return w.answered();
     void ('error' in out ? w.session.fail(w.id, out.error) : w.session.reply(w.id, out.result)).finally(w.answered);
   }

@@ -25,7 +25,7 @@ import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js'
 import { DownstreamSession } from './downstreamSession.js';
 import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
-import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { RequestId, RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 export interface HubOptions {
@@ -79,7 +79,7 @@ export class Hub implements SessionHost {
     const listener: UpstreamListener = {
       state: () => this.onUpstreamState(u),
       listChanged: (up, kind) => this.onListChanged(up, kind),
-      notification: (up, n) => this.onUpstreamNotification(up, n),
+      notification: (up, n, related) => this.onUpstreamNotification(up, n, related),
       request: (up, req, related) => this.serverRequests.route(up, req, related),
     };
     return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
@@ -276,6 +276,7 @@ export class Hub implements SessionHost {
   private onUpstreamState(u: Upstream): void {
     this.tables = undefined;
     if (u.isReady) for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
+    if (u.isReady) this.subscriptions.renew(u);
     this.onstatus?.();
   }
 
@@ -286,28 +287,30 @@ export class Hub implements SessionHost {
     if (kind === 'tools') this.onstatus?.();
   }
 
-  private onUpstreamNotification(u: Upstream, n: RpcNotification): void {
+  private onUpstreamNotification(u: Upstream, n: RpcNotification, related?: RequestId): void {
     const params = n.params ?? {};
     if (n.method === 'notifications/progress') {
       const route = this.progress.get(u.id, params.progressToken);
-      if (!route) return;
-      route.touch();
-      route.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
-      return;
+      route?.touch();
+      return route?.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
     }
-    if (n.method === 'notifications/cancelled') {
-      this.serverRequests.cancelled(u, params);
-      return;
-    }
+    if (n.method === 'notifications/cancelled') return this.serverRequests.cancelled(u, params);
     if (n.method === 'notifications/tasks/status') {
-      // Only the session that owns the task hears of it; one sent before the task's
-      // CreateTaskResult is held until that result names its session.
+      // Only the owning session hears of it; one sent before the CreateTaskResult waits for it.
       const task = this.tasks.serverTaskOwner(u, String(params.taskId));
       if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
       else this.tasks.holdStatus(u, String(params.taskId), params);
       return;
     }
     if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
+    // A modern server's request-scoped notification (a log on a call's stream): to that call's session only.
+    if (related !== undefined && n.method !== 'notifications/resources/updated') {
+      for (const s of this.sessionsFor(u)) {
+        const id = s.callWithUpstreamId(u, related);
+        if (id !== undefined) return s.notify(n.method, n.params, id);
+      }
+      return;
+    }
     for (const s of this.sessionsFor(u)) {
       if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
       s.notify(n.method, n.params, s.relatedCallOn(u));

@@ -10,10 +10,10 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { MODERN_VERSION } from './discoverAnswer.js';
+import { isLogLevel, META_LOG_LEVEL } from './modernNotify.js';
 
 const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
-const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 /** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
 const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -39,6 +39,9 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
     };
   }
   if (REMOVED.has(req.method)) return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_VERSION})` };
+  const level = meta?.[META_LOG_LEVEL];
+  if (level !== undefined && !isLogLevel(level))
+    return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };
   const caps = meta?.[META_CLIENT_CAPABILITIES];
   if (!caps || typeof caps !== 'object') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required` };
   return undefined;
@@ -63,20 +66,6 @@ export function modernRequest(req: RpcRequest): RpcRequest {
 export function modernError(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
   const data = error.data as { uri?: unknown } | undefined;
   return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined ? { ...error, code: ErrorCode.InvalidParams } : error;
-}
-
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-
-/**
- * Whether a notification goes to a 2026-07-28 client as part of its request `req` (the rest
- * comes on its listens): anything that belongs to a request in flight, but a log message only
- * at or above the `io.modelcontextprotocol/logLevel` that request asked for (none: no logs).
- */
-export function modernHears(method: string, params: Record<string, unknown> | undefined, req: RpcRequest | undefined): boolean {
-  if (!req) return false;
-  if (method !== 'notifications/message') return true;
-  const wanted = LOG_LEVELS.indexOf(String((req.params?._meta as Record<string, unknown> | undefined)?.[META_LOG_LEVEL]));
-  return wanted >= 0 && LOG_LEVELS.indexOf(String(params?.level)) >= wanted;
 }
 
 /** A result as a 2026-07-28 client expects it. */

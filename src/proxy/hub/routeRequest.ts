@@ -2,7 +2,7 @@
  * Where a downstream session's request goes when the session does not answer it itself
  * (for `DownstreamSession`): a tool or prompt by its exposed name, a resource by its uri,
  * a completion by its ref, each to the upstream that owns it under its own name; a log
- * level to every capable server of an aggregate; a task request by its task id
+ * level to every capable 2025 server of an aggregate (answered locally for a 2026 one); a task request by its task id
  * (taskRequests.ts); anything else to a single-server session's server, or Method not found.
  */
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
@@ -10,6 +10,7 @@ import { toolTimeoutFor } from '../config/toolFilter.js';
 import { serverIdForName } from './naming.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { routeTaskRequest, taskCreated } from './taskRequests.js';
+import { isLogLevel } from './modernNotify.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -31,15 +32,26 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
     case 'tasks/list':
       return routeTaskRequest(hub, s, req);
     case 'logging/setLevel':
-      if (!s.single) {
-        for (const u of hub.inScope(s.scope)) if (u.isReady && u.capabilities.logging) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
-        return s.reply(req.id, {});
-      }
-      return s.forward(req, s.single, p);
+      return setLevel(hub, s, req);
     default:
       if (s.single) return s.forward(req, s.single, p);
       return s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
   }
+}
+
+/**
+ * A 2025 client's log level: recorded on the session (a 2026 server gets it on each request
+ * of that session: modernNotify.ts), and sent to the 2025 servers in scope as before.
+ */
+function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
+  const p = req.params ?? {};
+  if (isLogLevel(p.level)) s.logLevel = p.level;
+  if (s.single && !s.single.isModern) return s.forward(req, s.single, p);
+  if (!isLogLevel(p.level)) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(p.level)}` });
+  for (const u of s.single ? [] : hub.inScope(s.scope)) {
+    if (u.isReady && u.capabilities.logging && !u.isModern) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
+  }
+  return s.reply(req.id, {});
 }
 
 async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {

@@ -38,6 +38,8 @@ export interface HubSession {
 /** A session as routeRequest.ts sees it. */
 export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
+  /** The level of a 2025 client's `logging/setLevel` (hub/modernNotify.ts). */
+  logLevel?: string;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */

@@ -12,7 +12,8 @@
  * Reconnecting is only for a connection that worked: until the caller's first `initialize`
  * is answered, any failure (refused, HTTP error, closed) closes the wrapper, with the cause
  * in `failure`, and the caller's own supervision decides. A 401/403 also ends it later:
- * the same credentials cannot succeed on a retry.
+ * the same credentials cannot succeed on a retry; so does a replayed `initialize` refused
+ * the 2026-07-28 way (the server was upgraded: the upstream's restart probes the era again).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -21,6 +22,7 @@ import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMes
 import { errorText } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
+import { refusedAsModern } from './era/modernProtocol.js';
 import { Heartbeat } from './heartbeat.js';
 import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
 import { resolveResilientOptions, type ResilientOptions, type ResilientState, type ResolvedResilientOptions } from './resilientOptions.js';
@@ -193,7 +195,9 @@ export class ResilientTransportWrapper implements Transport {
       if (gen !== this.generation || this._state === 'closed') return;
       this.inner = undefined;
       await t?.close().catch(() => undefined);
-      if ((first && !this.o.retryBeforeEstablished) || isAuthRefusal(err)) {
+      // A server that now speaks only 2026-07-28 refuses the replayed initialize: retrying cannot
+      // help, the upstream's restart probes the era again (era/eraConnect.ts).
+      if ((first && !this.o.retryBeforeEstablished) || isAuthRefusal(err) || refusedAsModern(err)) {
         this.giveUp(err as Error);
         if (first) throw err;
         return;
@@ -204,7 +208,10 @@ export class ResilientTransportWrapper implements Transport {
 
   private async replayInitialize(t: Transport): Promise<void> {
     const reply = await this.internal.request(t, 'initialize', this.initRequest!.params, this.o.attemptTimeoutMs);
-    if ('error' in reply) throw new Error(`initialize refused: ${(reply as { error: { message: string } }).error.message}`);
+    if ('error' in reply) {
+      const { message, code } = (reply as { error: { message: string; code: number } }).error;
+      throw Object.assign(new Error(`initialize refused: ${message}`), { code });
+    }
     const version = (reply as { result?: { protocolVersion?: string } }).result?.protocolVersion;
     if (version) t.setProtocolVersion?.(version);
     if (!this.initAnswered) {

@@ -13,6 +13,7 @@ import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type 
 import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
 import { eraHandshake } from './era/eraConnect.js';
+import type { ModernResourceListen } from './era/modernResourceListen.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../../shared/status.js';
@@ -27,7 +28,8 @@ export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js
 export interface UpstreamListener {
   state?(u: Upstream): void;
   listChanged?(u: Upstream, kind: ListKind): void;
-  notification?(u: Upstream, n: RpcNotification): void;
+  /** `relatedRequestId`: the upstream id of our request it came with (a modern server's request-scoped log). */
+  notification?(u: Upstream, n: RpcNotification, relatedRequestId?: RequestId): void;
   /**
    * A request from the server to its client (sampling, elicitation, roots/list);
    * `relatedRequestId`: the upstream id of our request it belongs to, when the wire says so.
@@ -89,6 +91,14 @@ export class Upstream {
   }
   get capabilities(): Record<string, unknown> {
     return (this.initResult?.capabilities as Record<string, unknown>) ?? {};
+  }
+  /** The server speaks 2026-07-28 (this connection: a restart probes again). */
+  get isModern(): boolean {
+    return this.built?.era === 'modern';
+  }
+  /** A modern server's resource subscriptions (era/modernResourceListen.ts); undefined for a 2025 server. */
+  get resourceListen(): ModernResourceListen | undefined {
+    return this.built?.resourceListen;
   }
   get isReady(): boolean {
     return this.state === 'ready';
@@ -225,7 +235,8 @@ export class Upstream {
     const peer = new JsonRpcPeer(built.transport);
     this.peer = peer;
     peer.onrequest = (req, related) => this.inbound.request(req, related);
-    peer.onnotification = (n) => this.inbound.notification(n);
+    // The request a notification came with counts for a modern server only (a request-scoped log).
+    peer.onnotification = (n, related) => this.inbound.notification(n, built.era === 'modern' ? related : undefined);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
@@ -242,8 +253,9 @@ export class Upstream {
     if (s === 'reconnecting' && this.state === 'ready') {
       this.lastError = reason;
       this.setState('restarting');
-    } else if (s === 'connected' && this.state === 'restarting' && this.initResult) {
-      // Reconnected (initialize was replayed): the lists may have changed meanwhile.
+    } else if (s === 'connected' && this.state === 'restarting' && this.initResult && !this.connecting) {
+      // Reconnected (initialize was replayed): the lists may have changed meanwhile. Not during
+      // a start: its handshake lists (initResult is the last run's, perhaps of another era).
       this.lists
         .refreshAll(this.capabilities)
         .then(() => {

@@ -19,7 +19,7 @@ export interface InboundHost {
 /** The listener's part that hears what the server sends on its own. */
 export interface InboundListener<U> {
   listChanged?(u: U, kind: ListKind): void;
-  notification?(u: U, n: RpcNotification): void;
+  notification?(u: U, n: RpcNotification, relatedRequestId?: RequestId): void;
   request?(u: U, req: RpcRequest, relatedRequestId?: RequestId): void;
 }
 
@@ -36,7 +36,7 @@ export class UpstreamInbound<U extends InboundHost> {
     private readonly log: Logger,
   ) {}
 
-  notification(n: RpcNotification): void {
+  notification(n: RpcNotification, relatedRequestId?: RequestId): void {
     const kind = LIST_CHANGED[n.method];
     if (kind) {
       this.u.lists
@@ -45,7 +45,7 @@ export class UpstreamInbound<U extends InboundHost> {
         .catch((err) => this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`));
       return;
     }
-    this.listener.notification?.(this.u, n);
+    this.listener.notification?.(this.u, n, relatedRequestId);
   }
 
   request(req: RpcRequest, relatedRequestId?: RequestId): void {

@@ -18,6 +18,7 @@ import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
 import type { RequestAuth } from '../oauth/oauthSettings.js';
 import { modernRemoteTransport } from './era/eraConnect.js';
+import type { ModernResourceListen } from './era/modernResourceListen.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -42,6 +43,8 @@ export interface BuiltTransport {
   kind: 'stdio' | 'http' | 'sse';
   /** Set when the server speaks 2026-07-28 (era/eraConnect.ts); absent for 2025-11-25. */
   era?: 'modern';
+  /** A modern server's resource subscriptions (era/modernResourceListen.ts). */
+  resourceListen?: ModernResourceListen;
 }
 
 /**

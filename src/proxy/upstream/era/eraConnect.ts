@@ -13,7 +13,15 @@
  *
  * A modern server's transport is patched by modernWire.ts, its DiscoverResult kept as the
  * server's `initResult`, and one `subscriptions/listen` is opened for the list changes it
- * declares, so cached lists refresh as they do on a 2025 `list_changed`.
+ * declares, so cached lists refresh as they do on a 2025 `list_changed`; resource
+ * subscriptions are a listen of their own (modernResourceListen.ts).
+ *
+ * Re-probing: every start of an upstream (the first, a restart after a crash, a restart on
+ * demand, a reload) builds its transport and runs this again, so a server that came back in
+ * the other era is spoken to in that era. A modern HTTP transport closes itself when the
+ * connection fails or a reply stream is cut (modernHttpTransport.ts); a legacy one's
+ * reconnect gives up when the replayed `initialize` is refused in the modern way
+ * (resilientTransport.ts): both end in a restart, hence a new probe.
  */
 import type { ServerEntry } from '../../config/config.js';
 import type { Logger } from '../../common/logger.js';
@@ -27,6 +35,7 @@ import { probeHttpEra } from './httpEraProbe.js';
 import { ModernHttpClientTransport } from './modernHttpTransport.js';
 import { initRecordFromDiscover, isDiscoverResult, type Envelope } from './modernProtocol.js';
 import { speakModern } from './modernWire.js';
+import { ModernResourceListen } from './modernResourceListen.js';
 
 /**
  * The envelope of the discover probe. Later requests declare what the proxy declares in a
@@ -43,6 +52,7 @@ interface BuiltTransport {
   transport: Transport;
   kind: 'stdio' | 'http' | 'sse';
   era?: 'modern';
+  resourceListen?: ModernResourceListen;
 }
 
 /**
@@ -106,11 +116,13 @@ async function modernHandshake(
   const end = (opts.startedAt ?? Date.now()) + opts.timeoutMs;
   const left = () => Math.max(1, end - Date.now());
   // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize.
-  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities: opts.capabilities });
+  const resources = new ModernResourceListen(peer, logger);
+  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities: opts.capabilities }, (id, n) => resources.acknowledged(id, n));
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);
   const discover = await withDeadline(peer.call('server/discover'), left(), `no answer to server/discover within ${opts.timeoutMs} ms`);
   if (!isDiscoverResult(discover)) throw new Error('the server/discover answer does not offer MCP 2026-07-28');
   built.era = 'modern';
+  built.resourceListen = resources;
   const init = initRecordFromDiscover(discover);
   const caps = init.capabilities as Record<string, Record<string, unknown> | undefined>;
   await withDeadline(lists.refreshAll(caps), left(), `no answer to the first lists within ${opts.timeoutMs} ms`);

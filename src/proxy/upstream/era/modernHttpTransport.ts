@@ -7,6 +7,12 @@
  * `tools/call`, `prompts/get` (params.name) and `resources/read` (params.uri), Base64-sentinel
  * encoded when not a plain header value.
  *
+ * For a tool whose inputSchema marks arguments with `x-mcp-header`, `tools/call` carries the
+ * `Mcp-Param-*` headers (toolParamHeaders.ts, learnt from the `tools/list` answers). A cancel
+ * closes the request's POST (the revision has no client notification over HTTP). A connection
+ * that fails or a reply stream that is cut closes the transport: the upstream then restarts
+ * and probes the era again, so a server that came back in the other era is spoken to rightly.
+ *
  * A modern server answers errors with a 4xx and a JSON-RPC body: that body is delivered like
  * any reply. A reply that is not JSON-RPC, a refused connection or a reply stream cut before
  * its response become an error response for that request, so no caller waits on it.
@@ -14,22 +20,18 @@
 import http from 'node:http';
 import type https from 'node:https';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import { SseParser } from '../../../shared/sseParser.js';
 import { ErrorCode, type RequestId } from '../../jsonrpc/jsonRpc.js';
 import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
 import { readText } from '../readText.js';
 import { errorText, type Logger } from '../../common/logger.js';
 import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from './modernProtocol.js';
+import { headerValue } from '../../common/mcpParamHeaders.js';
+import { ToolParamHeaders } from './toolParamHeaders.js';
 
 const ERROR_BODY_LIMIT = 64_000;
 const NAME_FROM: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
-
-/** A header value as 2026-07-28 "Value Encoding" wants it: plain visible ASCII, else `=?base64?...?=`. */
-export function headerValue(v: string): string {
-  const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(v) && !(v.startsWith('=?base64?') && v.endsWith('?='));
-  return plain ? v : `=?base64?${Buffer.from(v, 'utf8').toString('base64')}?=`;
-}
 
 /** The request metadata headers of one message (method, name, protocol version). */
 export function modernHeaders(m: { method?: string; params?: Record<string, unknown> }): Record<string, string> {
@@ -52,6 +54,9 @@ export class ModernHttpClientTransport implements Transport {
   private readonly mod: typeof http | typeof https;
   private readonly agent: http.Agent;
   private readonly live = new Set<http.ClientRequest>();
+  /** The POST of each request still waiting for its answer: a cancel closes it (2026-07-28 HTTP). */
+  private readonly byId = new Map<RequestId, http.ClientRequest>();
+  private readonly params: ToolParamHeaders;
   private closed = false;
 
   constructor(
@@ -61,6 +66,7 @@ export class ModernHttpClientTransport implements Transport {
     const tls: typeof https | undefined = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : undefined;
     this.mod = tls ?? http;
     this.agent = new (tls ? tls.Agent : http.Agent)({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
+    this.params = new ToolParamHeaders(opts.logger);
   }
 
   async start(): Promise<void> {}
@@ -68,11 +74,21 @@ export class ModernHttpClientTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('transport closed'));
     const m = message as unknown as { id?: RequestId; method?: string; params?: Record<string, unknown> };
+    if (m.method === 'notifications/cancelled' && m.id === undefined) {
+      // Cancelling a request is closing its stream; 2026-07-28 HTTP has no client notification.
+      const req = this.byId.get(m.params?.requestId as RequestId);
+      if (req) {
+        this.byId.delete(m.params?.requestId as RequestId);
+        req.destroy();
+      }
+      return Promise.resolve();
+    }
     const id = m.method !== undefined && m.id !== undefined ? m.id : undefined;
     const body = JSON.stringify(message);
     const headers = {
       ...this.opts.headers,
       ...modernHeaders(m),
+      ...(m.method === 'tools/call' ? this.params.headersFor(m.params) : undefined),
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',
       'Content-Length': String(Buffer.byteLength(body)),
@@ -87,8 +103,14 @@ export class ModernHttpClientTransport implements Transport {
           return false;
         }
         if (!parsed || typeof parsed !== 'object' || (parsed as { jsonrpc?: unknown }).jsonrpc !== '2.0') return false;
-        if ('id' in parsed && (parsed as { id: unknown }).id === id && !('method' in parsed)) answered = true;
-        if (!this.closed) this.onmessage?.(parsed as JSONRPCMessage);
+        const final = 'id' in parsed && (parsed as { id: unknown }).id === id && !('method' in parsed);
+        if (final) {
+          answered = true;
+          this.byId.delete(id!);
+          if (m.method === 'tools/list') parsed = this.params.listed(parsed as Record<string, unknown>);
+        }
+        // What comes on a request's stream before its answer belongs to that request (a request-scoped log).
+        if (!this.closed) this.onmessage?.(parsed as JSONRPCMessage, final || id === undefined ? undefined : ({ relatedRequestId: id } as MessageExtraInfo));
         return true;
       };
       const failRequest = (err: Error) => {
@@ -98,11 +120,20 @@ export class ModernHttpClientTransport implements Transport {
       };
       const req = this.mod.request(this.url, { method: 'POST', agent: this.agent, headers });
       this.live.add(req);
-      const done = () => this.live.delete(req);
+      if (id !== undefined) this.byId.set(id, req);
+      const done = () => {
+        this.live.delete(req);
+        if (id !== undefined && this.byId.get(id) === req) this.byId.delete(id);
+      };
+      /** Cancelled by us (closed on purpose): nothing to report. */
+      const cancelled = () => id !== undefined && !this.byId.has(id) && !answered;
       req.on('error', (err) => {
+        const ours = cancelled();
         done();
-        failRequest(describeConnectError(err, this.url));
         resolve();
+        if (ours) return;
+        failRequest(describeConnectError(err, this.url));
+        this.lost(`the connection to ${this.url.host} failed: ${errorText(err)}`);
       });
       req.on('response', (res) => {
         resolve();
@@ -117,8 +148,12 @@ export class ModernHttpClientTransport implements Transport {
           res.on('error', () => undefined);
           res.on('close', () => {
             parser.end();
+            const ours = cancelled();
             done();
-            if (!answered) failRequest(new Error(`reply stream for ${m.method} ended before its response`));
+            if (answered || ours) return;
+            failRequest(new Error(`reply stream for ${m.method} ended before its response`));
+            // Cut, not ended: the server went away (crashed, restarted, perhaps in another era).
+            if (!res.complete) this.lost(`the reply stream of ${m.method} was cut`);
           });
           return;
         }
@@ -131,6 +166,16 @@ export class ModernHttpClientTransport implements Transport {
       });
       req.end(body);
     });
+  }
+
+  /**
+   * The server is gone or another one answers on its address: the transport closes, so the
+   * upstream restarts (its supervision) and probes the era again (re-probing, eraConnect.ts).
+   */
+  private lost(why: string): void {
+    if (this.closed) return;
+    this.opts.logger?.info(`${why}; reconnecting`);
+    void this.close();
   }
 
   async close(): Promise<void> {

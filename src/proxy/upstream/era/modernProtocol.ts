@@ -30,6 +30,19 @@ export function isModernError(err: RpcErrorObject | undefined): boolean {
   return err !== undefined && MODERN_ERROR_CODES.has(err.code);
 }
 
+/**
+ * A refusal that proves the server now speaks 2026-07-28: a modern JSON-RPC error object, or
+ * an HTTP 400 error whose body holds one (a legacy transport reports a 4xx as an Error with
+ * the body in its message). A reconnect that gets one gives up, so the upstream restarts and
+ * probes the era again (resilientTransport.ts).
+ */
+export function refusedAsModern(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const e = err as { code?: unknown; status?: unknown; message?: unknown };
+  if (typeof e.code === 'number' && MODERN_ERROR_CODES.has(e.code)) return true;
+  return e.status === 400 && typeof e.message === 'string' && /"code"\s*:\s*-3202[012]\b/.test(e.message);
+}
+
 /** `data.supported` of an UnsupportedProtocolVersion error, when it has one. */
 export function supportedVersionsOf(err: RpcErrorObject): string[] {
   const data = err.data as { supported?: unknown } | undefined;

@@ -2,8 +2,10 @@
  * Turns a transport to a 2026-07-28 server into one the rest of the proxy (which speaks
  * 2025-11-25 shapes) can use unchanged: every outgoing request gets the per-request `_meta`
  * envelope, and what comes back is brought to the era-neutral shape: `resultType:
- * "complete"` dropped (a 2025 result has none) and the `subscriptions/listen` acknowledgement
- * kept internal. An `input_required` result passes as is: a modern client answers it, and for
+ * "complete"` dropped (a 2025 result has none), a notification's
+ * `io.modelcontextprotocol/subscriptionId` dropped (the upstream's own listens, not a
+ * client's), and each `subscriptions/listen` acknowledgement handed to `onAcknowledged`
+ * instead of the peer (modernResourceListen.ts waits for it). An `input_required` result passes as is: a modern client answers it, and for
  * a 2025 client hub/inputRounds.ts turns it into server-to-client requests.
  *
  * It patches the transport instance after the JsonRpcPeer attached itself, so a 2025 server's
@@ -15,8 +17,12 @@ import type { RpcMessage } from '../../jsonrpc/jsonRpc.js';
 import { withEnvelope, type Envelope } from './modernProtocol.js';
 
 const ACKNOWLEDGED = 'notifications/subscriptions/acknowledged';
+const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 
-export function speakModern(transport: Transport, env: Envelope): void {
+/** A listen's acknowledgement: its id (the listen request's) and the filter the server honours. */
+export type OnAcknowledged = (subscriptionId: unknown, notifications: Record<string, unknown>) => void;
+
+export function speakModern(transport: Transport, env: Envelope, onAcknowledged?: OnAcknowledged): void {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     const m = message as unknown as RpcMessage;
@@ -29,8 +35,15 @@ export function speakModern(transport: Transport, env: Envelope): void {
   if (!deliver) return;
   transport.onmessage = (message, extra) => {
     const m = message as unknown as Record<string, unknown>;
-    if (m.method === ACKNOWLEDGED) return;
+    const params = m.params as Record<string, unknown> | undefined;
+    const meta = params?._meta as Record<string, unknown> | undefined;
+    if (m.method === ACKNOWLEDGED) return onAcknowledged?.(meta?.[SUBSCRIPTION_ID], (params?.notifications as Record<string, unknown>) ?? {});
     let out: JSONRPCMessage = message;
+    if (meta && SUBSCRIPTION_ID in meta && !('id' in m)) {
+      const { [SUBSCRIPTION_ID]: _id, ...restMeta } = meta;
+      const { _meta: _old, ...restParams } = params!;
+      out = { ...m, params: Object.keys(restMeta).length > 0 ? { ...restParams, _meta: restMeta } : restParams } as unknown as JSONRPCMessage;
+    }
     const result = m.result as Record<string, unknown> | undefined;
     if (result && typeof result === 'object') {
       if (result.resultType === 'complete') {

@@ -1,0 +1,138 @@
+// Resource subscriptions across eras (issue 18 point 3): a 2026-07-28 client's
+// `subscriptions/listen` with `resourceSubscriptions` on a 2025 server becomes
+// `resources/subscribe` upstream (reference-counted), its updates reach the listen, and
+// closing the listen unsubscribes; a 2025 client's `resources/subscribe` on a 2026 server
+// becomes the server's `subscriptions/listen` (stdio and HTTP), the updates come back as 2025
+// notifications, and unsubscribing ends it.
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
+import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
+import { waitNoProcess } from '../helpers/processGone.js';
+import { FIXTURES } from '../helpers/paths.js';
+import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
+
+const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
+const cleanups: (() => Promise<void> | void)[] = [];
+beforeAll(() => ensureBuilt());
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  await cleanupBridges();
+});
+
+function text(res: unknown): string {
+  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
+}
+
+async function modernClient(servers: Record<string, unknown>) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  await client.connect(transport);
+  const pid = transport.pid;
+  cleanups.push(async () => {
+    await client.close().catch(() => undefined);
+    if (pid) await waitNoProcess(pid, 8000);
+  });
+  return client;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('a 2026 client listening for resource updates of a 2025 server', () => {
+  it('subscribes upstream once for two listens, gets the updates on each, and unsubscribes when the last one closes', async () => {
+    const client = await modernClient({ old: SUBS_2025, m: modernEntry('m') });
+    expect((client.getDiscoverResult()!.capabilities.resources as { subscribe?: boolean }).subscribe).toBe(true);
+    const updates: unknown[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params));
+    // One listen over both eras: a 2025 server's URI and a 2026 server's; an unknown one is not honoured.
+    const a = await client.listen({ resourceSubscriptions: ['test://watched', 'test://unknown', 'fixture://hello'] });
+    expect(a.honoredFilter.resourceSubscriptions).toEqual(['test://watched', 'fixture://hello']);
+    const b = await client.listen({ resourceSubscriptions: ['test://watched'] });
+    expect(b.honoredFilter.resourceSubscriptions).toEqual(['test://watched']);
+    const state = async () => JSON.parse(text(await client.callTool({ name: 'old__state', arguments: {} }))) as { subscribed: string[]; events: string[] };
+    expect((await state()).events).toEqual(['subscribe test://watched']);
+
+    expect(text(await client.callTool({ name: 'old__touch', arguments: { uri: 'test://watched' } }))).toBe('sent');
+    await waitFor(() => updates.length >= 2, 5000, 'the update on both listens');
+    expect(updates[0]).toMatchObject({ uri: 'test://watched' });
+    await client.callTool({ name: 'm__touch', arguments: {} });
+    await waitFor(() => updates.length >= 3, 5000, "the 2026 server's update on listen a");
+    expect(updates[2]).toMatchObject({ uri: 'fixture://hello' });
+
+    await a.close();
+    await sleep(200);
+    expect((await state()).subscribed).toEqual(['test://watched']);
+    await b.close();
+    await waitFor(async () => (await state()).subscribed.length === 0, 5000, 'the upstream unsubscribe');
+    expect((await state()).events).toEqual(['subscribe test://watched', 'unsubscribe test://watched']);
+  });
+});
+
+describe('a 2026 client listening through the bridge (stateless HTTP)', () => {
+  it('gets the updates on the listen stream; closing the stream unsubscribes upstream', async () => {
+    const b = await startBridge({ config: { mcpServers: { old: SUBS_2025 } } });
+    const client = new Client({ name: 'modern-http', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    cleanups.push(() => client.close().catch(() => undefined));
+    await client.connect(new StreamableHTTPClientTransport(new URL(b.url + '/mcp/old'), { requestInit: { headers: b.auth } }));
+    const updates: unknown[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params));
+    const sub = await client.listen({ resourceSubscriptions: ['test://other'] });
+    expect(sub.honoredFilter.resourceSubscriptions).toEqual(['test://other']);
+    expect(text(await client.callTool({ name: 'touch', arguments: { uri: 'test://other' } }))).toBe('sent');
+    await waitFor(() => updates.length > 0, 5000, 'the update on the listen stream');
+    expect(updates[0]).toMatchObject({ uri: 'test://other' });
+    await sub.close();
+    const state = async () => JSON.parse(text(await client.callTool({ name: 'state', arguments: {} }))) as { events: string[] };
+    await waitFor(async () => (await state()).events.includes('unsubscribe test://other'), 5000, 'the upstream unsubscribe');
+  });
+});
+
+describe('a 2025 client subscribing to resources of a 2026 server', () => {
+  it('keeps its subscription when the server crashes and comes back (asked again on the new connection)', async () => {
+    const b = await startBridge({ config: { mcpServers: { m: modernEntry('m') } } });
+    const { client } = await b.client('/mcp/m');
+    const updates: Record<string, unknown>[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params));
+    await client.subscribeResource({ uri: 'fixture://hello' });
+    const pid = (await b.server('m')).pid!;
+    process.kill(pid, 'SIGKILL');
+    await b.waitServer('m', (x) => x.state === 'ready' && x.pid !== pid, 15_000, 'restarted after the crash');
+    await sleep(300); // the renewed listen is acknowledged
+    await client.callTool({ name: 'touch', arguments: {} });
+    await waitFor(() => updates.length > 0, 5000, 'the update after the restart');
+    expect(updates[0]).toEqual({ uri: 'fixture://hello' });
+  });
+
+  for (const kind of ['stdio', 'http'] as const) {
+    it(`gets the updates as 2025 notifications until it unsubscribes (${kind})`, async () => {
+      let entry: Record<string, unknown> = modernEntry('m');
+      if (kind === 'http') {
+        const server = await startModernHttp('m');
+        cleanups.push(server.stop);
+        entry = { url: server.url, type: 'http' };
+      }
+      const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { m: entry } }), '--no-watchdog']);
+      cleanups.push(() => h.close());
+      expect(h.client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+      const updates: Record<string, unknown>[] = [];
+      h.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params));
+      await h.client.subscribeResource({ uri: 'fixture://hello' });
+      await h.client.callTool({ name: 'm__touch', arguments: {} });
+      await waitFor(() => updates.length > 0, 5000, 'the resource update');
+      expect(updates[0]).toEqual({ uri: 'fixture://hello' });
+
+      await h.client.unsubscribeResource({ uri: 'fixture://hello' });
+      await sleep(300); // the listen without the URI replaces the old one
+      await h.client.callTool({ name: 'm__touch', arguments: {} });
+      await sleep(300);
+      expect(updates).toHaveLength(1);
+    });
+  }
+});
