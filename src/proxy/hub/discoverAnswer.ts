@@ -5,13 +5,17 @@
  * instructions (merged as for `initialize`) and the proxy's identity. A 2026-07-28 client
  * then goes on with per-request `_meta` and no `initialize`; a 2025 client never sends it.
  *
- * Capabilities the proxy does not serve to modern clients yet are left out: resource
- * `subscribe` (listen relays list changes only), `logging`, and tasks.
+ * The tasks extension (`extensions["io.modelcontextprotocol/tasks"]`) is there when a server
+ * in scope takes tasks on `tools/call` in either era (taskEra.ts). Capabilities the proxy does
+ * not serve to modern clients yet are left out: resource `subscribe` (listen relays list
+ * changes only) and `logging`.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
+import { offersTasks } from './taskEra.js';
+import { TASKS_EXTENSION } from './taskEraShapes.js';
 
 export const MODERN_VERSION = '2026-07-28';
 const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -27,6 +31,7 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   const capabilities: Record<string, unknown> = {};
   // listChanged: the proxy relays list changes on `subscriptions/listen` (listenSet.ts).
   for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
+  if (servers.some(offersTasks)) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const instructions = s.single
     ? (s.single.initResult?.instructions as string | undefined)
     : servers

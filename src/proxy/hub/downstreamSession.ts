@@ -80,6 +80,10 @@ export class DownstreamSession implements RoutingSession {
     return this.peer.start();
   }
 
+  get isModern(): boolean {
+    return this.modern !== undefined;
+  }
+
   get single(): Upstream | undefined {
     return this.scope.serverId !== undefined ? this.hub.upstream(this.scope.serverId) : undefined;
   }

@@ -16,6 +16,8 @@ import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './taskTable.js';
+import { EraTaskTable } from './taskEraTable.js';
+import { parkTaskInput } from './taskEra.js';
 import { ProgressTable } from './progressTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
@@ -23,7 +25,7 @@ import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js'
 import { DownstreamSession } from './downstreamSession.js';
 import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
-import type { RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { RpcNotification, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 export interface HubOptions {
@@ -44,6 +46,7 @@ export class Hub implements SessionHost {
   readonly serverRequests: ServerRequestRouter;
   private readonly subscriptions = new SubscriptionTable();
   readonly tasks = new TaskTable<HubSession, Upstream>();
+  readonly eraTasks = new EraTaskTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
@@ -239,6 +242,11 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
+  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (taskEra.ts). */
+  parkTaskInput(u: Upstream, req: RpcRequest): boolean {
+    return parkTaskInput(this.eraTasks, u, req);
+  }
+
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {
     this.serverRequests.urlElicitationsRequired(u, s, data);
   }
@@ -288,6 +296,7 @@ export class Hub implements SessionHost {
     }
     if (n.method === 'notifications/cancelled') {
       this.serverRequests.cancelled(u, params);
+      this.eraTasks.withdraw(u, params.requestId);
       return;
     }
     if (n.method === 'notifications/tasks/status') {
@@ -295,7 +304,7 @@ export class Hub implements SessionHost {
       // CreateTaskResult is held until that result names its session.
       const task = this.tasks.serverTaskOwner(u, String(params.taskId));
       if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-      else this.tasks.holdStatus(u, String(params.taskId), params);
+      else if (!this.eraTasks.ofServer(u, String(params.taskId))) this.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: it polls
       return;
     }
     if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;

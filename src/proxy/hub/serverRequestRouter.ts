@@ -41,6 +41,8 @@ export interface RouterHost {
   readonly tasks: TaskTable<HubSession, Upstream>;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
+  /** True when `req` belongs to a 2026 client's task and was kept for it (taskEra.ts). */
+  parkTaskInput(u: Upstream, req: RpcRequest): boolean;
 }
 
 type Params = Record<string, unknown>;
@@ -106,6 +108,7 @@ export class ServerRequestRouter {
 
   route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
     if (req.method.startsWith('tasks/')) return this.routeTaskRequest(u, req);
+    if (req.params?._meta !== undefined && this.hub.parkTaskInput(u, req)) return;
     const owner = this.owner(u, req, relatedRequestId);
     const able = (s: HubSession) => canAnswer(s.clientCapabilities, req.method, req.params);
     const session = owner ? (able(owner.session) ? owner.session : undefined) : this.pickSession(u, req.method, req.params);

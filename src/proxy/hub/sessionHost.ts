@@ -12,6 +12,7 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './taskTable.js';
+import type { EraTaskTable } from './taskEraTable.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -35,6 +36,8 @@ export interface HubSession {
 /** A session as routeRequest.ts sees it. */
 export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
+  /** A 2026-07-28 client (modernSession.ts). */
+  readonly isModern: boolean;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
@@ -70,6 +73,8 @@ export interface SessionHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
+  /** The tasks 2026-07-28 clients got through the proxy (taskEraTable.ts). */
+  readonly eraTasks: EraTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;
   /** Releases every subscription of a closing session. */
