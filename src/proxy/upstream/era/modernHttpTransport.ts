@@ -4,8 +4,9 @@
  * reconnect (hence no ResilientTransportWrapper around it). Each POST carries the request
  * metadata headers the revision requires, mirrored from the body: `MCP-Protocol-Version`
  * (from the `_meta` envelope modernWire.ts puts on), `Mcp-Method`, and `Mcp-Name` for
- * `tools/call`, `prompts/get` (params.name) and `resources/read` (params.uri), Base64-sentinel
- * encoded when not a plain header value.
+ * `tools/call`, `prompts/get` (params.name), `resources/read` (params.uri) and the tasks
+ * extension's `tasks/get|update|cancel` (params.taskId), Base64-sentinel encoded when not a
+ * plain header value.
  *
  * A modern server answers errors with a 4xx and a JSON-RPC body: that body is delivered like
  * any reply. A reply that is not JSON-RPC, a refused connection or a reply stream cut before
@@ -23,7 +24,15 @@ import { errorText, type Logger } from '../../common/logger.js';
 import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from './modernProtocol.js';
 
 const ERROR_BODY_LIMIT = 64_000;
-const NAME_FROM: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
+const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /** A header value as 2026-07-28 "Value Encoding" wants it: plain visible ASCII, else `=?base64?...?=`. */
 export function headerValue(v: string): string {
