@@ -15,13 +15,12 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 /** Check id -> status (SUCCESS, FAILURE, WARNING, ...), prefixed by the scenario directory's name. */
 export type Checks = Map<string, string>;
 
-export async function runConformance(url: string, timeoutMs = 120_000): Promise<Checks> {
+/** `select`: which scenarios (default: what 2026-07-28 requires; `['--scenario', name, '--spec-version', '2026-07-28']` for one). */
+export async function runConformance(url: string, timeoutMs = 120_000, select: string[] = ['--requirements', '2026-07-28']): Promise<Checks> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
   try {
     await new Promise<void>((resolve) => {
-      execFile(node22(), [SUITE, 'server', '--url', url, '--requirements', '2026-07-28', '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () =>
-        resolve(),
-      );
+      execFile(node22(), [SUITE, 'server', '--url', url, ...select, '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () => resolve());
     });
     const checks: Checks = new Map();
     for (const dir of readdirSync(out)) {

@@ -80,7 +80,12 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const first = await c.request('tasks/get', { taskId: task.taskId });
     expect(first.result).toMatchObject({ resultType: 'complete', taskId: task.taskId });
     const done = await terminal(() => c.request('tasks/get', { taskId: task.taskId }));
-    expect(done.result).toMatchObject({ resultType: 'complete', status: 'completed', taskId: task.taskId, result: { content: [{ type: 'text', text: 'counted to 3' }] } });
+    expect(done.result).toMatchObject({
+      resultType: 'complete',
+      status: 'completed',
+      taskId: task.taskId,
+      result: { content: [{ type: 'text', text: 'counted to 3' }] },
+    });
     expect(done.result.result._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined();
     // Terminal: the same answer again (kept by the proxy).
     expect((await c.request('tasks/get', { taskId: task.taskId })).result).toEqual(done.result);
@@ -125,7 +130,10 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const input = asked!.inputRequests[keys[0]!];
     expect(input).toMatchObject({ method: 'elicitation/create', params: { message: 'who are you?', requestedSchema: { required: ['name'] } } });
     expect(input.params._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined();
-    const ack = await c.request('tasks/update', { taskId: task.taskId, inputResponses: { [keys[0]!]: { action: 'accept', content: { name: 'Ada' } }, other: { action: 'decline' } } });
+    const ack = await c.request('tasks/update', {
+      taskId: task.taskId,
+      inputResponses: { [keys[0]!]: { action: 'accept', content: { name: 'Ada' } }, other: { action: 'decline' } },
+    });
     expect(ack.result).toEqual({ resultType: 'complete' });
     const done = await terminal(() => c.request('tasks/get', { taskId: task.taskId }));
     expect(done.result).toMatchObject({ status: 'completed', result: { content: [{ text: 'answer: Ada' }] } });
@@ -175,7 +183,14 @@ describe('the bridge: stateless 2026 requests reach one task', () => {
     // Mcp-Name must name the task.
     const res = await fetch(b.url + '/mcp', {
       method: 'POST',
-      headers: { ...b.auth, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tasks/get', 'mcp-name': 'other' },
+      headers: {
+        ...b.auth,
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tasks/get',
+        'mcp-name': 'other',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { taskId: 'x', _meta: envelope(true) } }),
     });
     expect(res.status).toBe(400);
@@ -192,7 +207,13 @@ describe('both ends 2026-07-28: tasks pass through', () => {
     expect(created).toMatchObject({ resultType: 'task', status: 'working', statusMessage: 'started', 'x-fixture': 'kept', ttlMs: 60_000, pollIntervalMs: 30 });
     expect(created.taskId).toMatch(/^m__[0-9a-f-]{36}$/);
     const done = await terminal(() => c.request('tasks/get', { taskId: created.taskId }));
-    expect(done.result).toMatchObject({ taskId: created.taskId, status: 'completed', 'x-fixture': 'kept', _meta: { 'x-fixture-meta': 1 }, result: { content: [{ text: 'slow done 50' }] } });
+    expect(done.result).toMatchObject({
+      taskId: created.taskId,
+      status: 'completed',
+      'x-fixture': 'kept',
+      _meta: { 'x-fixture-meta': 1 },
+      result: { content: [{ text: 'slow done 50' }] },
+    });
     const ask = (await c.request('tools/call', { name: 'm__ask', arguments: { question: 'name?' } })).result;
     await sleep(60);
     const waiting = (await c.request('tasks/get', { taskId: ask.taskId })).result;
@@ -210,14 +231,32 @@ describe('both ends 2026-07-28: tasks pass through', () => {
     const call = async (id: number, method: string, params: Msg) => {
       const res = await fetch(b.url + '/mcp/m', {
         method: 'POST',
-        headers: { ...b.auth, 'content-type': 'application/json', accept: 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': String(params.name ?? params.taskId) },
+        headers: {
+          ...b.auth,
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          'mcp-name': String(params.name ?? params.taskId),
+        },
         body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope(true) } }),
       });
       return (await res.json()) as Msg;
     };
     const created = (await call(1, 'tools/call', { name: 'slow', arguments: { ms: 30 } })).result;
     expect(created.taskId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(Object.keys(created).sort()).toEqual(['_meta', 'createdAt', 'lastUpdatedAt', 'pollIntervalMs', 'resultType', 'status', 'statusMessage', 'taskId', 'ttlMs', 'x-fixture']);
+    expect(Object.keys(created).sort()).toEqual([
+      '_meta',
+      'createdAt',
+      'lastUpdatedAt',
+      'pollIntervalMs',
+      'resultType',
+      'status',
+      'statusMessage',
+      'taskId',
+      'ttlMs',
+      'x-fixture',
+    ]);
     let n = 2;
     const done = await terminal(() => call(n++, 'tasks/get', { taskId: created.taskId }));
     expect(done.result).toMatchObject({ taskId: created.taskId, status: 'completed', 'x-fixture': 'kept' });

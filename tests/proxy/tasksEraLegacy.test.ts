@@ -65,7 +65,9 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   // The stream API: created, polled, result.
   const kinds: string[] = [];
   let streamed: unknown;
-  for await (const m of client.experimental.tasks.callToolStream({ name: prefix + 'slow', arguments: { ms: 40 } }, CallToolResultSchema, { task: { ttl: 60_000 } })) {
+  for await (const m of client.experimental.tasks.callToolStream({ name: prefix + 'slow', arguments: { ms: 40 } }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  })) {
     kinds.push(m.type);
     if (m.type === 'result') streamed = m.result;
     if (m.type === 'error') throw m.error;

@@ -62,7 +62,9 @@ function taskSupportOf(u: Upstream, name: string): unknown {
 export function modernToolCall(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream, params: Obj, timeoutMs: number): Promise<void> {
   if (isModernUpstream(u)) {
     if (s.single) return s.forward(req, u, params, timeoutMs);
-    return s.forward(req, u, params, timeoutMs, (r) => (r.resultType === 'task' && typeof r.taskId === 'string' ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id } : r));
+    return s.forward(req, u, params, timeoutMs, (r) =>
+      r.resultType === 'task' && typeof r.taskId === 'string' ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id } : r,
+    );
   }
   const { task: legacy, ...plain } = params;
   const support = taskSupportOf(u, String(plain.name));
@@ -163,7 +165,12 @@ async function getTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Pr
     if (!t.outcome) return s.fail(req.id, { code: ErrorCode.InternalError, message: `the result of task ${t.id} did not arrive from server "${u.id}"` });
   }
   const o = t.outcome;
-  t.final = !o || status === 'cancelled' ? { ...base, status: 'cancelled' } : 'result' in o ? { ...base, status: 'completed', result: o.result } : { ...base, status: 'failed', error: o.error };
+  t.final =
+    !o || status === 'cancelled'
+      ? { ...base, status: 'cancelled' }
+      : 'result' in o
+        ? { ...base, status: 'completed', result: o.result }
+        : { ...base, status: 'failed', error: o.error };
   return s.reply(req.id, t.final);
 }
 
@@ -206,7 +213,8 @@ export function parkTaskInput(table: EraTaskTable, u: Upstream, req: RpcRequest)
   const { [RELATED_TASK]: _r, ...restMeta } = meta!;
   const { _meta: _m, ...params } = req.params!;
   const shown = Object.keys(restMeta).length > 0 ? { ...params, _meta: restMeta } : params;
-  if (!table.park(t, req.method, shown, req.id)) u.respondError(req.id, { code: ErrorCode.InternalError, message: `too many requests pending for task ${taskId}` });
+  if (!table.park(t, req.method, shown, req.id))
+    u.respondError(req.id, { code: ErrorCode.InternalError, message: `too many requests pending for task ${taskId}` });
   return true;
 }
 

@@ -91,7 +91,14 @@ async function resultByPolling(s: RoutingSession, req: RpcRequest, route: Server
     if (t.status === 'cancelled') return s.fail(req.id, { code: ErrorCode.InvalidRequest, message: `task ${route.exposed} was cancelled` });
     const pending = t.status === 'input_required' ? freshInputs(t.inputRequests, answered) : undefined;
     if (pending) {
-      const next = await answerInputRequests(s, u.id, req.id, { inputRequests: withRelatedTask(pending, route.exposed) }, 0, Math.max(1, deadline - Date.now()));
+      const next = await answerInputRequests(
+        s,
+        u.id,
+        req.id,
+        { inputRequests: withRelatedTask(pending, route.exposed) },
+        0,
+        Math.max(1, deadline - Date.now()),
+      );
       if (!('inputResponses' in next)) return s.fail(req.id, next as RpcErrorObject);
       for (const k of Object.keys(pending)) answered.add(k);
       const ack = await ask(u, 'tasks/update', route.taskId, { inputResponses: next.inputResponses });
@@ -125,6 +132,8 @@ function withRelatedTask(requests: Obj, exposed: string): Obj {
 /** A `tasks/list` page for session `s` on 2026 server `u`: its own tasks there, as they are now. */
 export async function legacyTaskListOnModern(hub: SessionHost, s: RoutingSession, u: Upstream): Promise<Obj[]> {
   const own = hub.tasks.serverTasksOf(s, u).slice(-MAX_LISTED);
-  const got = await Promise.all(own.map((route) => ask(u, 'tasks/get', route.taskId).then((res) => ('result' in res ? legacyTask(route.exposed, res.result) : undefined))));
+  const got = await Promise.all(
+    own.map((route) => ask(u, 'tasks/get', route.taskId).then((res) => ('result' in res ? legacyTask(route.exposed, res.result) : undefined))),
+  );
   return got.filter((t): t is Obj => t !== undefined);
 }

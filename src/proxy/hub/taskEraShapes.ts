@@ -27,7 +27,12 @@ export function modernTask(id: string, legacy: Obj): Obj {
 /** A 2026 extension task (a CreateTaskResult or DetailedTask) as a 2025 Task under the id `id`. */
 export function legacyTask(id: string, modern: Obj): Obj {
   const { taskId: _id, ttlMs, pollIntervalMs, resultType: _rt, result: _r, error: _e, inputRequests: _i, _meta: _m, ...rest } = modern;
-  return { ...rest, taskId: id, ttl: typeof ttlMs === 'number' ? ttlMs : null, ...(typeof pollIntervalMs === 'number' ? { pollInterval: pollIntervalMs } : {}) };
+  return {
+    ...rest,
+    taskId: id,
+    ttl: typeof ttlMs === 'number' ? ttlMs : null,
+    ...(typeof pollIntervalMs === 'number' ? { pollInterval: pollIntervalMs } : {}),
+  };
 }
 
 /**
