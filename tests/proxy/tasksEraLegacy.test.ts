@@ -53,7 +53,7 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
 
   const slow = await create('slow', { ms: 80 });
   expect(slow.task).toMatchObject({ status: 'working', statusMessage: 'started', ttl: 60_000, pollInterval: 30 });
-  expect(slow.task.ttlMs).toBeUndefined();
+  expect((slow.task as Record<string, unknown>).ttlMs).toBeUndefined();
   const got = await client.experimental.tasks.getTask(slow.task.taskId);
   expect(got).toMatchObject({ taskId: slow.task.taskId, ttl: 60_000 });
   expect((got as Record<string, unknown>).result).toBeUndefined();
