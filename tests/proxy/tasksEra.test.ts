@@ -6,7 +6,7 @@
 // (tasksModernServer.mjs). The 2025 client of a 2026 server is in tasksEraLegacy.test.ts.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cleanup, CliProcess, configJson, sleep } from '../helpers/cliProcess.js';
+import { cleanup, CliProcess, configJson, sleep, waitFor } from '../helpers/cliProcess.js';
 import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { FIXTURES } from '../helpers/paths.js';
@@ -147,6 +147,29 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const after = await terminal(() => c.request('tasks/get', { taskId: task.taskId }));
     expect(after.result?.status, JSON.stringify(after)).toBe('cancelled');
     expect((await c.request('tasks/cancel', { taskId: task.taskId })).result).toEqual({ resultType: 'complete' });
+  });
+  it('relays the task status to a subscriptions/listen that names the task, the result inlined', async () => {
+    const c = stdioModern({ t: taskEntry });
+    const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'listen?' } })).result;
+    const listenId = 'listen-1';
+    c.cli.send({
+      jsonrpc: '2.0',
+      id: listenId,
+      method: 'subscriptions/listen',
+      params: { notifications: { taskIds: [task.taskId, 'unknown'] }, _meta: envelope(true) },
+    });
+    const of = () => c.cli.messages().filter((m) => m.method === 'notifications/tasks' && m.params.taskId === task.taskId);
+    const ack = await waitFor(() => c.cli.messages().find((m) => m.method === 'notifications/subscriptions/acknowledged'), 5000, 'ack');
+    expect(ack.params.notifications.taskIds).toEqual([task.taskId]);
+    const asking = await waitFor(() => of().find((m) => m.params.status === 'input_required'), 5000, 'input_required on the listen');
+    expect(asking.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(listenId);
+    const [key] = Object.keys(asking.params.inputRequests);
+    await c.request('tasks/update', { taskId: task.taskId, inputResponses: { [key!]: { action: 'accept', content: { name: 'Listener' } } } });
+    const done = await waitFor(() => of().find((m) => m.params.status === 'completed'), 5000, 'completed on the listen');
+    expect(done.params.result.content[0].text).toBe('answer: Listener');
+    // Asking for task notifications without the extension: -32021.
+    const refused = await c.request('subscriptions/listen', { notifications: { taskIds: [task.taskId] } }, false);
+    expect(refused.error?.code).toBe(-32021);
   });
 });
 

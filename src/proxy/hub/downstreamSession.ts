@@ -18,6 +18,7 @@ import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
 import { isInputRequired, retryWithInput } from './inputRounds.js';
+import { listenTasks } from './taskEraListen.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -196,10 +197,13 @@ export class DownstreamSession implements RoutingSession {
         return this.reply(req.id, {});
       case 'server/discover':
         return answerDiscover(this.hub, this, req);
-      case 'subscriptions/listen':
+      case 'subscriptions/listen': {
         if (!this.modern) return routeRequest(this.hub, this, req);
         this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel));
-        return this.listens.listen(req);
+        const tasks = listenTasks(this.hub, this, req, (p) => void this.peer.notify('notifications/tasks', p, req.id));
+        if (tasks.error) return this.fail(req.id, tasks.error);
+        return this.listens.listen(req, tasks.ack).finally(tasks.stop);
+      }
       default:
         return routeRequest(this.hub, this, req);
     }

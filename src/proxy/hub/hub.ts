@@ -17,7 +17,7 @@ import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './taskTable.js';
 import { EraTaskTable } from './taskEraTable.js';
-import { parkTaskInput } from './taskEra.js';
+import { eraTaskStatus, parkTaskInput } from './taskEra.js';
 import { ProgressTable } from './progressTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
@@ -304,7 +304,7 @@ export class Hub implements SessionHost {
       // CreateTaskResult is held until that result names its session.
       const task = this.tasks.serverTaskOwner(u, String(params.taskId));
       if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-      else if (!this.eraTasks.ofServer(u, String(params.taskId))) this.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: it polls
+      else if (!eraTaskStatus(this.eraTasks, u, params)) this.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: taskEra.ts
       return;
     }
     if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;

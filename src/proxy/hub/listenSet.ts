@@ -20,8 +20,8 @@ export class ListenSet {
 
   constructor(private readonly notify: Notify) {}
 
-  /** Acknowledges `req` and resolves when it is cancelled or the session ends. */
-  listen(req: RpcRequest): Promise<void> {
+  /** Acknowledges `req` (with `extra` honoured, e.g. task ids: taskEraListen.ts) and resolves when it is cancelled or the session ends. */
+  listen(req: RpcRequest, extra: Record<string, unknown> = {}): Promise<void> {
     const asked = (req.params?.notifications as Record<string, unknown> | undefined) ?? {};
     const kinds = new Set<ListKind>();
     const honoured: Record<string, boolean> = {};
@@ -31,7 +31,7 @@ export class ListenSet {
         honoured[flag] = true;
       }
     }
-    this.notify('notifications/subscriptions/acknowledged', { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: honoured }, req.id);
+    this.notify('notifications/subscriptions/acknowledged', { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: { ...honoured, ...extra } }, req.id);
     return new Promise<void>((end) => this.open.set(req.id, { kinds, end }));
   }
 

@@ -30,7 +30,7 @@ import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/json
 import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK } from './taskTable.js';
-import type { EraTask, EraTaskTable } from './taskEraTable.js';
+import { touched, type EraTask, type EraTaskTable } from './taskEraTable.js';
 import { isModernUpstream, modernTask, TASKS_EXTENSION } from './taskEraShapes.js';
 
 type Obj = Record<string, unknown>;
@@ -40,7 +40,7 @@ const INPUT_WAIT_MS = 2_000;
 /** Errors that say nothing about the task (the proxy asks again later). */
 const TRANSIENT: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout, ErrorCode.ServerNotReady, ErrorCode.QueueFull]);
 
-function declaresTasks(req: RpcRequest): boolean {
+export function declaresTasks(req: RpcRequest): boolean {
   const caps = (req.params?._meta as Obj | undefined)?.['io.modelcontextprotocol/clientCapabilities'] as Obj | undefined;
   return !!(caps?.extensions as Obj | undefined)?.[TASKS_EXTENSION];
 }
@@ -78,6 +78,7 @@ function translatedCreated(hub: SessionHost, u: Upstream, r: Obj): Obj {
   const task = r.task as Obj | undefined;
   if (typeof task?.taskId !== 'string') return r; // the server ran it as a plain call
   const t = hub.eraTasks.addTranslated(u, task.taskId);
+  t.last = task;
   hub.tasks.takeHeld(u, task.taskId); // statuses sent before the CreateTaskResult: the client polls
   fetchOutcome(t);
   const { task: _task, ...rest } = r;
@@ -94,7 +95,7 @@ function fetchOutcome(t: EraTask): void {
       if (TRANSIENT.has(res.error.code)) return;
       t.outcome = { error: res.error };
     } else t.outcome = { result: withoutRelatedTask(res.result) };
-    t.onchange?.();
+    touched(t);
   });
 }
 
@@ -110,12 +111,10 @@ function withoutRelatedTask(r: Obj): Obj {
 function changed(t: EraTask, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
-    const before = t.onchange;
-    t.onchange = done;
+    t.waiters.add(done);
     function done() {
       clearTimeout(timer);
-      t.onchange = before;
-      before?.();
+      t.waiters.delete(done);
       resolve();
     }
   });
@@ -151,18 +150,30 @@ async function getTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Pr
   const u = t.upstream;
   const res = await u.forward('tasks/get', { taskId: t.taskId }, { timeoutMs: u.entry.timeoutMs });
   if ('error' in res) return s.fail(req.id, res.error);
-  const base = modernTask(t.id, res.result);
-  const status = res.result.status;
+  const d = await detailedTask(t, res.result, INPUT_WAIT_MS);
+  return 'code' in d ? s.fail(req.id, d as RpcErrorObject) : s.reply(req.id, d);
+}
+
+/**
+ * The DetailedTask of translated task `t` in the server's state `legacy` (a 2025 Task), or
+ * the error when its result does not come; waits up to `inputWaitMs` for the request of an
+ * input-required task. A terminal state is kept in `t.final`.
+ */
+export async function detailedTask(t: EraTask, legacy: Obj, inputWaitMs: number): Promise<Obj | RpcErrorObject> {
+  if (t.final) return t.final;
+  const base = modernTask(t.id, legacy);
+  const status = legacy.status;
   if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') {
     fetchOutcome(t);
-    if (status === 'input_required' && t.inputs.size === 0) await changed(t, INPUT_WAIT_MS);
-    if (t.inputs.size > 0) return s.reply(req.id, { ...base, status: 'input_required', inputRequests: inputRequestsOf(t) });
-    return s.reply(req.id, { ...base, status: 'working' });
+    if (status === 'input_required' && t.inputs.size === 0 && inputWaitMs > 0) await changed(t, inputWaitMs);
+    if (t.inputs.size > 0) return { ...base, status: 'input_required', inputRequests: inputRequestsOf(t) };
+    return { ...base, status: 'working' };
   }
+  const u = t.upstream;
   if (status !== 'cancelled') {
     fetchOutcome(t);
     if (!t.outcome && t.fetching) await Promise.race([t.fetching, changed(t, u.entry.timeoutMs || 60_000)]);
-    if (!t.outcome) return s.fail(req.id, { code: ErrorCode.InternalError, message: `the result of task ${t.id} did not arrive from server "${u.id}"` });
+    if (!t.outcome) return { code: ErrorCode.InternalError, message: `the result of task ${t.id} did not arrive from server "${u.id}"` };
   }
   const o = t.outcome;
   t.final =
@@ -171,7 +182,7 @@ async function getTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Pr
       : 'result' in o
         ? { ...base, status: 'completed', result: o.result }
         : { ...base, status: 'failed', error: o.error };
-  return s.reply(req.id, t.final);
+  return t.final;
 }
 
 function updateTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Promise<void> {
@@ -215,7 +226,35 @@ export function parkTaskInput(table: EraTaskTable, u: Upstream, req: RpcRequest)
   const shown = Object.keys(restMeta).length > 0 ? { ...params, _meta: restMeta } : params;
   if (!table.park(t, req.method, shown, req.id))
     u.respondError(req.id, { code: ErrorCode.InternalError, message: `too many requests pending for task ${taskId}` });
+  else if (t.watchers.size > 0 && t.last) emitStatus(t, { ...t.last, status: 'input_required' });
   return true;
+}
+
+/** A 2025 server's `notifications/tasks/status`: false when it is not about a 2026 client's task. */
+export function eraTaskStatus(table: EraTaskTable, u: Upstream, params: Obj): boolean {
+  const t = table.ofServer(u, String(params.taskId));
+  if (t) emitStatus(t, params);
+  return t !== undefined;
+}
+
+/**
+ * The server's `notifications/tasks/status` (or a parked request) for translated task `t`:
+ * the DetailedTask, as `tasks/get` would answer it now, to every listen that asked for it.
+ */
+export function emitStatus(t: EraTask, legacy: Obj, only?: (d: Obj) => void): void {
+  t.last = legacy;
+  if (t.watchers.size === 0 || !t.translated) return;
+  void detailedTask(t, legacy, 0).then((d) => {
+    if ('code' in d) return;
+    if (only) only(d);
+    else for (const w of t.watchers) w(d);
+  });
+}
+
+/** Tells a new listen `watch` where translated task `t` is now (it may have changed before the listen came). */
+export function currentStatus(t: EraTask, watch: (d: Obj) => void): void {
+  if (t.final) watch(t.final);
+  else if (t.last) emitStatus(t, t.inputs.size > 0 ? { ...t.last, status: 'input_required' } : t.last, watch);
 }
 
 /** Whether `u` offers tasks for `tools/call` in either era (the extension, or 2025 `tasks.requests.tools.call`). */

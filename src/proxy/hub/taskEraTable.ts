@@ -53,8 +53,23 @@ export interface EraTask {
   fetching?: Promise<void>;
   readonly inputs: Map<string, ParkedInput>;
   keys: number;
-  /** Called when something the client would see changed (an input parked, an outcome). */
-  onchange?: () => void;
+  /** Called once each when something the client would see changed (an input parked, an outcome). */
+  readonly waiters: Set<() => void>;
+  /** `subscriptions/listen` streams that asked for this task (taskEraListen.ts): each gets the DetailedTask. */
+  readonly watchers: Set<(detailed: Obj) => void>;
+  /** The server's last status notification (a 2025 Task). */
+  last?: Obj;
+}
+
+/** Wakes the waiters of `t`. */
+export function touched(t: EraTask): void {
+  const waiters = [...t.waiters];
+  t.waiters.clear();
+  for (const w of waiters) w();
+}
+
+function fresh(): Pick<EraTask, 'inputs' | 'keys' | 'waiters' | 'watchers'> {
+  return { inputs: new Map(), keys: 0, waiters: new Set(), watchers: new Set() };
 }
 
 export class EraTaskTable {
@@ -64,14 +79,14 @@ export class EraTaskTable {
 
   /** A translated task: a fresh unguessable id. */
   addTranslated(u: Upstream, taskId: string): EraTask {
-    return this.add({ id: randomBytes(16).toString('base64url'), upstream: u, taskId, translated: true, inputs: new Map(), keys: 0 });
+    return this.add({ id: randomBytes(16).toString('base64url'), upstream: u, taskId, translated: true, ...fresh() });
   }
 
   /** A 2026 server's task seen in aggregate scope: `<serverId>__<taskId>`. */
   addPassed(u: Upstream, taskId: string): EraTask {
     const known = this.byServer.get(`${u.id}\0${taskId}`);
     if (known) return known;
-    return this.add({ id: `${u.id}${NAME_SEPARATOR}${taskId}`, upstream: u, taskId, translated: false, inputs: new Map(), keys: 0 });
+    return this.add({ id: `${u.id}${NAME_SEPARATOR}${taskId}`, upstream: u, taskId, translated: false, ...fresh() });
   }
 
   get(id: string): EraTask | undefined {
@@ -87,7 +102,7 @@ export class EraTaskTable {
   park(t: EraTask, method: string, params: Obj, requestId: RequestId): boolean {
     if (t.inputs.size >= MAX_INPUTS_PER_TASK) return false;
     t.inputs.set(`input-${++t.keys}`, { method, params, requestId });
-    t.onchange?.();
+    touched(t);
     return true;
   }
 
