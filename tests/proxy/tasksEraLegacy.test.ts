@@ -3,7 +3,8 @@
 // 2026-07-28 server with the tasks extension (tests/fixtures/tasksModernServer.mjs, stdio):
 // the 2025 capability in initialize, task-augmented tools/call, tasks/get, tasks/result
 // emulated by polling (an input-required task's elicitation asked of the client on the way),
-// tasks/cancel and tasks/list answered by the proxy.
+// tasks/cancel and tasks/list answered by the proxy; a plain call the server makes a task of,
+// followed by the proxy to its end.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,8 +29,8 @@ afterEach(async () => {
 
 function answering(client: Client, asked: string[]): void {
   client.setRequestHandler(ElicitRequestSchema, async (r) => {
-    asked.push(String(r.params.message));
-    expect((r.params._meta as Record<string, { taskId: string }> | undefined)?.[RELATED]?.taskId).toBeTruthy();
+    const related = (r.params._meta as Record<string, { taskId: string }> | undefined)?.[RELATED]?.taskId;
+    asked.push(`${String(r.params.message)}${related ? ' (task)' : ''}`);
     return { action: 'accept', content: { name: 'Ada' } };
   });
 }
@@ -80,7 +81,7 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   const ask = await create('ask', { question: 'who are you?' });
   const answer = await client.experimental.tasks.getTaskResult(ask.task.taskId, CallToolResultSchema);
   expect(answer.content).toEqual([{ type: 'text', text: 'answer: Ada' }]);
-  expect(asked).toEqual(['who are you?']);
+  expect(asked).toEqual(['who are you? (task)']);
 
   // A task failing with a JSON-RPC error: tasks/result is that error.
   const broken = await create('broken', {});
@@ -96,6 +97,12 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   expect(byId.get(long.task.taskId)).toBe('cancelled');
   expect(byId.get(broken.task.taskId)).toBe('failed');
   expect(await errorOf(client.experimental.tasks.getTask('not-mine'))).toMatchObject({ code: -32602 });
+
+  // A plain call the server makes a task of (the proxy declares the extension): followed to its end.
+  const plainTask = await client.callTool({ name: prefix + 'ask', arguments: { question: 'plain?' } });
+  expect(plainTask.content).toEqual([{ type: 'text', text: 'answer: Ada' }]);
+  expect(asked).toEqual(['who are you? (task)', 'plain?']);
+  expect((await client.callTool({ name: prefix + 'slow', arguments: { ms: 30 } })).content).toEqual([{ type: 'text', text: 'slow done 30' }]);
 
   // A plain call of a sync tool, with no task param: as it was.
   const greet = await client.callTool({ name: prefix + 'greet', arguments: { name: 'Bo' } });

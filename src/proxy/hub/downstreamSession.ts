@@ -17,8 +17,8 @@ import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
 import { envelopeError, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
-import { isInputRequired, retryWithInput } from './inputRounds.js';
 import { listenTasks } from './taskEraListen.js';
+import { answerModernResult } from './taskEraLegacy.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -295,8 +295,8 @@ export class DownstreamSession implements RoutingSession {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
-    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call.
-    if (!this.modern && isInputRequired(response.result)) return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
+    // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it): taskEraLegacy.ts.
+    if (!this.modern && response.result.resultType !== undefined) return answerModernResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 

@@ -23,7 +23,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
 import { legacyTask, taskEnvelope } from './taskEraShapes.js';
-import { answerInputRequests } from './inputRounds.js';
+import { answerInputRequests, isInputRequired, retryWithInput } from './inputRounds.js';
 
 type Obj = Record<string, unknown>;
 
@@ -58,7 +58,7 @@ function ask(u: Upstream, method: string, taskId: string, extra: Obj = {}): Prom
 /** `tasks/get`, `tasks/result` or `tasks/cancel` of a 2025 session for its task `route` on a 2026 server. */
 export async function legacyTaskRequestOnModern(s: RoutingSession, req: RpcRequest, route: ServerTask<HubSession, Upstream>): Promise<void> {
   const u = route.upstream;
-  if (req.method === 'tasks/result') return resultByPolling(s, req, route);
+  if (req.method === 'tasks/result') return pollToEnd(s, req, u, route.taskId, route.exposed);
   if (req.method === 'tasks/cancel') {
     const ack = await ask(u, 'tasks/cancel', route.taskId);
     if ('error' in ack) return s.fail(req.id, ack.error);
@@ -70,45 +70,49 @@ export async function legacyTaskRequestOnModern(s: RoutingSession, req: RpcReque
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function resultByPolling(s: RoutingSession, req: RpcRequest, route: ServerTask<HubSession, Upstream>): Promise<void> {
-  const u = route.upstream;
+/**
+ * Answers `req` with the end of task `taskId` on `u`, polling its `tasks/get`; `exposed`: the
+ * id the client knows (an emulated `tasks/result`: the result carries it in its related-task
+ * `_meta`), undefined for a plain call the server made a task of (the client knows no task).
+ */
+async function pollToEnd(s: RoutingSession, req: RpcRequest, u: Upstream, taskId: string, exposed: string | undefined): Promise<void> {
   const limitMs = u.entry.timeoutMs || 60_000;
   const deadline = Date.now() + limitMs;
   const answered = new Set<string>();
   for (let i = 0; i < MAX_POLLS && Date.now() < deadline; i++) {
-    const res = await ask(u, 'tasks/get', route.taskId);
+    const res = await ask(u, 'tasks/get', taskId);
     if ('error' in res) return s.fail(req.id, res.error);
     const t = res.result;
-    const related = { [RELATED_TASK]: { taskId: route.exposed } };
     if (t.status === 'completed') {
       const result = (t.result as Obj | undefined) ?? {};
-      return s.reply(req.id, { ...result, _meta: { ...(result._meta as Obj | undefined), ...related } });
+      if (exposed === undefined) return s.reply(req.id, result);
+      return s.reply(req.id, { ...result, _meta: { ...(result._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } } });
     }
     if (t.status === 'failed') {
       const error = (t.error as RpcErrorObject | undefined) ?? { code: ErrorCode.InternalError, message: String(t.statusMessage ?? 'the task failed') };
       return s.fail(req.id, error);
     }
-    if (t.status === 'cancelled') return s.fail(req.id, { code: ErrorCode.InvalidRequest, message: `task ${route.exposed} was cancelled` });
+    if (t.status === 'cancelled') return s.fail(req.id, { code: ErrorCode.InvalidRequest, message: `task ${exposed ?? taskId} was cancelled` });
     const pending = t.status === 'input_required' ? freshInputs(t.inputRequests, answered) : undefined;
     if (pending) {
       const next = await answerInputRequests(
         s,
         u.id,
         req.id,
-        { inputRequests: withRelatedTask(pending, route.exposed) },
+        { inputRequests: exposed === undefined ? pending : withRelatedTask(pending, exposed) },
         0,
         Math.max(1, deadline - Date.now()),
       );
       if (!('inputResponses' in next)) return s.fail(req.id, next as RpcErrorObject);
       for (const k of Object.keys(pending)) answered.add(k);
-      const ack = await ask(u, 'tasks/update', route.taskId, { inputResponses: next.inputResponses });
+      const ack = await ask(u, 'tasks/update', taskId, { inputResponses: next.inputResponses });
       if ('error' in ack) return s.fail(req.id, ack.error);
       continue;
     }
     const interval = typeof t.pollIntervalMs === 'number' ? t.pollIntervalMs : DEFAULT_POLL_MS;
     await sleep(Math.min(Math.max(interval, MIN_POLL_MS), MAX_POLL_MS, Math.max(1, deadline - Date.now())));
   }
-  return s.fail(req.id, { code: ErrorCode.RequestTimeout, message: `task ${route.exposed} of server "${u.id}" did not end within ${limitMs} ms` });
+  return s.fail(req.id, { code: ErrorCode.RequestTimeout, message: `task ${exposed ?? taskId} of server "${u.id}" did not end within ${limitMs} ms` });
 }
 
 /** The input requests not answered yet, or undefined when there are none. */
@@ -127,6 +131,28 @@ function withRelatedTask(requests: Obj, exposed: string): Obj {
     out[k] = { ...r, params: { ...r.params, _meta: { ...(r.params?._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } } } };
   }
   return out;
+}
+
+/**
+ * What a 2026 server answered a 2025 session's request with, when it has a `resultType`
+ * (DownstreamSession.forward): `input_required` asked of the client and the call re-issued
+ * (inputRounds.ts); a task made of a plain call (the proxy declares the tasks extension to 2026
+ * servers, as it can follow one: the server decides) followed to its end, the client getting
+ * the final result as from a direct call; anything else as it is.
+ */
+export function answerModernResult(
+  s: RoutingSession & Parameters<typeof retryWithInput>[0],
+  req: RpcRequest,
+  u: Upstream,
+  params: Obj,
+  result: Obj,
+  timeoutMs: number,
+  round: number,
+  mapResult?: (r: Obj) => Obj,
+): Promise<void> {
+  if (isInputRequired(result)) return retryWithInput(s, req, u, params, result, timeoutMs, round);
+  if (!mapResult && result.resultType === 'task' && typeof result.taskId === 'string') return pollToEnd(s, req, u, result.taskId, undefined);
+  return s.reply(req.id, mapResult ? mapResult(result) : result);
 }
 
 /** A `tasks/list` page for session `s` on 2026 server `u`: its own tasks there, as they are now. */

@@ -7,9 +7,9 @@
  */
 import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../upstream/era/modernProtocol.js';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION };
 
 type Obj = Record<string, unknown>;
 

@@ -7,6 +7,8 @@
 import { ErrorCode, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
 
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** The tasks extension (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -70,7 +72,7 @@ export function initRecordFromDiscover(d: Record<string, unknown>): Record<strin
   const meta = (d._meta as Record<string, unknown> | undefined) ?? {};
   let capabilities = (d.capabilities as Record<string, unknown> | undefined) ?? {};
   const extensions = capabilities.extensions as Record<string, unknown> | undefined;
-  if (extensions?.['io.modelcontextprotocol/tasks'] && capabilities.tasks === undefined) {
+  if (extensions?.[TASKS_EXTENSION] && capabilities.tasks === undefined) {
     capabilities = { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   }
   const out: Record<string, unknown> = {
