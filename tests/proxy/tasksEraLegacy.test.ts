@@ -1,5 +1,5 @@
 // Tasks across the eras (issue 18 point 3), the other direction: a 2025-11-25 client (SDK v1,
-// its experimental tasks API) through the stdio aggregation and the bridge's /mcp/<id> to our
+// its experimental tasks API) through the stdio aggregation and the bridge's /mcp/<id> and /mcp to our
 // 2026-07-28 server with the tasks extension (tests/fixtures/tasksModernServer.mjs, stdio):
 // the 2025 capability in initialize, task-augmented tools/call, tasks/get, tasks/result
 // emulated by polling (an input-required task's elicitation asked of the client on the way),
@@ -122,13 +122,18 @@ describe('a 2025-11-25 client with tasks, a 2026-07-28 server with the tasks ext
     expect((await h.client.experimental.tasks.listTasks()).nextCursor).toBeUndefined();
   });
 
-  it("through the bridge's /mcp/<id>", async () => {
+  it("through the bridge's /mcp/<id> and /mcp", async () => {
     const b = await startBridge({ config: { mcpServers: { m: entry } } });
-    const client = new Client({ name: 'legacy-http', version: '1' }, { capabilities: { elicitation: { form: {} } } });
-    clients.push(client);
-    const asked: string[] = [];
-    answering(client, asked);
-    await client.connect(new StreamableHTTPClientTransport(new URL(b.url + '/mcp/m'), { requestInit: { headers: b.auth } }));
-    await scenario(client, '', asked);
+    for (const [path, prefix] of [
+      ['/mcp/m', ''],
+      ['/mcp', 'm__'],
+    ] as const) {
+      const client = new Client({ name: 'legacy-http', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+      clients.push(client);
+      const asked: string[] = [];
+      answering(client, asked);
+      await client.connect(new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }));
+      await scenario(client, prefix, asked);
+    }
   });
 });
