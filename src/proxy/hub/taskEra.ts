@@ -31,7 +31,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK } from './taskTable.js';
 import { touched, type EraTask, type EraTaskTable } from './taskEraTable.js';
-import { isModernUpstream, modernTask, TASKS_EXTENSION } from './taskEraShapes.js';
+import { isModernUpstream, modernTask, TASKS_EXTENSION, withoutRelatedTask } from './taskEraShapes.js';
 
 type Obj = Record<string, unknown>;
 
@@ -82,7 +82,7 @@ function translatedCreated(hub: SessionHost, u: Upstream, r: Obj): Obj {
   hub.tasks.takeHeld(u, task.taskId); // statuses sent before the CreateTaskResult: the client polls
   fetchOutcome(t);
   const { task: _task, ...rest } = r;
-  return { ...rest, ...modernTask(t.id, task), resultType: 'task' };
+  return { ...withoutRelatedTask(rest), ...modernTask(t.id, task), resultType: 'task' };
 }
 
 /** Starts the server's `tasks/result` for `t` unless it is running or has answered. */
@@ -97,14 +97,6 @@ function fetchOutcome(t: EraTask): void {
     } else t.outcome = { result: withoutRelatedTask(res.result) };
     touched(t);
   });
-}
-
-function withoutRelatedTask(r: Obj): Obj {
-  const meta = r._meta as Obj | undefined;
-  if (!meta || !(RELATED_TASK in meta)) return r;
-  const { [RELATED_TASK]: _r, ...rest } = meta;
-  const { _meta: _m, ...out } = r;
-  return Object.keys(rest).length > 0 ? { ...out, _meta: rest } : out;
 }
 
 /** Resolves when `t` changes or after `ms`. */

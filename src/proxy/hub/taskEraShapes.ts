@@ -9,6 +9,8 @@ import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../upstream/era/modernProtocol.js';
 
+import { RELATED_TASK } from './taskTable.js';
+
 export { TASKS_EXTENSION };
 
 type Obj = Record<string, unknown>;
@@ -18,9 +20,18 @@ export function isModernUpstream(u: Upstream): boolean {
   return u.initResult?.protocolVersion === MODERN_PROTOCOL_VERSION;
 }
 
+/** `r` without the related-task `_meta` (it names the server's task id). */
+export function withoutRelatedTask(r: Obj): Obj {
+  const meta = r._meta as Obj | undefined;
+  if (!meta || !(RELATED_TASK in meta)) return r;
+  const { [RELATED_TASK]: _r, ...rest } = meta;
+  const { _meta: _m, ...out } = r;
+  return Object.keys(rest).length > 0 ? { ...out, _meta: rest } : out;
+}
+
 /** A 2025 Task as a 2026 extension task under the id `id` (status and payload fields left to the caller). */
 export function modernTask(id: string, legacy: Obj): Obj {
-  const { taskId: _id, ttl, pollInterval, ...rest } = legacy;
+  const { taskId: _id, ttl, pollInterval, ...rest } = withoutRelatedTask(legacy);
   return { ...rest, taskId: id, ttlMs: typeof ttl === 'number' ? ttl : null, ...(typeof pollInterval === 'number' ? { pollIntervalMs: pollInterval } : {}) };
 }
 
