@@ -222,8 +222,8 @@ describe('the bridge: stateless 2026 requests reach one task', () => {
 });
 
 describe('both ends 2026-07-28: tasks pass through', () => {
-  it('passes every field in single scope and prefixes only the id in aggregate scope', async () => {
-    const c = stdioModern({ m: modernEntry });
+  it('prefixes only the id in aggregate scope, beside translated tasks of a 2025 server', async () => {
+    const c = stdioModern({ m: modernEntry, t: taskEntry });
     const d = await c.request('server/discover');
     expect(d.result.capabilities.extensions).toEqual({ [EXT]: {} });
     const created = (await c.request('tools/call', { name: 'm__slow', arguments: { ms: 50 } })).result;
@@ -247,6 +247,11 @@ describe('both ends 2026-07-28: tasks pass through', () => {
     expect((await terminal(() => c.request('tasks/get', { taskId: ask.taskId }))).result.result.content[0].text).toBe('answer: Bo');
     // The 2026 server gates on the client's own envelope.
     expect((await c.request('tools/call', { name: 'm__ask', arguments: { question: 'x' } }, false)).error?.code).toBe(-32021);
+    // A 2025 server's task beside it: each id reaches its own server.
+    const old = (await c.request('tools/call', { name: 't__count-task', arguments: { n: 5 } })).result;
+    expect(old.taskId).not.toMatch(/^(m|t)__/);
+    expect((await terminal(() => c.request('tasks/get', { taskId: old.taskId }))).result.result.content[0].text).toBe('counted to 5');
+    expect((await c.request('tasks/get', { taskId: created.taskId })).result.status).toBe('completed');
   });
 
   it("is the server's wire in single scope (/mcp/<id>): its ids and every field", async () => {
