@@ -15,17 +15,13 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 /** Check id -> status (SUCCESS, FAILURE, WARNING, ...), prefixed by the scenario directory's name. */
 export type Checks = Map<string, string>;
 
-/** `scenario`: that one scenario only, instead of every scenario 2026-07-28 requires. */
-export async function runConformance(url: string, timeoutMs = 120_000, scenario?: string): Promise<Checks> {
+/** `select`: which scenarios (default: what 2026-07-28 requires; a name: that one scenario; or the suite's own arguments). */
+export async function runConformance(url: string, timeoutMs = 120_000, select: string | string[] = ['--requirements', '2026-07-28']): Promise<Checks> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
+  const args = typeof select === 'string' ? ['--scenario', select] : select;
   try {
     await new Promise<void>((resolve) => {
-      execFile(
-        node22(),
-        [SUITE, 'server', '--url', url, ...(scenario ? ['--scenario', scenario] : ['--requirements', '2026-07-28']), '--timeout', '10000', '-o', out],
-        { timeout: timeoutMs },
-        () => resolve(),
-      );
+      execFile(node22(), [SUITE, 'server', '--url', url, ...args, '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () => resolve());
     });
     const checks: Checks = new Map();
     for (const dir of readdirSync(out)) {

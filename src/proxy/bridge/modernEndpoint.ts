@@ -23,7 +23,15 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { decodeHeaderValue, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
 
 export const MODERN_VERSION = '2026-07-28';
-const NAME_FROM: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
+const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 const STATUS_OF: Record<number, number> = {
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,

@@ -13,6 +13,7 @@ import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../json
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './taskTable.js';
 import type { HeldHost } from './heldCall.js';
+import type { EraTaskTable } from './taskEraTable.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -40,6 +41,8 @@ export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
   /** The level of a 2025 client's `logging/setLevel` (hub/modernNotify.ts). */
   logLevel?: string;
+  /** A 2026-07-28 client (modernSession.ts). */
+  readonly isModern: boolean;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
@@ -75,6 +78,8 @@ export interface SessionHost extends HeldHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
+  /** The tasks 2026-07-28 clients got through the proxy (taskEraTable.ts). */
+  readonly eraTasks: EraTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;
   /** Releases every subscription of a closing session. */
