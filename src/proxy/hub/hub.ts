@@ -21,7 +21,6 @@ import { parkTaskInput } from './taskEra.js';
 import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
 import { HeldInputTable } from './heldInputTable.js';
-import type { HeldCall } from './heldCall.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
@@ -50,7 +49,7 @@ export class Hub implements SessionHost {
   readonly subscriptions = new SubscriptionTable();
   readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Calls of 2026-07-28 clients to 2025-11-25 servers waiting for client input (heldCall.ts). */
-  readonly held = new HeldInputTable<HeldCall>();
+  readonly held = new HeldInputTable();
   readonly eraTasks = new EraTaskTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;

@@ -35,13 +35,12 @@ import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.j
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionHost.js';
 import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './taskTable.js';
-import type { HeldCall } from './heldCall.js';
 import type { HeldInputTable } from './heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
   readonly tasks: TaskTable<HubSession, Upstream>;
-  readonly held: HeldInputTable<HeldCall>;
+  readonly held: HeldInputTable;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
   /** True when `req` belongs to a 2026 client's task and was kept for it (taskEra.ts). */

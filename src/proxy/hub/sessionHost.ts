@@ -12,7 +12,7 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './taskTable.js';
-import type { HeldHost } from './heldCall.js';
+import type { HeldInputTable } from './heldInputTable.js';
 import type { EraTaskTable } from './taskEraTable.js';
 
 export interface SessionScope {
@@ -53,6 +53,14 @@ export interface RoutingSession extends HubSession {
     timeoutMs?: number,
     mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
   ): Promise<void>;
+}
+
+/** What a held call needs of the hub (heldCall.ts). */
+export interface HeldHost {
+  readonly held: HeldInputTable;
+  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): string;
+  holdProgress(u: Upstream, upstreamToken: string, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): void;
+  dropProgress(u: Upstream, upstreamToken: string): void;
 }
 
 /** The hub operations a session and the routing of its requests use (implemented by Hub). */
