@@ -16,19 +16,20 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 export type Checks = Map<string, string>;
 
 /**
- * Runs the suite against `url`. `scenario`: that one scenario only, instead of every scenario
- * 2026-07-28 requires; `messages`, when given, gets each check's error message.
+ * `select`: which scenarios (default: what 2026-07-28 requires; a name: that one scenario; or
+ * the suite's own arguments). `messages`, when given, gets each check's error message.
  */
-export async function runConformance(url: string, timeoutMs = 120_000, scenario?: string, messages?: Map<string, string>): Promise<Checks> {
+export async function runConformance(
+  url: string,
+  timeoutMs = 120_000,
+  select: string | string[] = ['--requirements', '2026-07-28'],
+  messages?: Map<string, string>,
+): Promise<Checks> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
+  const args = typeof select === 'string' ? ['--scenario', select] : select;
   try {
     await new Promise<void>((resolve) => {
-      execFile(
-        node22(),
-        [SUITE, 'server', '--url', url, ...(scenario ? ['--scenario', scenario] : ['--requirements', '2026-07-28']), '--timeout', '10000', '-o', out],
-        { timeout: timeoutMs },
-        () => resolve(),
-      );
+      execFile(node22(), [SUITE, 'server', '--url', url, ...args, '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () => resolve());
     });
     const checks: Checks = new Map();
     for (const dir of readdirSync(out)) {

@@ -72,7 +72,7 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     const d = chain.getDiscoverResult()!;
     expect(d).toEqual(aggregation.getDiscoverResult());
     expect(d.instructions).toContain('## m\nm: echo and add things.');
-    expect(Object.keys(d.capabilities).sort()).toEqual(['prompts', 'resources', 'tools']);
+    expect(Object.keys(d.capabilities).sort()).toEqual(['logging', 'prompts', 'resources', 'tools']);
   });
 
   it("relays both servers' list changes on subscriptions/listen", async () => {

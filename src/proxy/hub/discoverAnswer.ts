@@ -7,12 +7,15 @@
  *
  * Resource `subscribe` is there when a server in scope has it (listen's
  * `resourceSubscriptions`: listenSet.ts), `logging` likewise (per-request levels:
- * modernNotify.ts); tasks are left out.
+ * modernNotify.ts); the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`) when
+ * a server in scope takes tasks on `tools/call` in either era (taskEra.ts).
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
+import { offersTasks } from './taskEra.js';
+import { TASKS_EXTENSION } from './taskEraShapes.js';
 
 export const MODERN_VERSION = '2026-07-28';
 const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -31,6 +34,7 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   if (servers.some((u) => (u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe))
     capabilities.resources = { listChanged: true, subscribe: true };
   if (servers.some((u) => u.capabilities.logging)) capabilities.logging = {};
+  if (servers.some(offersTasks)) capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const instructions = s.single
     ? (s.single.initResult?.instructions as string | undefined)
     : servers

@@ -15,13 +15,14 @@ import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, isModernRequest, modernError, modernRequest, modernResult } from './modernSession.js';
+import { envelopeError, forgetModern, isModernRequest, modernResult } from './modernSession.js';
 import { ListenSet } from './listenSet.js';
 import { ListChangeNotices } from './listChangeNotices.js';
 import { modernNotify, requestLogLevel, withLogLevel } from './modernNotify.js';
-import { isInputRequired, retryWithInput } from './inputRounds.js';
 import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './heldForward.js';
 import type { HeldSession } from './heldCall.js';
+import { listenTasks } from './taskEraListen.js';
+import { answerModernResult } from './taskEraLegacy.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -173,7 +174,6 @@ export class DownstreamSession implements HeldSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
-      req = modernRequest(req);
       if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
@@ -193,10 +193,13 @@ export class DownstreamSession implements HeldSession {
         return this.reply(req.id, {});
       case 'server/discover':
         return answerDiscover(this.hub, this, req);
-      case 'subscriptions/listen':
+      case 'subscriptions/listen': {
         if (!this.modern) return routeRequest(this.hub, this, req);
         this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), this.hub, this);
-        return this.listens.listen(req);
+        const tasks = listenTasks(this.hub, this, req, (p) => void this.peer.notify('notifications/tasks', p, req.id));
+        if (tasks.error) return this.fail(req.id, tasks.error);
+        return this.listens.listen(req, tasks.ack).finally(tasks.stop);
+      }
       default:
         return routeRequest(this.hub, this, req);
     }
@@ -291,11 +294,10 @@ export class DownstreamSession implements HeldSession {
       if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
-    // A 2026 server asked this 2025 client for input: ask it, then re-issue the call. A request
-    // that carries a 2026 client's envelope (a proxy of ours relaying it, as on the stream link)
-    // gets the input_required itself, for that client to answer.
-    if (!this.modern && isInputRequired(response.result) && !isModernRequest(req))
-      return retryWithInput(this, req, u, params, response.result, timeoutMs, round);
+    // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it):
+    // taskEraLegacy.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
+    if (!this.modern && response.result.resultType !== undefined && !isModernRequest(req))
+      return answerModernResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
@@ -311,8 +313,7 @@ export class DownstreamSession implements HeldSession {
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
-    if (this.modern) error = modernError(this.modern.get(id), error);
-    this.modern?.delete(id);
+    if (this.modern) error = forgetModern(this.modern, id, error);
     this.logLevels?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }

@@ -21,9 +21,9 @@
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { HeldEntry, HeldInputTable } from './heldInputTable.js';
+import type { HeldEntry } from './heldInputTable.js';
 import type { InFlight } from './listMethods.js';
-import type { RoutingSession } from './sessionHost.js';
+import type { HeldHost, RoutingSession } from './sessionHost.js';
 
 /** Server-to-client requests sent together are asked together when they arrive within this window. */
 export const GATHER_MS = 10;
@@ -46,14 +46,6 @@ export interface Waiter {
   /** The client's progress token on this request, if any. */
   progressToken?: string | number;
   capabilities: Params;
-}
-
-/** What a held call needs of the hub. */
-export interface HeldHost {
-  readonly held: HeldInputTable<HeldCall>;
-  routeProgress(u: Upstream, session: RoutingSession, token: string | number, requestId: RequestId, touch: () => void): string;
-  holdProgress(u: Upstream, upstreamToken: string, session: RoutingSession, token: string | number, requestId: RequestId, touch: () => void): void;
-  dropProgress(u: Upstream, upstreamToken: string): void;
 }
 
 export class HeldCall implements HeldEntry {

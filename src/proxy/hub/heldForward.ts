@@ -7,10 +7,11 @@
  * (heldInputTable.ts). Other requests of a modern client, and every request of a 2025
  * client, never come here.
  */
-import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
-import { HeldCall, type HeldHost, type HeldSession } from './heldCall.js';
+import { HeldCall, type HeldSession } from './heldCall.js';
+import type { HeldHost } from './sessionHost.js';
 
 type Params = Record<string, unknown>;
 
@@ -57,7 +58,7 @@ export function forwardHeld(hub: HeldHost, s: HeldSession, req: RpcRequest, u: U
   if (requestState !== undefined) {
     if (typeof requestState !== 'string') return s.fail(req.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: requestState must be a string' });
     const call = hub.held.redeem(requestState, principal, req.method, digest);
-    if (!(call instanceof HeldCall)) return s.fail(req.id, call);
+    if (!(call instanceof HeldCall)) return s.fail(req.id, call as RpcErrorObject);
     return call.resume(w, inputResponses ?? {});
   }
   return new HeldCall(hub, u, req.method, principal, digest, timeoutMs).start(w, rest);

@@ -14,7 +14,7 @@
  * expiry. A state that fails any check is refused with -32602 and never reaches a server.
  */
 import type { Hmac } from 'node:crypto';
-import { ErrorCode, type RequestId, type RpcErrorObject } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 
 /** What the table needs of a held call. */
@@ -30,6 +30,8 @@ export interface HeldEntry {
   /** The upstream id of the held call and the progress token it went with. */
   readonly upstreamId?: RequestId;
   readonly upstreamToken?: string;
+  /** A server-to-client request that belongs to the call (serverRequestRouter.ts). */
+  ask(req: RpcRequest): void;
   /** Ends the call toward the server (too many held calls). */
   release(reason: string): void;
 }

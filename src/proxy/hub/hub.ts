@@ -16,16 +16,18 @@ import { NameTable, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './taskTable.js';
+import { EraTaskTable } from './taskEraTable.js';
+import { parkTaskInput } from './taskEra.js';
+import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
 import { HeldInputTable } from './heldInputTable.js';
-import type { HeldCall } from './heldCall.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
 import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
-import type { RequestId, RpcNotification, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
 
 export interface HubOptions {
@@ -44,17 +46,18 @@ export class Hub implements SessionHost {
   readonly upstreams = new Map<string, Upstream>();
   readonly sessions = new Set<DownstreamSession>();
   readonly serverRequests: ServerRequestRouter;
-  private readonly subscriptions = new SubscriptionTable();
+  readonly subscriptions = new SubscriptionTable();
   readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Calls of 2026-07-28 clients to 2025-11-25 servers waiting for client input (heldCall.ts). */
-  readonly held = new HeldInputTable<HeldCall>();
+  readonly held = new HeldInputTable();
+  readonly eraTasks = new EraTaskTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   private readonly startedAt = Date.now();
   private tables?: { tools: NameTable; prompts: NameTable };
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
-  private readonly progress = new ProgressTable<HubSession>();
+  readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
   private readonly supervision: SupervisionOptions;
@@ -79,7 +82,7 @@ export class Hub implements SessionHost {
     const listener: UpstreamListener = {
       state: () => this.onUpstreamState(u),
       listChanged: (up, kind) => this.onListChanged(up, kind),
-      notification: (up, n, related) => this.onUpstreamNotification(up, n, related),
+      notification: (up, n, related) => routeUpstreamNotification(this, up, n, related),
       request: (up, req, related) => this.serverRequests.route(up, req, related),
     };
     return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
@@ -248,6 +251,11 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
+  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (taskEra.ts). */
+  parkTaskInput(u: Upstream, req: RpcRequest): boolean {
+    return parkTaskInput(this.eraTasks, u, req);
+  }
+
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {
     this.serverRequests.urlElicitationsRequired(u, s, data);
   }
@@ -285,35 +293,5 @@ export class Hub implements SessionHost {
     this.listVersion[kind]++;
     for (const s of this.sessionsFor(u)) s.listChanged(kind);
     if (kind === 'tools') this.onstatus?.();
-  }
-
-  private onUpstreamNotification(u: Upstream, n: RpcNotification, related?: RequestId): void {
-    const params = n.params ?? {};
-    if (n.method === 'notifications/progress') {
-      const route = this.progress.get(u.id, params.progressToken);
-      route?.touch();
-      return route?.session.notify(n.method, { ...params, progressToken: route.token }, route.requestId);
-    }
-    if (n.method === 'notifications/cancelled') return this.serverRequests.cancelled(u, params);
-    if (n.method === 'notifications/tasks/status') {
-      // Only the owning session hears of it; one sent before the CreateTaskResult waits for it.
-      const task = this.tasks.serverTaskOwner(u, String(params.taskId));
-      if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-      else this.tasks.holdStatus(u, String(params.taskId), params);
-      return;
-    }
-    if (n.method === 'notifications/elicitation/complete' && this.serverRequests.elicitationComplete(u, params)) return;
-    // A modern server's request-scoped notification (a log on a call's stream): to that call's session only.
-    if (related !== undefined && n.method !== 'notifications/resources/updated') {
-      for (const s of this.sessionsFor(u)) {
-        const id = s.callWithUpstreamId(u, related);
-        if (id !== undefined) return s.notify(n.method, n.params, id);
-      }
-      return;
-    }
-    for (const s of this.sessionsFor(u)) {
-      if (n.method === 'notifications/resources/updated' && !this.subscriptions.has(u, String(params.uri), s)) continue;
-      s.notify(n.method, n.params, s.relatedCallOn(u));
-    }
   }
 }

@@ -38,8 +38,8 @@ export class ListenSet {
     if (hub && session) this.resources = resourceHolder(hub, session);
   }
 
-  /** Acknowledges `req` and resolves when it is cancelled or the session ends. */
-  async listen(req: RpcRequest): Promise<void> {
+  /** Acknowledges `req` (with `extra` honoured, e.g. task ids: taskEraListen.ts) and resolves when it is cancelled or the session ends. */
+  async listen(req: RpcRequest, extra: Record<string, unknown> = {}): Promise<void> {
     const asked = (req.params?.notifications as Record<string, unknown> | undefined) ?? {};
     const kinds = new Set<ListKind>();
     const honoured: Record<string, unknown> = {};
@@ -64,7 +64,7 @@ export class ListenSet {
       }
       if (l.uris.size > 0) honoured.resourceSubscriptions = [...l.uris];
     }
-    this.notify('notifications/subscriptions/acknowledged', { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: honoured }, req.id);
+    this.notify('notifications/subscriptions/acknowledged', { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: { ...honoured, ...extra } }, req.id);
     return ended;
   }
 

@@ -8,7 +8,7 @@
  * DownstreamSession checks one flag.
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
-import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { MODERN_VERSION } from './discoverAnswer.js';
 import { isLogLevel, META_LOG_LEVEL } from './modernNotify.js';
 
@@ -48,24 +48,19 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
 }
 
 /**
- * A modern request as the hub routes it: 2026-07-28 has no task augmentation, so a legacy
- * `task` param on `tools/call` is ignored (SEP-2663), never passed on to a 2025 server as a
- * task request.
- */
-export function modernRequest(req: RpcRequest): RpcRequest {
-  if (req.method !== 'tools/call' || req.params?.task === undefined) return req;
-  const params = { ...req.params };
-  delete params.task;
-  return { ...req, params };
-}
-
-/**
  * An error as a 2026-07-28 client expects it: a server's unknown resource (2025-11-25:
  * -32002 with `data.uri`) is -32602.
  */
 export function modernError(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
   const data = error.data as { uri?: unknown } | undefined;
   return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined ? { ...error, code: ErrorCode.InvalidParams } : error;
+}
+
+/** Forgets the modern request `id` (it is being answered with `error`); the error as its client expects it. */
+export function forgetModern(requests: Map<RequestId, string>, id: RequestId, error: RpcErrorObject): RpcErrorObject {
+  const method = requests.get(id);
+  requests.delete(id);
+  return modernError(method, error);
 }
 
 /** A result as a 2026-07-28 client expects it. */

@@ -11,6 +11,9 @@ import { serverIdForName } from './naming.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { routeTaskRequest, taskCreated } from './taskRequests.js';
 import { isLogLevel } from './modernNotify.js';
+import { modernToolCall, routeModernTaskRequest } from './taskEra.js';
+import { legacyTaskCallOnModern } from './taskEraLegacy.js';
+import { isModernUpstream } from './taskEraShapes.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -30,7 +33,11 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
     case 'tasks/result':
     case 'tasks/cancel':
     case 'tasks/list':
-      return routeTaskRequest(hub, s, req);
+      // A 2026 client's task requests (the tasks extension; tasks/result and tasks/list are refused before this).
+      return s.isModern ? routeModernTaskRequest(hub, s, req) : routeTaskRequest(hub, s, req);
+    case 'tasks/update':
+      if (s.isModern) return routeModernTaskRequest(hub, s, req);
+      return s.single ? s.forward(req, s.single, p) : s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
     case 'logging/setLevel':
       return setLevel(hub, s, req);
     default:
@@ -82,10 +89,14 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
+  const params = name === exposed ? p : { ...p, name };
+  // A 2026 client: the tasks extension (taskEra.ts).
+  if (s.isModern) return modernToolCall(hub, s, req, u, params, timeoutMs);
   // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
   const owner = u;
   const created = p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
-  return s.forward(req, u, name === exposed ? p : { ...p, name }, timeoutMs, created);
+  if (created && isModernUpstream(u)) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
+  return s.forward(req, u, params, timeoutMs, created);
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

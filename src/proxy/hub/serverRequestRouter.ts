@@ -35,15 +35,16 @@ import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.j
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionHost.js';
 import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './taskTable.js';
-import type { HeldCall } from './heldCall.js';
 import type { HeldInputTable } from './heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
   readonly tasks: TaskTable<HubSession, Upstream>;
-  readonly held: HeldInputTable<HeldCall>;
+  readonly held: HeldInputTable;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
+  /** True when `req` belongs to a 2026 client's task and was kept for it (taskEra.ts). */
+  parkTaskInput(u: Upstream, req: RpcRequest): boolean;
 }
 
 type Params = Record<string, unknown>;
@@ -113,6 +114,7 @@ export class ServerRequestRouter {
     // A held call of a 2026 client (heldCall.ts) that the wire names takes it as input to ask.
     const held = this.hub.held.byWire(u, relatedRequestId, (req.params?._meta as Params | undefined)?.progressToken);
     if (held) return held.ask(req);
+    if (req.params?._meta !== undefined && this.hub.parkTaskInput(u, req)) return;
     const owner = this.owner(u, req, relatedRequestId);
     if (!owner && this.hub.held.size > 0) {
       // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the latest held call.

@@ -12,7 +12,8 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './taskTable.js';
-import type { HeldHost } from './heldCall.js';
+import type { HeldInputTable } from './heldInputTable.js';
+import type { EraTaskTable } from './taskEraTable.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -40,6 +41,8 @@ export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
   /** The level of a 2025 client's `logging/setLevel` (hub/modernNotify.ts). */
   logLevel?: string;
+  /** A 2026-07-28 client (modernSession.ts). */
+  readonly isModern: boolean;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
@@ -50,6 +53,14 @@ export interface RoutingSession extends HubSession {
     timeoutMs?: number,
     mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
   ): Promise<void>;
+}
+
+/** What a held call needs of the hub (heldCall.ts). */
+export interface HeldHost {
+  readonly held: HeldInputTable;
+  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): string;
+  holdProgress(u: Upstream, upstreamToken: string, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): void;
+  dropProgress(u: Upstream, upstreamToken: string): void;
 }
 
 /** The hub operations a session and the routing of its requests use (implemented by Hub). */
@@ -75,6 +86,8 @@ export interface SessionHost extends HeldHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
+  /** The tasks 2026-07-28 clients got through the proxy (taskEraTable.ts). */
+  readonly eraTasks: EraTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;
   /** Releases every subscription of a closing session. */

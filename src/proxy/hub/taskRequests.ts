@@ -10,6 +10,8 @@ import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
+import { isModernUpstream } from './taskEraShapes.js';
+import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './taskEraLegacy.js';
 
 type Result = Record<string, unknown>;
 
@@ -29,6 +31,7 @@ export function routeTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRe
   const id = String(p.taskId ?? '');
   const route = hub.tasks.ownTask(s, id, s.single);
   if (!route) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Task not found: ${id}` });
+  if (isModernUpstream(route.upstream)) return legacyTaskRequestOnModern(s, req, route);
   if (route.exposed === route.taskId) return s.forward(req, route.upstream, p);
   return s.forward(req, route.upstream, { ...p, taskId: route.taskId }, undefined, (r) => exposeIds(r, route));
 }
@@ -53,7 +56,8 @@ function ownTasks(hub: SessionHost, s: HubSession, u: Upstream, tasks: unknown):
   return out;
 }
 
-function listSingle(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream): Promise<void> {
+async function listSingle(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream): Promise<void> {
+  if (isModernUpstream(u)) return s.reply(req.id, { tasks: await legacyTaskListOnModern(hub, s, u) });
   return s.forward(req, u, req.params ?? {}, undefined, (r) => ({ ...r, tasks: ownTasks(hub, s, u, r.tasks) }));
 }
 
@@ -92,6 +96,10 @@ async function listAggregate(hub: SessionHost, s: RoutingSession, req: RpcReques
   const u = servers[index];
   if (!u) return s.reply(req.id, { tasks: [] });
   const next = servers[index + 1];
+  if (isModernUpstream(u)) {
+    const tasks = await legacyTaskListOnModern(hub, s, u);
+    return s.reply(req.id, { tasks, ...(next ? { nextCursor: encodeCursor(next.id) } : {}) });
+  }
   return s.forward(req, u, upstreamCursor === undefined ? rest : { ...rest, cursor: upstreamCursor }, undefined, (r) => {
     const { nextCursor, ...page } = r;
     const more = typeof nextCursor === 'string' && nextCursor ? encodeCursor(u.id, nextCursor) : next && encodeCursor(next.id);

@@ -102,6 +102,11 @@ export class TaskTable<S, U extends Keyed> {
     return this.server.get(`${u.id}\0${taskId}`);
   }
 
+  /** Session `s`'s server-side tasks on `u`, oldest first. */
+  serverTasksOf(s: S, u: U): ServerTask<S, U>[] {
+    return [...this.server.values()].filter((t) => t.session === s && t.upstream === u);
+  }
+
   /** Records a task session `s` created for a request of `u`; returns the id `u` sees. */
   addClientTask(u: U, s: S, taskId: string): string {
     let visible = taskId;

@@ -14,6 +14,7 @@ function entry(table: HeldInputTable, extra: Partial<HeldEntry> = {}): HeldEntry
     method: 'tools/call',
     digest: 'd',
     released: undefined as string | undefined,
+    ask() {},
     release(reason: string) {
       e.released = reason;
       table.delete(e);

@@ -33,7 +33,7 @@ import { CLIENT_INFO, handshake } from '../upstreamHandshake.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { probeHttpEra } from './httpEraProbe.js';
 import { ModernHttpClientTransport } from './modernHttpTransport.js';
-import { initRecordFromDiscover, isDiscoverResult, type Envelope } from './modernProtocol.js';
+import { initRecordFromDiscover, isDiscoverResult, TASKS_EXTENSION, type Envelope } from './modernProtocol.js';
 import { speakModern } from './modernWire.js';
 import { ModernResourceListen } from './modernResourceListen.js';
 
@@ -115,9 +115,11 @@ async function modernHandshake(
 ): Promise<Record<string, unknown>> {
   const end = (opts.startedAt ?? Date.now()) + opts.timeoutMs;
   const left = () => Math.max(1, end - Date.now());
-  // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize.
+  // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize,
+  // and the tasks extension: the proxy follows a task to its end for a 2025 client (hub/taskEraLegacy.ts).
+  const clientCapabilities = { ...opts.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
   const resources = new ModernResourceListen(peer, logger);
-  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities: opts.capabilities }, (id, n) => resources.acknowledged(id, n));
+  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);
   const discover = await withDeadline(peer.call('server/discover'), left(), `no answer to server/discover within ${opts.timeoutMs} ms`);
   if (!isDiscoverResult(discover)) throw new Error('the server/discover answer does not offer MCP 2026-07-28');

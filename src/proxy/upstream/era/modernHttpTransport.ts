@@ -4,8 +4,9 @@
  * reconnect (hence no ResilientTransportWrapper around it). Each POST carries the request
  * metadata headers the revision requires, mirrored from the body: `MCP-Protocol-Version`
  * (from the `_meta` envelope modernWire.ts puts on), `Mcp-Method`, and `Mcp-Name` for
- * `tools/call`, `prompts/get` (params.name) and `resources/read` (params.uri), Base64-sentinel
- * encoded when not a plain header value.
+ * `tools/call`, `prompts/get` (params.name), `resources/read` (params.uri) and the tasks
+ * extension's `tasks/get|update|cancel` (params.taskId), Base64-sentinel encoded when not a
+ * plain header value.
  *
  * For a tool whose inputSchema marks arguments with `x-mcp-header`, `tools/call` carries the
  * `Mcp-Param-*` headers (toolParamHeaders.ts, learnt from the `tools/list` answers). A cancel
@@ -31,7 +32,15 @@ import { headerValue } from '../../common/mcpParamHeaders.js';
 import { ToolParamHeaders } from './toolParamHeaders.js';
 
 const ERROR_BODY_LIMIT = 64_000;
-const NAME_FROM: Record<string, 'name' | 'uri'> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
+const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 
 /** The request metadata headers of one message (method, name, protocol version). */
 export function modernHeaders(m: { method?: string; params?: Record<string, unknown> }): Record<string, string> {

@@ -7,6 +7,8 @@
 import { ErrorCode, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
 
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** The tasks extension (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
@@ -81,13 +83,20 @@ export function isDiscoverResult(r: Record<string, unknown> | undefined): boolea
 /**
  * The record the proxy keeps per server (its `initResult`), built from a DiscoverResult:
  * the same fields an `initialize` result has, so status, aggregation and instructions work
- * unchanged for a modern server.
+ * unchanged for a modern server. A server with the tasks extension also gets the 2025
+ * `tasks` capability the proxy serves its 2025 clients for it (hub/taskEraLegacy.ts: task-
+ * augmented `tools/call`, `tasks/cancel`, and `tasks/list` answered by the proxy).
  */
 export function initRecordFromDiscover(d: Record<string, unknown>): Record<string, unknown> {
   const meta = (d._meta as Record<string, unknown> | undefined) ?? {};
+  let capabilities = (d.capabilities as Record<string, unknown> | undefined) ?? {};
+  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
+  if (extensions?.[TASKS_EXTENSION] && capabilities.tasks === undefined) {
+    capabilities = { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
+  }
   const out: Record<string, unknown> = {
     protocolVersion: MODERN_PROTOCOL_VERSION,
-    capabilities: (d.capabilities as Record<string, unknown> | undefined) ?? {},
+    capabilities,
     serverInfo: (meta[META_SERVER_INFO] as Record<string, unknown> | undefined) ?? { name: 'unknown', version: '0' },
   };
   if (typeof d.instructions === 'string') out.instructions = d.instructions;
