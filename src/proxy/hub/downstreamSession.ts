@@ -272,8 +272,8 @@ export class DownstreamSession implements HeldSession {
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
-    // A 2026 client calling a 2025 server: the call is held across its input rounds.
-    if (this.modern && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
+    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: taskEra.ts).
+    if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
