@@ -23,7 +23,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { decodeHeaderValue, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
 
 export const MODERN_VERSION = '2026-07-28';
-/** The body field `Mcp-Name` mirrors, per method (SEP-2243; the tasks extension's methods, SEP-2663: the taskId). */
+// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
 const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
   'tools/call': 'name',
   'prompts/get': 'name',
