@@ -33,9 +33,6 @@ const OLD_TRANSLATION_GAPS: Record<string, string> = {
   'input-required-result-basic-elicitation/sep-2322-elicitation-complete': 'not run there: follows from the one above',
   'input-required-result-ignore-extra-params/sep-2322-ignore-unexpected-params':
     'answers the reference key with no round before (no requestState): through the proxy that starts a call, which asks again',
-  'server-stateless/sep-2575-server-rejects-undeclared-capability':
-    'proxy: a 2025 server asking for a capability the client did not declare is answered -32601 and its failure reaches the client; 2026-07-28 wants -32021 naming the capability',
-  'server-stateless/sep-2575-missing-capability-http-400': 'follows from the one above (no -32021, so no HTTP 400 for it)',
 };
 
 /**

@@ -287,6 +287,10 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
       requestState: s1.requestState,
     });
     expect(s2.body.result.content[0].text).toBe('? likes blue');
+    // A server that fails without what the client did not declare: -32021 naming it (HTTP 400).
+    const needs = await raw(b, '/mcp/a', 8, 'tools/call', { name: 'must_sample', arguments: {}, _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } });
+    expect(needs.status).toBe(400);
+    expect(needs.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
   });
 
   it('a retry that never comes releases the server call after the call timeout', async () => {

@@ -115,6 +115,7 @@ export class HeldCall implements HeldEntry {
     const capability = CAPABILITY[req.method];
     const caps = this.waiter?.capabilities ?? this.lastCapabilities;
     if (this.ended || !capability || !declares(caps, capability, req.params) || this.asked.size >= MAX_ASKED) {
+      if (capability && !this.ended && this.asked.size < MAX_ASKED) this.refused.add(capability);
       if (req.method === 'roots/list') return this.upstream.respond(req.id, { roots: [] });
       const why = this.ended
         ? 'the call has ended'
@@ -143,6 +144,8 @@ export class HeldCall implements HeldEntry {
   }
 
   private lastCapabilities: Params = {};
+  /** Capabilities the server asked for that the client's envelope did not declare. */
+  private readonly refused = new Set<string>();
 
   private attach(w: Waiter): Promise<void> {
     clearTimeout(this.deadline);
@@ -194,7 +197,16 @@ export class HeldCall implements HeldEntry {
     const w = this.waiter;
     if (!w) return;
     this.end();
-    this.answer(w, this.final!);
+    const res = this.final!;
+    // The server failed (an error, or a tool's isError) after asking for what the client did not
+    // declare: say so as 2026-07-28 does (-32021), as a 2026 server would have.
+    if (this.refused.size > 0 && ('error' in res || res.result.isError === true)) {
+      const missing = [...this.refused];
+      const requiredCapabilities = Object.fromEntries(missing.map((c) => [c, {}]));
+      const message = `server "${this.upstream.id}" needs ${missing.join(' and ')} from the client for this call, and this client did not declare it`;
+      return this.answer(w, { error: { code: ErrorCode.MissingRequiredClientCapability, message, data: { requiredCapabilities } } });
+    }
+    this.answer(w, res);
   }
 
   private answer(w: Waiter & { f: InFlight; answered: () => void }, out: { error: RpcErrorObject } | { result: Params }): void {
