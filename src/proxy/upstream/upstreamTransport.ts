@@ -80,7 +80,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   const modern = await modernRemoteTransport(entry, headers, hooks.logger);
   if (modern) return modern;
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
-  const auth = oauthFor(entry);
+  const auth = await oauthFor(entry);
   if (entry.type === 'auto') {
     // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout
     // (a 401 with a Bearer challenge under a sign-in is streamable HTTP's to handle).
