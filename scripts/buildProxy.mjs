@@ -17,6 +17,7 @@ export const PROXY_FILES = [
   { file: 'qiming-mcp-core.cjs', entries: ['src/proxy/modes/stdioMode.ts'], what: 'stdio mode, and the hub, upstreams and config every mode runs' },
   { file: 'qiming-mcp-convert.cjs', entries: ['src/proxy/modes/convertMode.ts'], what: 'convert mode' },
   { file: 'qiming-mcp-bridge.cjs', entries: ['src/proxy/modes/bridgeMode.ts'], what: 'the HTTP bridge (proxy mode)' },
+  { file: 'qiming-mcp-http-client.cjs', entries: ['src/proxy/upstream/leanHttpClientTransport.ts'], what: 'the streamable HTTP client, for the first remote server that uses it' },
   { file: 'qiming-mcp-oauth.cjs', entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts'], what: 'the OAuth sign-in flow, for the first server that may sign in' },
   {
     file: 'qiming-mcp-config-edit.cjs',

@@ -79,7 +79,7 @@ describe('the files each start of the CLI loads', () => {
     expect(bytesOf(cli, files.filter((f) => f !== 'qiming-mcp-config-edit.cjs'))).toBeLessThanOrEqual(BUDGET.bridge);
   });
 
-  it('a remote entry that may sign in loads the OAuth flow; convert loads its own file', async () => {
+  it('a streamable HTTP entry that may sign in loads the HTTP client and the OAuth flow; convert loads its own file', async () => {
     dir = mkdtempSync(join(tmpdir(), 'qiming-loaded-'));
     const remote = await startHttpFixture('http', { name: 'r' });
     try {
@@ -87,14 +87,14 @@ describe('the files each start of the CLI loads', () => {
       const pid = proxy.transport.pid!;
       expect((await proxy.client.listTools()).tools.map((t) => t.name)).toContain('r__echo');
       await proxy.close();
-      expect(await loadedBy(pid)).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-oauth.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+      expect(await loadedBy(pid)).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-http-client.cjs', 'qiming-mcp-oauth.cjs', 'qiming-mcp-stdio-proxy.cjs']);
 
       const convert = await connectProxy(['convert', remote.url, '--header', 'Authorization: Bearer x'], {}, env());
       const convertPid = convert.transport.pid!;
       expect((await convert.client.listTools()).tools.map((t) => t.name)).toContain('echo');
       await convert.close();
       const files = await loadedBy(convertPid);
-      expect(files).toEqual(['qiming-mcp-convert.cjs', 'qiming-mcp-core.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+      expect(files).toEqual(['qiming-mcp-convert.cjs', 'qiming-mcp-core.cjs', 'qiming-mcp-http-client.cjs', 'qiming-mcp-stdio-proxy.cjs']);
       expect(bytesOf(CLI, files)).toBeLessThanOrEqual(BUDGET.stdio);
     } finally {
       await remote.stop();

@@ -7,7 +7,6 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ChildProcessTransport } from '../process/childProcessTransport.js';
-import { LeanHttpClientTransport } from './leanHttpClientTransport.js';
 import { StreamClientTransport } from './streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
@@ -46,8 +45,9 @@ export interface BuiltTransport {
 
 /**
  * One remote transport of a fixed kind. Streamable HTTP uses our `node:http` client (the
- * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK, loaded
- * on first use so that configs without SSE servers never pay for its start-up.
+ * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK. Both are
+ * loaded on first use (files of their own beside the CLI, scripts/buildProxy.mjs), so that a
+ * start without such servers, the app's proxy in front of the bridge among them, never reads them.
  */
 export async function remoteTransport(
   kind: 'http' | 'sse',
@@ -57,7 +57,7 @@ export async function remoteTransport(
   auth?: RequestAuth,
 ): Promise<Transport> {
   const u = new URL(url);
-  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger, auth });
+  if (kind === 'http') return new (await import('./leanHttpClientTransport.js')).LeanHttpClientTransport(u, { headers, logger, auth });
   // SSE: the sign-in's token on each new stream, and a refused start handed to it.
   return auth ? sseWithSignIn(u, headers, auth) : sseClientUpstream(u, headers);
 }
