@@ -17,6 +17,7 @@ export const PROXY_FILES = [
   { file: 'qiming-mcp-core.cjs', entries: ['src/proxy/modes/stdioMode.ts'], what: 'stdio mode, and the hub, upstreams and config every mode runs' },
   { file: 'qiming-mcp-convert.cjs', entries: ['src/proxy/modes/convertMode.ts'], what: 'convert mode' },
   { file: 'qiming-mcp-bridge.cjs', entries: ['src/proxy/modes/bridgeMode.ts'], what: 'the HTTP bridge (proxy mode)' },
+  { file: 'qiming-mcp-process.cjs', entries: ['src/proxy/process/childProcessTransport.ts'], what: 'stdio servers as child processes, for the first one' },
   { file: 'qiming-mcp-http-client.cjs', entries: ['src/proxy/upstream/leanHttpClientTransport.ts'], what: 'the streamable HTTP client, for the first remote server that uses it' },
   { file: 'qiming-mcp-oauth.cjs', entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts'], what: 'the OAuth sign-in flow, for the first server that may sign in' },
   {
@@ -57,8 +58,7 @@ export async function buildProxy(root, { define }) {
         b.onResolve({ filter: SDK_SIDE }, () => ({ path: `./${SDK_SIDE_FILE}`, external: true }));
         b.onResolve({ filter: /^qiming-proxy-registry$/ }, () => ({ path: REGISTRY, namespace: REGISTRY }));
         b.onResolve({ filter: /.*/ }, async (args) => {
-          if (args.pluginData?.inner || args.namespace !== 'file' || args.kind === 'entry-point') return undefined;
-          if (args.path.startsWith('node:') || args.path.startsWith(`./qiming-mcp-`)) return undefined;
+          if (args.pluginData?.inner || args.namespace !== 'file' || args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
           const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
           if (r.errors.length || r.external || !r.path) return r.errors.length ? { errors: r.errors } : undefined;
           const k = key(r.path);
@@ -125,14 +125,14 @@ export async function buildProxy(root, { define }) {
   for (let i = 0; i < PROXY_FILES.length; i++) {
     const { metafile } = await buildFile(i, false);
     for (const [k, input] of Object.entries(metafile.inputs)) {
-      if (k.includes(':')) continue;
+      if (k.startsWith('qiming-proxy-')) continue;
       if (!owner.has(k)) owner.set(k, i);
       for (const imp of input.imports) {
         if (!imp.path.startsWith(`${STUB}:`) || imp.kind === 'dynamic-import') continue;
         const o = owner.get(imp.path.slice(STUB.length + 1)) ?? entryOwner.get(imp.path.slice(STUB.length + 1));
         if (o !== undefined && o > i) {
           throw new Error(
-            `${k} imports ${imp.path.slice(STUB.length + 1)} statically, which would load ${PROXY_FILES[o].file} at every start of ${PROXY_FILES[i].file}: use \`await import()\` where it is first needed (scripts/buildProxy.mjs)`,
+            `${k} imports ${imp.path.slice(STUB.length + 1)} statically, which would load ${PROXY_FILES[o].file} whenever ${PROXY_FILES[i].file} loads: use \`await import()\` where it is first needed (scripts/buildProxy.mjs)`,
           );
         }
       }

@@ -6,7 +6,7 @@
  * the ResilientTransportWrapper so it reconnects and replays `initialize`.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ChildProcessTransport } from '../process/childProcessTransport.js';
+import type { ChildProcessTransport } from '../process/childProcessTransport.js';
 import { StreamClientTransport } from './streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
@@ -64,6 +64,9 @@ export async function remoteTransport(
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
   if (entry.kind === 'stdio') {
+    // The process code (spawn, PATH, process groups) is a file of its own beside the CLI, which
+    // a start with remote servers only (the app's proxy in front of the bridge) never reads.
+    const { ChildProcessTransport } = await import('../process/childProcessTransport.js');
     const child = new ChildProcessTransport({
       command: entry.command,
       args: entry.args,
