@@ -18,14 +18,26 @@ export const PROXY_FILES = [
   { file: 'qiming-mcp-convert.cjs', entries: ['src/proxy/modes/convertMode.ts'], what: 'convert mode' },
   { file: 'qiming-mcp-bridge.cjs', entries: ['src/proxy/modes/bridgeMode.ts'], what: 'the HTTP bridge (proxy mode)' },
   { file: 'qiming-mcp-process.cjs', entries: ['src/proxy/process/childProcessTransport.ts'], what: 'stdio servers as child processes, for the first one' },
-  { file: 'qiming-mcp-http-client.cjs', entries: ['src/proxy/upstream/leanHttpClientTransport.ts'], what: 'the streamable HTTP client, for the first remote server that uses it' },
-  { file: 'qiming-mcp-oauth.cjs', entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts'], what: 'the OAuth sign-in flow, for the first server that may sign in' },
+  {
+    file: 'qiming-mcp-http-client.cjs',
+    entries: ['src/proxy/upstream/leanHttpClientTransport.ts'],
+    what: 'the streamable HTTP client, for the first remote server that uses it',
+  },
+  {
+    file: 'qiming-mcp-oauth.cjs',
+    entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts'],
+    what: 'the OAuth sign-in flow, for the first server that may sign in',
+  },
   {
     file: 'qiming-mcp-config-edit.cjs',
     entries: ['src/proxy/bridge/configRoutes.ts', 'src/proxy/cli/defaultBridgeConfig.ts'],
     what: "the panel's management routes (config editing and import, logs, tool tests) and the headless bridge's default config",
   },
-  { file: 'qiming-mcp-login-shell.cjs', entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'], what: "the login shell's PATH, read when a command is not on PATH" },
+  {
+    file: 'qiming-mcp-login-shell.cjs',
+    entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'],
+    what: "the login shell's PATH, read when a command is not on PATH",
+  },
 ];
 
 /** The SDK's SSE transports and OAuth client: a require of the file built beside the CLI. */

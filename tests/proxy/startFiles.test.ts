@@ -39,7 +39,11 @@ afterEach(async () => {
 describe('the files each start of the CLI loads', () => {
   it('--version loads the command line file alone', async () => {
     dir = mkdtempSync(join(tmpdir(), 'qiming-loaded-'));
-    const run = spawnSync(process.execPath, ['--require', PRELOAD, CLI, '--version'], { env: { ...process.env, QIMING_TEST_LOADED_DIR: dir }, encoding: 'utf8', timeout: 10_000 });
+    const run = spawnSync(process.execPath, ['--require', PRELOAD, CLI, '--version'], {
+      env: { ...process.env, QIMING_TEST_LOADED_DIR: dir },
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     expect(run.status).toBe(0);
     expect(run.stderr.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const files = await loadedBy(run.pid);
@@ -76,9 +80,20 @@ describe('the files each start of the CLI loads', () => {
     bridge.child.kill('SIGTERM');
     await bridge.waitExit(10_000);
     const files = await loadedBy(bridge.pid);
-    expect(files).toEqual(['qiming-mcp-bridge.cjs', 'qiming-mcp-config-edit.cjs', 'qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+    expect(files).toEqual([
+      'qiming-mcp-bridge.cjs',
+      'qiming-mcp-config-edit.cjs',
+      'qiming-mcp-core.cjs',
+      'qiming-mcp-process.cjs',
+      'qiming-mcp-stdio-proxy.cjs',
+    ]);
     const cli = builtCli();
-    expect(bytesOf(cli, files.filter((f) => f !== 'qiming-mcp-config-edit.cjs'))).toBeLessThanOrEqual(BUDGET.bridge);
+    expect(
+      bytesOf(
+        cli,
+        files.filter((f) => f !== 'qiming-mcp-config-edit.cjs'),
+      ),
+    ).toBeLessThanOrEqual(BUDGET.bridge);
   });
 
   it('a streamable HTTP entry that may sign in loads the HTTP client and the OAuth flow; convert loads its own file', async () => {

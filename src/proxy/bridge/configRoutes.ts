@@ -44,7 +44,6 @@ export interface ConfigRoutesOptions {
   toolCallTimeoutMs?: number;
 }
 
-
 const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
 const SERVER_LOG = /^\/servers\/([^/]+)\/log\/?$/;
 const SERVER_TOOLS = /^\/servers\/([^/]+)\/tools\/?$/;

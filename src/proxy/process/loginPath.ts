@@ -57,7 +57,10 @@ export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginP
   if (handed !== undefined) return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
   if (platform === 'win32') return { folders: [], source: 'handed', note: 'Windows: no login shell to read' };
   const shell = userShell(env, platform);
-  const [{ readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS }, { wellKnownToolFolders }] = await Promise.all([import('./loginShellEnv.js'), import('./toolFolders.js')]);
+  const [{ readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS }, { wellKnownToolFolders }] = await Promise.all([
+    import('./loginShellEnv.js'),
+    import('./toolFolders.js'),
+  ]);
   const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env, LOGIN_SHELL_TIMEOUT_MS), track: o.track });
   if (read.ok && read.path) {
     const folders = splitPath(read.path, platform).filter((d) => d.startsWith('/'));
