@@ -6,6 +6,7 @@
 // `await import()`: a static import of one from an earlier file fails the build, since it would
 // load that file at start. The SDK's SSE transports and OAuth client stay in their own file.
 import { build } from 'esbuild';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
@@ -58,6 +59,8 @@ export async function buildProxy(root, { define }) {
   const owner = new Map();
   /** @type {Set<string>[]} per file: its modules that other files take */
   const taken = PROXY_FILES.map(() => new Set());
+  /** @type {Map<string, string[]>} module key -> its export names (known after pass 1) */
+  const exportNames = new Map();
 
   /** @param {number} self @param {boolean} write */
   const buildFile = (self, write) => {
@@ -83,7 +86,14 @@ export async function buildProxy(root, { define }) {
           taken[o].add(args.path);
           const rootRegistry = isCli ? `require(${JSON.stringify(REGISTRY)})` : `require(${JSON.stringify(REGISTRY)}).root()`;
           const from = o === 0 ? rootRegistry : `require(${JSON.stringify(`./${PROXY_FILES[o].file}`)}).link(${rootRegistry})`;
-          return { contents: `module.exports = ${from}.get(${JSON.stringify(args.path)});`, loader: 'js', resolveDir: outDir };
+          const take = `${from}.get(${JSON.stringify(args.path)})`;
+          const names = exportNames.get(args.path);
+          // Known names (pass 2): plain bindings, which the importers use as directly as their own
+          // (no getter per use, on a hot path either); the owner's module has run by then, and its
+          // exports are never reassigned after (none of ours are). Pass 1 needs no names.
+          if (!names) return { contents: `module.exports = ${take};`, loader: 'js', resolveDir: outDir };
+          const lines = [`const m = ${take};`, ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];\nexport { e${i} as ${JSON.stringify(n)} };`)];
+          return { contents: lines.join('\n'), loader: 'js', resolveDir: outDir };
         });
         b.onResolve({ filter: /^\.\/qiming-mcp-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
         b.onLoad({ filter: /.*/, namespace: REGISTRY }, () => {
@@ -150,6 +160,33 @@ export async function buildProxy(root, { define }) {
       }
     }
   }
+  // The export names of every module a stub takes, for pass 2's stubs; none for a module with an
+  // `export * from` (its names are not all in the metafile): its stub stays `module.exports = ...`.
+  await Promise.all(
+    [...new Set(taken.flatMap((t) => [...t]))].map(async (k) => {
+      if (/^\s*export\s*\*\s*from/m.test(readFileSync(join(root, k), 'utf8'))) return;
+      const r = await build({
+        entryPoints: [join(root, k)],
+        bundle: true,
+        write: false,
+        metafile: true,
+        format: 'esm',
+        platform: 'node',
+        logLevel: 'silent',
+        outdir: outDir,
+        absWorkingDir: root,
+        plugins: [
+          {
+            name: 'only-this-module',
+            setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'entry-point' ? undefined : { path: a.path, external: true })),
+          },
+        ],
+      });
+      const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint);
+      if (!out) throw new Error(`no output for ${k}`);
+      exportNames.set(k, out.exports);
+    }),
+  );
   // Pass 2: the files, each with a registry of the modules others take from it.
   const results = await Promise.all(PROXY_FILES.map((_, i) => buildFile(i, true)));
   return { owner, results };
