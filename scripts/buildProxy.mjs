@@ -97,18 +97,20 @@ export async function buildProxy(root, { define }) {
         });
         b.onResolve({ filter: /^\.\/qiming-mcp-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
         b.onLoad({ filter: /.*/, namespace: REGISTRY }, () => {
-          const cases = [...new Set([...(isCli ? [] : f.entries), ...taken[self]])]
+          // One small function per module, so that a start compiles only those it takes.
+          const table = [...new Set([...(isCli ? [] : f.entries), ...taken[self]])]
             .sort()
-            .map((k) => `      case ${JSON.stringify(k)}: return require(${JSON.stringify(join(root, k))});`);
+            .map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(root, k))}),`);
           const contents = [
+            `const table = {`,
+            ...table,
+            `};`,
             `const self = {`,
             `  link: (r) => (root ??= r, self),`,
             `  root: () => root,`,
             `  get(k) {`,
-            `    switch (k) {`,
-            ...cases,
-            `      default: throw new Error(${JSON.stringify(`${f.file} has no module `)} + k);`,
-            `    }`,
+            `    if (!Object.hasOwn(table, k)) throw new Error(${JSON.stringify(`${f.file} has no module `)} + k);`,
+            `    return table[k]();`,
             `  },`,
             `};`,
             `let root${isCli ? ' = self' : ''};`,
@@ -137,6 +139,8 @@ export async function buildProxy(root, { define }) {
       define,
       logLevel: 'warning',
       legalComments: 'none',
+      minifyWhitespace: process.env.H5_MINIFY === '1',
+      minifySyntax: process.env.H5_MINIFY === '1',
       metafile: true,
       write,
       absWorkingDir: root,
