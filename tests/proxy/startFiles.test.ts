@@ -22,12 +22,13 @@ let dir = '';
 const env = () => ({ NODE_OPTIONS: `--require ${PRELOAD}`, QIMING_TEST_LOADED_DIR: dir });
 const bytesOf = (cli: string, files: string[]) => files.reduce((n, f) => n + statSync(join(dirname(cli), f)).size, 0);
 
-/** The files process `pid` loaded, written by the preload when it exited. */
-async function loadedBy(pid: number): Promise<string[]> {
+/** What process `pid` loaded, written by the preload when it exited: our files, and Node's own modules. */
+async function loaded(pid: number): Promise<{ files: string[]; builtins: string[] }> {
   const file = join(dir, `${pid}.json`);
   await waitFor(() => existsSync(file), 10_000, `the file list of pid ${pid}`);
-  return JSON.parse(readFileSync(file, 'utf8')) as string[];
+  return JSON.parse(readFileSync(file, 'utf8')) as { files: string[]; builtins: string[] };
 }
+const loadedBy = async (pid: number) => (await loaded(pid)).files;
 
 beforeAll(() => ensureBuilt());
 
@@ -57,8 +58,10 @@ describe('the files each start of the CLI loads', () => {
     const pid = proxy.transport.pid!;
     expect((await proxy.client.listTools()).tools.map((t) => t.name)).toContain('a__echo');
     await proxy.close();
-    const files = await loadedBy(pid);
+    const { files, builtins } = await loaded(pid);
     expect(files).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+    // node:crypto is taken where first needed (about 2 ms of Node's own modules at every start otherwise).
+    expect(builtins).not.toContain('crypto');
     expect(bytesOf(CLI, files)).toBeLessThanOrEqual(BUDGET.stdio);
   });
 
@@ -70,8 +73,9 @@ describe('the files each start of the CLI loads', () => {
     const pid = proxy.transport.pid!;
     expect((await proxy.client.listTools()).tools.map((t) => t.name)).toContain('a__echo');
     await proxy.close();
-    const appFiles = await loadedBy(pid);
+    const { files: appFiles, builtins } = await loaded(pid);
     expect(appFiles).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+    expect(builtins).not.toContain('crypto');
     expect(bytesOf(CLI, appFiles)).toBeLessThanOrEqual(BUDGET.app);
     // First use of the management routes: inline JSON has no file to edit, which the route says.
     const res = await bridge.fetch('/config');
