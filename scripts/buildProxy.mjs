@@ -97,20 +97,19 @@ export async function buildProxy(root, { define }) {
         });
         b.onResolve({ filter: /^\.\/qiming-mcp-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
         b.onLoad({ filter: /.*/, namespace: REGISTRY }, () => {
-          // One small function per module, so that a start compiles only those it takes.
-          const table = [...new Set([...(isCli ? [] : f.entries), ...taken[self]])]
+          // One function for the file: `get` runs a few dozen times per process.
+          const cases = [...new Set([...(isCli ? [] : f.entries), ...taken[self]])]
             .sort()
-            .map((k) => `  ${JSON.stringify(k)}: () => require(${JSON.stringify(join(root, k))}),`);
+            .map((k) => `      case ${JSON.stringify(k)}: return require(${JSON.stringify(join(root, k))});`);
           const contents = [
-            `const table = {`,
-            ...table,
-            `};`,
             `const self = {`,
             `  link: (r) => (root ??= r, self),`,
             `  root: () => root,`,
             `  get(k) {`,
-            `    if (!Object.hasOwn(table, k)) throw new Error(${JSON.stringify(`${f.file} has no module `)} + k);`,
-            `    return table[k]();`,
+            `    switch (k) {`,
+            ...cases,
+            `      default: throw new Error(${JSON.stringify(`${f.file} has no module `)} + k);`,
+            `    }`,
             `  },`,
             `};`,
             `let root${isCli ? ' = self' : ''};`,
@@ -139,8 +138,6 @@ export async function buildProxy(root, { define }) {
       define,
       logLevel: 'warning',
       legalComments: 'none',
-      minifyWhitespace: process.env.H5_MINIFY === '1',
-      minifySyntax: process.env.H5_MINIFY === '1',
       metafile: true,
       write,
       absWorkingDir: root,
