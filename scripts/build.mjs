@@ -1,10 +1,11 @@
-// Bundles the proxy CLI (one file, runs with plain node >= 20, no node_modules beside it),
+// Bundles the proxy CLI (a few files in dist/proxy, runs with plain node >= 20, no node_modules beside it),
 // the Electron main process, the preload script, the status panel page, and the package's
 // public entries (dist/index, with their declarations in dist/types).
 import { build } from 'esbuild';
 import { buildEntries, buildDeclarations } from './buildEntries.mjs';
 import { buildRenderer } from './buildRenderer.mjs';
 import { buildServers } from './buildServers.mjs';
+import { buildProxy } from './buildProxy.mjs';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,36 +15,13 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const define = { __QIMING_VERSION__: JSON.stringify(pkg.version) };
 const only = process.argv[2];
 
-/** In the CLI bundle, the SDK's SSE and OAuth client modules become a require of the file built beside it. */
-/** @type {import('esbuild').Plugin} */
-const sdkSseBesideCli = {
-  name: 'sdk-sse-beside-cli',
-  setup(b) {
-    b.onResolve({ filter: /^@modelcontextprotocol\/sdk\/((client|server)\/sse|client\/auth)\.js$/ }, () => ({
-      path: './qiming-mcp-sdk-sse.cjs',
-      external: true,
-    }));
-  },
-};
-
 const targets = {
-  // The CLI: one CJS file, plus the SDK's SSE transports in a second file beside it that the
-  // CLI requires on first use (src/proxy/common/sdkSse.ts says why).
+  // The CLI: CJS files in dist/proxy, one per part that a start may need (buildProxy.mjs), plus
+  // the SDK's SSE transports and OAuth client in a file of their own, required on first use
+  // (src/proxy/common/sdkSse.ts says why).
   proxy: () =>
     Promise.all([
-      build({
-        entryPoints: [join(root, 'src/proxy/cli/main.ts')],
-        outfile: join(root, 'dist/proxy/qiming-mcp-stdio-proxy.cjs'),
-        bundle: true,
-        platform: 'node',
-        target: 'node20',
-        format: 'cjs',
-        banner: { js: '#!/usr/bin/env node' },
-        define,
-        logLevel: 'warning',
-        legalComments: 'none',
-        plugins: [sdkSseBesideCli],
-      }),
+      buildProxy(root, { define }),
       build({
         entryPoints: [join(root, 'src/proxy/common/sdkSse.ts')],
         outfile: join(root, 'dist/proxy/qiming-mcp-sdk-sse.cjs'),

@@ -6,10 +6,10 @@
 // `sh`) is adopted by pid 1, and pid 1 in some sandboxes (this one included) never reaps,
 // so its exited orphans stay zombies forever; on a normal system they vanish at once.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 
 import { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
@@ -31,30 +31,32 @@ export function builtCli(): string {
   if (cliSnapshot) return cliSnapshot;
   if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
   const deadline = Date.now() + 30_000;
-  let source = '';
+  // The CLI and the files beside it that it loads on demand (scripts/buildProxy.mjs).
+  const proxyDir = dirname(CLI);
+  let sources: [string, string][] = [];
   for (;;) {
-    source = readFileSync(CLI, 'utf8');
     try {
-      if (source.length < 1000) throw new Error(`only ${source.length} bytes`);
-      new Script(source.replace(/^#!.*/, ''), { filename: CLI });
+      sources = readdirSync(proxyDir)
+        .filter((f) => f.endsWith('.cjs'))
+        .map((f) => [f, readFileSync(join(proxyDir, f), 'utf8')]);
+      for (const [f, source] of sources) {
+        if (source.length < 1000) throw new Error(`${f}: only ${source.length} bytes`);
+        new Script(source.replace(/^#!.*/, ''), { filename: join(proxyDir, f) });
+      }
+      if (!sources.some(([f]) => join(proxyDir, f) === CLI)) throw new Error(`no ${CLI}`);
       break;
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`${CLI} does not compile: ${(err as Error).message}`);
+      if (Date.now() > deadline) throw new Error(`${proxyDir} does not compile: ${(err as Error).message}`);
       execFileSync('sleep', ['0.2']);
     }
   }
   const dir = mkdtempSync(join(tmpdir(), 'qiming-bridge-cli-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'proxy'));
-  writeFileSync(join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs'), source);
-  // The SDK's SSE transports, which the CLI requires from beside itself on first use.
-  const sse = join(ROOT, 'dist', 'proxy', 'qiming-mcp-sdk-sse.cjs');
-  const sseSource = readFileSync(sse, 'utf8');
-  new Script(sseSource, { filename: sse });
-  writeFileSync(join(dir, 'proxy', 'qiming-mcp-sdk-sse.cjs'), sseSource);
+  for (const [f, source] of sources) writeFileSync(join(dir, 'proxy', f), source);
   const panel = join(ROOT, 'dist', 'renderer');
   if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
-  cliSnapshot = join(dir, 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+  cliSnapshot = join(dir, 'proxy', basename(CLI));
   return cliSnapshot;
 }
 

@@ -20,6 +20,7 @@ import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/runtime/r
 import { resolveProxyCliPath, nodeCommand } from '../../src/main/runtime/cliPath.js';
 import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpConfig.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
+import { PROXY_FILES } from '../../scripts/buildProxy.mjs';
 
 let tmp = '';
 let pack: PackResult;
@@ -28,7 +29,12 @@ let entries: string[];
 const DIST = join(ROOT, 'dist');
 /** The app's built files; dist/index and dist/types are the npm package's entries, not shipped in the app. */
 const appFile = (rel: string) => !/^dist\/(index|types)\//.test(rel);
-const UNPACKED = ['dist/proxy/qiming-mcp-sdk-sse.cjs', 'dist/proxy/qiming-mcp-stdio-proxy.cjs', 'dist/servers/filesystem.mjs', 'dist/servers/memory.mjs'];
+/** The CLI's files (scripts/buildProxy.mjs: the CLI, the parts it loads per mode and on first use, the SDK's SSE file) and the servers. */
+const UNPACKED = [
+  ...[...PROXY_FILES.map((f) => f.file), 'qiming-mcp-sdk-sse.cjs'].map((f) => `dist/proxy/${f}`),
+  'dist/servers/filesystem.mjs',
+  'dist/servers/memory.mjs',
+].sort();
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'qiming-pack-'));
@@ -61,7 +67,7 @@ describe('packaged layout (electron-builder --dir)', () => {
     expect(leaks).toEqual([]);
   });
 
-  it('ships self-contained bundles: main and preload load only electron and node:*, the rest only node:* (and the CLI its SSE file beside it)', () => {
+  it('ships self-contained bundles: main and preload load only electron and node:*, the rest only node:* (and the CLI its files beside it)', () => {
     const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
     // Real module loads, esbuild's `__require(...)` included, but not `require("...")` inside
     // strings (ajv's templates for standalone code).
@@ -185,6 +191,10 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     } finally {
       await client.close();
     }
+    // The panel's management routes load their file on first use (scripts/buildProxy.mjs).
+    const config = (await (await fetch(`${ready.url}/config`, { headers: auth })).json()) as { file?: string; servers?: { id: string }[] };
+    expect(config.file).toBe(configFile);
+    expect(config.servers?.map((s) => s.id).sort()).toEqual(['filesystem', 'memory']);
     // The legacy SSE route loads the SDK's SSE transport from the file beside the CLI.
     const sse = new Client({ name: 'packaging-test-sse', version: '1.0.0' });
     const { SSEClientTransport } = await import('@modelcontextprotocol/sdk/client/sse.js');

@@ -21,15 +21,16 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
-import { changeFrom, type ConfigChange, type ConfigStore } from '../config/configStore.js';
+import { changeFrom, ConfigStore, type ConfigChange } from '../config/configStore.js';
+import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
 import { ConfigError } from '../config/config.js';
 import { isPlainObject } from '../config/configEntry.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
 
 export interface ConfigRoutesOptions {
-  /** The config file's store; undefined when the bridge was given inline JSON (nothing to edit). */
-  store: ConfigStore | undefined;
+  /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
+  configFile: string | undefined;
   openSession: SessionOpener;
   /** The recent stderr lines of a running server, undefined for an unknown id. */
   ring(serverId: string): readonly string[] | undefined;
@@ -42,9 +43,6 @@ export interface ConfigRoutesOptions {
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
 }
-
-/** Paths these routes own (the static panel is never served for them). */
-export const CONFIG_ROUTE_PATH = /^\/config(\/|$)|^\/servers\/[^/]+\/(log|tools|tools\/call)\/?$/;
 
 const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
 const SERVER_LOG = /^\/servers\/([^/]+)\/log\/?$/;
@@ -74,6 +72,8 @@ function methodNotAllowed(res: ServerResponse, allow: string): void {
 /** Handles `path` when it is one of these routes; false when it is not. */
 export async function handleConfigRoute(req: IncomingMessage, res: ServerResponse, path: string, url: URL, o: ConfigRoutesOptions): Promise<boolean> {
   if (!CONFIG_ROUTE_PATH.test(path)) return false;
+  // A store holds nothing but the path: each change reads the file as it is now.
+  const store = o.configFile === undefined ? undefined : new ConfigStore(o.configFile);
   const method = req.method ?? 'GET';
   const log = SERVER_LOG.exec(path);
   if (log) {
@@ -95,9 +95,9 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   if (path === '/config' || path === '/config/') {
     if (method !== 'GET') return (methodNotAllowed(res, 'GET'), true);
     // A read, answered 200 so a read-only bridge is not an error in the page's console.
-    if (!o.store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
+    if (!store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
     try {
-      sendJson(res, 200, o.store.view());
+      sendJson(res, 200, store.view());
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
     }
@@ -120,16 +120,16 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
     sendJson(res, 200, await testToolCall(o.openSession, id, body.name, args, o.toolCallTimeoutMs ?? 60_000));
     return true;
   }
-  if (!o.store) return (noFile(res), true);
+  if (!store) return (noFile(res), true);
   if (route.kind === 'preview') {
     if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
-    sendJson(res, 200, o.store.previewImport(body.text));
+    sendJson(res, 200, store.previewImport(body.text));
     return true;
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
   const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
   if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
-  const result = o.store.apply(change);
+  const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   sendJson(res, status ?? 200, answer);
   return true;

@@ -33,7 +33,8 @@ import { serveStatic } from './staticFiles.js';
 import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
-import { handleConfigRoute, type ConfigRoutesOptions } from './configRoutes.js';
+import type { ConfigRoutesOptions } from './configRoutes.js';
+import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
 import { handleServerAction, SERVER_ACTION_PATH, type ServerAction, type ServerActionHandlers } from './serverActions.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { ReloadResult } from './reload.js';
@@ -204,7 +205,12 @@ export class BridgeHttpServer {
       return;
     }
     const routes = this.opts.configRoutes;
-    if (routes && (await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs }))) return;
+    if (routes && CONFIG_ROUTE_PATH.test(path)) {
+      // Their code is loaded on the first such request (configRoutePath.ts).
+      const { handleConfigRoute } = await import('./configRoutes.js');
+      await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs });
+      return;
+    }
     const action = SERVER_ACTION_PATH.exec(path);
     if (action) {
       const o = { ...this.opts, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };

@@ -5,7 +5,7 @@
  * of problems; nothing but protocol bytes (and the bridge's one ready line) goes to stdout.
  */
 import { parseArgs, UsageError, USAGE } from './cliArgs.js';
-import { ConfigError } from '../config/config.js';
+import { ConfigError } from '../config/configError.js';
 import { Logger, errorText, type LogLevel } from '../common/logger.js';
 
 declare const __QIMING_VERSION__: string | undefined;

@@ -2,12 +2,14 @@
 // given `mode` whatever the umask, fsync'ed, then renamed over the file. A reader sees the old
 // content or the new one, never a half-written file; the temp file never outlives a failure.
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 
 /** Writes `data` to `path` atomically with file mode `mode`. Synchronous: two writes in one process never interleave. */
 export function writeAtomic(path: string, data: string | Buffer, mode: number): void {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  // `node:crypto` taken at the first write, not imported: this module is loaded at every start
+  // (the OAuth store imports it) and crypto is about 2 ms of Node's own modules to load.
+  const suffix = process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${suffix}.tmp`);
   const fd = openSync(tmp, 'wx', mode);
   try {
     fchmodSync(fd, mode);

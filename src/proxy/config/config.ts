@@ -13,7 +13,9 @@ import { resolve } from 'node:path';
 import * as z from 'zod/mini';
 import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
 import type { ProxyConfig, ServerEntry } from './configTypes.js';
+import { ConfigError } from './configError.js';
 
+export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
 export type { EntryCommon, StdioEntry, RemoteEntry, ServerEntry, ProxyConfig } from './configTypes.js';
 export {
@@ -25,17 +27,6 @@ export {
   SERVER_ID_RE,
   formatPath,
 } from './configEntry.js';
-
-/** Thrown for any unusable config; `issues` lists every problem, each safe to log. */
-export class ConfigError extends Error {
-  readonly issues: string[];
-  constructor(issues: string[], source?: string) {
-    const head = `invalid MCP config${source ? ` in ${source}` : ''}`;
-    super(issues.length === 1 ? `${head}: ${issues[0]}` : `${head}:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
-    this.name = 'ConfigError';
-    this.issues = issues;
-  }
-}
 
 // The top level; entries are validated one by one in configEntry.ts.
 const topSchema = z.looseObject(

@@ -9,6 +9,7 @@
 // less here: the classic build constructs every locale and method table on import).
 import * as z from 'zod/mini';
 import type { ServerEntry } from './configTypes.js';
+import { MAX_TIMEOUT_MS } from './maxTimeout.js';
 import { expandVars } from './envExpand.js';
 import { oauthSchema, parseOAuth } from './oauthEntry.js';
 import type { ToolFilter } from './toolFilter.js';
@@ -21,8 +22,7 @@ export const DEFAULT_STDIO_CONNECTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS = 20_000;
 /** How long the first `tools/list` waits for servers still starting. */
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
-/** Largest delay `setTimeout` honours; bigger values fire at once, so they are rejected. */
-export const MAX_TIMEOUT_MS = 2_147_483_647;
+export { MAX_TIMEOUT_MS };
 /** Server ids double as URL path segments and tool-name prefixes, hence the narrow set. */
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 

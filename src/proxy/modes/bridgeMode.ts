@@ -23,11 +23,9 @@ import { signInActions } from '../oauth/signInActions.js';
 import type { ProxyConfig } from '../config/config.js';
 import { BridgeReloader } from '../bridge/reload.js';
 import { watchConfigFile } from '../config/configFileWatch.js';
-import { prepareDefaultConfig } from '../cli/defaultBridgeConfig.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
 import { LOG_FILE_ENV } from '../common/logger.js';
-import { ConfigStore } from '../config/configStore.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -107,7 +105,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const log = logger.child('bridge');
   const proxyMode = cliOpts.mode === 'proxy';
   const headless = proxyMode && cliOpts.config === undefined && cliOpts.configFile === undefined;
-  const opts: CliOptions = headless ? { ...cliOpts, configFile: prepareDefaultConfig(log) } : cliOpts;
+  // The headless default config (written once) is code no other start needs: loaded here only.
+  const opts: CliOptions = headless ? { ...cliOpts, configFile: (await import('../cli/defaultBridgeConfig.js')).prepareDefaultConfig(log) } : cliOpts;
   const { config, perSession } = bridgeConfig(opts);
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
@@ -141,10 +140,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     status: () => feed.current(),
     subscribeStatus: (cb) => feed.subscribe(cb),
     configRoutes: {
-      store: (() => {
-        const path = editableConfigPath(opts);
-        return path ? new ConfigStore(path) : undefined;
-      })(),
+      configFile: editableConfigPath(opts),
       openSession: (transport, serverId) => hub.connect(transport, { serverId }).start(),
       ring: (id) => hub.status().find((s) => s.id === id)?.stderrTail,
       logFile: process.env[LOG_FILE_ENV] || undefined,

@@ -80,7 +80,7 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
   // One client and nothing else to serve: a request that needs a sign-in waits for it.
   const registry = new OAuthRegistry({ logger, waitForSignIn: true });
   installOAuth(registry);
-  const auth = registry.forEntry({ id: 'convert', url: target.url, type: target.kind, headers: target.headers, oauth: target.oauth });
+  const auth = await registry.forEntry({ id: 'convert', url: target.url, type: target.kind, headers: target.headers, oauth: target.oauth });
   const authorization = await auth?.authorization();
   const probeHeaders = authorization ? { ...target.headers, Authorization: authorization } : target.headers;
   const kind = target.kind === 'auto' ? await probeTransport(target.url, probeHeaders, { logger: log, bearerIsHttp: auth !== undefined }) : target.kind;

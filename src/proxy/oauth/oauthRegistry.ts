@@ -4,13 +4,17 @@
  * (`installOAuth`) with its policy: the CLI modes start the browser flow on a 401 by
  * themselves, the bridge waits for a `sign-in` request (the panel's button). Without a
  * registry (tests that build a Hub directly) remote servers behave as before OAuth.
+ *
+ * The flow itself (serverAuth.ts and what it imports, the browser opener) is loaded on the
+ * first entry that may sign in: it is built into a file of its own beside the CLI
+ * (scripts/buildProxy.mjs), which a start without such a server never reads.
  */
 import type { RemoteEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { OAuthStore } from './oauthStore.js';
 import { codecFromEnv } from './keyCodec.js';
-import { systemOpener, withFallback, type BrowserOpener } from './browserOpener.js';
-import { ServerAuth, type SignInState } from './serverAuth.js';
+import type { BrowserOpener } from './browserOpener.js';
+import type { ServerAuth, SignInState } from './serverAuth.js';
 
 export interface OAuthRegistryOptions {
   logger: Logger;
@@ -36,11 +40,19 @@ export class OAuthRegistry {
   }
 
   /** The sign-in of a remote entry, or undefined when it has none (`oauth: false`, its own Authorization header, the bridge). */
-  forEntry(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): ServerAuth | undefined {
+  async forEntry(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): Promise<ServerAuth | undefined> {
     if (entry.oauth === false || entry.type === 'bridge') return undefined;
     if (Object.keys(entry.headers).some((k) => k.toLowerCase() === 'authorization')) return undefined;
-    const known = this.byId.get(entry.id);
-    if (known && known.url === entry.url) return known.auth;
+    const known = () => {
+      const k = this.byId.get(entry.id);
+      return k && k.url === entry.url ? k.auth : undefined;
+    };
+    const before = known();
+    if (before) return before;
+    const [{ ServerAuth }, { systemOpener, withFallback }] = await Promise.all([import('./serverAuth.js'), import('./browserOpener.js')]);
+    // Another caller may have made it while the flow's code was loading.
+    const made = known();
+    if (made) return made;
     const log = this.o.logger.child(entry.id);
     const auth = new ServerAuth({
       url: entry.url,
@@ -77,7 +89,7 @@ export function installOAuth(registry: OAuthRegistry | undefined): void {
 }
 
 /** The sign-in for a remote entry under the installed registry, if any. */
-export function oauthFor(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): ServerAuth | undefined {
+export async function oauthFor(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): Promise<ServerAuth | undefined> {
   return installed?.forEntry(entry);
 }
 

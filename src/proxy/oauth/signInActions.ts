@@ -18,15 +18,15 @@ interface Result {
 
 /** `afterSignOut`: the server restarts, so its sessions stop using what was forgotten. */
 export function signInActions(registry: OAuthRegistry, entryOf: (id: string) => ServerEntry | undefined, afterSignOut?: (id: string) => void) {
-  const authOf = (id: string): ServerAuth | Result => {
+  const authOf = async (id: string): Promise<ServerAuth | Result> => {
     const entry = entryOf(id);
     if (!entry) return { ok: false, error: `no server "${id}"`, status: 404 };
-    const auth = entry.kind === 'remote' ? registry.forEntry(entry) : undefined;
+    const auth = entry.kind === 'remote' ? await registry.forEntry(entry) : undefined;
     return auth ?? { ok: false, error: `server "${id}" does not use sign-in`, status: 409 };
   };
   return {
     onSignIn: async (id: string, open: boolean): Promise<Result> => {
-      const auth = authOf(id);
+      const auth = await authOf(id);
       if (!('signIn' in auth)) return auth;
       try {
         const { url, done } = await auth.signIn(open);
@@ -39,7 +39,7 @@ export function signInActions(registry: OAuthRegistry, entryOf: (id: string) => 
       }
     },
     onSignOut: async (id: string): Promise<Result> => {
-      const auth = authOf(id);
+      const auth = await authOf(id);
       if (!('signOut' in auth)) return auth;
       auth.signOut();
       afterSignOut?.(id);

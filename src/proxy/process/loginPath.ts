@@ -3,12 +3,12 @@
  * `QIMING_LOGIN_PATH` (by the app, which reads it once at start), else read from the login
  * shell (loginShellEnv.ts), else, when the shell cannot be read, the well-known tool folders
  * that exist (toolFolders.ts). Windows has no login shell to read: nothing is added there.
+ * Those two are loaded only when the shell is read: they are built into a file of their own
+ * beside the CLI (scripts/buildProxy.mjs), which a start with the folders handed down never reads.
  */
 import { homedir, userInfo } from 'node:os';
 import { LOGIN_PATH_ENV, LOGIN_SHELL_TIMEOUT_ENV } from '../common/envNames.js';
 import type { Logger } from '../common/logger.js';
-import { readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS } from './loginShellEnv.js';
-import { wellKnownToolFolders } from './toolFolders.js';
 import { serverGroupStopped, trackServerGroup } from './groupRegistry.js';
 import { mergePath, shortenHome, splitPath } from './commandResolver.js';
 
@@ -43,9 +43,9 @@ export function userShell(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): st
   return platform === 'darwin' ? '/bin/zsh' : '/bin/sh';
 }
 
-function timeoutFrom(env: NodeJS.ProcessEnv): number {
+function timeoutFrom(env: NodeJS.ProcessEnv, fallback: number): number {
   const n = Number(env[LOGIN_SHELL_TIMEOUT_ENV]);
-  return Number.isFinite(n) && n > 0 ? n : LOGIN_SHELL_TIMEOUT_MS;
+  return Number.isFinite(n) && n > 0 ? n : fallback;
 }
 
 /** Finds the folders without any cache (see {@link loginPath} for the cached one). */
@@ -57,7 +57,11 @@ export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginP
   if (handed !== undefined) return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
   if (platform === 'win32') return { folders: [], source: 'handed', note: 'Windows: no login shell to read' };
   const shell = userShell(env, platform);
-  const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env), track: o.track });
+  const [{ readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS }, { wellKnownToolFolders }] = await Promise.all([
+    import('./loginShellEnv.js'),
+    import('./toolFolders.js'),
+  ]);
+  const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env, LOGIN_SHELL_TIMEOUT_MS), track: o.track });
   if (read.ok && read.path) {
     const folders = splitPath(read.path, platform).filter((d) => d.startsWith('/'));
     return { folders, source: 'login-shell', note: `login shell ${shell} read in ${read.ms} ms` };

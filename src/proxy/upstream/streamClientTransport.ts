@@ -15,7 +15,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { awaitedWrite } from '../common/awaitedWrite.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from '../stdio/framing.js';
 import { errorText, type Logger } from '../common/logger.js';
-import { readText } from './leanHttpClientTransport.js';
+import { readText } from './readText.js';
 import { describeConnectError, httpStatusError } from './upstreamErrors.js';
 import { redactUrl } from '../config/redact.js';
 import { MCP_STREAM_UPGRADE } from '../bridge/mcpStream.js';

@@ -6,8 +6,7 @@
  * the ResilientTransportWrapper so it reconnects and replays `initialize`.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ChildProcessTransport } from '../process/childProcessTransport.js';
-import { LeanHttpClientTransport } from './leanHttpClientTransport.js';
+import type { ChildProcessTransport } from '../process/childProcessTransport.js';
 import { StreamClientTransport } from './streamClientTransport.js';
 import { ResilientTransportWrapper, type ResilientState } from './resilientTransport.js';
 import { PROBE_TIMEOUT_MS, probeTransport } from './transportProbe.js';
@@ -49,8 +48,9 @@ export interface BuiltTransport {
 
 /**
  * One remote transport of a fixed kind. Streamable HTTP uses our `node:http` client (the
- * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK, loaded
- * on first use so that configs without SSE servers never pay for its start-up.
+ * SDK's undici/Web-streams client cost ~3.4 ms of CPU per call); SSE stays on the SDK. Both are
+ * loaded on first use (files of their own beside the CLI, scripts/buildProxy.mjs), so that a
+ * start without such servers, the app's proxy in front of the bridge among them, never reads them.
  */
 export async function remoteTransport(
   kind: 'http' | 'sse',
@@ -60,13 +60,16 @@ export async function remoteTransport(
   auth?: RequestAuth,
 ): Promise<Transport> {
   const u = new URL(url);
-  if (kind === 'http') return new LeanHttpClientTransport(u, { headers, logger, auth });
+  if (kind === 'http') return new (await import('./leanHttpClientTransport.js')).LeanHttpClientTransport(u, { headers, logger, auth });
   // SSE: the sign-in's token on each new stream, and a refused start handed to it.
   return auth ? sseWithSignIn(u, headers, auth) : sseClientUpstream(u, headers);
 }
 
 export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
   if (entry.kind === 'stdio') {
+    // The process code (spawn, PATH, process groups) is a file of its own beside the CLI, which
+    // a start with remote servers only (the app's proxy in front of the bridge) never reads.
+    const { ChildProcessTransport } = await import('../process/childProcessTransport.js');
     const child = new ChildProcessTransport({
       command: entry.command,
       args: entry.args,
@@ -83,7 +86,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   const modern = await modernRemoteTransport(entry, headers, hooks.logger);
   if (modern) return modern;
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
-  const auth = oauthFor(entry);
+  const auth = await oauthFor(entry);
   if (entry.type === 'auto') {
     // Strict: a refusal, a 401 or no answer fails this start now, within the connection timeout
     // (a 401 with a Bearer challenge under a sign-in is streamable HTTP's to handle).
