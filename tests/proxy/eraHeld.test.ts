@@ -196,6 +196,26 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     }
   });
 
+  it('the stdio aggregation served over HTTP (--transport http) serves a 2026 client the same way', async () => {
+    const child = spawn(process.execPath, [...proxyArgs({ a: asking() }), '--transport', 'http', '--port', '0'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    cleanups.push(async () => {
+      child.kill('SIGTERM');
+      if (child.pid) await waitNoProcess(child.pid, 8000);
+    });
+    const line = String((await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next()).value);
+    const ready = JSON.parse(line) as { url: string; token: string };
+    const b = { url: ready.url, auth: { authorization: `Bearer ${ready.token}` } } as unknown as BridgeProcess;
+    const r1 = (await raw(b, '/mcp', 1, 'tools/call', { name: 'a__roots', arguments: {} })).body.result;
+    expect(r1).toMatchObject({ resultType: 'input_required', inputRequests: { 'roots-1': { method: 'roots/list' } } });
+    const done = await raw(b, '/mcp', 2, 'tools/call', {
+      name: 'a__roots',
+      arguments: {},
+      inputResponses: { 'roots-1': { roots: [{ uri: 'file:///z' }] } },
+      requestState: r1.requestState,
+    });
+    expect(done.body.result).toMatchObject({ resultType: 'complete', content: [{ text: 'file:///z' }] });
+  });
+
   it('asks requests sent together in one input_required, and refuses a tampered, replayed or foreign requestState', async () => {
     const b = await startBridge({ config: { mcpServers: { a: asking() } } });
     const first = await raw(b, '/mcp/a', 1, 'tools/call', { name: 'both', arguments: {} });
