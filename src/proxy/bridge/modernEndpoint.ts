@@ -20,18 +20,9 @@ import { sendJsonRpcError } from './body.js';
 import type { McpSessionHandler } from './mcpRoute.js';
 import { admitRoute } from './sessionTable.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
-import { decodeHeaderValue, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
+import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
+import { decodeHeaderValue, MCP_NAME_FIELD, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
 
-export const MODERN_VERSION = '2026-07-28';
-// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
-const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 const STATUS_OF: Record<number, number> = {
   [ErrorCode.MethodNotFound]: 404,
   [ErrorCode.InvalidParams]: 400,
@@ -67,10 +58,10 @@ export function headerMismatch(req: IncomingMessage, m: Wire, toolSchema?: (name
   if (method !== m.method) return `Mcp-Method header value '${method}' does not match body value '${String(m.method)}'`;
   const params = (m.params as Wire | undefined) ?? {};
   const meta = (params._meta as Wire | undefined) ?? {};
-  const version = meta['io.modelcontextprotocol/protocolVersion'];
-  if (version !== undefined && version !== MODERN_VERSION)
-    return `MCP-Protocol-Version header value '${MODERN_VERSION}' does not match body value '${String(version)}'`;
-  const field = NAME_FROM[String(m.method)];
+  const version = meta[META_PROTOCOL_VERSION];
+  if (version !== undefined && version !== MODERN_PROTOCOL_VERSION)
+    return `MCP-Protocol-Version header value '${MODERN_PROTOCOL_VERSION}' does not match body value '${String(version)}'`;
+  const field = MCP_NAME_FIELD[String(m.method)];
   if (!field) return undefined;
   const raw = header(req, 'mcp-name');
   if (raw === undefined) return 'Mcp-Name header is required';
@@ -162,15 +153,15 @@ export async function serveModern(
     return;
   }
   const version = header(req, 'mcp-protocol-version');
-  if (version !== MODERN_VERSION) {
-    const data = { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version };
+  if (version !== MODERN_PROTOCOL_VERSION) {
+    const data = { supported: SERVED_VERSIONS, requested: version };
     return refuse(res, m.id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, data);
   }
   const mismatch = headerMismatch(req, m, handler.toolInputSchema && ((name) => handler.toolInputSchema!(serverId, name)));
   if (mismatch) return refuse(res, m.id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
   // The header says modern: the envelope is then required (the session checks the rest).
   const meta = ((m.params as Wire | undefined)?._meta as Wire | undefined) ?? {};
-  if (meta['io.modelcontextprotocol/protocolVersion'] === undefined) {
+  if (meta[META_PROTOCOL_VERSION] === undefined) {
     return refuse(res, m.id, ErrorCode.InvalidParams, 'Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required');
   }
   if (!admitRoute(handler, serverId, res, false)) return;

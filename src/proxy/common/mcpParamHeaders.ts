@@ -7,6 +7,20 @@
  * defines ("Value Encoding": plain visible ASCII, else `=?base64?...?=`, decoded strictly).
  */
 
+/**
+ * The body field each method's `Mcp-Name` header mirrors (sent by modernHttpTransport.ts,
+ * checked by modernEndpoint.ts); the tasks extension (SEP-2663) routes tasks/get|update|cancel
+ * by `Mcp-Name: <taskId>`.
+ */
+export const MCP_NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
 /** One annotated property: the chain of `properties` keys to it, and its header name. */
 export interface ParamHeader {
   path: string[];

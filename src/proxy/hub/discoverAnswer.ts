@@ -10,17 +10,12 @@
  * modernNotify.ts); the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`) when
  * a server in scope takes tasks on `tools/call` in either era (taskEra.ts).
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { offersTasks } from './taskEra.js';
 import { TASKS_EXTENSION } from './taskEraShapes.js';
-
-export const MODERN_VERSION = '2026-07-28';
-const META_SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
-/** What a modern client may call `server/discover` with; the 2025 revisions are served through `initialize`. */
-const SERVED = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+import { META_SERVER_INFO, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
 
 const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
 
@@ -43,7 +38,7 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
         .join('\n\n');
   const serverInfo = s.single ? (s.single.initResult?.serverInfo ?? CLIENT_INFO) : CLIENT_INFO;
   return s.reply(req.id, {
-    supportedVersions: SERVED,
+    supportedVersions: SERVED_VERSIONS,
     capabilities,
     ...(instructions ? { instructions } : {}),
     _meta: { [META_SERVER_INFO]: serverInfo },

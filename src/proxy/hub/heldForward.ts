@@ -25,8 +25,7 @@ export const HELD_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts
  * `requestState` is the server's.
  */
 export function isLegacyUpstream(u: Upstream): boolean {
-  const init = u.initResult;
-  return init?.protocolVersion !== MODERN_PROTOCOL_VERSION && (init?._meta as Params | undefined)?.[META_SERVER_PROTOCOL] !== MODERN_PROTOCOL_VERSION;
+  return !u.isModern && (u.initResult?._meta as Params | undefined)?.[META_SERVER_PROTOCOL] !== MODERN_PROTOCOL_VERSION;
 }
 
 const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);

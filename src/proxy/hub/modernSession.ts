@@ -7,13 +7,10 @@
  * `cacheScope: "private"` unless the server gave its own). A 2025 session never gets here:
  * DownstreamSession checks one flag.
  */
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import { MODERN_VERSION } from './discoverAnswer.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
 import { isLogLevel, META_LOG_LEVEL } from './modernNotify.js';
 
-const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion';
-const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
 /** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
 const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
@@ -31,14 +28,15 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   const version = meta?.[META_PROTOCOL_VERSION];
   if (req.method === 'server/discover' && version === undefined) return undefined;
   if (typeof version !== 'string') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required` };
-  if (version !== MODERN_VERSION) {
+  if (version !== MODERN_PROTOCOL_VERSION) {
     return {
       code: ErrorCode.UnsupportedProtocolVersion,
       message: `Unsupported protocol version: ${version}`,
-      data: { supported: [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS], requested: version },
+      data: { supported: SERVED_VERSIONS, requested: version },
     };
   }
-  if (REMOVED.has(req.method)) return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_VERSION})` };
+  if (REMOVED.has(req.method))
+    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_PROTOCOL_VERSION})` };
   const level = meta?.[META_LOG_LEVEL];
   if (level !== undefined && !isLogLevel(level))
     return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };

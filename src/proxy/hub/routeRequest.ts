@@ -13,7 +13,6 @@ import { routeTaskRequest, taskCreated } from './taskRequests.js';
 import { isLogLevel } from './modernNotify.js';
 import { modernToolCall, routeModernTaskRequest } from './taskEra.js';
 import { legacyTaskCallOnModern } from './taskEraLegacy.js';
-import { isModernUpstream } from './taskEraShapes.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -95,7 +94,7 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
   const owner = u;
   const created = p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
-  if (created && isModernUpstream(u)) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
+  if (created && u.isModern) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
   return s.forward(req, u, params, timeoutMs, created);
 }
 

@@ -31,7 +31,8 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK } from './taskTable.js';
 import { touched, type EraTask, type EraTaskTable } from './taskEraTable.js';
-import { isModernUpstream, modernTask, TASKS_EXTENSION, withoutRelatedTask } from './taskEraShapes.js';
+import { modernTask, TASKS_EXTENSION, withoutRelatedTask } from './taskEraShapes.js';
+import { META_CLIENT_CAPABILITIES } from '../upstream/era/modernProtocol.js';
 
 type Obj = Record<string, unknown>;
 
@@ -41,7 +42,7 @@ const INPUT_WAIT_MS = 2_000;
 const TRANSIENT: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout, ErrorCode.ServerNotReady, ErrorCode.QueueFull]);
 
 export function declaresTasks(req: RpcRequest): boolean {
-  const caps = (req.params?._meta as Obj | undefined)?.['io.modelcontextprotocol/clientCapabilities'] as Obj | undefined;
+  const caps = (req.params?._meta as Obj | undefined)?.[META_CLIENT_CAPABILITIES] as Obj | undefined;
   return !!(caps?.extensions as Obj | undefined)?.[TASKS_EXTENSION];
 }
 
@@ -60,7 +61,7 @@ function taskSupportOf(u: Upstream, name: string): unknown {
 
 /** A modern session's `tools/call` of tool `params.name` (already the server's name) on `u`. */
 export function modernToolCall(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream, params: Obj, timeoutMs: number): Promise<void> {
-  if (isModernUpstream(u)) {
+  if (u.isModern) {
     if (s.single) return s.forward(req, u, params, timeoutMs);
     return s.forward(req, u, params, timeoutMs, (r) =>
       r.resultType === 'task' && typeof r.taskId === 'string' ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id } : r,
@@ -118,7 +119,7 @@ export function routeModernTaskRequest(hub: SessionHost, s: RoutingSession, req:
   const id = String(p.taskId ?? '');
   const t = hub.eraTasks.get(id);
   // Single scope on a 2026 server: its own ids, everything as the server answers it.
-  if (!t && s.single && isModernUpstream(s.single)) return s.forward(req, s.single, p);
+  if (!t && s.single && s.single.isModern) return s.forward(req, s.single, p);
   if (!declaresTasks(req)) return s.fail(req.id, missingExtension(req.method));
   if (!t || (s.single && t.upstream !== s.single) || !hub.inScope(s.scope).includes(t.upstream)) {
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Failed to retrieve task: Task not found (${id})` });

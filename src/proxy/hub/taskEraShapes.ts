@@ -8,17 +8,11 @@
 import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../upstream/era/modernProtocol.js';
-
 import { RELATED_TASK } from './taskTable.js';
 
 export { TASKS_EXTENSION };
 
 type Obj = Record<string, unknown>;
-
-/** A server the proxy reached over 2026-07-28 (its record came from `server/discover`). */
-export function isModernUpstream(u: Upstream): boolean {
-  return u.initResult?.protocolVersion === MODERN_PROTOCOL_VERSION;
-}
 
 /** `r` without the related-task `_meta` (it names the server's task id). */
 export function withoutRelatedTask(r: Obj): Obj {

@@ -10,7 +10,6 @@ import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from './sessionHost.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
-import { isModernUpstream } from './taskEraShapes.js';
 import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './taskEraLegacy.js';
 
 type Result = Record<string, unknown>;
@@ -31,7 +30,7 @@ export function routeTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRe
   const id = String(p.taskId ?? '');
   const route = hub.tasks.ownTask(s, id, s.single);
   if (!route) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Task not found: ${id}` });
-  if (isModernUpstream(route.upstream)) return legacyTaskRequestOnModern(s, req, route);
+  if (route.upstream.isModern) return legacyTaskRequestOnModern(s, req, route);
   if (route.exposed === route.taskId) return s.forward(req, route.upstream, p);
   return s.forward(req, route.upstream, { ...p, taskId: route.taskId }, undefined, (r) => exposeIds(r, route));
 }
@@ -57,7 +56,7 @@ function ownTasks(hub: SessionHost, s: HubSession, u: Upstream, tasks: unknown):
 }
 
 async function listSingle(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream): Promise<void> {
-  if (isModernUpstream(u)) return s.reply(req.id, { tasks: await legacyTaskListOnModern(hub, s, u) });
+  if (u.isModern) return s.reply(req.id, { tasks: await legacyTaskListOnModern(hub, s, u) });
   return s.forward(req, u, req.params ?? {}, undefined, (r) => ({ ...r, tasks: ownTasks(hub, s, u, r.tasks) }));
 }
 
@@ -96,7 +95,7 @@ async function listAggregate(hub: SessionHost, s: RoutingSession, req: RpcReques
   const u = servers[index];
   if (!u) return s.reply(req.id, { tasks: [] });
   const next = servers[index + 1];
-  if (isModernUpstream(u)) {
+  if (u.isModern) {
     const tasks = await legacyTaskListOnModern(hub, s, u);
     return s.reply(req.id, { tasks, ...(next ? { nextCursor: encodeCursor(next.id) } : {}) });
   }

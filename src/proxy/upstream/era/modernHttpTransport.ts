@@ -28,19 +28,10 @@ import { describeConnectError, httpStatusError } from '../upstreamErrors.js';
 import { readText } from '../readText.js';
 import { errorText, type Logger } from '../../common/logger.js';
 import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from './modernProtocol.js';
-import { headerValue } from '../../common/mcpParamHeaders.js';
+import { headerValue, MCP_NAME_FIELD } from '../../common/mcpParamHeaders.js';
 import { ToolParamHeaders } from './toolParamHeaders.js';
 
 const ERROR_BODY_LIMIT = 64_000;
-// The tasks extension (SEP-2663) routes tasks/get|update|cancel by `Mcp-Name: <taskId>`.
-const NAME_FROM: Record<string, 'name' | 'uri' | 'taskId'> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 /** The request metadata headers of one message (method, name, protocol version). */
 export function modernHeaders(m: { method?: string; params?: Record<string, unknown> }): Record<string, string> {
@@ -50,7 +41,7 @@ export function modernHeaders(m: { method?: string; params?: Record<string, unkn
   h['MCP-Protocol-Version'] = typeof version === 'string' ? version : MODERN_PROTOCOL_VERSION;
   if (!m.method) return h;
   h['Mcp-Method'] = m.method;
-  const field = NAME_FROM[m.method];
+  const field = MCP_NAME_FIELD[m.method];
   const name = field ? m.params?.[field] : undefined;
   if (typeof name === 'string') h['Mcp-Name'] = headerValue(name);
   return h;

@@ -5,8 +5,11 @@
  * `initialize`-shaped record the rest of the proxy keeps for a server (from `server/discover`).
  */
 import { ErrorCode, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../common/protocolVersion.js';
 
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+/** Every revision the proxy serves (a 2026 error's `data.supported`, discover's `supportedVersions`); the 2025 ones through `initialize`. */
+export const SERVED_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 /** The tasks extension (SEP-2663). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
