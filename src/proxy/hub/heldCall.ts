@@ -24,12 +24,12 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { HeldEntry } from './heldInputTable.js';
 import type { InFlight } from './listMethods.js';
 import type { HeldHost, RoutingSession } from './sessionHost.js';
+import { CAPABILITY_OF, canAnswer } from './serverRequestRouter.js';
 
 /** Server-to-client requests sent together are asked together when they arrive within this window. */
 export const GATHER_MS = 10;
 /** More requests than this collected for one call get an error instead of being asked. */
 export const MAX_ASKED = 32;
-const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 type Params = Record<string, unknown>;
 
@@ -62,6 +62,8 @@ export class HeldCall implements HeldEntry {
   private gather?: NodeJS.Timeout;
   private deadline?: NodeJS.Timeout;
   private ended = false;
+  /** The envelope capabilities of the latest request on this call: what may be asked. */
+  private capabilities: Params = {};
 
   constructor(
     private readonly hub: HeldHost,
@@ -112,9 +114,8 @@ export class HeldCall implements HeldEntry {
 
   /** A server-to-client request that belongs to this call. */
   ask(req: RpcRequest): void {
-    const capability = CAPABILITY[req.method];
-    const caps = this.waiter?.capabilities ?? this.lastCapabilities;
-    if (this.ended || !capability || !declares(caps, capability, req.params) || this.asked.size >= MAX_ASKED) {
+    const capability = CAPABILITY_OF[req.method];
+    if (this.ended || !capability || !canAnswer(this.capabilities, req.method, req.params) || this.asked.size >= MAX_ASKED) {
       if (capability && !this.ended && this.asked.size < MAX_ASKED) this.refused.add(capability);
       if (req.method === 'roots/list') return this.upstream.respond(req.id, { roots: [] });
       const why = this.ended
@@ -143,13 +144,12 @@ export class HeldCall implements HeldEntry {
     if (w) this.answer(w, { error: { code: ErrorCode.InternalError, message: reason } });
   }
 
-  private lastCapabilities: Params = {};
   /** Capabilities the server asked for that the client's envelope did not declare. */
   private readonly refused = new Set<string>();
 
   private attach(w: Waiter): Promise<void> {
     clearTimeout(this.deadline);
-    this.lastCapabilities = w.capabilities;
+    this.capabilities = w.capabilities;
     const f: InFlight = { upstream: this.upstream, startedAt: this.startedAt, handle: this.handle };
     w.session.inflight.set(w.id, f);
     return new Promise<void>((answered) => {
@@ -223,13 +223,6 @@ export class HeldCall implements HeldEntry {
     this.hub.held.delete(this);
     if (this.upstreamToken !== undefined) this.hub.dropProgress(this.upstream, this.upstreamToken);
   }
-}
-
-/** Whether envelope capabilities `caps` take `method` (a URL elicitation needs `elicitation.url`). */
-function declares(caps: Params, capability: string, params: Params | undefined): boolean {
-  const c = caps[capability] as Params | undefined;
-  if (c === undefined || c === null) return false;
-  return capability !== 'elicitation' || params?.mode !== 'url' || c.url !== undefined;
 }
 
 /** Whether `r` has the shape of a result of `method` (checked before it reaches the server). */

@@ -11,9 +11,9 @@ import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type R
 import type { RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession } from './sessionHost.js';
+import { CAPABILITY_OF } from './serverRequestRouter.js';
 
 export const MAX_INPUT_ROUNDS = 8;
-const CAPABILITY: Record<string, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
 
 interface Asker {
   readonly clientCapabilities: Record<string, unknown>;
@@ -43,7 +43,7 @@ export async function answerInputRequests(
   const answers = await Promise.all(
     keys.map(async (key) => {
       const { method, params } = requests[key]!;
-      const capability = typeof method === 'string' ? CAPABILITY[method] : undefined;
+      const capability = typeof method === 'string' ? CAPABILITY_OF[method] : undefined;
       if (!capability) return { code: ErrorCode.InternalError, message: `server "${serverId}" asked for an unknown kind of client input (${String(method)})` };
       if (!s.clientCapabilities[capability]) {
         return {

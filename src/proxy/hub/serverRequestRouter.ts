@@ -50,14 +50,15 @@ export interface RouterHost {
 type Params = Record<string, unknown>;
 type MapResult = (r: Params) => Params;
 
-const CAPABILITY_OF: Record<string, string> = {
+/** The client capability each server-to-client request needs (also used by heldCall.ts and inputRounds.ts). */
+export const CAPABILITY_OF: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',
   'roots/list': 'roots',
 };
 
 /** Whether session capabilities `c` can answer `method` with `params` (see the header). */
-function canAnswer(c: Record<string, unknown>, method: string, params: Params | undefined): boolean {
+export function canAnswer(c: Record<string, unknown>, method: string, params: Params | undefined): boolean {
   const capability = CAPABILITY_OF[method];
   if (!capability) return true;
   const declared = c[capability] as Params | undefined;
