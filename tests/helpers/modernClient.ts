@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI } from './paths.js';
 import { waitNoProcess } from './processGone.js';
 import { waitFor } from './waitFor.js';
 
@@ -17,15 +18,27 @@ export async function closeModernClients(): Promise<void> {
 
 export type Negotiation = 'auto' | { pin: string };
 
+/** The arguments of the stdio aggregation (the CLI) serving `servers`. */
+export function proxyArgs(servers: Record<string, unknown>): string[] {
+  return [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'];
+}
+
+export interface StdioClientOptions {
+  /** Runs on the Client before it connects: request handlers to have in place from the start. */
+  setup?: (client: Client) => void;
+}
+
 /** An SDK v2 client on `command args` over stdio. */
 export async function stdioClient(
   command: string,
   args: string[],
   mode: Negotiation = { pin: '2026-07-28' },
   capabilities: Record<string, unknown> = {},
+  options: StdioClientOptions = {},
 ): Promise<Client> {
   const transport = new StdioClientTransport({ command, args, stderr: 'pipe' });
   const client = new Client({ name: 'era-test', version: '1' }, { versionNegotiation: { mode }, capabilities });
+  options.setup?.(client);
   await client.connect(transport);
   const pid = transport.pid;
   closers.push(async () => {

@@ -6,6 +6,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { cleanupBridges, nodeEntry, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { modernEntry } from '../helpers/modernFixture.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { text } from '../helpers/toolText.js';
 import { join } from 'node:path';
 
 const clients: Client[] = [];
@@ -26,10 +27,6 @@ async function modern(b: BridgeProcess, path: string): Promise<Client> {
   clients.push(client);
   await client.connect(transport);
   return client;
-}
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 }
 
 async function post(b: BridgeProcess, path: string, body: unknown, headers: Record<string, string>) {

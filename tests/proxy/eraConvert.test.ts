@@ -10,6 +10,7 @@ import { CLI, connectProxy, ensureBuilt, FIXTURE, startHttpFixture } from '../he
 import { MODERN_FIXTURE, startModernHttp } from '../helpers/modernFixture.js';
 import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../helpers/modernClient.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { text } from '../helpers/toolText.js';
 
 const node = process.execPath;
 const cleanups: (() => Promise<void>)[] = [];
@@ -18,10 +19,6 @@ afterEach(async () => {
   await closeModernClients();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
 
 async function legacyRemote(kind: 'http' | 'sse') {
   const server = await startHttpFixture(kind, { name: 'old' });

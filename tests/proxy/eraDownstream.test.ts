@@ -3,37 +3,20 @@
 // capabilities, instructions and server info, and is then served with per-request `_meta`
 // and no `initialize`: tools, resources and prompts of a 2025 server and of a 2026 server.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
+import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
 import { modernEntry } from '../helpers/modernFixture.js';
-import { waitNoProcess } from '../helpers/processGone.js';
+import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../helpers/modernClient.js';
+import { text } from '../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  await closeModernClients();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function modernClient(servers: Record<string, unknown>, mode: 'auto' | { pin: string }, capabilities: Record<string, unknown> = {}) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode }, capabilities });
-  await client.connect(transport);
-  const pid = transport.pid;
-  cleanups.push(async () => {
-    await client.close().catch(() => undefined);
-    if (pid) await waitNoProcess(pid, 8000);
-  });
-  return client;
-}
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
+const modernClient = (servers: Record<string, unknown>, mode: Negotiation, capabilities: Record<string, unknown> = {}) =>
+  stdioClient(process.execPath, proxyArgs(servers), mode, capabilities);
 
 describe('a 2026-07-28 client of the stdio aggregation', () => {
   it('negotiates the modern era by server/discover and gets merged capabilities and instructions', async () => {

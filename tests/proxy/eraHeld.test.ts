@@ -11,16 +11,17 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, ensureBuilt } from '../helpers/proxyCli.js';
+import { ensureBuilt } from '../helpers/proxyCli.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { waitNoProcess } from '../helpers/processGone.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../helpers/modernClient.js';
 
 const ASKING = join(FIXTURES, 'askingServer.mjs');
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  await closeModernClients();
   for (const c of cleanups.splice(0).reverse()) await c();
   await cleanupBridges();
 });
@@ -40,9 +41,8 @@ const ENVELOPE = {
 };
 type Json = Record<string, any>;
 
-/** An SDK v2 client whose handlers answer every kind of input the same way each time. */
-function answeringClient(mode: 'auto' | { pin: string }, asked: string[]): Client {
-  const client = new Client({ name: 'held-test', version: '1' }, { versionNegotiation: { mode }, capabilities: CAPS });
+/** Handlers answering every kind of input the same way each time (for a client's `setup`). */
+const answering = (asked: string[]) => (client: Client) => {
   let n = 0;
   client.setRequestHandler('elicitation/create', async (r) => {
     asked.push(`elicit:${r.params.message}`);
@@ -57,22 +57,16 @@ function answeringClient(mode: 'auto' | { pin: string }, asked: string[]): Clien
     asked.push('roots');
     return { roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }] };
   });
+};
+
+/** An SDK v2 client with those handlers. */
+function answeringClient(mode: Negotiation, asked: string[]): Client {
+  const client = new Client({ name: 'held-test', version: '1' }, { versionNegotiation: { mode }, capabilities: CAPS });
+  answering(asked)(client);
   return client;
 }
 
-async function stdioClient(args: string[], mode: 'auto' | { pin: string }, asked: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: process.execPath, args, stderr: 'pipe' });
-  const client = answeringClient(mode, asked);
-  await client.connect(transport);
-  const pid = transport.pid;
-  cleanups.push(async () => {
-    await client.close().catch(() => undefined);
-    if (pid) await waitNoProcess(pid, 8000);
-  });
-  return client;
-}
-
-const proxyArgs = (servers: Record<string, unknown>) => [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'];
+const heldClient = (args: string[], mode: Negotiation, asked: string[]) => stdioClient(process.execPath, args, mode, CAPS, { setup: answering(asked) });
 
 /** The scenario every path must answer alike: each tool, what it asked, and the prompt. */
 async function scenario(client: Client, prefix: string) {
@@ -112,12 +106,12 @@ async function raw(b: BridgeProcess, path: string, id: number, method: string, p
 describe('a 2026 client, a 2025 server asking for input mid-call', () => {
   it('gets the same results through the stdio aggregation (2026-07-28) as direct (2025-11-25)', async () => {
     const askedDirect: string[] = [];
-    const direct = await stdioClient([ASKING], 'auto', askedDirect);
+    const direct = await heldClient([ASKING], 'auto', askedDirect);
     expect(direct.getProtocolEra()).toBe('legacy');
     const want = await scenario(direct, '');
 
     const askedProxy: string[] = [];
-    const viaProxy = await stdioClient(proxyArgs({ a: asking() }), { pin: '2026-07-28' }, askedProxy);
+    const viaProxy = await heldClient(proxyArgs({ a: asking() }), { pin: '2026-07-28' }, askedProxy);
     expect(viaProxy.getProtocolEra()).toBe('modern');
     const got = await scenario(viaProxy, 'a__');
     expect(got.texts).toEqual(want.texts);

@@ -6,42 +6,24 @@
 // 2025 server (see hub/modernNotify.ts for why).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
+import { connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
 import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { waitNoProcess } from '../helpers/processGone.js';
+import { closeModernClients, proxyArgs, stdioClient } from '../helpers/modernClient.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { text } from '../helpers/toolText.js';
 
 const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  await closeModernClients();
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
-
-async function modernClient(servers: Record<string, unknown>) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(transport);
-  const pid = transport.pid;
-  cleanups.push(async () => {
-    await client.close().catch(() => undefined);
-    if (pid) await waitNoProcess(pid, 8000);
-  });
-  return client;
-}
+const modernClient = (servers: Record<string, unknown>) => stdioClient(process.execPath, proxyArgs(servers));
 
 describe('a 2025 client of a 2026 server', () => {
   for (const kind of ['stdio', 'http'] as const) {

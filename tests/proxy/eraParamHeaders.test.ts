@@ -9,6 +9,7 @@ import { connectProxy, ensureBuilt } from '../helpers/proxyCli.js';
 import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { authForwarder, runConformance } from '../helpers/conformance2026.js';
+import { text } from '../helpers/toolText.js';
 import { paramHeadersOf } from '../../src/proxy/common/mcpParamHeaders.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -17,10 +18,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
   await cleanupBridges();
 });
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
 
 describe('Mcp-Param-* headers', () => {
   it('the proxy sends them to a 2026 HTTP server (plain and Base64 values)', async () => {

@@ -10,6 +10,7 @@ import { ensureBuilt, tempDir, waitFor } from '../helpers/proxyCli.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { listeningPort } from '../helpers/listeningPort.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { text } from '../helpers/toolText.js';
 
 const SWITCH = join(FIXTURES, 'eraSwitchServer.mjs');
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -18,10 +19,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
   await cleanupBridges();
 });
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
 
 /** A 2025 client of the bridge's /mcp/<id> calling echo; undefined while the call fails. */
 async function echo(b: BridgeProcess, id: string): Promise<string | undefined> {

@@ -13,6 +13,7 @@ import { MODERN_FIXTURE, modernEntry } from '../helpers/modernFixture.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../helpers/modernClient.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { text } from '../helpers/toolText.js';
 
 const node = process.execPath;
 const closers: (() => Promise<void>)[] = [];
@@ -34,10 +35,6 @@ async function bridge(): Promise<BridgeProcess> {
 function chainArgs(b: BridgeProcess, extra: Record<string, unknown> = {}): string[] {
   const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: b.auth, ...extra });
   return [CLI, '--config', JSON.stringify({ mcpServers: { m: link('m'), old: link('old') } }), '--no-watchdog'];
-}
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 }
 
 /** Answers the fixture's elicitation, sampling and roots input requests. */

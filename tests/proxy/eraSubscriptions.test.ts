@@ -7,41 +7,24 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
+import { connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
 import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { waitNoProcess } from '../helpers/processGone.js';
+import { closeModernClients, proxyArgs, stdioClient } from '../helpers/modernClient.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
+import { text } from '../helpers/toolText.js';
 
 const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
+  await closeModernClients();
   for (const c of cleanups.splice(0).reverse()) await c();
   await cleanupBridges();
 });
 
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
-}
-
-async function modernClient(servers: Record<string, unknown>) {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, '--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog'],
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'modern-test', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(transport);
-  const pid = transport.pid;
-  cleanups.push(async () => {
-    await client.close().catch(() => undefined);
-    if (pid) await waitNoProcess(pid, 8000);
-  });
-  return client;
-}
+const modernClient = (servers: Record<string, unknown>) => stdioClient(process.execPath, proxyArgs(servers));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

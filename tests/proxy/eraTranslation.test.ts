@@ -8,6 +8,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
 import { modernEntry } from '../helpers/modernFixture.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
+import { text } from '../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
@@ -23,10 +24,6 @@ async function proxy(capabilities: Record<string, unknown>, entryCaps: Record<st
   const h = await connectProxy(['--config', JSON.stringify(config), '--no-watchdog'], capabilities);
   cleanups.push(() => h.close());
   return h;
-}
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 }
 
 describe('a 2025 client, a 2026 server asking for input mid-call', () => {

@@ -9,6 +9,7 @@ import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHa
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_FIXTURE, modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { waitNoProcess } from '../helpers/processGone.js';
+import { text } from '../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
@@ -20,10 +21,6 @@ async function proxy(servers: Record<string, unknown>): Promise<ProxyHandle> {
   const h = await connectProxy(['--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog']);
   cleanups.push(() => h.close());
   return h;
-}
-
-function text(res: unknown): string {
-  return ((res as { content: { text: string }[] }).content[0] ?? { text: '' }).text;
 }
 
 /** What a 2026 client sees talking to the fixture directly (SDK v2 Client, pinned to 2026-07-28). */
