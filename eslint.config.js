@@ -40,8 +40,8 @@ const entryElectron = forbidModules(
 const appEntriesOnly = "src/main/electron (this repository's app) imports only the package's public entries (src/index/), never deeper modules.";
 const rendererForbidden = forbidModules(['electron', 'electron-log'], 'src/renderer and src/shared run in the page: no electron, no Node.');
 
-/** The most lines a file in src/ may have (see the max-lines rule below). */
-const MAX_SRC_LINES = 320;
+/** Code lines (blank and comment lines not counted) past which a file in src/ is flagged as likely holding two ideas. */
+const SRC_CODE_LINES_GUIDE = 500;
 
 const resolver = createNodeResolver({
   extensions: ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs', '.json', '.node'],
@@ -107,9 +107,9 @@ export default tseslint.config(
     rules: {
       // No import cycles anywhere in src/ (value imports; type-only imports are not followed by the rule).
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      // "About 300 lines" per file (docs/ARCHITECTURE.md, "Lint, format, type-check"): every line
-      // counts, blank and comment lines included, so a file cannot hide its size in either.
-      'max-lines': ['error', { max: MAX_SRC_LINES, skipBlankLines: false, skipComments: false }],
+      // A guide, not a gate: a file far past ~500 code lines usually holds two ideas, so it is
+      // flagged for a look; it is split along a real seam or left whole, never cut to fit.
+      'max-lines': ['warn', { max: SRC_CODE_LINES_GUIDE, skipBlankLines: true, skipComments: true }],
     },
   },
   {
