@@ -1,10 +1,20 @@
-// Builds everything once before any test runs: the CLI tests spawn the bundled
-// dist/proxy/qiming-mcp-stdio-proxy.cjs, never the TypeScript sources, so they prove
-// the file that ships.
+// Once before any test runs: builds everything (the CLI tests spawn the bundled
+// dist/proxy/qiming-mcp-stdio-proxy.cjs, never the TypeScript sources, so they prove the file
+// that ships) and finds the Chromium the browser tests use (helpers/chromiumPath.ts), which the
+// test workers inherit through the environment.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { RESOLVED_ENV, resolveChromium } from './helpers/chromiumPath.js';
 
-export default function setup(): void {
+export default async function setup(): Promise<void> {
   const root = join(import.meta.dirname, '..');
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
+  try {
+    const { path, source } = await resolveChromium();
+    process.env[RESOLVED_ENV] = path;
+    process.stderr.write(`browser tests use Chromium at ${path} (${source})\n`);
+  } catch (err) {
+    // Only the browser tests need it; they fail with this reason when they look again.
+    process.stderr.write(`no Chromium for the browser tests: ${(err as Error).message}\n`);
+  }
 }

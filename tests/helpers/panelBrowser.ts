@@ -9,8 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRenderer } from '../../scripts/buildRenderer.mjs';
-
-export const CHROMIUM_PATH = '/usr/bin/chromium';
+import { chromiumPath } from './chromiumPath.js';
 
 /** Builds the panel into a fresh temp dir; `remove()` deletes it. */
 export async function buildPanelToTemp(): Promise<{ dir: string; remove(): void }> {
@@ -86,7 +85,7 @@ function chromiumPids(): number[] {
 export async function launchPanelBrowser(): Promise<PanelBrowser> {
   const before = new Set(chromiumPids());
   const browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: await chromiumPath(),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     timeout: 30_000,
   });
