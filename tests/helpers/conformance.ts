@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ROOT } from './paths.js';
 import { node22 } from './node22.js';
 
-/** The 2025-11-25 suite (0.1.16); the 2026-07-28 one is the `conformance-2026` alias (issue 18). */
+/** The 2025-11-25 suite (0.1.16); the 2026-07-28 one is the `conformance-2026` alias. */
 export const CONFORMANCE_BIN = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 
 export interface Check {

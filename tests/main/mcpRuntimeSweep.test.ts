@@ -1,4 +1,4 @@
-// McpRuntime.start() sweeps what proxies that died left behind (issue 13 item 4): a registry
+// McpRuntime.start() sweeps what proxies that died left behind: a registry
 // file of a dead owner listing a live process group (a real process started here) makes the
 // runtime SIGKILL that group, right at start, without waiting for the bridge.
 import { afterEach, expect, it } from 'vitest';

@@ -18,7 +18,7 @@ import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-/** What the preload exposes: status, restart, the panel's server management (issue 20), sign-in (issue 17). */
+/** What the preload exposes: status, restart, the panel's server management, sign-in. */
 const API_METHODS = [
   'callTool',
   'changeConfig',

@@ -1,4 +1,4 @@
-// Issue 13 item 11: a request body (or head) that never finishes is answered 408 and its
+// A request body (or head) that never finishes is answered 408 and its
 // connection closed after --body-timeout, instead of being held for Node's 300 s default;
 // SSE streams, long calls and stream-link connections are never cut by it. Real bridge
 // (built CLI), raw sockets.

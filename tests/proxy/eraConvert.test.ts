@@ -1,4 +1,4 @@
-// `convert` for both eras (issue 18 point 1, "convert"): a 2026-07-28 client (SDK v2 Client
+// `convert` for both eras: a 2026-07-28 client (SDK v2 Client
 // pinned to 2026-07-28, and raw JSON-RPC) of a 2025 server (SDK v1 fixture, streamable HTTP
 // and SSE) gets discover, the envelope checks, `resultType`, listen and everything the server
 // has, as direct; of a 2026 server (SDK v2 fixture) the same, with its input_required rounds

@@ -1,4 +1,4 @@
-// Downstream era (issue 18 point 1, stdio aggregation): a 2026-07-28 client (SDK v2 Client,
+// Downstream era (stdio aggregation): a 2026-07-28 client (SDK v2 Client,
 // versionNegotiation auto and pinned) gets `server/discover` answered with the merged
 // capabilities, instructions and server info, and is then served with per-request `_meta`
 // and no `initialize`: tools, resources and prompts of a 2025 server and of a 2026 server.

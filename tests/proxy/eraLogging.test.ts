@@ -1,4 +1,4 @@
-// `ping`, `logging/setLevel` and log messages across eras (issue 18 point 3): a 2025 client's
+// `ping`, `logging/setLevel` and log messages across eras: a 2025 client's
 // `ping` and `logging/setLevel` for a 2026 server are answered by the proxy, and the level
 // is sent as the per-request `_meta` log level, so the server's logs reach the client as
 // 2025 `notifications/message`; a 2026 client's per-request log level selects what a 2025

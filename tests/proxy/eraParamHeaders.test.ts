@@ -1,4 +1,4 @@
-// The `Mcp-Param-*` headers of 2026-07-28 Streamable HTTP (issue 18): a tool whose inputSchema
+// The `Mcp-Param-*` headers of 2026-07-28 Streamable HTTP: a tool whose inputSchema
 // marks an argument with `x-mcp-header` (the fixture's `region`). The bridge's modern endpoint
 // checks the headers against the body, as the conformance scenario
 // `http-custom-header-server-validation` asks (run through /mcp/<id> and /mcp, in front of a

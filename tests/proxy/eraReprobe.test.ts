@@ -1,4 +1,4 @@
-// Re-probing (issue 18): when a server comes back after a crash, a restart or on its own
+// Re-probing: when a server comes back after a crash, a restart or on its own
 // address, its era is probed again, so a server upgraded from 2025-11-25 to 2026-07-28 (or
 // back) is spoken to in its new era. The fixture (eraSwitchServer.mjs) reads its era from a
 // file at each start: the SDK v1 fixture's echo answers "hi", the SDK v2 one's "echo: hi".

@@ -1,4 +1,4 @@
-// The ACP chain for 2026-07-28 clients (issue 18 point 1, "the stream link"): an agent's stdio
+// The ACP chain for 2026-07-28 clients: an agent's stdio
 // proxy with `bridge` entries (stdio proxy -> stream link -> bridge -> server), a 2025 server
 // (SDK v1 fixture) and a 2026-only server (SDK v2 fixture) behind the bridge, an SDK v2 client
 // pinned to 2026-07-28 on the stdio proxy. It gets what it gets direct from each server

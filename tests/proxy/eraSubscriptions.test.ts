@@ -1,4 +1,4 @@
-// Resource subscriptions across eras (issue 18 point 3): a 2026-07-28 client's
+// Resource subscriptions across eras: a 2026-07-28 client's
 // `subscriptions/listen` with `resourceSubscriptions` on a 2025 server becomes
 // `resources/subscribe` upstream (reference-counted), its updates reach the listen, and
 // closing the listen unsubscribes; a 2025 client's `resources/subscribe` on a 2026 server

@@ -1,4 +1,4 @@
-// Translation between eras (issue 18 point 3, first direction): a 2025-11-25 client (SDK v1)
+// Translation between eras (a 2025 client, a 2026 server): a 2025-11-25 client (SDK v1)
 // calling a tool of a 2026-07-28 server (SDK v2 fixture) that answers `input_required` gets
 // ordinary server-to-client requests (elicitation/create, sampling/createMessage,
 // roots/list), and the proxy re-issues the call with the answers and the server's

@@ -1,4 +1,4 @@
-// Upstream era (issue 18 point 2): the proxy reaches a 2026-07-28-only server (SDK v2,
+// Upstream era: the proxy reaches a 2026-07-28-only server (SDK v2,
 // tests/fixtures/modernServer.mjs) over stdio and streamable HTTP, probing or forced by the
 // entry's `protocol`, and a 2025-11-25 client (SDK v1 Client) gets its tools, resources and
 // prompts through the stdio aggregation, beside a 2025 server, as direct.

@@ -1,4 +1,4 @@
-// Issue 13 item 10: MCP_PROXY_LOG_FILE is only ever opened when it is a regular file (or
+// MCP_PROXY_LOG_FILE is only ever opened when it is a regular file (or
 // missing, then created), and never in a way that can block. Anything else (a /proc file, a
 // FIFO without a reader, a directory, a device) costs one warning on stderr; the proxy
 // answers and exits promptly as if no file had been named.

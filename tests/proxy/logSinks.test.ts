@@ -1,4 +1,4 @@
-// The logger's bounded stderr queue (issue 13 item 1), the cutting of long stderr lines and
+// The logger's bounded stderr queue, the cutting of long stderr lines and
 // the per-server rate limit of logged stderr lines, on real sockets and real processes.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServer, connect, type Server, type Socket } from 'node:net';

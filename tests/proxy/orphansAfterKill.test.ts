@@ -1,4 +1,4 @@
-// Issue 13 item 4: nothing a proxy started may outlive it, however it dies. For each kill
+// Nothing a proxy started may outlive it, however it dies. For each kill
 // scenario (SIGKILL of the stdio proxy, of the agent that spawned it, of the bridge, of the
 // app that spawned the bridge), a chain with a server that ignores stdin EOF and SIGTERM
 // behind `sh`, and a server that puts a child in its own session and process group, is

@@ -1,4 +1,4 @@
-// Issue 13 item 13, protocol edges, through the built CLI: invalid and null request ids, an
+// Protocol edges, through the built CLI: invalid and null request ids, an
 // absurd Content-Length, two requests in flight under one id (stdio proxy, raw stdio); an
 // absolute-form request target naming another host and a negative Content-Length (bridge,
 // raw sockets).

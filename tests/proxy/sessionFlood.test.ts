@@ -1,4 +1,4 @@
-// Issue 13 item 12: one session's burst of notifications to a shared server must not delay
+// One session's burst of notifications to a shared server must not delay
 // another session's calls for seconds, nor print a raw MaxListenersExceededWarning. Real
 // bridge (built CLI), a server that spends 0.1 ms per notification behind /mcp/fx, shared by
 // both sessions; session A is a raw stream-link socket, session B an SDK client over the

@@ -1,4 +1,4 @@
-// Issue 13 item 1: a stdio server that floods its stderr must not grow the proxy without
+// A stdio server that floods its stderr must not grow the proxy without
 // bound, whether or not anyone reads the proxy's own stderr: logged server lines are
 // rate-limited per server (with a "suppressed" summary) and cut when long, and the proxy
 // keeps answering meanwhile. The logger's bounded stderr queue is tested in logSinks.test.ts.

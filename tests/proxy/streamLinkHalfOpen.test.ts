@@ -1,4 +1,4 @@
-// Issue 13 item 5: when an agent's stdio proxy ends (stdin EOF, or SIGKILL), the bridge must
+// When an agent's stdio proxy ends (stdin EOF, or SIGKILL), the bridge must
 // close its end of that stream-link connection (no socket left in CLOSE-WAIT), and a bridge
 // whose sessions have all ended must stop well within its graceful deadline. Real bridge,
 // real stdio proxy (both the built CLI), real fixture server; sockets read from /proc/net/tcp.

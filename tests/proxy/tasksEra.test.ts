@@ -1,4 +1,4 @@
-// Tasks across the eras (issue 18 point 3): a 2026-07-28 client using the tasks extension
+// Tasks across the eras: a 2026-07-28 client using the tasks extension
 // (io.modelcontextprotocol/tasks, SEP-2663) against the 2025-11-25 tasks of our SDK v1
 // fixture (taskServer.mjs), over the stdio aggregation (raw JSON-RPC: SDK v2 2.4.0 has no
 // tasks extension) and over the bridge's stateless POSTs, where every request is a session of

@@ -1,4 +1,4 @@
-// Tasks across the eras (issue 18 point 3), the other direction: a 2025-11-25 client (SDK v1,
+// Tasks across the eras, the other direction: a 2025-11-25 client (SDK v1,
 // its experimental tasks API) through the stdio aggregation and the bridge's /mcp/<id> and /mcp to our
 // 2026-07-28 server with the tasks extension (tests/fixtures/tasksModernServer.mjs, stdio):
 // the 2025 capability in initialize, task-augmented tools/call, tasks/get, tasks/result
