@@ -14,7 +14,7 @@
  * 2. Otherwise (a stdio upstream, a request on the standalone GET stream), the session with a
  *    call in flight on that server goes first (the most recently started call, when several
  *    sessions have one); with none in flight, the most recently active session. With several
- *    sessions calling at once this may pick the wrong one: see README "Server-to-client
+ *    sessions calling at once this may pick the wrong one: see docs/cli.md, "Server-to-client
  *    requests with several clients".
  * The request is sent on the stream of the chosen call (`relatedRequestId`), so streamable
  * HTTP clients see it where a direct server puts it. `roots/list` with no session able to
