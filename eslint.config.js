@@ -1,6 +1,6 @@
 // ESLint (flat config): typescript-eslint's recommended rules, plus the layering rules that
-// keep the four runtimes apart (docs/ARCHITECTURE.md, "Folders"). tests/lint/eslintConfig.test.ts
-// proves each boundary rule still fires on an offending line.
+// keep the four runtimes apart (docs/ARCHITECTURE.md, "Layers and their rules").
+// tests/lint/eslintConfig.test.ts proves each boundary rule still fires on an offending line.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';

@@ -1,6 +1,6 @@
 /**
  * The proxy process's record of the server process groups it started, so that nothing it
- * started outlives it (issue 13 item 4; decision in docs/ARCHITECTURE.md, "Orphans"):
+ * started outlives it (why: docs/decisions/0011-orphan-watcher.md):
  * - each group is told to the watcher (groupWatcher.ts), which ends them if this process dies;
  * - each group is written to this process's registry file (orphanSweep.ts), which the next
  *   proxy or runtime start sweeps if both this process and its watcher died;

@@ -8,7 +8,7 @@
  * process still in those groups or below them (Linux: /proc ppid links), SIGTERMs them, waits
  * 1 s, SIGKILLs what is left and exits. Start times (field 22 of /proc/<pid>/stat; `-` where
  * unknown) guard against pid reuse. It costs one shell (about 1 MB) and never writes anything.
- * POSIX only; on Windows nothing is started (see docs/ARCHITECTURE.md).
+ * POSIX only; on Windows nothing is started (docs/decisions/0011-orphan-watcher.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';

@@ -11,7 +11,7 @@
  * escaped. A `.ps1` (PATHEXT may list it) runs as its `.cmd` sibling when there is one, else
  * through `powershell.exe -NoProfile -File` (arguments quoted by Node, no cmd). Everything
  * is a pure function of `platform`, `env` and a `fileExists` seam.
- * Why this and not cross-spawn: docs/ARCHITECTURE.md, "Libraries and what we keep".
+ * Why this and not cross-spawn: docs/decisions/0024-libraries-taken-and-kept.md.
  */
 import { RUN_AS_NODE_ENV, TOKEN_ENV, OAUTH_KEY_ENV } from '../common/envNames.js';
 import { existsSync, statSync } from 'node:fs';
