@@ -7,7 +7,13 @@
  */
 import { CLIENT_INFO, type Upstream } from '../../upstream/upstream.js';
 import { declaredCapabilities } from '../../config/clientCapabilities.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../../upstream/era/modernProtocol.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSION,
+  TASKS_EXTENSION,
+} from '../../upstream/era/modernProtocol.js';
 import { RELATED_TASK } from './taskTable.js';
 
 export { TASKS_EXTENSION };
