@@ -3,7 +3,7 @@
 // is sent as the per-request `_meta` log level, so the server's logs reach the client as
 // 2025 `notifications/message`; a 2026 client's per-request log level selects what a 2025
 // server's logs it gets (on that request only), and no `logging/setLevel` goes to the shared
-// 2025 server (see hub/modernNotify.ts for why).
+// 2025 server (see hub/modern/logLevels.ts for why).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';

@@ -1,7 +1,7 @@
 // The conformance suite's tasks-extension scenarios (0.2.0-alpha.12, src/scenarios/server/tasks/*,
 // SEP-2663) run through the bridge's /mcp/<id> in front of a 2025-11-25 server with tasks
 // (tests/fixtures/tasksConformance2025.mjs, SDK v1, with the tools the scenarios call): what
-// the proxy's translation (hub/taskEra.ts) gives a 2026 client of 2025 tasks. The table it
+// the proxy's translation (hub/tasks/forModernClient.ts) gives a 2026 client of 2025 tasks. The table it
 // prints is the one recorded in docs/CONFORMANCE-2026.md. Skipped without Node 22.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';

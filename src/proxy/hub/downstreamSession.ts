@@ -8,21 +8,21 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { SessionHost, SessionScope } from './sessionHost.js';
+import type { SessionHost, SessionScope } from './sessionContracts.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
 import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
-import { answerDiscover } from './discoverAnswer.js';
-import { envelopeError, forgetModern, isModernRequest, modernResult } from './modernSession.js';
-import { ListenSet } from './listenSet.js';
+import { answerDiscover } from './modern/discover.js';
+import { envelopeError, forgetModern, isModernRequest, modernResult } from './modern/envelope.js';
+import { ListenSet } from './modern/listenSet.js';
 import { ListChangeNotices } from './listChangeNotices.js';
-import { modernNotify, requestLogLevel, withLogLevel } from './modernNotify.js';
-import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './heldForward.js';
-import type { HeldSession } from './heldCall.js';
-import { listenTasks } from './taskEraListen.js';
-import { answerModernResult } from './taskEraLegacy.js';
+import { modernNotify, requestLogLevel, withLogLevel } from './modern/logLevels.js';
+import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForward.js';
+import type { HeldSession } from './modern/heldCall.js';
+import { listenTasks } from './tasks/modernTaskListen.js';
+import { answerModernResult } from './tasks/forLegacyClient.js';
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
@@ -32,13 +32,13 @@ export class DownstreamSession implements HeldSession {
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
-  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers); a 2026 client's levels per request: modernNotify.ts. */
+  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers); a 2026 client's levels per request: logLevels.ts. */
   logLevel?: string;
   private logLevels?: Map<RequestId, string>;
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
-  /** A 2026-07-28 client (modernSession.ts): the method of each of its requests in flight. */
+  /** A 2026-07-28 client (modern/envelope.ts): the method of each of its requests in flight. */
   private modern?: Map<RequestId, string>;
   private listens?: ListenSet;
   /** This session's calls forwarded to servers (held calls put theirs here too: heldCall.ts). */
@@ -272,7 +272,7 @@ export class DownstreamSession implements HeldSession {
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
-    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: taskEra.ts).
+    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
     if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -295,7 +295,7 @@ export class DownstreamSession implements HeldSession {
       return this.fail(req.id, response.error);
     }
     // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it):
-    // taskEraLegacy.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
+    // forLegacyClient.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
     if (!this.modern && response.result.resultType !== undefined && !isModernRequest(req))
       return answerModernResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);

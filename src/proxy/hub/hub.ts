@@ -13,14 +13,14 @@ import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { NameTable, type NamedItem } from './naming.js';
-import type { HubSession, SessionHost, SessionScope } from './sessionHost.js';
+import type { HubSession, SessionHost, SessionScope } from './sessionContracts.js';
 import { SubscriptionTable } from './subscriptionTable.js';
-import { TaskTable } from './taskTable.js';
-import { EraTaskTable } from './taskEraTable.js';
-import { parkTaskInput } from './taskEra.js';
+import { TaskTable } from './tasks/taskTable.js';
+import { EraTaskTable } from './tasks/modernTaskTable.js';
+import { parkTaskInput } from './tasks/forModernClient.js';
 import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
-import { HeldInputTable } from './heldInputTable.js';
+import { HeldInputTable } from './modern/heldInputTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
@@ -40,7 +40,7 @@ export interface HubOptions {
   transportFactory?: UpstreamTransportOptions['transportFactory'];
 }
 
-export type { SessionScope } from './sessionHost.js';
+export type { SessionScope } from './sessionContracts.js';
 
 export class Hub implements SessionHost {
   readonly upstreams = new Map<string, Upstream>();
@@ -251,7 +251,7 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
-  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (taskEra.ts). */
+  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (forModernClient.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean {
     return parkTaskInput(this.eraTasks, u, req);
   }

@@ -9,7 +9,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
-import type { SessionHost, SessionScope } from './sessionHost.js';
+import type { SessionHost, SessionScope } from './sessionContracts.js';
 
 export async function initializeResult(hub: SessionHost, scope: SessionScope, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   const asked = String(params.protocolVersion ?? '');

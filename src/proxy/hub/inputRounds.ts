@@ -10,7 +10,7 @@
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { RoutingSession } from './sessionHost.js';
+import type { RoutingSession } from './sessionContracts.js';
 import { CAPABILITY_OF } from './serverRequestRouter.js';
 
 export const MAX_INPUT_ROUNDS = 8;

@@ -8,11 +8,11 @@
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import { toolTimeoutFor } from '../config/toolFilter.js';
 import { serverIdForName } from './naming.js';
-import type { RoutingSession, SessionHost } from './sessionHost.js';
-import { routeTaskRequest, taskCreated } from './taskRequests.js';
-import { isLogLevel } from './modernNotify.js';
-import { modernToolCall, routeModernTaskRequest } from './taskEra.js';
-import { legacyTaskCallOnModern } from './taskEraLegacy.js';
+import type { RoutingSession, SessionHost } from './sessionContracts.js';
+import { routeTaskRequest, taskCreated } from './tasks/taskRequests.js';
+import { isLogLevel } from './modern/logLevels.js';
+import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.js';
+import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -47,7 +47,7 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
 
 /**
  * A 2025 client's log level: recorded on the session (a 2026 server gets it on each request
- * of that session: modernNotify.ts), and sent to the 2025 servers in scope as before.
+ * of that session: logLevels.ts), and sent to the 2025 servers in scope as before.
  */
 function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
@@ -89,7 +89,7 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   const params = name === exposed ? p : { ...p, name };
-  // A 2026 client: the tasks extension (taskEra.ts).
+  // A 2026 client: the tasks extension (forModernClient.ts).
   if (s.isModern) return modernToolCall(hub, s, req, u, params, timeoutMs);
   // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
   const owner = u;

@@ -33,9 +33,9 @@
  */
 import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { HubSession } from './sessionHost.js';
-import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './taskTable.js';
-import type { HeldInputTable } from './heldInputTable.js';
+import type { HubSession } from './sessionContracts.js';
+import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './tasks/taskTable.js';
+import type { HeldInputTable } from './modern/heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
@@ -43,7 +43,7 @@ export interface RouterHost {
   readonly held: HeldInputTable;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
-  /** True when `req` belongs to a 2026 client's task and was kept for it (taskEra.ts). */
+  /** True when `req` belongs to a 2026 client's task and was kept for it (forModernClient.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean;
 }
 

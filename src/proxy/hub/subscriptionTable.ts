@@ -10,7 +10,7 @@
  */
 import type { RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { HubSession } from './sessionHost.js';
+import type { HubSession } from './sessionContracts.js';
 
 const OK: RpcResponse = { jsonrpc: '2.0', id: 0, result: {} };
 

@@ -1,20 +1,20 @@
 /**
  * Where a notification from a server goes (for the Hub): progress to the request that asked
  * for it, a cancel to the server request it names, a task's status to the session that owns
- * the task (or the 2026 client's translated task: taskEra.ts), a URL elicitation's completion
+ * the task (or the 2026 client's translated task: forModernClient.ts), a URL elicitation's completion
  * to the session that got it, a request-scoped notification of a 2026 server to that call's
  * session, `resources/updated` to the subscribed sessions, anything else to every session of
  * that server (related to its call in flight, if any).
  */
 import type { RequestId, RpcNotification } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { HubSession } from './sessionHost.js';
+import type { HubSession } from './sessionContracts.js';
 import type { ProgressTable } from './progressTable.js';
 import type { ServerRequestRouter } from './serverRequestRouter.js';
 import type { SubscriptionTable } from './subscriptionTable.js';
-import type { TaskTable } from './taskTable.js';
-import type { EraTaskTable } from './taskEraTable.js';
-import { eraTaskStatus } from './taskEra.js';
+import type { TaskTable } from './tasks/taskTable.js';
+import type { EraTaskTable } from './tasks/modernTaskTable.js';
+import { eraTaskStatus } from './tasks/forModernClient.js';
 
 /** The parts of the Hub this needs. */
 export interface NotificationHost {
@@ -41,7 +41,7 @@ export function routeUpstreamNotification(hub: NotificationHost, u: Upstream, n:
     // Only the owning session hears of it; one sent before the CreateTaskResult waits for it.
     const task = hub.tasks.serverTaskOwner(u, String(params.taskId));
     if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-    else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: taskEra.ts
+    else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: forModernClient.ts
     return;
   }
   if (n.method === 'notifications/elicitation/complete' && hub.serverRequests.elicitationComplete(u, params)) return;

@@ -20,7 +20,7 @@ import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
-import { isModernRequest } from '../hub/modernSession.js';
+import { isModernRequest } from '../hub/modern/envelope.js';
 import { runModernConvert, serveModernClient } from './convertModern.js';
 
 interface Target {

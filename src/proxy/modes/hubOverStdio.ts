@@ -4,7 +4,7 @@
  * sequence (session first, then the servers), the start of the servers in the background.
  */
 import type { Hub } from '../hub/hub.js';
-import type { SessionScope } from '../hub/sessionHost.js';
+import type { SessionScope } from '../hub/sessionContracts.js';
 import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import type { CliOptions } from '../cli/cliArgs.js';

@@ -1,6 +1,6 @@
 // The requestState of held calls (hub/heldInputTable.ts): integrity, expiry, binding, one use.
 import { describe, expect, it } from 'vitest';
-import { HeldInputTable, MAX_HELD_CALLS, type HeldEntry } from '../../../src/proxy/hub/heldInputTable.js';
+import { HeldInputTable, MAX_HELD_CALLS, type HeldEntry } from '../../../src/proxy/hub/modern/heldInputTable.js';
 import type { Upstream } from '../../../src/proxy/upstream/upstream.js';
 
 const u = { id: 'a' } as unknown as Upstream;

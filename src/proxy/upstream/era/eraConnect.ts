@@ -116,7 +116,7 @@ async function modernHandshake(
   const end = (opts.startedAt ?? Date.now()) + opts.timeoutMs;
   const left = () => Math.max(1, end - Date.now());
   // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize,
-  // and the tasks extension: the proxy follows a task to its end for a 2025 client (hub/taskEraLegacy.ts).
+  // and the tasks extension: the proxy follows a task to its end for a 2025 client (hub/tasks/forLegacyClient.ts).
   const clientCapabilities = { ...opts.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
   const resources = new ModernResourceListen(peer, logger);
   speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));

@@ -87,7 +87,7 @@ export function isDiscoverResult(r: Record<string, unknown> | undefined): boolea
  * The record the proxy keeps per server (its `initResult`), built from a DiscoverResult:
  * the same fields an `initialize` result has, so status, aggregation and instructions work
  * unchanged for a modern server. A server with the tasks extension also gets the 2025
- * `tasks` capability the proxy serves its 2025 clients for it (hub/taskEraLegacy.ts: task-
+ * `tasks` capability the proxy serves its 2025 clients for it (hub/tasks/forLegacyClient.ts: task-
  * augmented `tools/call`, `tasks/cancel`, and `tasks/list` answered by the proxy).
  */
 export function initRecordFromDiscover(d: Record<string, unknown>): Record<string, unknown> {

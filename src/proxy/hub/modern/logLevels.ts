@@ -18,7 +18,7 @@
  * level its 2025 clients set (or its default), and a modern client gets what it emits at or
  * above the level the request asked for.
  */
-import type { RequestId } from '../jsonrpc/jsonRpc.js';
+import type { RequestId } from '../../jsonrpc/jsonRpc.js';
 import type { ListenSet } from './listenSet.js';
 
 export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel';

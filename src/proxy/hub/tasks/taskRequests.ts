@@ -6,11 +6,11 @@
  * tasks, one upstream page per page in aggregate scope (the cursor names the server and
  * carries that server's cursor).
  */
-import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
-import type { HubSession, RoutingSession, SessionHost } from './sessionHost.js';
+import { ErrorCode, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import type { HubSession, RoutingSession, SessionHost } from '../sessionContracts.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
-import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './taskEraLegacy.js';
+import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './forLegacyClient.js';
 
 type Result = Record<string, unknown>;
 

@@ -1,16 +1,16 @@
 /**
  * `notifications.taskIds` of a 2026-07-28 client's `subscriptions/listen` (the tasks
  * extension): for each id that names a task the proxy translates for a 2025 server
- * (taskEra.ts) in the session's scope, the listen gets `notifications/tasks` with the full
+ * (forModernClient.ts) in the session's scope, the listen gets `notifications/tasks` with the full
  * DetailedTask whenever the server reports a status (`notifications/tasks/status`) or a request
  * of the task is parked; the acknowledgement lists those ids. A 2026 server's own task ids
  * are not honoured: the proxy's listen toward that server carries list changes only. A client
  * asking for task ids without declaring the extension gets -32021, as the extension says.
  */
-import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { RoutingSession, SessionHost } from './sessionHost.js';
-import { currentStatus, declaresTasks } from './taskEra.js';
-import { TASKS_EXTENSION } from './taskEraShapes.js';
+import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { RoutingSession, SessionHost } from '../sessionContracts.js';
+import { currentStatus, declaresTasks } from './forModernClient.js';
+import { TASKS_EXTENSION } from './taskShapes.js';
 
 type Obj = Record<string, unknown>;
 

@@ -16,7 +16,7 @@
  *
  * Both are bounded (oldest dropped first), and a session's entries go when it closes.
  */
-import { NAME_SEPARATOR } from './naming.js';
+import { NAME_SEPARATOR } from '../naming.js';
 
 /** The `_meta` key that ties a message to a task. */
 export const RELATED_TASK = 'io.modelcontextprotocol/related-task';

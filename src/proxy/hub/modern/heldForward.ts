@@ -7,11 +7,11 @@
  * (heldInputTable.ts). Other requests of a modern client, and every request of a 2025
  * client, never come here.
  */
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../../upstream/era/modernProtocol.js';
 import { HeldCall, type HeldSession } from './heldCall.js';
-import type { HeldHost } from './sessionHost.js';
+import type { HeldHost } from '../sessionContracts.js';
 
 type Params = Record<string, unknown>;
 

@@ -18,13 +18,13 @@
  * requests get an error, the server gets `notifications/cancelled`, and the state is
  * refused from then on. Each retry restarts the call's timeout, as progress does.
  */
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
-import type { PendingHandle } from '../jsonrpc/jsonRpcPeer.js';
-import type { Upstream } from '../upstream/upstream.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../../jsonrpc/jsonRpc.js';
+import type { PendingHandle } from '../../jsonrpc/jsonRpcPeer.js';
+import type { Upstream } from '../../upstream/upstream.js';
 import type { HeldEntry } from './heldInputTable.js';
-import type { InFlight } from './listMethods.js';
-import type { HeldHost, RoutingSession } from './sessionHost.js';
-import { CAPABILITY_OF, canAnswer } from './serverRequestRouter.js';
+import type { InFlight } from '../listMethods.js';
+import type { HeldHost, RoutingSession } from '../sessionContracts.js';
+import { CAPABILITY_OF, canAnswer } from '../serverRequestRouter.js';
 
 /** Server-to-client requests sent together are asked together when they arrive within this window. */
 export const GATHER_MS = 10;

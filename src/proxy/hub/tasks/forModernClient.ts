@@ -1,6 +1,6 @@
 /**
  * A 2026-07-28 client and tasks (the `io.modelcontextprotocol/tasks` extension, SEP-2663),
- * for routeRequest.ts; the tasks themselves are in taskEraTable.ts.
+ * for routeRequest.ts; the tasks themselves are in modernTaskTable.ts.
  *
  * In front of a 2025-11-25 server with tasks (SEP-1686), the proxy is the extension's server
  * and the 2025 server's task requestor:
@@ -12,7 +12,7 @@
  *   tool gets -32021 naming the extension; a legacy `task` param is ignored (dropped).
  * - The proxy calls the server's `tasks/result` at once (it blocks until the task ends, and is
  *   the channel on which a 2025 server delivers the requests of an input-required task):
- *   those requests are parked (taskEraTable.ts) and shown in `tasks/get` as `inputRequests`;
+ *   those requests are parked (modernTaskTable.ts) and shown in `tasks/get` as `inputRequests`;
  *   the final result is kept.
  * - `tasks/get` asks the server's `tasks/get` and answers the extension's DetailedTask:
  *   `completed` with `result` inlined (a 2025 `failed` task whose result is a tool result,
@@ -26,13 +26,13 @@
  * is prefixed with the server id (and put back).
  * A client that did not declare the extension gets -32021 for `tasks/get|update|cancel`.
  */
-import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
-import type { RoutingSession, SessionHost } from './sessionHost.js';
+import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 import { RELATED_TASK } from './taskTable.js';
-import { touched, type EraTask, type EraTaskTable } from './taskEraTable.js';
-import { modernTask, TASKS_EXTENSION, withoutRelatedTask } from './taskEraShapes.js';
-import { META_CLIENT_CAPABILITIES } from '../upstream/era/modernProtocol.js';
+import { touched, type EraTask, type EraTaskTable } from './modernTaskTable.js';
+import { modernTask, TASKS_EXTENSION, withoutRelatedTask } from './taskShapes.js';
+import { META_CLIENT_CAPABILITIES } from '../../upstream/era/modernProtocol.js';
 
 type Obj = Record<string, unknown>;
 

@@ -5,7 +5,7 @@
  * a 2025 server gets `resources/subscribe`, a 2026 one its resource listen). Several listens
  * of one session asking for the same URI hold it once; the last one to end releases it.
  */
-import type { RoutingSession, SessionHost } from './sessionHost.js';
+import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 
 export interface ResourceHolder {
   /** True when `uri` is now held (the server accepted it); false when not (unknown URI, refused). */

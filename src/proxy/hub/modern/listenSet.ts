@@ -8,10 +8,10 @@
  * client cancels it (`notifications/cancelled` on stdio, closing the stream on HTTP) or the
  * session ends; a cancelled listen is not answered, as for any cancel, and releases its URIs.
  */
-import type { RequestId, RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { ListKind } from '../upstream/listCache.js';
+import type { RequestId, RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { ListKind } from '../../upstream/listCache.js';
 import { resourceHolder, type ResourceHolder } from './listenResources.js';
-import type { RoutingSession, SessionHost } from './sessionHost.js';
+import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 const FLAGS: Record<string, ListKind> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
@@ -38,7 +38,7 @@ export class ListenSet {
     if (hub && session) this.resources = resourceHolder(hub, session);
   }
 
-  /** Acknowledges `req` (with `extra` honoured, e.g. task ids: taskEraListen.ts) and resolves when it is cancelled or the session ends. */
+  /** Acknowledges `req` (with `extra` honoured, e.g. task ids: modernTaskListen.ts) and resolves when it is cancelled or the session ends. */
   async listen(req: RpcRequest, extra: Record<string, unknown> = {}): Promise<void> {
     const asked = (req.params?.notifications as Record<string, unknown> | undefined) ?? {};
     const kinds = new Set<ListKind>();

@@ -7,19 +7,19 @@
  *
  * Resource `subscribe` is there when a server in scope has it (listen's
  * `resourceSubscriptions`: listenSet.ts), `logging` likewise (per-request levels:
- * modernNotify.ts); the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`) when
- * a server in scope takes tasks on `tools/call` in either era (taskEra.ts).
+ * logLevels.ts); the tasks extension (`extensions["io.modelcontextprotocol/tasks"]`) when
+ * a server in scope takes tasks on `tools/call` in either era (forModernClient.ts).
  */
-import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
-import { CLIENT_INFO } from '../upstream/upstream.js';
-import type { RoutingSession, SessionHost } from './sessionHost.js';
-import { offersTasks } from './taskEra.js';
-import { TASKS_EXTENSION } from './taskEraShapes.js';
-import { META_SERVER_INFO, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
+import type { RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import { CLIENT_INFO } from '../../upstream/upstream.js';
+import type { RoutingSession, SessionHost } from '../sessionContracts.js';
+import { offersTasks } from '../tasks/forModernClient.js';
+import { TASKS_EXTENSION } from '../tasks/taskShapes.js';
+import { META_SERVER_INFO, SERVED_VERSIONS } from '../../upstream/era/modernProtocol.js';
 
 const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
 
-/** `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are added by modernSession.ts. */
+/** `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are added by envelope.ts. */
 export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   await hub.waitReady(s.scope);
   const servers = hub.inScope(s.scope).filter((u) => u.isReady);

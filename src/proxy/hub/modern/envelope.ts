@@ -7,9 +7,9 @@
  * `cacheScope: "private"` unless the server gave its own). A 2025 session never gets here:
  * DownstreamSession checks one flag.
  */
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
-import { isLogLevel, META_LOG_LEVEL } from './modernNotify.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../../upstream/era/modernProtocol.js';
+import { isLogLevel, META_LOG_LEVEL } from './logLevels.js';
 
 /** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
 const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);

@@ -5,9 +5,15 @@
  * on creation, the result or error inlined in `tasks/get`), and the envelope the proxy puts on
  * the task requests it sends a 2026 server for a 2025 client.
  */
-import { CLIENT_INFO, type Upstream } from '../upstream/upstream.js';
-import { declaredCapabilities } from '../config/clientCapabilities.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, TASKS_EXTENSION } from '../upstream/era/modernProtocol.js';
+import { CLIENT_INFO, type Upstream } from '../../upstream/upstream.js';
+import { declaredCapabilities } from '../../config/clientCapabilities.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSION,
+  TASKS_EXTENSION,
+} from '../../upstream/era/modernProtocol.js';
 import { RELATED_TASK } from './taskTable.js';
 
 export { TASKS_EXTENSION };

@@ -11,9 +11,9 @@ import type { Item, ListKind } from '../upstream/listCache.js';
 import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
-import type { TaskTable } from './taskTable.js';
-import type { HeldInputTable } from './heldInputTable.js';
-import type { EraTaskTable } from './taskEraTable.js';
+import type { TaskTable } from './tasks/taskTable.js';
+import type { HeldInputTable } from './modern/heldInputTable.js';
+import type { EraTaskTable } from './tasks/modernTaskTable.js';
 
 export interface SessionScope {
   /** One server, or undefined for every server. */
@@ -39,9 +39,9 @@ export interface HubSession {
 /** A session as routeRequest.ts sees it. */
 export interface RoutingSession extends HubSession {
   readonly single: Upstream | undefined;
-  /** The level of a 2025 client's `logging/setLevel` (hub/modernNotify.ts). */
+  /** The level of a 2025 client's `logging/setLevel` (hub/modern/logLevels.ts). */
   logLevel?: string;
-  /** A 2026-07-28 client (modernSession.ts). */
+  /** A 2026-07-28 client (modern/envelope.ts). */
   readonly isModern: boolean;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
@@ -86,7 +86,7 @@ export interface SessionHost extends HeldHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
-  /** The tasks 2026-07-28 clients got through the proxy (taskEraTable.ts). */
+  /** The tasks 2026-07-28 clients got through the proxy (modernTaskTable.ts). */
   readonly eraTasks: EraTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;

@@ -14,8 +14,8 @@
  * expiry. A state that fails any check is refused with -32602 and never reaches a server.
  */
 import type { Hmac } from 'node:crypto';
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
+import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
 
 /** What the table needs of a held call. */
 export interface HeldEntry {

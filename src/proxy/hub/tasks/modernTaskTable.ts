@@ -1,5 +1,5 @@
 /**
- * The tasks that cross the eras (taskEra.ts): a task a 2026-07-28 client got through the
+ * The tasks that cross the eras (forModernClient.ts): a task a 2026-07-28 client got through the
  * proxy (`io.modelcontextprotocol/tasks` extension), whether a 2025-11-25 server runs it
  * (translated) or a 2026 server does (passed through in aggregate scope, where its id names
  * the server).
@@ -18,9 +18,9 @@
  * answers them with `tasks/update`. Bounded: MAX_ERA_TASKS entries, oldest dropped (its
  * parked requests answered with an error).
  */
-import { ErrorCode, type RequestId, type RpcErrorObject } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
-import { NAME_SEPARATOR } from './naming.js';
+import { ErrorCode, type RequestId, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import { NAME_SEPARATOR } from '../naming.js';
 
 export const MAX_ERA_TASKS = 10_000;
 /** Parked server requests per task (a server that keeps asking without an answer). */
@@ -54,7 +54,7 @@ export interface EraTask {
   keys: number;
   /** Called once each when something the client would see changed (an input parked, an outcome). */
   readonly waiters: Set<() => void>;
-  /** `subscriptions/listen` streams that asked for this task (taskEraListen.ts): each gets the DetailedTask. */
+  /** `subscriptions/listen` streams that asked for this task (modernTaskListen.ts): each gets the DetailedTask. */
   readonly watchers: Set<(detailed: Obj) => void>;
   /** The server's last status notification (a 2025 Task). */
   last?: Obj;

@@ -1,9 +1,9 @@
-// The tasks that cross the eras (src/proxy/hub/taskEraTable.ts, taskEraShapes.ts): the two task
+// The tasks that cross the eras (src/proxy/hub/tasks/modernTaskTable.ts, taskShapes.ts): the two task
 // shapes mapped both ways, the 2025 capability a 2026 server with the extension gets, the
 // unguessable ids, parked server requests released when a task is dropped.
 import { describe, expect, it } from 'vitest';
-import { EraTaskTable, MAX_ERA_TASKS } from '../../../src/proxy/hub/taskEraTable.js';
-import { legacyTask, modernTask } from '../../../src/proxy/hub/taskEraShapes.js';
+import { EraTaskTable, MAX_ERA_TASKS } from '../../../src/proxy/hub/tasks/modernTaskTable.js';
+import { legacyTask, modernTask } from '../../../src/proxy/hub/tasks/taskShapes.js';
 import { initRecordFromDiscover } from '../../../src/proxy/upstream/era/modernProtocol.js';
 import type { Upstream } from '../../../src/proxy/upstream/upstream.js';
 

@@ -18,12 +18,12 @@
  * - `tasks/list`, which the extension removed, is answered by the proxy: the session's own
  *   tasks on that server, each as the server's `tasks/get` shows it now (one page).
  */
-import { ErrorCode, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
-import type { Upstream } from '../upstream/upstream.js';
-import type { HubSession, RoutingSession, SessionHost } from './sessionHost.js';
+import { ErrorCode, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../../jsonrpc/jsonRpc.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import type { HubSession, RoutingSession, SessionHost } from '../sessionContracts.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
-import { legacyTask, taskEnvelope } from './taskEraShapes.js';
-import { answerInputRequests, isInputRequired, retryWithInput } from './inputRounds.js';
+import { legacyTask, taskEnvelope } from './taskShapes.js';
+import { answerInputRequests, isInputRequired, retryWithInput } from '../inputRounds.js';
 
 type Obj = Record<string, unknown>;
 
