@@ -15,7 +15,10 @@
  *    call in flight on that server goes first (the most recently started call, when several
  *    sessions have one); with none in flight, the most recently active session. With several
  *    sessions calling at once this may pick the wrong one: see docs/cli.md, "Server-to-client
- *    requests with several clients".
+ *    requests with several clients". With no 2025 session's call in flight there, a held call
+ *    of a 2026 client takes it (heldInputTable.ts `unlinked`): the one whose turn it is
+ *    (askingGate.ts lets one call that may ask run at a time), or the one running; with several
+ *    running and none's turn, the request is refused toward the server rather than guessed.
  * The request is sent on the stream of the chosen call (`relatedRequestId`), so streamable
  * HTTP clients see it where a direct server puts it. `roots/list` with no session able to
  * answer gets an empty list; sampling or elicitation with none gets -32601. A session is
@@ -114,13 +117,18 @@ export class ServerRequestRouter {
     if (req.method.startsWith('tasks/')) return this.routeTaskRequest(u, req);
     // A held call of a 2026 client (heldCall.ts) that the wire names takes it as input to ask.
     const held = this.hub.held.byWire(u, relatedRequestId, (req.params?._meta as Params | undefined)?.progressToken);
-    if (held) return held.ask(req);
+    if (held) return held.ask(req, true);
     if (req.params?._meta !== undefined && this.hub.parkTaskInput(u, req)) return;
     const owner = this.owner(u, req, relatedRequestId);
-    if (!owner && this.hub.held.size > 0) {
-      // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the latest held call.
-      const latest = this.hub.held.latest(u);
-      if (latest && !this.hub.sessionsFor(u).some((s) => !s.isModern && s.hasCallOn(u))) return latest.ask(req);
+    if (!owner && this.hub.held.size > 0 && !this.hub.sessionsFor(u).some((s) => !s.isModern && s.hasCallOn(u))) {
+      // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the held
+      // call whose turn it is on this server (askingGate.ts), or the one running; never a guess between several.
+      const call = this.hub.held.unlinked(u);
+      if (call === 'ambiguous') {
+        const message = `the proxy cannot tell which of several calls in flight on server "${u.id}" sent ${req.method}, so it reaches none of their clients`;
+        return u.respondError(req.id, { code: ErrorCode.InternalError, message });
+      }
+      if (call) return call.ask(req, false);
     }
     const able = (s: HubSession) => !s.isModern && canAnswer(s.clientCapabilities, req.method, req.params);
     const session = owner ? (able(owner.session) ? owner.session : undefined) : this.pickSession(u, req.method, req.params);

@@ -16,7 +16,12 @@
  *
  * A retry that does not come within the call's timeout releases the call: the collected
  * requests get an error, the server gets `notifications/cancelled`, and the state is
- * refused from then on. Each retry restarts the call's timeout, as progress does.
+ * refused from then on. Each retry restarts the call's timeout, as progress does. One
+ * client request waits on the call at a time (a second retry with the same state is
+ * refused: heldInputTable.ts), so a cancel or close reaches only the call its request waits on.
+ *
+ * A call that may ask is sent when its turn comes on its server (askingGate.ts: the server's
+ * requests do not say which call they belong to), at most the call's timeout after it came.
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../../jsonrpc/jsonRpc.js';
 import type { PendingHandle } from '../../jsonrpc/jsonRpcPeer.js';
@@ -61,7 +66,10 @@ export class HeldCall implements HeldEntry {
   private waiter?: Waiter & { f: InFlight; answered: () => void };
   private gather?: NodeJS.Timeout;
   private deadline?: NodeJS.Timeout;
+  private sent = false;
   private ended = false;
+  /** A request without a link was given to this call, or may have been its (askingGate.ts). */
+  private askedUnlinked = false;
   /** The envelope capabilities of the latest request on this call: what may be asked. */
   private capabilities: Params = {};
 
@@ -72,13 +80,44 @@ export class HeldCall implements HeldEntry {
     readonly principal: string,
     readonly digest: string,
     private readonly timeoutMs: number,
+    readonly askKey: string,
   ) {
     this.key = hub.held.newKey();
   }
 
-  /** Sends the call to the server; resolves when `w` has been answered (input_required or final). */
+  get waiting(): boolean {
+    return this.waiter !== undefined;
+  }
+
+  get running(): boolean {
+    return this.sent && !this.final && !this.ended;
+  }
+
+  /** Sends the call to the server when its turn comes; resolves when `w` has been answered (input_required or final). */
   start(w: Waiter, params: Params): Promise<void> {
+    const answered = this.attach(w);
     this.hub.held.add(this);
+    if (this.ended) return answered; // the table was full and this was the call to go
+    this.hub.held.gate.enter(this, () => this.send(w, params));
+    if (this.hub.held.gate.queued(this)) {
+      const why = `server "${this.upstream.id}" is running another call that may ask for client input, and this call waited ${this.timeoutMs} ms for its turn`;
+      this.deadline = setTimeout(() => this.release(why), this.timeoutMs);
+      this.deadline.unref();
+    }
+    return answered;
+  }
+
+  private send(w: Waiter, params: Params): void {
+    if (this.ended) return;
+    clearTimeout(this.deadline);
+    const now = this.waiter;
+    // The client cancelled, or its session closed, while the call waited for its turn: never sent.
+    if (now && (now.f.cancelled || now.session.inflight.get(now.id) !== now.f)) {
+      if (now.session.inflight.get(now.id) === now.f) now.session.inflight.delete(now.id);
+      this.end();
+      return now.answered();
+    }
+    this.sent = true;
     const meta = params._meta as Params | undefined;
     void this.upstream
       .forward(this.method, params, { timeoutMs: this.timeoutMs }, (h) => {
@@ -90,7 +129,6 @@ export class HeldCall implements HeldEntry {
         return { ...params, _meta: { ...meta, progressToken: this.upstreamToken } };
       })
       .then((res) => this.settled(res));
-    return this.attach(w);
   }
 
   /** A retry: answers the collected requests with `responses`, then waits for the server's next move. */
@@ -112,8 +150,9 @@ export class HeldCall implements HeldEntry {
     return this.attach(w);
   }
 
-  /** A server-to-client request that belongs to this call. */
-  ask(req: RpcRequest): void {
+  /** A server-to-client request that belongs to this call; `linked`: the wire said so. */
+  ask(req: RpcRequest, linked: boolean): void {
+    if (!linked) this.askedUnlinked = true;
     const capability = CAPABILITY_OF[req.method];
     if (this.ended || !capability || !canAnswer(this.capabilities, req.method, req.params) || this.asked.size >= MAX_ASKED) {
       if (capability && !this.ended && this.asked.size < MAX_ASKED) this.refused.add(capability);
@@ -128,6 +167,10 @@ export class HeldCall implements HeldEntry {
     const { task: _task, ...params } = req.params ?? {};
     this.asked.set(`${capability}-${++this.n}`, { id: req.id, method: req.method, params: req.params === undefined ? undefined : params });
     if (this.waiter) this.gatherSoon();
+  }
+
+  mayHaveAsked(): void {
+    this.askedUnlinked = true;
   }
 
   /** Ends the call toward the server: collected requests get an error, the server a cancel. */
@@ -187,6 +230,8 @@ export class HeldCall implements HeldEntry {
   private settled(res: RpcResponse): void {
     if (this.ended) return;
     this.final = res;
+    // The server is done with the call: it asks no more, and the next call on it may go.
+    this.hub.held.gate.leave(this, this.askedUnlinked ? 'asks' : 'result' in res ? 'quiet' : undefined);
     // Requests the server sent but no longer waits for: answered, so nothing is left open.
     for (const a of this.asked.values()) this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: 'the call has ended' });
     this.asked.clear();
@@ -221,6 +266,7 @@ export class HeldCall implements HeldEntry {
     clearTimeout(this.gather);
     clearTimeout(this.deadline);
     this.hub.held.delete(this);
+    this.hub.held.gate.leave(this);
     if (this.upstreamToken !== undefined) this.hub.dropProgress(this.upstream, this.upstreamToken);
   }
 }

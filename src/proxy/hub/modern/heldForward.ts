@@ -60,5 +60,6 @@ export function forwardHeld(hub: HeldHost, s: HeldSession, req: RpcRequest, u: U
     if (!(call instanceof HeldCall)) return s.fail(req.id, call as RpcErrorObject);
     return call.resume(w, inputResponses ?? {});
   }
-  return new HeldCall(hub, u, req.method, principal, digest, timeoutMs).start(w, rest);
+  const askKey = req.method === 'resources/read' ? req.method : `${req.method}\0${String(rest.name ?? '')}`;
+  return new HeldCall(hub, u, req.method, principal, digest, timeoutMs, askKey).start(w, rest);
 }
