@@ -3,7 +3,7 @@
  * (the CLI prints it with the usage text on stderr and exits 2).
  */
 import { parseArgs as parseCommandLine, type ParseArgsConfig } from 'node:util';
-import { MAX_TIMEOUT_MS } from '../config/maxTimeout.js';
+import { MAX_TIMEOUT_MS } from '../common/deadline.js';
 
 export class UsageError extends Error {
   constructor(message: string) {

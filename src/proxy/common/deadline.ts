@@ -1,3 +1,6 @@
+/** Largest delay `setTimeout` honours; bigger values fire at once, so they are rejected (config and command line alike). */
+export const MAX_TIMEOUT_MS = 2_147_483_647;
+
 /** Bounds a promise in time: rejects with `message` after `ms` (0 = no bound). */
 export function withDeadline<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
   if (!ms) return p;

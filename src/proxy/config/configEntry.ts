@@ -9,7 +9,7 @@
 // less here: the classic build constructs every locale and method table on import).
 import * as z from 'zod/mini';
 import type { ServerEntry } from './configTypes.js';
-import { MAX_TIMEOUT_MS } from './maxTimeout.js';
+import { MAX_TIMEOUT_MS } from '../common/deadline.js';
 import { expandVars } from './envExpand.js';
 import { oauthSchema, parseOAuth } from './oauthEntry.js';
 import type { ToolFilter } from './toolFilter.js';

@@ -8,11 +8,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
-import type { SessionHost, SessionScope } from './sessionContracts.js';
+import type { InFlight, SessionHost, SessionScope } from './sessionContracts.js';
 import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
-import { LIST_METHODS, type InFlight } from './listMethods.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from './modern/discover.js';
 import { envelopeError, forgetModern, isModernRequest, modernResult } from './modern/envelope.js';
@@ -23,6 +22,14 @@ import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForwar
 import type { HeldSession } from './modern/heldCall.js';
 import { listenTasks } from './tasks/modernTaskListen.js';
 import { answerModernResult } from './tasks/forLegacyClient.js';
+
+/** The list methods, answered from the hub's merged cache: the list kind and the result field. */
+export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
+  'tools/list': { kind: 'tools', field: 'tools' },
+  'prompts/list': { kind: 'prompts', field: 'prompts' },
+  'resources/list': { kind: 'resources', field: 'resources' },
+  'resources/templates/list': { kind: 'templates', field: 'resourceTemplates' },
+};
 
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;

@@ -25,7 +25,6 @@ import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamLi
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
-import { templateMatches } from './uriTemplate.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
@@ -294,4 +293,13 @@ export class Hub implements SessionHost {
     for (const s of this.sessionsFor(u)) s.listChanged(kind);
     if (kind === 'tools') this.onstatus?.();
   }
+}
+
+/** Whether a URI could come from an RFC 6570 template (level 1 expressions as wildcards). */
+export function templateMatches(template: string, uri: string): boolean {
+  const pattern = template
+    .split(/\{[^}]*\}/)
+    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+    .join('.+');
+  return new RegExp(`^${pattern}$`).test(uri);
 }

@@ -15,6 +15,14 @@ import type { TaskTable } from './tasks/taskTable.js';
 import type { HeldInputTable } from './modern/heldInputTable.js';
 import type { EraTaskTable } from './tasks/modernTaskTable.js';
 
+/** One downstream request forwarded to an upstream and not yet answered. */
+export interface InFlight {
+  upstream: Upstream;
+  handle?: PendingHandle;
+  startedAt: number;
+  cancelled?: boolean;
+}
+
 export interface SessionScope {
   /** One server, or undefined for every server. */
   serverId?: string;

@@ -27,7 +27,7 @@ import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type R
 import type { PendingHandle } from '../../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import type { HeldEntry } from './heldInputTable.js';
-import type { InFlight } from '../listMethods.js';
+import type { InFlight } from '../sessionContracts.js';
 import type { HeldHost, RoutingSession } from '../sessionContracts.js';
 import { CAPABILITY_OF, canAnswer } from '../serverRequestRouter.js';
 
