@@ -4,10 +4,10 @@
  * mapping is kept in a table, so it is reversible even where sanitising lost characters.
  *
  * A name depends only on its server, its own name and the configured server ids, never on
- * which servers are ready: a prefixed name that could also be read with another configured
- * server's prefix (`a` + `b__c` and `a__b` + `c` both spell `a__b__c`) is ambiguous by
- * construction and gets a hash of its exact original, whether or not the other server is up
- * or lists the other half. So a name keeps its owner whatever the start order.
+ * which servers are ready: `a` + `b__c` and `a__b` + `c` both spell `a__b__c`, and that
+ * plain name belongs to the server with the longest configured prefix it starts with (`a__b`,
+ * as {@link serverIdForName} reads it); the other gets a hash of its exact original, whether
+ * or not `a__b` is up or lists a `c`. So a name keeps its owner whatever the start order.
  */
 
 export const NAME_SEPARATOR = '__';
@@ -56,7 +56,7 @@ export class NameTable {
     for (const it of items) {
       const keepRaw = mode === 'original' && counts.get(it.name) === 1;
       let exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
-      if (!keepRaw && isAmbiguous(exposed, it, prefixes)) exposed = withHash(exposed, key(it));
+      if (!keepRaw && readsAsOther(exposed, it, prefixes)) exposed = withHash(exposed, key(it));
       // What can still meet: a raw name of `original` mode, or a tool named like another's hashed name. The later one is hashed.
       if (this.byExposed.has(exposed)) exposed = withHash(exposed, key(it));
       this.byExposed.set(exposed, it);
@@ -73,11 +73,11 @@ export class NameTable {
   }
 }
 
-/** Whether the plain prefixed name of `it` also starts with the prefix of another configured server. */
-function isAmbiguous(exposed: string, it: NamedItem, prefixes: readonly string[]): boolean {
-  const own = `${sanitize(it.serverId)}${NAME_SEPARATOR}`;
+/** Whether the plain prefixed name of `it` reads as another configured server's: it starts with a longer configured prefix. */
+function readsAsOther(exposed: string, it: NamedItem, prefixes: readonly string[]): boolean {
   if (exposed !== `${it.serverId}${NAME_SEPARATOR}${it.name}`) return false; // already hashed: unique to its original
-  return prefixes.some((p) => p !== own && exposed.startsWith(p));
+  const own = sanitize(it.serverId).length + NAME_SEPARATOR.length;
+  return prefixes.some((p) => p.length > own && exposed.startsWith(p));
 }
 
 function withHash(name: string, original: string): string {
