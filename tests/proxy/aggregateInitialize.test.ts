@@ -54,15 +54,15 @@ it('answers initialize while a server is still starting, lists its tools once it
     args: [CLI, '--config', JSON.stringify(config), '--no-watchdog', '--ready-timeout', '120000'],
     stderr: 'pipe',
   });
-  client = new Client({ name: 'test-client', version: '1.0.0' });
-  await within(client.connect(transport), 45_000, 'initialize was not answered while the slow server waited for its gate');
+  const c = (client = new Client({ name: 'test-client', version: '1.0.0' }));
+  await within(c.connect(transport), 45_000, 'initialize was not answered while the slow server waited for its gate');
   expect(existsSync(slowGate)).toBe(false); // the slow server was still starting when initialize was answered
-  expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } });
+  expect(c.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } });
   let changes = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+  c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
 
   // The first list waits for the server still in its first start, and has its tools.
-  const listing = client.listTools();
+  const listing = c.listTools();
   writeFileSync(slowGate, '');
   const first = (await listing).tools.map((t) => t.name);
   expect(first).toEqual(expect.arrayContaining(['quick__echo', 'slow__echo']));
@@ -71,6 +71,6 @@ it('answers initialize while a server is still starting, lists its tools once it
   // A server that comes up after that list arrives with list_changed.
   writeFileSync(laterGate, '');
   await waitFor(() => changes > 0, 30_000, 'tools/list_changed once the later server is up');
-  await waitFor(async () => (await client.listTools()).tools.some((t) => t.name === 'later__echo'), 10_000, 'later__echo listed');
-  expect(await client.callTool({ name: 'later__echo', arguments: { text: 'late' } })).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+  await waitFor(async () => (await c.listTools()).tools.some((t) => t.name === 'later__echo'), 10_000, 'later__echo listed');
+  expect(await c.callTool({ name: 'later__echo', arguments: { text: 'late' } })).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
 }, 90_000);
