@@ -86,8 +86,8 @@ describe('bridge start-up', () => {
     const unknown = await b.fetch('/mcp/nope', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
     expect(unknown.status).toBe(404);
 
-    // The aggregated route takes the session now; its initialize waits for the server (so it
-    // can declare what the server has: initializeResult.ts), bounded by the ready window.
+    // The aggregated route takes the session now; with no server ready yet its initialize waits
+    // for the first (so it can declare what that server has: initializeWait.ts), bounded by the ready window.
     let initialized = false;
     const connecting = b.client('/mcp').then((c) => ((initialized = true), c));
     await sleep(300);

@@ -74,6 +74,31 @@ describe('NameTable', () => {
     expect(t.resolve(y)).toEqual({ serverId: 'a__b', name: 'c' });
   });
 
+  it('gives a name readable with two configured prefixes to the longer one, whichever servers list their tools', () => {
+    const ids = ['a', 'a__b'];
+    const fromA = { serverId: 'a', name: 'b__c' };
+    const fromAB = { serverId: 'a__b', name: 'c' };
+    const tables = [
+      new NameTable([fromA, fromAB], 'prefixed', ids),
+      new NameTable([fromAB, fromA], 'prefixed', ids),
+      new NameTable([fromA], 'prefixed', ids),
+      new NameTable([fromAB], 'prefixed', ids),
+    ];
+    const x = tables[0].exposedName('a', 'b__c')!;
+    expect(x).toMatch(/^a__b__c_[0-9a-f]{8}$/);
+    for (const t of tables.slice(0, 3)) {
+      expect(t.exposedName('a', 'b__c')).toBe(x);
+      expect(t.resolve(x)).toEqual(fromA);
+    }
+    for (const t of [tables[0], tables[1], tables[3]]) {
+      expect(t.exposedName('a__b', 'c')).toBe('a__b__c');
+      expect(t.resolve('a__b__c')).toEqual(fromAB);
+    }
+    expect(tables[2].resolve('a__b__c')).toBeUndefined();
+    // A name no longer configured prefix can read stays plain.
+    expect(new NameTable([{ serverId: 'a', name: 'd' }], 'prefixed', ids).exposedName('a', 'd')).toBe('a__d');
+  });
+
   it('keeps unique names raw in original mode and prefixes collisions', () => {
     const t = new NameTable(items, 'original');
     expect(t.exposedName('a', 'only-a')).toBe('only-a');

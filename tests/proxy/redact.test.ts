@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config/config.js';
-import { entrySecrets, redactUrl } from '../../src/proxy/config/redact.js';
+import { argSecrets, entrySecrets, redactArgs, redactUrl } from '../../src/proxy/config/redact.js';
 import { SecretMask } from '../../src/proxy/config/secretMask.js';
 
 const SECRET = 'Sup3rSecretValue';
@@ -44,8 +44,8 @@ describe('entrySecrets', () => {
   );
   const [gh, remote, off] = cfg.servers as [StdioEntry, RemoteEntry, RemoteEntry];
 
-  it('lists env and header values, the bare token and url credentials, skipping trivial values', () => {
-    expect(entrySecrets(gh)).toEqual([SECRET]);
+  it('lists env and header values, the credentials in args, the bare token and url credentials, skipping trivial values', () => {
+    expect(entrySecrets(gh)).toEqual([SECRET, 'ghp_abcdef123', 'abc123456', 'pw12345']);
     expect(entrySecrets(remote)).toEqual(expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']));
     expect(entrySecrets(off)).toEqual([]);
   });
@@ -102,5 +102,73 @@ describe('redactUrl on path segments and urls inside text', () => {
     expect(redactUrlsInText(`HTTP 401 from http://u:${SECRET}@h:1/x?api_key=${SECRET}: no; again https://h/sk-abcdef`)).toBe(
       'HTTP 401 from http://h:1/x?api_key=***: no; again https://h/***',
     );
+  });
+});
+
+describe('credentials inside args', () => {
+  const cases: [string[], string[]][] = [
+    [
+      ['-y', 'mcp-remote', 'https://mcp.example.com/sse', '--header', 'Authorization: Bearer tok-AAAA1111'],
+      ['-y', 'mcp-remote', 'https://mcp.example.com/sse', '--header', 'Authorization: Bearer ***'],
+    ],
+    [['--header=Authorization:Bearer tok-BBBB2222'], ['--header=Authorization:Bearer ***']],
+    [
+      ['--header', 'Authorization:tok-CCCC3333'],
+      ['--header', 'Authorization:***'],
+    ],
+    [
+      ['-H', 'X-API-Key: key-DDDD4444'],
+      ['-H', 'X-API-Key: ***'],
+    ],
+    [
+      ['--config', '{"apiKey":"sk-EEEE5555","model":"gpt-4o","nested":{"token":"tok-FFFF6666"}}'],
+      ['--config', '{"apiKey":"***","model":"gpt-4o","nested":{"token":"***"}}'],
+    ],
+    [['Bearer tok-GGGG7777'], ['Bearer ***']],
+    [
+      ['--token', 'tok-HHHH8888', '--api-key=abc123456', 'ghp_abcdef123'],
+      ['--token', '***', '--api-key=***', '***'],
+    ],
+  ];
+
+  it('masks the value of credential-named headers, bearer tokens, JSON credentials and secret flags, keeping the rest of the arg', () => {
+    for (const [args, shown] of cases) expect(redactArgs(args)).toEqual(shown);
+  });
+
+  it('lists exactly the masked values, so a server printing its argv is masked too', () => {
+    const secrets = cases.flatMap(([args]) => argSecrets(args));
+    expect(secrets.sort()).toEqual(
+      [
+        'tok-AAAA1111',
+        'tok-BBBB2222',
+        'tok-CCCC3333',
+        'key-DDDD4444',
+        'sk-EEEE5555',
+        'tok-FFFF6666',
+        'tok-GGGG7777',
+        'tok-HHHH8888',
+        'abc123456',
+        'ghp_abcdef123',
+      ].sort(),
+    );
+    const mask = new SecretMask();
+    mask.add(secrets);
+    expect(mask.mask(`argv: ${cases.map(([a]) => a.join(' ')).join(' ')}`)).not.toMatch(/[A-H]{4}\d{4}|abc123456|ghp_/);
+  });
+
+  it('leaves everyday args and ${VAR} references as they are', () => {
+    const plain = [
+      '-y',
+      '@scope/server@1.2.3',
+      '--header',
+      'Accept: application/json',
+      '--header',
+      'Authorization: Bearer ${AUTH_TOKEN}',
+      'C:\\data\\x.json',
+      '{"debug":true,"root":"/home/me/x","name":"server-github"}',
+      'https://h.example/mcp',
+    ];
+    expect(redactArgs(plain)).toEqual(plain);
+    expect(argSecrets(plain)).toEqual([]);
   });
 });

@@ -4,12 +4,14 @@
  * entry with each value still masked replaced by the stored secret.
  *
  * Masked: env values and header values (except a value that is only a `${VAR}` reference,
- * which names a variable and holds no secret), `authToken` (never shown), credential-looking
- * args (redact.ts's rules) and the url's userinfo, query and key-like path segments.
+ * which names a variable and holds no secret), `authToken` (never shown), the credentials
+ * inside args (redact.ts's rules: after a secret-named flag, in a credential-named header
+ * such as mcp-remote's `--header "Authorization: Bearer …"`, in a JSON arg) and the url's
+ * userinfo, query and key-like path segments.
  */
 import { SECRET_MASK, type EntryDraft, type EntryView } from '../../shared/configContract.js';
 import { isPlainObject } from './configEntry.js';
-import { redactArgs, redactUrl } from './redact.js';
+import { ARG_MASK, redactArgs, redactUrl } from './redact.js';
 import { isGlob } from './toolFilter.js';
 
 const VAR_ONLY_RE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
@@ -75,6 +77,23 @@ function unmaskMap(next: Record<string, string>, stored: Record<string, string>,
 }
 
 /**
+ * Args from the page with the stored ones put back where the page kept a masked arg: in its
+ * place, or moved (the first stored arg shown the same way). A masked arg with no stored arg
+ * behind it is a problem, not a literal `***` stored in place of a secret.
+ */
+function unmaskArgs(next: string[], stored: string[], problems: string[]): string[] {
+  const shown = redactArgs(stored);
+  return next.map((a, i) => {
+    if (i < stored.length && a === shown[i]) return stored[i];
+    if (!a.includes(ARG_MASK)) return a;
+    const moved = shown.findIndex((s, j) => s === a && s !== stored[j]);
+    if (moved >= 0) return stored[moved];
+    problems.push(`arg ${i + 1} (${JSON.stringify(a)}) holds a masked value with no stored value to keep: type its value`);
+    return a;
+  });
+}
+
+/**
  * Builds the raw entry to store from a draft: on top of `stored` (an edit) or of nothing
  * (an add). Masked values keep their stored secrets; `problems` receives what cannot be
  * resolved (a mask with no stored value behind it).
@@ -96,9 +115,7 @@ export function mergeDraft(draft: EntryDraft, storedValue: unknown, problems: st
   } else {
     delete out.authToken;
     out.command = draft.command ?? '';
-    const oldArgs = strings(stored.args);
-    const shownOld = redactArgs(oldArgs);
-    const args = (draft.args ?? []).map((a, i) => (i < oldArgs.length && a === shownOld[i] && a !== oldArgs[i] ? oldArgs[i] : a));
+    const args = unmaskArgs(draft.args ?? [], strings(stored.args), problems);
     if (args.length) out.args = args;
     const env = unmaskMap(stringMap(draft.env), stringMap(stored.env), 'env', problems);
     if (Object.keys(env).length) out.env = env;

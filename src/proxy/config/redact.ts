@@ -1,7 +1,8 @@
 /**
  * Secret redaction for logs and status: urls lose their userinfo and query values,
- * credential-looking args become `***`, and an entry's secret values are listed for
- * secretMask.ts, which masks them in every log line and the status.
+ * credentials inside args become `***` (after a secret-named flag, in a credential-named
+ * header, in a JSON arg), and an entry's secret values are listed for secretMask.ts, which
+ * masks them in every log line and the status.
  */
 import type { ServerEntry } from './config.js';
 
@@ -133,9 +134,10 @@ function safeDecode(s: string): string {
 }
 
 /**
- * The strings of `entry` that must never reach a log or status: env values, header values,
- * the bearer token alone, and credentials inside the url. Trivial values ("1", "true",
- * shorter than 4 characters) are left out. Deduplicated, longest first.
+ * The strings of `entry` that must never reach a log or status: env values, the credentials
+ * inside args, header values, the bearer token alone, and credentials inside the url.
+ * Trivial values ("1", "true", shorter than 4 characters) are left out. Deduplicated,
+ * longest first.
  */
 export function entrySecrets(entry: ServerEntry): string[] {
   const found: string[] = [];
@@ -143,6 +145,8 @@ export function entrySecrets(entry: ServerEntry): string[] {
     // A path or a level is what a server logs about itself ("graph at /home/me/x.jsonl"):
     // only values named or shaped like credentials are masked everywhere.
     for (const [name, value] of Object.entries(entry.env)) if (isCredential(name, value)) found.push(value);
+    // What redactArgs masks in the args is masked everywhere too (a server may print its argv).
+    found.push(...argSecrets(entry.args));
   } else {
     found.push(...headerSecrets(entry.headers), ...urlSecrets(entry.url));
     if (entry.oauth && entry.oauth.clientSecret) found.push(entry.oauth.clientSecret);
@@ -162,14 +166,86 @@ export function headerSecrets(headers: Record<string, string>): string[] {
   return found.filter(isSecretLike);
 }
 
-/** Masks credential-looking args: `--token X`, `--api-key=X`, `GITHUB_TOKEN=X`, urls, `ghp_...`. */
-export function redactArgs(args: string[]): string[] {
-  return args.map((arg, i) => {
-    const prev = i > 0 ? args[i - 1] : '';
-    if (/^--?[\w.-]+$/.test(prev) && SECRET_NAME_RE.test(prev) && !arg.startsWith('-')) return MASK;
-    const assign = /^(-{0,2}[\w.-]+)=([\s\S]+)$/.exec(arg);
-    if (assign && SECRET_NAME_RE.test(assign[1])) return `${assign[1]}=${MASK}`;
-    if (TOKEN_PREFIX_RE.test(arg)) return MASK;
-    return arg.replace(URL_IN_TEXT_RE, (m) => redactUrl(m));
+/** `${VAR}` alone: names a variable (the raw config the panel shows), holds no secret. */
+const VAR_ONLY_RE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** A header given as one arg, `Name: value` or `Name:value` (curl's and mcp-remote's `--header`, `-H`). */
+const HEADER_ARG_RE = /^([A-Za-z][A-Za-z0-9_-]*)(\s*:\s*)(\S[\s\S]*)$/;
+/** An auth scheme before its credential: `Bearer <x>`, `Basic <x>`, `Token <x>`. */
+const SCHEME_RE = /^(bearer|basic|token)(\s+)(\S[\s\S]*)$/i;
+
+/** One arg as shown (credentials masked, urls redacted) and the credential values it holds. */
+interface ArgCredentials {
+  shown: string;
+  values: string[];
+}
+
+/**
+ * The credentials in `arg` (after `prev`): the value after a secret-named flag (`--token X`,
+ * `--api-key=X`, `GITHUB_TOKEN=X`), a token-prefixed arg (`ghp_...`), the value of a
+ * credential-named header (`Authorization: Bearer X`, `X-API-Key: X`, also after `--header=`),
+ * a bare `Bearer X`, credential-named or token-shaped strings of a JSON arg (`{"apiKey":"X"}`).
+ * A value that is only a `${VAR}` reference is none. Urls in args: {@link redactUrl}, {@link urlSecrets}.
+ */
+function argCredentials(arg: string, prev: string): ArgCredentials {
+  const found = (shown: string, value: string): ArgCredentials => (VAR_ONLY_RE.test(value) ? { shown: arg, values: [] } : { shown, values: [value] });
+  if (/^--?[\w.-]+$/.test(prev) && SECRET_NAME_RE.test(prev) && !arg.startsWith('-')) return found(MASK, arg);
+  const assign = /^(-{0,2}[\w.-]+)=([\s\S]+)$/.exec(arg);
+  if (assign && SECRET_NAME_RE.test(assign[1])) return found(`${assign[1]}=${MASK}`, assign[2]);
+  if (TOKEN_PREFIX_RE.test(arg)) return found(MASK, arg);
+  const lead = assign ? `${assign[1]}=` : '';
+  const text = assign ? assign[2] : arg;
+  const header = HEADER_ARG_RE.exec(text);
+  if (header && CREDENTIAL_NAME_RE.test(header[1])) {
+    const scheme = SCHEME_RE.exec(header[3]);
+    if (scheme) return found(`${lead}${header[1]}${header[2]}${scheme[1]}${scheme[2]}${MASK}`, scheme[3]);
+    return found(`${lead}${header[1]}${header[2]}${MASK}`, header[3]);
+  }
+  const scheme = SCHEME_RE.exec(text);
+  if (scheme) return found(`${lead}${scheme[1]}${scheme[2]}${MASK}`, scheme[3]);
+  if (/^\s*[{[]/.test(text)) {
+    const values = jsonCredentials(text);
+    if (values.length) return { shown: values.reduce((t, v) => t.split(JSON.stringify(v)).join(`"${MASK}"`), arg), values };
+  }
+  return { shown: arg, values: [] };
+}
+
+/** The string values of a JSON text that are credentials: under a credential-like key, or shaped like a token. */
+function jsonCredentials(text: string): string[] {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const walk = (v: unknown, name: string | undefined): void => {
+    if (typeof v === 'string') {
+      if (!VAR_ONLY_RE.test(v) && (name === undefined ? looksLikeToken(v) : isCredential(name, v))) out.push(v);
+    } else if (Array.isArray(v)) for (const x of v) walk(x, name);
+    else if (typeof v === 'object' && v !== null) for (const [k, x] of Object.entries(v)) walk(x, k);
+  };
+  walk(doc, undefined);
+  return out;
+}
+
+/** The credential values inside `args` (see {@link redactArgs}), and those of the urls among them. */
+export function argSecrets(args: string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    out.push(...argCredentials(arg, i > 0 ? args[i - 1] : '').values);
+    for (const url of arg.match(URL_IN_TEXT_RE) ?? []) out.push(...urlSecrets(url));
   });
+  return out;
+}
+
+/** What an arg shows in place of a credential. */
+export const ARG_MASK = MASK;
+
+/**
+ * Masks credential-looking args: `--token X`, `--api-key=X`, `GITHUB_TOKEN=X`, `ghp_...`,
+ * `--header "Authorization: Bearer X"` (and `-H`, `--header=`, `X-API-Key: X`), a JSON arg's
+ * `"apiKey": "X"`, and the credentials of urls.
+ */
+export function redactArgs(args: string[]): string[] {
+  return args.map((arg, i) => argCredentials(arg, i > 0 ? args[i - 1] : '').shown.replace(URL_IN_TEXT_RE, (m) => redactUrl(m)));
 }

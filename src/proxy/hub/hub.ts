@@ -275,7 +275,9 @@ export class Hub implements SessionHost {
         for (const t of u.lists.tools) tools.push({ serverId: u.id, name: String(t.name) });
         for (const p of u.lists.prompts) prompts.push({ serverId: u.id, name: String(p.name) });
       }
-      this.tables = { tools: new NameTable(tools, this.config.toolNaming), prompts: new NameTable(prompts, this.config.toolNaming) };
+      // Every configured id, ready or not: a name does not depend on which servers are up (naming.ts).
+      const ids = [...this.upstreams.keys()];
+      this.tables = { tools: new NameTable(tools, this.config.toolNaming, ids), prompts: new NameTable(prompts, this.config.toolNaming, ids) };
     }
     return this.tables;
   }

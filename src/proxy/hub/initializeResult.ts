@@ -2,19 +2,21 @@
  * What a downstream session's `initialize` is answered with: in single scope the server's
  * own result (under the negotiated protocol version), in aggregate scope the proxy's, with
  * the capabilities the servers in scope declared (aggregateCapabilities.ts) and their
- * `instructions` merged under a heading per server. Both wait (bounded by the ready window)
- * for servers still in their first start, so what is declared is what they have.
+ * `instructions` merged under a heading per server. A single-scope answer waits (bounded by
+ * the ready window) for its server's first start, since it is that server's own; an
+ * aggregate one does not wait for the slowest server (initializeWait.ts).
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
+import { initializeWait } from './initializeWait.js';
 import type { SessionHost, SessionScope } from './sessionContracts.js';
 
 export async function initializeResult(hub: SessionHost, scope: SessionScope, params: Record<string, unknown>): Promise<Record<string, unknown>> {
   const asked = String(params.protocolVersion ?? '');
   const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-  await hub.waitReady(scope);
+  await (scope.serverId !== undefined ? hub.waitReady(scope) : initializeWait(hub.inScope(scope), hub.readyWindowLeftMs(scope)));
   const servers = hub.inScope(scope);
   if (scope.serverId !== undefined) {
     const own = servers[0]?.initResult ?? {};

@@ -2,6 +2,12 @@
  * Tool and prompt names in aggregation: `<serverId>__<name>`, sanitised to `[A-Za-z0-9_-]`,
  * at most 64 characters (longer names keep a prefix and gain a stable hash suffix). The
  * mapping is kept in a table, so it is reversible even where sanitising lost characters.
+ *
+ * A name depends only on its server, its own name and the configured server ids, never on
+ * which servers are ready: `a` + `b__c` and `a__b` + `c` both spell `a__b__c`, and that
+ * plain name belongs to the server with the longest configured prefix it starts with (`a__b`,
+ * as {@link serverIdForName} reads it); the other gets a hash of its exact original, whether
+ * or not `a__b` is up or lists a `c`. So a name keeps its owner whatever the start order.
  */
 
 export const NAME_SEPARATOR = '__';
@@ -36,20 +42,23 @@ export interface NamedItem {
 
 /**
  * A two-way table between exposed names and (server, original name). Built from the
- * current lists; rebuilt whenever a list changes.
+ * current lists and the configured server ids (`serverIds`, ready or not; by default those
+ * of `items`); rebuilt whenever a list changes.
  */
 export class NameTable {
   private readonly byExposed = new Map<string, NamedItem>();
   private readonly byOriginal = new Map<string, string>();
 
-  constructor(items: NamedItem[], mode: NamingMode) {
+  constructor(items: NamedItem[], mode: NamingMode, serverIds: Iterable<string> = items.map((it) => it.serverId)) {
+    const prefixes = [...new Set([...serverIds].map((id) => `${sanitize(id)}${NAME_SEPARATOR}`))];
     const counts = new Map<string, number>();
     if (mode === 'original') for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
     for (const it of items) {
       const keepRaw = mode === 'original' && counts.get(it.name) === 1;
       let exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
-      // "a" + "b__c" and "a__b" + "c" meet at "a__b__c": the later one gets a hashed name.
-      if (this.byExposed.has(exposed)) exposed = withHash(exposed, `${it.serverId}\0${it.name}`);
+      if (!keepRaw && readsAsOther(exposed, it, prefixes)) exposed = withHash(exposed, key(it));
+      // What can still meet: a raw name of `original` mode, or a tool named like another's hashed name. The later one is hashed.
+      if (this.byExposed.has(exposed)) exposed = withHash(exposed, key(it));
       this.byExposed.set(exposed, it);
       this.byOriginal.set(key(it), exposed);
     }
@@ -62,6 +71,13 @@ export class NameTable {
   exposedName(serverId: string, name: string): string | undefined {
     return this.byOriginal.get(key({ serverId, name }));
   }
+}
+
+/** Whether the plain prefixed name of `it` reads as another configured server's: it starts with a longer configured prefix. */
+function readsAsOther(exposed: string, it: NamedItem, prefixes: readonly string[]): boolean {
+  if (exposed !== `${it.serverId}${NAME_SEPARATOR}${it.name}`) return false; // already hashed: unique to its original
+  const own = sanitize(it.serverId).length + NAME_SEPARATOR.length;
+  return prefixes.some((p) => p.length > own && exposed.startsWith(p));
 }
 
 function withHash(name: string, original: string): string {

@@ -1,13 +1,21 @@
-// The aggregate initialize's capabilities: the union of what the servers in scope declared
-// (aggregateCapabilities.ts), a server not ready counting as the old fixed set, never as tasks.
+// The aggregate initialize's capabilities (aggregateCapabilities.ts): the lists the proxy answers
+// itself always, the union of what the servers in scope declared for the rest, a server not
+// ready counting as what the proxy can answer or route whatever it has, never as tasks.
 import { describe, expect, it } from 'vitest';
 import { aggregateCapabilities } from '../../../src/proxy/hub/aggregateCapabilities.js';
 
 const ready = (capabilities: Record<string, unknown>) => ({ isReady: true, capabilities });
 
 describe('aggregateCapabilities', () => {
-  it('is the union of the ready servers, not a fixed set', () => {
-    expect(aggregateCapabilities([ready({ tools: {} })])).toEqual({ tools: { listChanged: true } });
+  const LISTS = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
+
+  it('always has the lists, with listChanged, even with no server', () => {
+    expect(aggregateCapabilities([])).toEqual(LISTS);
+    expect(aggregateCapabilities([ready({ tools: {} })])).toEqual(LISTS);
+  });
+
+  it('is the union of the ready servers beyond the lists, not a fixed set', () => {
+    expect(aggregateCapabilities([ready({ tools: {} }), ready({ logging: {} })])).toEqual({ ...LISTS, logging: {} });
     expect(
       aggregateCapabilities([
         ready({ tools: {}, resources: {}, experimental: { a: {} } }),
@@ -24,7 +32,6 @@ describe('aggregateCapabilities', () => {
       tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
       experimental: { a: {}, b: { x: 1 } },
     });
-    expect(aggregateCapabilities([])).toEqual({});
   });
 
   it('a subscribe-capable server is not undone by a later one without it', () => {
@@ -34,8 +41,8 @@ describe('aggregateCapabilities', () => {
     });
   });
 
-  it('a server not ready counts as tools, prompts, resources with subscribe, logging and completions, never tasks', () => {
-    expect(aggregateCapabilities([{ isReady: false, capabilities: { tasks: { list: {} } } }])).toEqual({
+  it('a server not ready counts as resources with subscribe, logging and completions, never tasks nor experimental keys', () => {
+    expect(aggregateCapabilities([{ isReady: false, capabilities: { tasks: { list: {} }, experimental: { a: {} } } }])).toEqual({
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },

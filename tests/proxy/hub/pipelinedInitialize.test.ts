@@ -1,12 +1,14 @@
 // A request a client pipelines behind its `initialize` (without waiting for the answer) is
-// answered after `initialize`, as a server answers in order; the aggregate `initialize` waits
-// for servers in their first start (initializeResult.ts), and so must what follows it.
+// answered after `initialize`, as a server answers in order. The aggregate `initialize` waits
+// for the first server in its first start, then at most a grace for the others
+// (initializeWait.ts); a pipelined tools/list still waits for every server in its first start.
 import { afterEach, expect, it } from 'vitest';
 import { Hub } from '../../../src/proxy/hub/hub.js';
 import { parseConfig } from '../../../src/proxy/config/config.js';
 import { Logger } from '../../../src/proxy/common/logger.js';
 import { JsonRpcPeer } from '../../../src/proxy/jsonrpc/jsonRpcPeer.js';
 import { FakeServer } from './hubKit.js';
+import { waitFor } from '../../helpers/waitFor.js';
 import { memoryPair } from './memoryPair.js';
 
 let hub: Hub | undefined;
@@ -54,5 +56,58 @@ it('answers initialize first and the pipelined tools/list after it, while the se
   expect(order).toEqual(['initialize', 'tools/list']);
   expect(i).toMatchObject({ capabilities: { tools: {} } });
   expect(l).toMatchObject({ tools: [{ name: 'slow__echo' }] });
+  await client.close();
+});
+
+it('answers initialize while a second server is still starting, and the pipelined tools/list once it is up', async () => {
+  const quick = new FakeServer('quick');
+  quick.tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
+  const slow = new FakeServer('slow', { tools: {}, tasks: { list: {} } });
+  slow.tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  let slowStarted = false;
+  slow.handlers.initialize = async () => {
+    await released;
+    slowStarted = true;
+    return { protocolVersion: '2025-06-18', capabilities: slow.capabilities, serverInfo: { name: 'slow', version: '1' } };
+  };
+  const servers = new Map([
+    ['quick', quick],
+    ['slow', slow],
+  ]);
+  const config = parseConfig({ mcpServers: { quick: { command: 'never-spawned' }, slow: { command: 'never-spawned' } } }, { env: {} });
+  hub = new Hub(config, Logger.create('test', { level: 'error', sinks: [] }), {
+    transportFactory: (entry) => {
+      const [clientEnd, serverEnd] = memoryPair();
+      servers.get(entry.id)!.attach(new JsonRpcPeer(serverEnd));
+      void serverEnd.start();
+      return clientEnd;
+    },
+  });
+  const started = hub.start();
+  const [down, up] = memoryPair();
+  await hub.connect(up, {}).start();
+  const client = new JsonRpcPeer(down);
+  await client.start();
+  const order: string[] = [];
+  const init = client.call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }).then((r) => {
+    order.push('initialize');
+    return r;
+  });
+  const list = client.call('tools/list', {}).then((r) => {
+    order.push('tools/list');
+    return r;
+  });
+  await waitFor(() => order.includes('initialize'), 15_000, 'initialize answered while the slow server is held');
+  expect(slowStarted).toBe(false);
+  // What is known: the quick server's capabilities and the lists; not the held server's tasks.
+  expect(await init).toEqual(expect.objectContaining({ capabilities: expect.not.objectContaining({ tasks: expect.anything() }) }));
+  expect(await init).toMatchObject({ capabilities: { tools: { listChanged: true } } });
+  expect(order).toEqual(['initialize']);
+  release();
+  const [l] = await Promise.all([list, started]);
+  expect(order).toEqual(['initialize', 'tools/list']);
+  expect((l as { tools: { name: string }[] }).tools.map((t) => t.name).sort()).toEqual(['quick__echo', 'slow__echo']);
   await client.close();
 });
