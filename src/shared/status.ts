@@ -52,6 +52,8 @@ export interface RuntimeStatus {
     lastError?: string;
     /** Why the last edit of the config file was not applied (the servers run as before); unset once one is. */
     configError?: string;
+    /** The bridge's group watcher (POSIX, once a stdio server started): the runtime waits for it at stop. */
+    watcherPid?: number;
   };
   servers: ServerStatus[];
 }

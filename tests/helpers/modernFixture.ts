@@ -19,7 +19,7 @@ export function modernEverythingEntry(name: string) {
   return { command: process.execPath, args: [MODERN_EVERYTHING, '--name', name] };
 }
 
-/** `script`: MODERN_FIXTURE (default) or MODERN_EVERYTHING (which has no `--legacy`: modern only). */
+/** `script`: MODERN_FIXTURE (default) or MODERN_EVERYTHING; `legacy: 'serve'` makes either dual-era. */
 export async function startModernHttp(
   name: string,
   legacy: 'reject' | 'serve' = 'reject',

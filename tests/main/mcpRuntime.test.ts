@@ -6,10 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { McpRuntime, type StartupProgress } from '../../src/main/runtime/mcpRuntime.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
+import { descendantsOf } from '../helpers/procTree.js';
+import { noProcess } from '../helpers/processGone.js';
 import {
   cleanupRuntimes,
   ensureCli,
   everythingEntry,
+  FIXTURES,
   notRunning,
   memoryEntry,
   memoryLogger,
@@ -113,6 +116,32 @@ describe('McpRuntime', () => {
     expect(runtime.status().servers.every((s) => s.state === 'stopped' && s.pid === undefined)).toBe(true);
     await runtime.stop(); // idempotent
     await expect(runtime.whenReady()).rejects.toThrow(/stopped/);
+  });
+
+  it('stop({deadlineMs}) resolves only once the bridge, a server ignoring SIGTERM and stdin EOF, and the group watcher are gone', async () => {
+    const { runtime } = makeRuntime((dir: string) => ({
+      mcpServers: { stubborn: { command: process.execPath, args: [join(FIXTURES, 'ignoresTermServer.mjs'), join(dir, 'stubborn.pids')] } },
+    }));
+    await runtime.start();
+    await runtime.whenReady();
+    const st = runtime.status();
+    track(st);
+    const bridge = st.bridge.pid!;
+    const server = st.servers[0]!.pid!;
+    // Everything the bridge started: the server and the /bin/sh group watcher (its own session).
+    const tree = descendantsOf(bridge);
+    spawned.push(...tree.filter((p) => !spawned.includes(p)));
+    const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const watcher = tree.find((p) => cmdline(p)[0] === '/bin/sh');
+    expect(tree).toContain(server);
+    expect(watcher, `a group watcher among ${tree.join(', ')}`).toBeDefined();
+
+    // Longer than the bridge's own 2 s bound for a stop it starts by itself: the bridge gets its
+    // share of this one and stops the server (SIGKILL shortly before its bound) and the watcher.
+    await runtime.stop({ deadlineMs: 8000 });
+    // Gone, not merely dead: each was reaped by its parent, none left to init.
+    const name = (pid: number) => `${pid === bridge ? 'bridge' : pid === server ? 'server' : pid === watcher ? 'watcher' : 'descendant'} ${pid}`;
+    expect([bridge, ...tree].filter((p) => !noProcess(p)).map(name)).toEqual([]);
   });
 
   it('restarts a crashed bridge on the same port after killing the servers it had started', async () => {

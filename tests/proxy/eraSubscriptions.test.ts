@@ -5,10 +5,11 @@
 // becomes the server's `subscriptions/listen` (stdio and HTTP), the updates come back as 2025
 // notifications, and unsubscribing ends it.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
+import { connectProxy, ensureBuilt, tempDir, waitFor } from '../helpers/proxyCli.js';
 import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { closeModernClients, proxyArgs, stdioClient } from '../helpers/modernClient.js';
 import { FIXTURES } from '../helpers/paths.js';
@@ -91,6 +92,26 @@ describe('a 2025 client subscribing to resources of a 2026 server', () => {
     await client.callTool({ name: 'touch', arguments: {} });
     await waitFor(() => updates.length > 0, 5000, 'the update after the restart');
     expect(updates[0]).toEqual({ uri: 'fixture://hello' });
+  });
+
+  it('is refused at once by a 2026 server that does not declare resource subscriptions, and no listen asks it for them', async () => {
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const log = join(dir.path, 'requests.jsonl');
+    // The entry's timeout would bound a wait for an acknowledgement this server never sends.
+    const entry = { command: process.execPath, args: [join(FIXTURES, 'unsubscribableModernServer.mjs'), log], timeoutMs: 3000 };
+    const b = await startBridge({ config: { mcpServers: { u: entry } } });
+    const { client } = await b.client('/mcp/u');
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
+    const err = (await client.subscribeResource({ uri: 'test://plain' }).catch((e: unknown) => e)) as { code?: number; message?: string };
+    expect(err.code).toBe(-32601);
+    expect(err.message).toMatch(/server "u" does not offer resource subscriptions/);
+    expect((await client.readResource({ uri: 'test://plain' })).contents).toHaveLength(1);
+    const seen = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { method: string; notifications?: Record<string, unknown> });
+    expect(seen.filter((r) => r.method === 'subscriptions/listen' && r.notifications?.resourceSubscriptions)).toEqual([]);
   });
 
   for (const kind of ['stdio', 'http'] as const) {

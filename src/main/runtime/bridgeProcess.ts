@@ -40,7 +40,10 @@ export interface BridgeProcessOptions {
   port: number;
   /** Bearer token, passed in the environment (never in argv, which other users can read). */
   token: string;
-  /** The bridge's own bound on its graceful stop (`--shutdown-timeout`). */
+  /**
+   * The bridge's own bound on a graceful stop it starts by itself (`--shutdown-timeout`: stdin
+   * EOF, a signal, the IPC channel closing); `stop()` passes one derived from its deadline.
+   */
   shutdownTimeoutMs: number;
   logger: RuntimeLogger;
   extraArgs?: string[];
@@ -129,9 +132,11 @@ export class BridgeProcess {
   }
 
   /**
-   * Stops the bridge in steps: IPC `{type:'shutdown'}` and stdin EOF at once, SIGTERM at half
-   * the deadline, SIGKILL of its process group at the deadline. Resolves once it has exited.
-   * Idempotent.
+   * Stops the bridge in steps: IPC `{type:'shutdown', deadlineMs}` at once, the bridge's own
+   * graceful bound being {@link bridgeGraceMs} of the deadline (stdin EOF at once instead when
+   * there is no IPC channel); stdin EOF and SIGTERM at half the deadline, SIGKILL of its process
+   * group at three quarters. Resolves once it has exited (or, if even SIGKILL did not end it,
+   * a little after the deadline). Idempotent.
    */
   stop(deadlineMs: number): Promise<void> {
     this.stopping ??= this.doStop(deadlineMs);
@@ -145,16 +150,30 @@ export class BridgeProcess {
 
   private async doStop(deadlineMs: number): Promise<void> {
     if (this.exitInfo || this.pid === undefined) return;
+    let told = false;
     try {
-      if (this.child.connected) this.child.send({ type: 'shutdown' });
+      // Only the IPC message at first: stdin EOF would start the same stop with the spawn-time bound.
+      if (this.child.connected) {
+        // (Should the channel close before it is read, the bridge stops on the disconnect.)
+        this.child.send({ type: 'shutdown', deadlineMs: bridgeGraceMs(deadlineMs) });
+        told = true;
+      }
     } catch {
       // The channel closed under us: stdin EOF and the signals below still work.
     }
-    this.child.stdin?.end();
+    if (!told) this.child.stdin?.end();
     const timers: NodeJS.Timeout[] = [];
     const pid = this.pid;
-    timers.push(setTimeout(() => this.signal(pid, 'SIGTERM', false), Math.floor(deadlineMs / 2)));
-    timers.push(setTimeout(() => this.signal(pid, 'SIGKILL', true), deadlineMs));
+    timers.push(
+      setTimeout(
+        () => {
+          if (!this.exitInfo) this.child.stdin?.end();
+          this.signal(pid, 'SIGTERM', false);
+        },
+        Math.floor(deadlineMs / 2),
+      ),
+    );
+    timers.push(setTimeout(() => this.signal(pid, 'SIGKILL', true), Math.floor((deadlineMs * 3) / 4)));
     try {
       await Promise.race([this.exited, delay(deadlineMs + EXIT_AFTER_KILL_MS)]);
     } finally {
@@ -188,6 +207,15 @@ export class BridgeProcess {
     this.stderrTail.push(line);
     if (this.stderrTail.length > STDERR_TAIL_LINES) this.stderrTail.shift();
   }
+}
+
+/**
+ * The bridge's graceful bound within a stop of `deadlineMs`: 40 %, so that it has stopped its
+ * servers and exited (it SIGKILLs what is left of them shortly before its bound) before the
+ * SIGTERM at half the deadline, which would cut its stop short.
+ */
+export function bridgeGraceMs(deadlineMs: number): number {
+  return Math.max(1, Math.floor(deadlineMs * 0.4));
 }
 
 function parseJsonLine(line: string): unknown {

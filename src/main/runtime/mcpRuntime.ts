@@ -26,7 +26,7 @@ import { reloadInPlace } from './reloadInPlace.js';
 import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
-import { freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
+import { awaitGone, freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
@@ -145,8 +145,11 @@ export class McpRuntime {
   }
 
   /**
-   * Stops the bridge: IPC shutdown and stdin EOF, SIGTERM, then SIGKILL of its group past
-   * `deadlineMs`; then ends any server process group that outlived it. Resolves when every
+   * Stops the bridge within `deadlineMs` (default 5000): IPC shutdown carrying the bridge's
+   * share of the deadline (it stops its servers, SIGKILLing those that ignore stdin EOF and
+   * SIGTERM shortly before its bound, then its group watcher), SIGTERM at half the deadline,
+   * SIGKILL of its group at three quarters; then waits for its servers and its group watcher
+   * by pid until the deadline and kills the process groups of any left. Resolves when every
    * process is gone. Idempotent.
    */
   stop(options: { deadlineMs?: number } = {}): Promise<void> {
@@ -190,14 +193,17 @@ export class McpRuntime {
     this.launches.reset();
     const old = this.run;
     if (old) {
+      const before = this.treePids(old);
+      const startedAt = Date.now();
+      const deadlineMs = this.opts.replaceDeadlineMs ?? 5000;
       this.log.info(`restarting the bridge: ${reason}`);
       old.replaced = true;
       if (!old.proc.hasExited) {
         this.book.setBridge({ ...this.book.bridge, state: 'stopping' });
-        await old.proc.stop(this.opts.replaceDeadlineMs ?? 5000);
+        await old.proc.stop(deadlineMs);
       }
       old.unsubscribe?.();
-      await reapServers(serverPids(this.book.servers), REAP_TIMEOUT_MS);
+      await awaitGone(this.treePids(old, before), Math.max(0, deadlineMs - (Date.now() - startedAt)), REAP_TIMEOUT_MS);
       this.book.bridge.restarts = (this.book.bridge.restarts ?? 0) + 1;
     }
     await this.launch();
@@ -233,6 +239,7 @@ export class McpRuntime {
 
   private onBridgeStatus(run: Run, s: RuntimeStatus): void {
     if (run !== this.run || !Array.isArray(s.servers)) return;
+    if (typeof s.bridge?.watcherPid === 'number') run.watcherPid = s.bridge.watcherPid;
     this.book.servers = s.servers;
     if (this.book.bridge.state === 'starting') this.book.emitProgress();
     this.listeners.emit('status', this.status());
@@ -243,6 +250,7 @@ export class McpRuntime {
     const full = await run.client.getStatus().catch(() => undefined);
     if (run !== this.run || run.proc.hasExited || this.state !== 'running') return;
     if (full && Array.isArray(full.servers)) this.book.servers = full.servers;
+    if (typeof full?.bridge?.watcherPid === 'number') run.watcherPid = full.bridge.watcherPid;
     run.info = { port: m.port, url: m.url, token: m.token, servers: m.servers };
     run.readyAt = Date.now();
     this.book.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.book.bridge.restarts ?? 0 });
@@ -287,14 +295,24 @@ export class McpRuntime {
     this.waiters.rejectAll(new Error(lastError));
   }
 
+  /** The pids a run's bridge leaves to wait for: its servers (as the status knows them, plus `also`) and its group watcher. */
+  private treePids(run: Run, also: readonly number[] = []): number[] {
+    return [...new Set([...also, ...serverPids(this.book.servers), ...(run.watcherPid !== undefined ? [run.watcherPid] : [])])];
+  }
+
   private async doStop(deadlineMs: number): Promise<void> {
+    const startedAt = Date.now();
     this.state = 'stopping';
     clearTimeout(this.restartTimer);
     const run = this.run;
+    const before = run ? this.treePids(run) : serverPids(this.book.servers);
     if (run && !run.proc.hasExited) this.book.setBridge({ ...this.book.bridge, state: 'stopping' });
     await Promise.all([this.watcher?.close().catch(() => {}), run?.proc.stop(deadlineMs)]);
     run?.unsubscribe?.();
-    const left = await reapServers(serverPids(this.book.servers), REAP_TIMEOUT_MS);
+    // A bridge that stopped in time has ended (and reaped) all of them; after a forced stop the
+    // watcher is still ending the server groups: its time runs to the deadline, then ours.
+    const pids = run ? this.treePids(run, before) : before;
+    const left = await awaitGone(pids, Math.max(0, deadlineMs - (Date.now() - startedAt)), REAP_TIMEOUT_MS);
     if (left.length) this.log.error(`MCP server processes still alive after stop: ${left.join(', ')}`);
     this.book.markServers('stopped');
     this.state = 'stopped';

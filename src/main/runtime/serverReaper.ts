@@ -50,6 +50,28 @@ export async function reapServers(pids: readonly number[], timeoutMs: number, pl
   return left;
 }
 
+/**
+ * What a stopped bridge leaves to wait for: its servers and its group watcher (a session
+ * leader, so a group of its own too). Waits until none of `pids` runs or `graceMs` passed,
+ * then kills the groups of those left ({@link reapServers}, at most `forceWaitMs` more).
+ * Resolves with the pids still alive at the end (normally none).
+ */
+export async function awaitGone(
+  pids: readonly number[],
+  graceMs: number,
+  forceWaitMs: number,
+  platform: NodeJS.Platform = process.platform,
+): Promise<number[]> {
+  let left = pids.filter((p) => isRunning(p, platform));
+  const deadline = Date.now() + graceMs;
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    left = left.filter((p) => isRunning(p, platform));
+  }
+  // Every group, even when its leader is gone: a child of the leader may remain in it.
+  return reapServers(pids, forceWaitMs, platform);
+}
+
 /** A currently free TCP port on 127.0.0.1 (the bridge binds it right after). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -4,6 +4,7 @@
  */
 import type { Hub } from '../hub/hub.js';
 import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import { groupWatcherPid } from '../process/groupRegistry.js';
 
 const COALESCE_MS = 25;
 
@@ -24,7 +25,8 @@ export class StatusFeed {
   current(): RuntimeStatus {
     const servers = this.hub.status();
     if (this.authOf) for (const s of servers) if (s.transport !== 'stdio') s.auth = this.authOf(s.id) ?? s.auth;
-    return { bridge: { ...this.bridge }, servers };
+    const watcherPid = groupWatcherPid();
+    return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers };
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {

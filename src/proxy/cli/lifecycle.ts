@@ -3,12 +3,16 @@
  * `proxy` mode: `onHangup`), the parent's death (watchdog), or the
  * mode's own end (stdin EOF). The first trigger runs the mode's graceful `stop` with a
  * deadline; a second signal, or the deadline, exits at once after a synchronous kill of
- * every child process tree still registered. Shortly after start it sweeps what proxies that
- * died left behind (orphanSweep.ts).
+ * every child process tree still registered. Before that deadline a stop still under way
+ * SIGKILLs the server trees left, and a stop that finished closes the group watcher and waits
+ * for it, so everything this process started is gone, and reaped, when it exits. Shortly after
+ * start it sweeps what proxies that died left behind (orphanSweep.ts).
  */
 import { startParentWatchdog } from './parentWatchdog.js';
 import type { Logger } from '../common/logger.js';
 import { sweepOrphans } from '../process/orphanSweep.js';
+import { closeGroupWatcher } from '../process/groupRegistry.js';
+import { killRegisteredTrees } from '../process/processTree.js';
 
 /** The sweep of what crashed proxies left behind runs this long after start, off the start-up path. */
 const SWEEP_DELAY_MS = 300;
@@ -18,6 +22,12 @@ const SWEEP_DELAY_MS = 300;
  * seen up to one watchdog interval late; together well within 5 s).
  */
 const PARENT_GONE_STOP_MS = 2000;
+/**
+ * This long before the deadline a graceful stop still under way SIGKILLs the server trees
+ * still running (at most half the deadline in): they exit while this process can reap them,
+ * and the stop ends on time instead of leaving them to the exit-time kill and to init.
+ */
+const HURRY_BEFORE_DEADLINE_MS = 500;
 
 export interface LifecycleOptions {
   logger: Logger;
@@ -62,15 +72,27 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
     if (stopping) return stopping;
     o.logger.info(`shutting down: ${reason}`);
     stopWatchdog?.();
+    const startedAt = Date.now();
     const timer = setTimeout(() => {
       o.logger.warn(`graceful stop took longer than ${deadlineMs} ms; forcing exit`);
       finish(code);
     }, deadlineMs);
     timer.unref();
+    const hurry = setTimeout(
+      () => {
+        const n = killRegisteredTrees();
+        if (n > 0) o.logger.warn(`stop running out of time: SIGKILL to ${n} server process tree(s) still running`);
+      },
+      Math.max(deadlineMs - HURRY_BEFORE_DEADLINE_MS, Math.floor(deadlineMs / 2)),
+    );
+    hurry.unref();
     stopping = o
       .stop(reason)
       .catch((err: Error) => o.logger.error(`error while stopping: ${err.message}`))
-      .then(() => {
+      .then(async () => {
+        clearTimeout(hurry);
+        // Every server group is stopped: the watcher has nothing left to end and exits at once.
+        if (!(await closeGroupWatcher(Math.max(0, deadlineMs - (Date.now() - startedAt))))) o.logger.warn('the group watcher did not exit in time');
         clearTimeout(timer);
         finish(code);
       });

@@ -6,13 +6,19 @@
  * back on a new connection (restart, reconnect), the held URIs are asked for again. Sessions of either era
  * are counted alike (a 2025 `resources/subscribe`, a 2026 `subscriptions/listen` with
  * `resourceSubscriptions`: hub/listenResources.ts); toward a 2026-07-28 server, which has no
- * `resources/subscribe`, the held URIs are its resource listen (upstream/era/modernResourceListen.ts).
+ * `resources/subscribe`, the held URIs are its resource listen (upstream/era/modernResourceListen.ts),
+ * and one that does not declare `resources.subscribe` is not asked (-32601 at once).
  */
-import type { RpcResponse } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, type RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionContracts.js';
 
 const OK: RpcResponse = { jsonrpc: '2.0', id: 0, result: {} };
+const notOffered = (u: Upstream): RpcResponse => ({
+  jsonrpc: '2.0',
+  id: 0,
+  error: { code: ErrorCode.MethodNotFound, message: `server "${u.id}" does not offer resource subscriptions` },
+});
 
 export class SubscriptionTable {
   /** upstream + uri -> sessions subscribed. */
@@ -52,7 +58,11 @@ export class SubscriptionTable {
 
   private ask(u: Upstream, uri: string, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
     const modern = u.resourceListen;
-    return modern ? modern.subscribe(uri, u.entry.timeoutMs) : u.forward('resources/subscribe', params, { timeoutMs: u.entry.timeoutMs });
+    if (!modern) return u.forward('resources/subscribe', params, { timeoutMs: u.entry.timeoutMs });
+    // A 2026 server honours resourceSubscriptions only with the capability: refused at once, as
+    // a 2025 server without it answers, rather than a listen that cannot be acknowledged.
+    if (!(u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe) return Promise.resolve(notOffered(u));
+    return modern.subscribe(uri, u.entry.timeoutMs);
   }
 
   async unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse> {

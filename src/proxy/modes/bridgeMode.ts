@@ -198,7 +198,9 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     process.stdin.resume();
   }
   process.on('message', (m: unknown) => {
-    if (m && typeof m === 'object' && (m as { type?: string }).type === 'shutdown') void lifecycle.shutdown('shutdown requested over IPC');
+    // `deadlineMs`: the parent's bound on this graceful stop (McpRuntime.stop passes its own down).
+    if (m && typeof m === 'object' && (m as { type?: string }).type === 'shutdown')
+      void lifecycle.shutdown('shutdown requested over IPC', 0, ipcDeadline((m as { deadlineMs?: unknown }).deadlineMs));
   });
   process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
 
@@ -233,4 +235,12 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   process.stderr.write(`status panel: ${bound.url}/#token=${token}\n`);
   log.info(`ready: ${ready.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
   return lifecycle.done;
+}
+
+/** The longest graceful stop an IPC shutdown may ask for. */
+const MAX_IPC_DEADLINE_MS = 600_000;
+
+/** An IPC shutdown's `deadlineMs` when it is a usable bound, else undefined (the `--shutdown-timeout`). */
+function ipcDeadline(v: unknown): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.round(v), MAX_IPC_DEADLINE_MS) : undefined;
 }

@@ -52,6 +52,22 @@ export function trackServerGroup(pgid: number, logger?: Logger): void {
   }
 }
 
+/** The watcher's pid, once one started (the runtime waits for it at stop). */
+export function groupWatcherPid(): number | undefined {
+  return watcher?.pid;
+}
+
+/**
+ * The end of a graceful stop, once every server group was stopped: closes the watcher's pipe
+ * and waits (bounded) for it to exit, so this process reaps it instead of leaving it to init.
+ * A group started after this gets a new watcher.
+ */
+export async function closeGroupWatcher(timeoutMs: number): Promise<boolean> {
+  const w = watcher;
+  watcher = undefined;
+  return w ? w.closeAndWait(timeoutMs) : true;
+}
+
 /** The group of `pgid` has no running member any more: forget it, end its escaped descendants. */
 export function serverGroupStopped(pgid: number): void {
   if (!groups.delete(pgid)) return;

@@ -70,6 +70,7 @@ exit 0
 export class GroupWatcher {
   private child?: ChildProcess;
   private broken = false;
+  private exited?: Promise<void>;
 
   constructor(
     private readonly log?: Logger,
@@ -92,6 +93,21 @@ export class GroupWatcher {
     this.child?.stdin?.end();
   }
 
+  /**
+   * Closes the pipe and resolves true once the watcher has exited (at once with nothing
+   * listed; about 1 s when it still had groups to end), false after `timeoutMs`. True at once
+   * when it never started.
+   */
+  async closeAndWait(timeoutMs: number): Promise<boolean> {
+    if (!this.exited) return true;
+    this.close();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    const gone = await Promise.race([this.exited.then(() => true), late]);
+    clearTimeout(timer);
+    return gone;
+  }
+
   private ensure(): ChildProcess | undefined {
     if (this.child || this.broken) return this.child;
     if (this.platform === 'win32' || !existsSync(SHELL)) {
@@ -106,6 +122,10 @@ export class GroupWatcher {
       });
       child.stdin!.on('error', () => {
         this.broken = true;
+      });
+      this.exited = new Promise((r) => {
+        child.once('exit', () => r());
+        child.once('error', () => r());
       });
       // Never keeps the proxy alive: it is there for when the proxy is gone.
       child.unref();

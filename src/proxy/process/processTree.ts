@@ -175,6 +175,16 @@ const killAtExit = new Set<number>();
 let exitHookInstalled = false;
 
 /**
+ * SIGKILLs, now, every tree registered for the exit kill: a graceful stop running out of time
+ * ends its servers while this process still runs to reap them (at exit they would be left to
+ * init). Answers how many trees were signalled.
+ */
+export function killRegisteredTrees(): number {
+  for (const p of killAtExit) killTreeSync(p);
+  return killAtExit.size;
+}
+
+/**
  * Registers `pid` for a synchronous tree kill if this process exits while it still runs
  * (one shared `exit` listener, however many children). Returns the unregister function.
  */
