@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { buildEntries, buildDeclarations } from './buildEntries.mjs';
 import { buildRenderer } from './buildRenderer.mjs';
 import { buildServers } from './buildServers.mjs';
-import { buildProxy } from './buildProxy.mjs';
+import { BUNDLE_ALIASES, buildProxy } from './buildProxy.mjs';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,7 @@ const targets = {
       target: 'node20',
       format: 'cjs',
       external: ['electron'],
+      alias: BUNDLE_ALIASES,
       banner: { js: "const __qimingImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
       define: { ...define, 'import.meta.url': '__qimingImportMetaUrl' },
       logLevel: 'warning',

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLE_ALIASES } from './buildProxy.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -15,11 +16,30 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 /** The entry names, as in "exports" (`qiming-mcp-runtime/<name>`). */
 export const ENTRY_NAMES = ['main', 'preload', 'panel', 'cli', 'shared'];
 
+const require = createRequire(import.meta.url);
+
+/**
+ * The packages of BUNDLE_ALIASES go into the entries, from their ES module build and only what
+ * is used (their modules have no side effects): left as imports, an app that bundles its main
+ * process would bundle their UMD file, which fails at run time.
+ * @type {import('esbuild').Plugin}
+ */
+const bundleAliased = {
+  name: 'bundle-aliased',
+  setup(b) {
+    for (const [name, target] of Object.entries(BUNDLE_ALIASES)) {
+      const exact = new RegExp(`^${name.replace(/[^\w-]/g, '\\$&')}$`);
+      b.onResolve({ filter: exact }, () => ({ path: require.resolve(target), sideEffects: false }));
+    }
+  },
+};
+
 /** @type {import('esbuild').BuildOptions} */
 const common = {
   bundle: true,
   // zod, chokidar, the SDKs... are the package's dependencies; electron is the app's.
   packages: 'external',
+  plugins: [bundleAliased],
   external: ['electron'],
   target: 'node20',
   define: { __QIMING_VERSION__: JSON.stringify(pkg.version) },

@@ -41,6 +41,12 @@ export const PROXY_FILES = [
   },
 ];
 
+/**
+ * Packages bundled from their ES module build: jsonc-parser's `main` is a UMD file whose
+ * `require`s esbuild cannot follow (the bundle would require `./impl/format` at run time).
+ */
+export const BUNDLE_ALIASES = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
 /** The SDK's SSE transports and OAuth client: a require of the file built beside the CLI. */
 const SDK_SIDE = /^@modelcontextprotocol\/sdk\/((client|server)\/sse|client\/auth)\.js$/;
 const SDK_SIDE_FILE = 'qiming-mcp-sdk-sse.cjs';
@@ -141,6 +147,7 @@ export async function buildProxy(root, { define }) {
       metafile: true,
       write,
       absWorkingDir: root,
+      alias: BUNDLE_ALIASES,
       plugins: [split],
     });
   };

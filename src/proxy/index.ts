@@ -22,7 +22,7 @@ export { within } from './common/deadline.js';
 export { sweepOrphans } from './process/orphanSweep.js';
 export { TOKEN_ENV, RUN_AS_NODE_ENV, OAUTH_KEY_ENV, OAUTH_DIR_ENV } from './common/envNames.js';
 export { ConfigStore, changeFrom } from './config/configStore.js';
-export { serializeConfig } from './config/configFile.js';
+export { MAX_CONFIG_DEPTH, depthMessage, valueNestsDeeper } from './config/jsonDepth.js';
 export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './process/loginPath.js';
 export { LOGIN_PATH_ENV } from './common/envNames.js';
 export { defaultMcpConfig, ensureConfigFile, CONFIG_FILE_NAME, RUNTIME_VAR_NAMES, SERVER_FILES } from './config/defaultConfig.js';

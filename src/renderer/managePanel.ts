@@ -2,10 +2,12 @@
  * Wires the management UI to a {@link ManagementApi}: the header bar (Add server, Paste a
  * snippet), the cards' hooks (Enabled, tool switches, Edit, Remove, Test, Show log), the
  * per-agent selection when the source has agents, and the config reloads that keep the
- * cards' entries current (after every change, and when the set of servers in the status
- * changes).
+ * cards' entries current (after every change, when the set of servers in the status
+ * changes, and before the Edit form opens). Every change to an entry carries the version
+ * the panel read; when the file changed since (an editor saved it), the runtime refuses it
+ * (CONFIG_CONFLICT): the panel says so and reloads.
  */
-import type { ConfigView } from '../shared/configContract.js';
+import { CONFIG_CONFLICT, type ConfigChangeResult, type ConfigView, type EntryView } from '../shared/configContract.js';
 import type { RuntimeStatus } from '../shared/status.js';
 import { el } from './dom.js';
 import { button, createDialog } from './controls.js';
@@ -16,6 +18,10 @@ import { openImportDialog } from './importDialog.js';
 import { openToolTest } from './toolTest.js';
 import { openLogView } from './logView.js';
 import { createAgentSection } from './agentSection.js';
+
+/** What the panel says when a change was refused because the entry changed in the file meanwhile. */
+const CONFLICT_MESSAGE =
+  'This server was changed in the config file since the panel read it (by an editor or another window). The panel now shows it as saved: make your change again.';
 
 export interface ManageWiring {
   toolbar: HTMLElement;
@@ -42,7 +48,10 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     api.getConfig().then((r) => {
       bar.hidden = !r.ok;
       if (r.ok) {
-        notice.hidden = true;
+        // Oddities of the file that are not errors (a key written twice): said, not fatal.
+        const warnings = r.config.warnings ?? [];
+        notice.textContent = warnings.length ? `Note about the config file: ${warnings.join('; ')}` : '';
+        notice.hidden = warnings.length === 0;
         show(r.config);
       } else {
         notice.textContent = `Servers cannot be changed here: ${r.error}`;
@@ -55,6 +64,9 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     if (c) show(c);
     else void reload();
   };
+  const versionOf = (id: string) => config?.servers.find((s) => s.id === id)?.version;
+  /** The entry as the file has it now (undefined: gone from the file). */
+  const fresh = (id: string): Promise<EntryView | undefined> => reload().then(() => config?.servers.find((s) => s.id === id));
 
   const add = button('Add server', 'primary');
   const paste = button('Paste a snippet');
@@ -67,8 +79,12 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
   const agents = api.agents ? createAgentSection(api.agents) : undefined;
   if (agents) toolbar.append(agents.root);
 
-  const answer = (r: { ok: boolean; error?: string; issues?: string[]; config?: ConfigView }) => {
+  const answer = (r: ConfigChangeResult) => {
     if (r.ok) saved(r.config);
+    if (r.code === CONFIG_CONFLICT) {
+      void reload();
+      return CONFLICT_MESSAGE;
+    }
     return r.ok ? r.error : [r.error, ...(r.issues ?? [])].filter(Boolean).join(' ');
   };
 
@@ -84,7 +100,7 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     d.body.append(err, actions);
     no.addEventListener('click', () => d.close());
     yes.addEventListener('click', () => {
-      void api.change({ op: 'remove', id }).then((r) => {
+      void api.change({ op: 'remove', id, version: versionOf(id) }).then((r) => {
         const e = answer(r);
         if (r.ok) d.close();
         else {
@@ -98,11 +114,13 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
   };
 
   const hooks: CardHooks = {
-    setEnabled: (id, enabled) => api.change({ op: 'enable', id, enabled }).then(answer),
-    setToolEnabled: (id, tool, enabled) => api.change({ op: 'tool', id, tool, enabled }).then(answer),
+    setEnabled: (id, enabled) => api.change({ op: 'enable', id, enabled, version: versionOf(id) }).then(answer),
+    setToolEnabled: (id, tool, enabled) => api.change({ op: 'tool', id, tool, enabled, version: versionOf(id) }).then(answer),
     edit(id) {
-      const entry = config?.servers.find((s) => s.id === id);
-      if (entry) openServerForm({ api, entry, onSaved: saved });
+      // Read again on open: the form starts from the file as it is, not from the last reload.
+      void fresh(id).then((entry) => {
+        if (entry) openServerForm({ api, entry, onSaved: saved, reload: () => fresh(entry.id) });
+      });
     },
     remove: confirmRemove,
     test: (id, tool) => void openToolTest(api, id, tool),

@@ -71,17 +71,18 @@ export class HttpManagement implements ManagementApi {
 
   change(c: ConfigChange): Promise<ConfigChangeResult> {
     const id = 'id' in c ? encodeURIComponent(c.id) : '';
+    const version = 'version' in c && c.version !== undefined ? { version: c.version } : {};
     switch (c.op) {
       case 'add':
         return this.call('POST', '/config/servers', { id: c.id, entry: c.entry });
       case 'update':
-        return this.call('PUT', `/config/servers/${id}`, { entry: c.entry, ...(c.newId ? { newId: c.newId } : {}) });
+        return this.call('PUT', `/config/servers/${id}`, { entry: c.entry, ...(c.newId ? { newId: c.newId } : {}), ...version });
       case 'remove':
-        return this.call('DELETE', `/config/servers/${id}`, {});
+        return this.call('DELETE', `/config/servers/${id}`, version);
       case 'enable':
-        return this.call('POST', `/config/servers/${id}/enabled`, { enabled: c.enabled });
+        return this.call('POST', `/config/servers/${id}/enabled`, { enabled: c.enabled, ...version });
       case 'tool':
-        return this.call('POST', `/config/servers/${id}/tools`, { tool: c.tool, enabled: c.enabled });
+        return this.call('POST', `/config/servers/${id}/tools`, { tool: c.tool, enabled: c.enabled, ...version });
       case 'import':
         return this.call('POST', '/config/import', { text: c.text });
     }

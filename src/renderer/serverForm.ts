@@ -3,9 +3,11 @@
  * `NAME=value` per line, Working folder) or remote (URL, Headers one `Name: value` per line,
  * Transport). Secrets arrive masked and are left masked unless the user types a new value;
  * the runtime keeps the stored value behind a mask. Validation is the runtime's: its
- * messages are shown as they come, and nothing is written when it refuses.
+ * messages are shown as they come, and nothing is written when it refuses. An edit is saved
+ * with the version of the entry the form was filled from: when the file changed meanwhile
+ * the runtime refuses it, and the form says so and shows the entry as saved now.
  */
-import type { ConfigChangeResult, ConfigView, EntryDraft, EntryView } from '../shared/configContract.js';
+import { CONFIG_CONFLICT, type ConfigChangeResult, type ConfigView, type EntryDraft, type EntryView } from '../shared/configContract.js';
 import { el, setHidden } from './dom.js';
 import { button, createDialog, field, linesOf, pairsOf, pairsText } from './controls.js';
 import type { ManagementApi } from './management.js';
@@ -15,28 +17,29 @@ export interface ServerFormOptions {
   /** The entry to edit; absent: a new server. */
   entry?: EntryView;
   onSaved(config: ConfigView | undefined): void;
+  /** The entry as the file has it now (after a conflict); undefined when it is gone. */
+  reload?(): Promise<EntryView | undefined>;
 }
+
+/** Shown when the entry changed in the file while the form was open. */
+const CONFLICT_LINES = [
+  'This server was changed in the config file while the form was open (by an editor or another window).',
+  'The form now shows it as saved: make your change again, then Save.',
+];
 
 /** Opens the dialog; resolves nothing, it closes itself on Save or Cancel. */
 export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
-  const editing = o.entry;
+  let editing = o.entry;
   const dialog = createDialog(editing ? `Edit ${editing.id}` : 'Add server', 'server-form');
   const form = el('form', 'form', undefined, { novalidate: '' });
 
   const name = el('input', undefined, undefined, { type: 'text', autocomplete: 'off', spellcheck: 'false' });
-  name.value = editing?.id ?? '';
   const kind = el('select');
   kind.append(el('option', undefined, 'Local command (stdio)', { value: 'stdio' }), el('option', undefined, 'Remote (URL)', { value: 'remote' }));
-  kind.value = editing?.kind ?? 'stdio';
-
   const command = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
-  command.value = editing?.command ?? '';
   const args = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
-  args.value = (editing?.args ?? []).join('\n');
   const env = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
-  env.value = pairsText(editing?.env, '=');
   const cwd = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
-  cwd.value = editing?.cwd ?? '';
   const stdioBox = el('fieldset', 'kind-fields');
   stdioBox.append(
     el('legend', undefined, 'Local command'),
@@ -47,9 +50,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
   );
 
   const url = el('input', undefined, undefined, { type: 'url', spellcheck: 'false' });
-  url.value = editing?.url ?? '';
   const headers = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
-  headers.value = pairsText(editing?.headers, ':');
   const transport = el('select');
   for (const [v, t] of [
     ['auto', 'Automatic (streamable HTTP, then SSE)'],
@@ -57,7 +58,6 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     ['sse', 'SSE (legacy)'],
   ])
     transport.append(el('option', undefined, t, { value: v }));
-  transport.value = editing?.transport && ['auto', 'http', 'sse'].includes(editing.transport) ? editing.transport : 'auto';
   const remoteBox = el('fieldset', 'kind-fields');
   remoteBox.append(
     el('legend', undefined, 'Remote server'),
@@ -87,7 +87,20 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     setHidden(remoteBox, kind.value !== 'remote');
   };
   kind.addEventListener('change', showKind);
-  showKind();
+  /** The fields from an entry (or empty for a new server). */
+  const fill = (e: EntryView | undefined) => {
+    name.value = e?.id ?? '';
+    kind.value = e?.kind ?? 'stdio';
+    command.value = e?.command ?? '';
+    args.value = (e?.args ?? []).join('\n');
+    env.value = pairsText(e?.env, '=');
+    cwd.value = e?.cwd ?? '';
+    url.value = e?.url ?? '';
+    headers.value = pairsText(e?.headers, ':');
+    transport.value = e?.transport && ['auto', 'http', 'sse'].includes(e.transport) ? e.transport : 'auto';
+    showKind();
+  };
+  fill(editing);
 
   const showErrors = (lines: string[]) => {
     errors.replaceChildren(el('p', undefined, 'Not saved:'), ...lines.map((l) => el('p', 'form-error', l)));
@@ -113,9 +126,19 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     const id = name.value.trim();
     save.disabled = true;
     const pending: Promise<ConfigChangeResult> = editing
-      ? o.api.change({ op: 'update', id: editing.id, entry: draft, ...(id !== editing.id ? { newId: id } : {}) })
+      ? o.api.change({ op: 'update', id: editing.id, entry: draft, version: editing.version, ...(id !== editing.id ? { newId: id } : {}) })
       : o.api.change({ op: 'add', id, entry: draft });
-    void pending.then((r) => {
+    void pending.then(async (r) => {
+      if (r.code === CONFIG_CONFLICT && editing && o.reload) {
+        const now = await o.reload();
+        if (now) {
+          editing = now;
+          fill(now);
+          save.disabled = false;
+          return showErrors(CONFLICT_LINES);
+        }
+        return showErrors([`${editing.id} was removed from the config file while the form was open.`]);
+      }
       save.disabled = false;
       if (!r.ok) return showErrors(r.issues?.length ? r.issues : [r.error ?? 'unknown error']);
       dialog.close();

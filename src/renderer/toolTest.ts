@@ -58,6 +58,8 @@ export function openToolTest(api: ManagementApi, id: string, tool: string): HTML
   const dialog = createDialog(`Test ${tool}`, 'tool-test');
   const status = el('p', 'tool-test-status', 'Loading the tool\u2019s inputs\u2026', { role: 'status' });
   const formBox = el('form', 'form', undefined, { novalidate: '' });
+  // Handled by script, never submitted (the CSP has form-action 'none'), also before the inputs arrive.
+  formBox.addEventListener('submit', (ev) => ev.preventDefault());
   const result = el('section', 'tool-result', undefined, { 'aria-label': 'Result', 'aria-live': 'polite' });
   const call = button('Call tool', 'primary', { type: 'submit' });
   const close = button('Cancel');
@@ -77,8 +79,7 @@ export function openToolTest(api: ManagementApi, id: string, tool: string): HTML
     setText(status, t.description ?? '');
     const form = createSchemaForm(t.inputSchema);
     formBox.append(form.root, actions);
-    formBox.addEventListener('submit', (ev) => {
-      ev.preventDefault();
+    formBox.addEventListener('submit', () => {
       const read = form.read();
       if (!read.args) {
         result.replaceChildren(...read.errors.map((e) => el('p', 'result-error', e)));

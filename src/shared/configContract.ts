@@ -16,6 +16,8 @@ export interface ConfigView {
   /** The file edited, absolute. */
   file: string;
   servers: EntryView[];
+  /** What is odd in the file but not an error, e.g. a key written twice (the last one counts). */
+  warnings?: string[];
 }
 
 /**
@@ -46,21 +48,35 @@ export interface EntryView extends EntryDraft {
   deniedTools: string[];
   /** Whether the entry runs in the bridge (false: per agent session). */
   persistent: boolean;
+  /**
+   * The entry's version as read: sent back with a change to it, the change is refused with
+   * {@link CONFIG_CONFLICT} when the entry was changed in the file since (by an editor, another window).
+   */
+  version: string;
 }
 
-/** One change to the config, as the routes and the IPC receive it. */
+/** The `code` of a change refused because the entry changed in the file since the page read it (HTTP 409). */
+export const CONFIG_CONFLICT = 'conflict';
+
+/**
+ * One change to the config, as the routes and the IPC receive it. `version` (optional) is the
+ * {@link EntryView.version} the change was made from: when the entry is no longer that, the
+ * change is refused with {@link CONFIG_CONFLICT}.
+ */
 export type ConfigChange =
   | { op: 'add'; id: string; entry: EntryDraft }
-  | { op: 'update'; id: string; newId?: string; entry: EntryDraft }
-  | { op: 'remove'; id: string }
-  | { op: 'enable'; id: string; enabled: boolean }
-  | { op: 'tool'; id: string; tool: string; enabled: boolean }
+  | { op: 'update'; id: string; newId?: string; entry: EntryDraft; version?: string }
+  | { op: 'remove'; id: string; version?: string }
+  | { op: 'enable'; id: string; enabled: boolean; version?: string }
+  | { op: 'tool'; id: string; tool: string; enabled: boolean; version?: string }
   | { op: 'import'; text: string };
 
 /** The answer to every change. `issues` carries the CLI's own validation messages. */
 export interface ConfigChangeResult {
   ok: boolean;
   error?: string;
+  /** {@link CONFIG_CONFLICT}: the entry changed in the file since the page read it; read it again. */
+  code?: typeof CONFIG_CONFLICT;
   issues?: string[];
   /** Present when ok: the config as now written. */
   config?: ConfigView;

@@ -1,7 +1,8 @@
 // The management IPC on fakes of ipcMain/ipcRenderer with the real ManagementService on a real
 // config file: only the panel's own top frame is served, every argument is checked before use,
 // the preload API uses exactly the contract's channels, and changes land in the file (masked
-// in every answer). Bridge-backed calls fail cleanly when the bridge is not running.
+// in every answer), refused with the typed conflict when made from an entry changed in the file
+// since. Bridge-backed calls fail cleanly when the bridge is not running.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { createPreloadApi } from '../../src/main/app/preloadApi.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { AgentSelectionStore, selectServers } from '../../src/main/config/agentSelection.js';
 import { IPC_CHANNELS, MANAGEMENT_CHANNELS } from '../../src/shared/ipcContract.js';
+import { CONFIG_CONFLICT } from '../../src/shared/configContract.js';
 
 const PAGE = 'file:///app/renderer/index.html';
 const dirs: string[] = [];
@@ -74,6 +76,28 @@ describe('management IPC', () => {
     // The bridge is not running: a clean answer, not a rejection.
     expect(await api.serverLog!('a')).toMatchObject({ ok: false, error: expect.stringContaining('not running'), lines: [] });
     expect(seen).toEqual([IPC_CHANNELS.configGet, IPC_CHANNELS.configChange, IPC_CHANNELS.configChange, IPC_CHANNELS.serverLog]);
+  });
+
+  it('a change made from an entry changed in the file since is refused with the typed conflict, as over HTTP', async () => {
+    const { file, invoke } = setup();
+    const view = (await invoke(IPC_CHANNELS.configGet)) as { ok: true; config: { servers: { id: string; version: string }[] } };
+    const version = view.config.servers[0]!.version;
+    const edited = JSON.stringify({ mcpServers: { a: { command: 'node', args: ['by-editor.js'], env: { KEY: 'sk-secret-value-123456' } } } });
+    writeFileSync(file, edited);
+    const r = await invoke(IPC_CHANNELS.configChange, { op: 'enable', id: 'a', enabled: false, version });
+    expect(r).toEqual({ ok: false, code: CONFIG_CONFLICT, error: expect.stringContaining('"a" was changed in') });
+    expect(readFileSync(file, 'utf8')).toBe(edited);
+    expect(await invoke(IPC_CHANNELS.configChange, { op: 'enable', id: 'a', enabled: false, version: 1 })).toEqual({ ok: false, error: 'malformed change' });
+  });
+
+  it('refuses a change nested deeper than the limit with a clear error, not a stack overflow', async () => {
+    const { file, invoke } = setup();
+    const before = readFileSync(file, 'utf8');
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const r = await invoke(IPC_CHANNELS.configChange, { op: 'add', id: 'd', entry: { kind: 'stdio', command: 'x', args: deep } });
+    expect(r).toEqual({ ok: false, error: 'the change nests arrays and objects more than 100 levels deep (the limit is 100)' });
+    expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
   it("the log view also gets the agents' proxies' lines about a server (all there is for persistent: false)", async () => {

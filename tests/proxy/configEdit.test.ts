@@ -1,11 +1,14 @@
 // The panel's config edits on real files: what is written (order, unknown fields, mode,
-// `.bak`, atomic rename), what is refused (the CLI's own messages, nothing written), and
-// secrets that never come back to the page yet survive a save that keeps their mask.
+// `.bak`, atomic rename), what is refused (the CLI's own messages, nothing written), secrets
+// that never come back to the page yet survive a save that keeps their mask, JSONC files,
+// entry versions against an editor saving meanwhile, duplicate keys, and the depth limit.
 import { afterEach, describe, expect, it } from 'vitest';
 import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../../src/proxy/config/configStore.js';
+import { ConfigChangedMeanwhile, readConfigDocument, writeConfigDocument } from '../../src/proxy/config/configFile.js';
+import { writeAtomic } from '../../src/proxy/common/writeAtomic.js';
 import { loadConfig } from '../../src/proxy/config/config.js';
 import { SECRET_MASK, type EntryView } from '../../src/shared/configContract.js';
 
@@ -158,11 +161,129 @@ describe('ConfigStore: changes', () => {
     expect(readFileSync(`${path}.bak`, 'utf8')).toContain('"last"');
   });
 
-  it('refuses a file that is not JSON (comments included: the parser reads JSON only) without touching it', () => {
-    const { path, store } = configFile(undefined, '{ // mine\n "mcpServers": {} }');
-    const r = store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } });
-    expect(r.ok).toBe(false);
-    expect(r.error).toContain('is not valid JSON');
-    expect(readFileSync(path, 'utf8')).toBe('{ // mine\n "mcpServers": {} }');
+  it('reads and edits a JSONC file (comments, trailing commas) and refuses one that is not JSON at all, naming where', () => {
+    const { path, store } = configFile(undefined, '{ // mine\n "mcpServers": {}, }');
+    expect(store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } }).ok).toBe(true);
+    expect(readFileSync(path, 'utf8')).toMatch(/^\{ \/\/ mine\n "mcpServers": \{\n {2}"a": \{\n {3}"command": "x"\n {2}\}\n \}, \}$/);
+    const broken = configFile(undefined, '{ "mcpServers": { "a": { "command": "x" } }');
+    const r = broken.store.apply({ op: 'add', id: 'b', entry: { kind: 'stdio', command: 'x' } });
+    expect(r).toMatchObject({
+      ok: false,
+      error: `${broken.path} is not valid JSON: close brace expected at line 1, column 44; fix it by hand first (the panel only writes valid files)`,
+    });
+    expect(readFileSync(broken.path, 'utf8')).toBe('{ "mcpServers": { "a": { "command": "x" } }');
+  });
+
+  it('edits the "servers" map of a VS Code mcp.json that has no "mcpServers"', () => {
+    const text = '{\n  "inputs": [],\n  "servers": {\n    "a": { "type": "stdio", "command": "x" }\n  }\n}\n';
+    const { path, store } = configFile(undefined, text);
+    expect(store.view().servers.map((s) => s.id)).toEqual(['a']);
+    expect(store.apply({ op: 'enable', id: 'a', enabled: false }).ok).toBe(true);
+    expect(readFileSync(path, 'utf8')).toBe(text.replace('"command": "x" }', '"command": "x", "disabled": true }'));
+  });
+});
+
+describe('ConfigStore: versions (an editor saving while the panel is open)', () => {
+  const TEXT = `${JSON.stringify({ mcpServers: { a: { command: 'node', args: ['a.js'] }, b: { command: 'node', args: ['b.js'] } } }, null, 2)}\n`;
+
+  it('refuses a change made from an entry that changed in the file since (409, code "conflict"), keeping what the editor saved', () => {
+    const { path, store } = configFile(undefined, TEXT);
+    const version = store.view().servers[0]!.version;
+    expect(version).toMatch(/^[\w-]{22}$/);
+    const edited = TEXT.replace('"a.js"', '"edited.js"');
+    writeFileSync(path, edited);
+    const draft = { kind: 'stdio' as const, command: 'node', args: ['a.js', '--stale-form'] };
+    for (const change of [
+      { op: 'update' as const, id: 'a', entry: draft, version },
+      { op: 'enable' as const, id: 'a', enabled: false, version },
+      { op: 'tool' as const, id: 'a', tool: 't', enabled: false, version },
+      { op: 'remove' as const, id: 'a', version },
+    ]) {
+      expect(store.apply(change)).toMatchObject({ ok: false, status: 409, code: 'conflict', error: expect.stringContaining('"a" was changed in') });
+    }
+    expect(readFileSync(path, 'utf8')).toBe(edited);
+    // Read again: the new version is accepted.
+    const now = store.view().servers[0]!;
+    expect(now.args).toEqual(['edited.js']);
+    expect(store.apply({ op: 'update', id: 'a', entry: { ...draft, args: ['edited.js', '--fresh-form'] }, version: now.version }).ok).toBe(true);
+    expect(read(path).mcpServers.a!.args).toEqual(['edited.js', '--fresh-form']);
+  });
+
+  it('a change to one entry keeps what an editor saved meanwhile in another (the file is edited in place)', () => {
+    const { path, store } = configFile(undefined, TEXT);
+    const version = store.view().servers[0]!.version;
+    writeFileSync(path, TEXT.replace('"b.js"', '"b-by-editor.js"'));
+    expect(store.apply({ op: 'enable', id: 'a', enabled: false, version }).ok).toBe(true);
+    expect(read(path).mcpServers).toEqual({ a: { command: 'node', args: ['a.js'], disabled: true }, b: { command: 'node', args: ['b-by-editor.js'] } });
+  });
+
+  it('a change made from an entry that is gone is a conflict too; an unchanged entry keeps its version', () => {
+    const { path, store } = configFile(undefined, TEXT);
+    const [a, b] = store.view().servers;
+    writeFileSync(path, TEXT.replace('"b.js"', '"b2.js"'));
+    expect(store.view().servers[0]!.version).toBe(a!.version);
+    expect(store.view().servers[1]!.version).not.toBe(b!.version);
+    writeFileSync(path, `${JSON.stringify({ mcpServers: { b: { command: 'node' } } })}\n`);
+    expect(store.apply({ op: 'remove', id: 'a', version: a!.version })).toMatchObject({ status: 409, code: 'conflict' });
+  });
+
+  it('writes nothing when the file changed between the read and the write (checked again just before the rename)', () => {
+    const { dir, path } = configFile(undefined, TEXT);
+    const before = readConfigDocument(path);
+    writeFileSync(path, TEXT.replace('"b.js"', '"saved-by-editor.js"'));
+    expect(() => writeConfigDocument(before, Buffer.from('{"mcpServers": {}}\n'))).toThrow(ConfigChangedMeanwhile);
+    expect(readFileSync(path, 'utf8')).toContain('saved-by-editor.js');
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('an atomic write whose last check throws renames nothing and leaves no temp file', () => {
+    const { dir, path } = configFile(undefined, TEXT);
+    expect(() =>
+      writeAtomic(path, 'new', 0o600, () => {
+        throw new Error('changed meanwhile');
+      }),
+    ).toThrow('changed meanwhile');
+    expect(readFileSync(path, 'utf8')).toBe(TEXT);
+    expect(readdirSync(dir)).toEqual(['mcp.json']);
+  });
+});
+
+describe('ConfigStore: duplicate keys and depth', () => {
+  const DUP =
+    '{\n  "toolNaming": "prefixed",\n  "toolNaming": "original",\n  "mcpServers": {\n    "twice": { "command": "a" },\n    "twice": { "command": "b" },\n    "once": { "command": "c" }\n  }\n}\n';
+
+  it('warns about duplicate keys (the last one counts), refuses to edit a duplicated entry, and keeps both elsewhere', () => {
+    const { path, store } = configFile(undefined, DUP);
+    const view = store.view();
+    expect(view.servers.map((s) => [s.id, s.command])).toEqual([
+      ['twice', 'b'],
+      ['once', 'c'],
+    ]);
+    expect(view.warnings).toEqual([
+      `${path}: duplicate key "toolNaming" in the top level (line 3): the last one counts`,
+      `${path}: duplicate key "twice" in mcpServers (line 6): the last one counts`,
+    ]);
+    const r = store.apply({ op: 'update', id: 'twice', entry: { kind: 'stdio', command: 'z' } });
+    expect(r).toMatchObject({ ok: false, status: 409, error: 'mcpServers.twice appears more than once in the file: remove one of them in an editor first' });
+    expect(readFileSync(path, 'utf8')).toBe(DUP);
+    const ok = store.apply({ op: 'enable', id: 'once', enabled: false });
+    expect(ok.config?.warnings).toHaveLength(2);
+    expect(readFileSync(path, 'utf8')).toBe(DUP.replace('"command": "c" }', '"command": "c", "disabled": true }'));
+  });
+
+  it('refuses a file nested deeper than the limit with a message naming it, for reads and changes, however deep', () => {
+    for (const depth of [101, 5_000, 100_000]) {
+      const text = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+      const { path, store } = configFile(undefined, text);
+      const message = `${path} nests arrays and objects more than 100 levels deep (the limit is 100); fix it by hand first (the panel only writes valid files)`;
+      expect(() => store.view()).toThrow(message);
+      expect(store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } })).toEqual({ ok: false, status: 500, error: message });
+      expect(store.apply({ op: 'import', text: '{"b": {"command": "x"}}' })).toEqual({ ok: false, status: 500, error: message });
+    }
+  });
+
+  it('the CLI refuses such a config too, with the same limit, instead of overflowing later', () => {
+    const deep = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(5_000)}${']'.repeat(5_000)}}}}`;
+    expect(() => loadConfig(deep)).toThrow('the config nests arrays and objects more than 100 levels deep (the limit is 100)');
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planImport, stripJsonc } from '../../src/proxy/config/configImport.js';
+import { planImport } from '../../src/proxy/config/configImport.js';
 import { ConfigStore } from '../../src/proxy/config/configStore.js';
 
 const dirs: string[] = [];
@@ -78,8 +78,23 @@ describe('planImport', () => {
     expect(planImport('   ', [], {}).preview.error).toBe('Paste a snippet first.');
   });
 
-  it('stripJsonc keeps // and /* inside strings', () => {
-    expect(JSON.parse(stripJsonc('{"u": "http://a//b", /* c */ "v": "/*x*/", // end\n}'))).toEqual({ u: 'http://a//b', v: '/*x*/' });
+  it('reads comments and trailing commas as JSONC and leaves strings alone: //, /* and ",]" inside them are kept', () => {
+    const text = '{"mcpServers": {"s": {"command": "x", "args": ["http://a//b", "/*x*/", "keep,]this", "keep,}that",], /* c */}, // end\n}}';
+    expect(planImport(text, [], {}).entries.s).toEqual({ command: 'x', args: ['http://a//b', '/*x*/', 'keep,]this', 'keep,}that'] });
+  });
+
+  it('refuses a snippet nested deeper than the limit with a message naming it, however deep', () => {
+    for (const depth of [101, 5_000, 100_000]) {
+      const text = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
+      expect(planImport(text, [], {}).preview).toEqual({
+        ok: false,
+        add: [],
+        skip: [],
+        error: 'The snippet nests arrays and objects more than 100 levels deep (the limit is 100).',
+      });
+    }
+    const ok = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(90)}${']'.repeat(90)}}}}`;
+    expect(planImport(ok, [], {}).preview.add.map((a) => a.id)).toEqual(['s']);
   });
 });
 

@@ -2,7 +2,8 @@
 // config file: token (401), Host/Origin (403), the CSRF rules on changes (415 for anything
 // but a JSON body, a form post included; 403 without Origin), secrets masked in every answer,
 // changes written to the file (and nothing written when refused), the log route and the
-// Test call through the bridge's hub, and 409 when there is no file to edit.
+// Test call through the bridge's hub, 409 when there is no file to edit or when the entry
+// changed in the file since it was read, and 400 for what is nested deeper than the limit.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,6 +129,40 @@ describe('config routes: reading and changing the file', () => {
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body).issues).toEqual(['server "bad": url must be an http or https URL (got scheme "ftp:")']);
     expect(fileText()).toBe(before);
+  });
+
+  it('a change made from an entry an editor changed since answers 409 with code "conflict" and keeps the editor\'s save', async () => {
+    const view = JSON.parse((await req('GET', '/config')).body) as { servers: { id: string; version: string }[] };
+    const version = view.servers.find((s) => s.id === 'everything')!.version;
+    const edited = fileText().replace('"everything":{', '"everything":{"x_editor":1,');
+    writeFileSync(file, edited);
+    const r = await req('POST', '/config/servers/everything/enabled', { enabled: false, version });
+    expect(r.status).toBe(409);
+    expect(JSON.parse(r.body)).toMatchObject({ ok: false, code: 'conflict', error: expect.stringContaining('"everything" was changed in') });
+    expect(fileText()).toBe(edited);
+    expect((await req('POST', '/config/servers/everything/enabled', { enabled: false, version: 7 })).status).toBe(400);
+    const fresh = JSON.parse((await req('GET', '/config')).body).servers.find((s: { id: string }) => s.id === 'everything').version as string;
+    expect(fresh).not.toBe(version);
+    expect((await req('POST', '/config/servers/everything/enabled', { enabled: false, version: fresh })).status).toBe(200);
+    expect(JSON.parse(fileText()).mcpServers.everything).toMatchObject({ x_editor: 1, disabled: true });
+    expect((await req('POST', '/config/servers/everything/enabled', { enabled: true })).status).toBe(200);
+  });
+
+  it('refuses bodies and snippets nested deeper than the limit with a 400 naming it, and changes after that still work', async () => {
+    const before = fileText();
+    const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    const body = await req('POST', '/config/servers', `{"id": "d", "entry": {"kind": "stdio", "command": "x", "args": ${deep(100_000)}}}`);
+    expect(body.status).toBe(400);
+    expect(JSON.parse(body.body).error).toBe('the request body nests arrays and objects more than 100 levels deep (the limit is 100)');
+    const text = `{"mcpServers": {"d": {"command": "x", "x_deep": ${deep(100_000)}}}}`;
+    const preview = await req('POST', '/config/import/preview', { text });
+    expect(preview.status).toBe(400);
+    expect(JSON.parse(preview.body).error).toBe('The snippet nests arrays and objects more than 100 levels deep (the limit is 100).');
+    const apply = await req('POST', '/config/import', { text: `{"mcpServers": {"d": {"command": "x", "x_deep": ${deep(5_000)}}}}` });
+    expect(apply.status).toBe(400);
+    expect(fileText()).toBe(before);
+    expect((await req('POST', '/config/servers/chatty/tools', { tool: 'noisy', enabled: false })).status).toBe(200);
+    expect((await req('POST', '/config/servers/chatty/tools', { tool: 'noisy', enabled: true })).status).toBe(200);
   });
 
   it('import preview then apply', async () => {

@@ -1,6 +1,6 @@
 // BridgeHttpServer over real HTTP on 127.0.0.1 port 0, with real SDK clients and servers.
 import http from 'node:http';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -8,6 +8,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
 import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
+import { ROOT } from '../helpers/paths.js';
 import { INITIALIZE, MCP_POST_HEADERS, rawRequest, rawStream, startBridge, waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
@@ -336,6 +337,12 @@ describe('BridgeHttpServer: static panel', () => {
     expect(index.status).toBe(200);
     expect(index.headers.get('content-type')).toContain('text/html');
     expect(index.headers.get('content-security-policy')).toBe(STATIC_CSP);
+    // default-src covers neither <base> nor where a form may submit: both are closed explicitly.
+    const directives = STATIC_CSP.split(';').map((d) => d.trim());
+    expect(directives).toEqual(expect.arrayContaining(["base-uri 'none'", "form-action 'none'"]));
+    // The page carries the same policy for file:// (Electron), where there is no header.
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]*)"/.exec(readFileSync(join(ROOT, 'src/renderer/index.html'), 'utf8'));
+    expect(meta?.[1]).toBe(STATIC_CSP);
     expect(await index.text()).toContain('<title>panel</title>');
     const js = await fetch(h.url + '/app.js');
     expect(js.headers.get('content-type')).toContain('text/javascript');

@@ -2,8 +2,8 @@
 // serving dist/renderer) started on a real config file, with real servers (everything from
 // node_modules, the chatty fixture). Every flow of issue 20 point 5 that ends at the file:
 // add through the form, paste a Claude Desktop snippet, the Enabled switch, a tool switch, a
-// broken edit, secrets never reaching the page, the log view's filters, and Test with its
-// rendered results. (What the bridge then does with the file, the reload, is shown in
+// broken edit, an edit or a switch over what a text editor saved meanwhile, secrets never
+// reaching the page, the log view's filters, and Test with its rendered results. (What the bridge then does with the file, the reload, is shown in
 // panelManageReload.test.ts.) Screenshots of each screen go to docs/screenshots/ when
 // UPDATE_SCREENSHOTS=1.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -124,6 +124,50 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await edit.waitFor({ state: 'detached' });
   });
 
+  it("Edit reads the file again on open, and a save over an editor's change is refused with a message and the saved entry", async () => {
+    const editor = (change: (args: string[]) => void) => {
+      const cfg = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> };
+      change(cfg.mcpServers.chatty!.args);
+      writeFileSync(file, `${JSON.stringify(cfg, null, 2)}\n`);
+    };
+    // Saved by a text editor: the set of servers is the same, so no status tells the panel.
+    editor((a) => a.push('--from-editor'));
+    await region('chatty').getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit chatty' });
+    const args = edit.getByLabel('Arguments', { exact: true });
+    await expect.poll(() => args.inputValue()).toContain('--from-editor');
+    // Saved again by the editor while the form is open.
+    editor((a) => a.push('--second-edit'));
+    await args.fill(`${await args.inputValue()}\n--typed-in-the-form`);
+    await edit.getByLabel('Name', { exact: true }).press('Enter');
+    await expect.poll(() => edit.getByRole('alert').textContent()).toContain('This server was changed in the config file while the form was open');
+    expect(servers().chatty.args).toEqual([fixture('chattyServer.mjs'), '--from-editor', '--second-edit']);
+    expect(await args.inputValue()).toBe([fixture('chattyServer.mjs'), '--from-editor', '--second-edit'].join('\n'));
+    // Saved from the entry as it is now: accepted, the secret behind its mask kept.
+    await args.fill([fixture('chattyServer.mjs')].join('\n'));
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    expect(servers().chatty.args).toEqual([fixture('chattyServer.mjs')]);
+    expect((servers().chatty as { env: Record<string, string> }).env.API_KEY).toBe(SECRET);
+  });
+
+  it("a switch flipped over an editor's change says so and shows the file as saved", async () => {
+    const cfg = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> };
+    cfg.mcpServers.chatty!.disabled = true;
+    writeFileSync(file, `${JSON.stringify(cfg, null, 2)}\n`);
+    const sw = region('chatty').getByRole('switch', { name: 'Enabled' });
+    expect(await sw.getAttribute('aria-checked')).toBe('true');
+    await sw.click();
+    await expect
+      .poll(() => region('chatty').locator('.card-note').textContent())
+      .toContain('This server was changed in the config file since the panel read it');
+    await expect.poll(() => sw.getAttribute('aria-checked')).toBe('false');
+    expect(servers().chatty.disabled).toBe(true);
+    await sw.click();
+    await expect.poll(() => 'disabled' in servers().chatty).toBe(false);
+    await expect.poll(() => region('chatty').locator('.card-note').isHidden()).toBe(true);
+  });
+
   it('pastes a Claude Desktop snippet: the preview says what is added and what is skipped, then adds it', async () => {
     const snippet = JSON.stringify(
       {
@@ -236,6 +280,16 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await dialog.getByRole('button', { name: 'Remove' }).click();
     await dialog.waitFor({ state: 'detached' });
     expect(servers().pasted).toBeUndefined();
+  });
+
+  it('says when the file has a key written twice (the last one counts), without refusing it', async () => {
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace(/^\{\n/, '{\n  "x_note": 1,\n  "x_note": 2,\n'));
+    await region('chatty').getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit chatty' });
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.locator('.manage-notice').textContent()).toContain('duplicate key "x_note" in the top level (line 3): the last one counts');
+    writeFileSync(file, text);
   });
 
   it('no secret ever reached the page: not in the DOM, not in any response it received', async () => {

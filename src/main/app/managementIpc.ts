@@ -6,6 +6,7 @@
  */
 import { IPC_CHANNELS, MANAGEMENT_CHANNELS, type ManagementIpcApi } from '../../shared/ipcContract.js';
 import { handleTrusted, type IpcMainLike } from './ipcHandlers.js';
+import { depthMessage, valueNestsDeeper } from '../../proxy/index.js';
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE). */
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -21,7 +22,10 @@ export function registerManagementHandlers(ipcMain: IpcMainLike, api: Management
   const on = (channel: string, fn: (...args: unknown[]) => unknown) => handleTrusted(ipcMain, channel, options.pageUrl, fn);
   on(IPC_CHANNELS.configGet, () => api.getConfig());
   on(IPC_CHANNELS.configChange, (change) => {
-    if (!isObject(change) || JSON.stringify(change).length > MAX_TEXT) return bad('malformed change');
+    if (!isObject(change)) return bad('malformed change');
+    // Checked before JSON.stringify, which would overflow the stack on a value nested that deep.
+    if (valueNestsDeeper(change)) return bad(depthMessage('the change'));
+    if (JSON.stringify(change).length > MAX_TEXT) return bad('malformed change');
     return api.changeConfig(change as never);
   });
   on(IPC_CHANNELS.configPreviewImport, (text) => {

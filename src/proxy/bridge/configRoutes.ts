@@ -17,7 +17,10 @@
  * CSRF: every request that changes something must carry `Content-Type: application/json`
  * (415 otherwise: an HTML form cannot send it without a CORS preflight, which the bridge
  * never grants) and an `Origin` header (403 without; the gate already refused any origin
- * but the bridge's own). Changes end at the file: the watchers apply them.
+ * but the bridge's own). A body nested deeper than MAX_CONFIG_DEPTH is refused (400). A
+ * change with the `version` of an entry that changed in the file since is refused with 409
+ * and `code: "conflict"`. Changes end at the file: the watchers apply them. What is odd in
+ * the file (duplicate keys) is in the config's `warnings` and logged once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -25,6 +28,8 @@ import { changeFrom, ConfigStore, type ConfigChange } from '../config/configStor
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
 import { ConfigError } from '../config/config.js';
 import { isPlainObject } from '../config/configEntry.js';
+import { depthMessage, valueNestsDeeper } from '../config/jsonDepth.js';
+import { Logger } from '../common/logger.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
 
@@ -42,6 +47,18 @@ export interface ConfigRoutesOptions {
   bodyTimeoutMs: number;
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
+}
+
+const log = Logger.create('config');
+/** Warnings already logged: the panel reads the config after every change. */
+const warned = new Set<string>();
+
+function logWarnings(warnings: readonly string[] | undefined): void {
+  for (const w of warnings ?? []) {
+    if (warned.has(w)) continue;
+    warned.add(w);
+    log.warn(w);
+  }
 }
 
 const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
@@ -97,7 +114,9 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
     // A read, answered 200 so a read-only bridge is not an error in the page's console.
     if (!store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
     try {
-      sendJson(res, 200, store.view());
+      const view = store.view();
+      logWarnings(view.warnings);
+      sendJson(res, 200, view);
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
     }
@@ -123,7 +142,13 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   if (!store) return (noFile(res), true);
   if (route.kind === 'preview') {
     if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
-    sendJson(res, 200, store.previewImport(body.text));
+    try {
+      const preview = store.previewImport(body.text);
+      // A snippet that cannot be read at all (not JSON, too deep, no servers) is a bad request.
+      sendJson(res, preview.ok ? 200 : 400, preview);
+    } catch (err) {
+      sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
+    }
     return true;
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
@@ -131,6 +156,7 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
+  logWarnings(answer.config?.warnings);
   sendJson(res, status ?? 200, answer);
   return true;
 }
@@ -171,6 +197,10 @@ async function writeBody(req: IncomingMessage, res: ServerResponse, o: ConfigRou
   }
   if (!isPlainObject(read.value)) {
     sendError(res, 400, 'the body must be a JSON object');
+    return undefined;
+  }
+  if (valueNestsDeeper(read.value)) {
+    sendError(res, 400, depthMessage('the request body'));
     return undefined;
   }
   return read.value;

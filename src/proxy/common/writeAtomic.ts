@@ -4,8 +4,12 @@
 import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-/** Writes `data` to `path` atomically with file mode `mode`. Synchronous: two writes in one process never interleave. */
-export function writeAtomic(path: string, data: string | Buffer, mode: number): void {
+/**
+ * Writes `data` to `path` atomically with file mode `mode`. Synchronous: two writes in one
+ * process never interleave. `beforeRename`, when given, runs once the temp file is complete;
+ * if it throws, the temp file is removed, `path` is left as it was, and the error is thrown.
+ */
+export function writeAtomic(path: string, data: string | Buffer, mode: number, beforeRename?: () => void): void {
   // `node:crypto` taken at the first write, not imported: this module is loaded at every start
   // (the OAuth store imports it) and crypto is about 2 ms of Node's own modules to load.
   const suffix = process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex');
@@ -24,6 +28,7 @@ export function writeAtomic(path: string, data: string | Buffer, mode: number): 
   }
   closeSync(fd);
   try {
+    beforeRename?.();
     renameSync(tmp, path);
   } catch (err) {
     unlinkSync(tmp);

@@ -14,6 +14,7 @@ import * as z from 'zod/mini';
 import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
 import type { ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
+import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
@@ -47,6 +48,8 @@ const topSchema = z.looseObject(
  */
 export function parseConfig(raw: unknown, opts: { env?: NodeJS.ProcessEnv } = {}): ProxyConfig {
   const env = opts.env ?? process.env;
+  // Before anything walks it: what is nested deeper than any config needs would overflow the stack later.
+  if (valueNestsDeeper(raw)) throw new ConfigError([depthMessage('the config')]);
   const issues: string[] = [];
   const top = topSchema.safeParse(raw);
   if (!top.success) {

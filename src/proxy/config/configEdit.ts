@@ -1,8 +1,9 @@
 /**
- * The changes the panel makes to the user's config, as pure functions from one parsed
- * document to the next: add, edit (and rename), remove, enable/disable (`disabled`), and
- * turn single tools off and on (the entry's `tools.deny`). Each returns a new object and
- * leaves the input untouched; entries keep their place in the file and their other fields.
+ * The changes the panel makes to the user's config, as pure functions from one servers map
+ * (the file's `mcpServers`) to the next: add, edit (and rename), remove, enable/disable
+ * (`disabled`), and turn single tools off and on (the entry's `tools.deny`). Each returns a
+ * new map and leaves the input untouched; entries keep their place and their other fields
+ * (the same values, so the text edit that follows, jsonTextEdit.ts, leaves their bytes alone).
  *
  * A refused change throws {@link EditError} (the server id is unknown, taken, invalid...);
  * validating the result is the caller's job (configStore.ts), with the CLI's own parser.
@@ -11,8 +12,9 @@ import type { EntryDraft } from '../../shared/configContract.js';
 import { isPlainObject, SERVER_ID_RE } from './configEntry.js';
 import { mergeDraft } from './entryView.js';
 import { isGlob } from './toolFilter.js';
+import { setOwn } from './jsonText.js';
 
-type Doc = Record<string, unknown> & { mcpServers: Record<string, unknown> };
+type Servers = Record<string, unknown>;
 
 /** A change that cannot be made; `status` is the HTTP answer the bridge gives for it. */
 export class EditError extends Error {
@@ -34,52 +36,50 @@ export function checkId(id: unknown): string {
   return id;
 }
 
-function withServers(doc: Doc, servers: Record<string, unknown>): Doc {
-  return { ...doc, mcpServers: servers };
-}
+const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
-function existing(doc: Doc, id: string): Record<string, unknown> {
-  if (!Object.prototype.hasOwnProperty.call(doc.mcpServers, id)) throw new EditError(404, `no server "${id}" in the config`);
-  const e = doc.mcpServers[id];
+function existing(servers: Servers, id: string): Record<string, unknown> {
+  if (!has(servers, id)) throw new EditError(404, `no server "${id}" in the config`);
+  const e = servers[id];
   return isPlainObject(e) ? e : {};
 }
 
 /** Adds a new entry at the end. Problems of masked values (none on an add) go to `problems`. */
-export function addServer(doc: Doc, id: string, draft: EntryDraft, problems: string[] = []): Doc {
+export function addServer(servers: Servers, id: string, draft: EntryDraft, problems: string[] = []): Servers {
   checkId(id);
-  if (Object.prototype.hasOwnProperty.call(doc.mcpServers, id)) throw new EditError(409, `a server named "${id}" already exists`);
-  return withServers(doc, { ...doc.mcpServers, [id]: mergeDraft(draft, undefined, problems) });
+  if (has(servers, id)) throw new EditError(409, `a server named "${id}" already exists`);
+  return { ...servers, [id]: mergeDraft(draft, undefined, problems) };
 }
 
 /** Replaces the form's fields of `id` (renamed to `newId` in place when given). */
-export function updateServer(doc: Doc, id: string, draft: EntryDraft, newId: string = id, problems: string[] = []): Doc {
-  const stored = existing(doc, id);
+export function updateServer(servers: Servers, id: string, draft: EntryDraft, newId: string = id, problems: string[] = []): Servers {
+  const stored = existing(servers, id);
   checkId(newId);
-  if (newId !== id && Object.prototype.hasOwnProperty.call(doc.mcpServers, newId)) throw new EditError(409, `a server named "${newId}" already exists`);
+  if (newId !== id && has(servers, newId)) throw new EditError(409, `a server named "${newId}" already exists`);
   const entry = mergeDraft(draft, stored, problems);
-  const servers: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(doc.mcpServers)) servers[k === id ? newId : k] = k === id ? entry : v;
-  return withServers(doc, servers);
+  const next: Servers = {};
+  for (const [k, v] of Object.entries(servers)) setOwn(next, k === id ? newId : k, k === id ? entry : v);
+  return next;
 }
 
 /** Removes `id`. */
-export function removeServer(doc: Doc, id: string): Doc {
-  existing(doc, id);
-  const servers = { ...doc.mcpServers };
-  delete servers[id];
-  return withServers(doc, servers);
+export function removeServer(servers: Servers, id: string): Servers {
+  existing(servers, id);
+  const next = { ...servers };
+  delete next[id];
+  return next;
 }
 
-function replaceEntry(doc: Doc, id: string, entry: Record<string, unknown>): Doc {
-  return withServers(doc, { ...doc.mcpServers, [id]: entry });
+function replaceEntry(servers: Servers, id: string, entry: Record<string, unknown>): Servers {
+  return { ...servers, [id]: entry };
 }
 
 /** `disabled: true`, or the key removed (the default is enabled). */
-export function setServerEnabled(doc: Doc, id: string, enabled: boolean): Doc {
-  const entry = { ...existing(doc, id) };
+export function setServerEnabled(servers: Servers, id: string, enabled: boolean): Servers {
+  const entry = { ...existing(servers, id) };
   if (enabled) delete entry.disabled;
   else entry.disabled = true;
-  return replaceEntry(doc, id, entry);
+  return replaceEntry(servers, id, entry);
 }
 
 /**
@@ -87,9 +87,9 @@ export function setServerEnabled(doc: Doc, id: string, enabled: boolean): Doc {
  * `denyTools`, which matches exactly) or on again (the name removed from both). A tool that
  * a wildcard or an allow list still hides stays hidden (configStore.ts says so).
  */
-export function setToolEnabled(doc: Doc, id: string, tool: string, enabled: boolean): Doc {
+export function setToolEnabled(servers: Servers, id: string, tool: string, enabled: boolean): Servers {
   if (typeof tool !== 'string' || tool === '') throw new EditError(400, 'a tool name is required');
-  const entry = { ...existing(doc, id) };
+  const entry = { ...existing(servers, id) };
   const tools: Record<string, unknown> = isPlainObject(entry.tools) ? { ...entry.tools } : {};
   const deny = Array.isArray(tools.deny) ? tools.deny.filter((x) => x !== tool) : [];
   const denyExact = Array.isArray(entry.denyTools) ? entry.denyTools.filter((x) => x !== tool) : undefined;
@@ -101,5 +101,5 @@ export function setToolEnabled(doc: Doc, id: string, tool: string, enabled: bool
   const exact = !enabled && isGlob(tool) ? [...(denyExact ?? []), tool] : denyExact;
   if (exact && exact.length) entry.denyTools = exact;
   else delete entry.denyTools;
-  return replaceEntry(doc, id, entry);
+  return replaceEntry(servers, id, entry);
 }

@@ -14,34 +14,23 @@
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
 import { redactUrl } from './redact.js';
+import { JsonTextError, parseJsonString } from './jsonText.js';
 
-/** Removes `//` and `/* *\/` comments and trailing commas outside strings. */
-export function stripJsonc(text: string): string {
-  let out = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"') {
-      const start = i;
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
-      out += text.slice(start, i + 1);
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      const end = text.indexOf('*/', i + 2);
-      i = end < 0 ? text.length : end + 1;
-    } else out += c;
-  }
-  return out.replace(/,(\s*[}\]])/g, '$1');
-}
+const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** The snippet as an object: as is, or wrapped in braces (a pasted `"id": {...}` fragment). */
+/**
+ * The snippet as an object: as is, or wrapped in braces (a pasted `"id": {...}` fragment).
+ * @throws JsonTextError when neither reads (the first reading's message), e.g. too deep.
+ */
 function parseSnippet(text: string): unknown {
-  const clean = stripJsonc(text).trim();
   try {
-    return JSON.parse(clean);
-  } catch {
-    return JSON.parse(`{${clean.replace(/,\s*$/, '')}}`);
+    return parseJsonString(text, 'the snippet').value;
+  } catch (err) {
+    try {
+      return parseJsonString(`{${text}}`, 'the snippet').value;
+    } catch {
+      throw err;
+    }
   }
 }
 
@@ -74,6 +63,7 @@ function convertValue(v: unknown, foreign: string[]): unknown {
     return v.replace(/\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g, '${$1}');
   }
   if (Array.isArray(v)) return v.map((x) => convertValue(x, foreign));
+  // Object.fromEntries defines own keys ("__proto__" stays a key). The depth is bounded by the parse.
   if (isPlainObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, convertValue(x, foreign)]));
   return v;
 }
@@ -94,7 +84,8 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   let raw: unknown;
   try {
     raw = parseSnippet(text);
-  } catch {
+  } catch (err) {
+    if (err instanceof JsonTextError && err.tooDeep) return empty(`${capitalized(err.message)}.`);
     return empty('The snippet is not valid JSON.');
   }
   const found = serversOf(raw);

@@ -1,22 +1,36 @@
 /**
  * The config file the panel manages: read it as a masked {@link ConfigView}, and apply one
- * change at a time (read the file as it is now, change it, validate the result with the CLI's
- * own parser and messages, write it atomically with a `.bak`). An invalid result writes
- * nothing. Applying the written file to running servers is the file watchers' job (the
- * app's runtime, the bridge's `--watch`); this ends at the file.
+ * change at a time: read the file as it is now, check the entry is still the version the
+ * change was made from, change the servers map, turn the difference into edits of the text
+ * in place (jsonTextEdit.ts: every byte outside them is kept), validate the result with the
+ * CLI's own parser and messages, write it atomically with a `.bak`. An invalid result writes
+ * nothing. When the file changes between the read and the write (an editor saved it), the
+ * change is made again on the new text, and refused with {@link CONFIG_CONFLICT} if its
+ * entry is what changed. Applying the written file to running servers is the file watchers'
+ * job (the app's runtime, the bridge's `--watch`); this ends at the file.
  *
  * Used by the bridge's `/config` routes and by the app's IPC handlers alike.
  */
-import type { ConfigChange, ConfigChangeResult, ConfigView, EntryDraft, ImportPreview } from '../../shared/configContract.js';
+import { createHmac, randomBytes } from 'node:crypto';
+import {
+  CONFIG_CONFLICT,
+  type ConfigChange,
+  type ConfigChangeResult,
+  type ConfigView,
+  type EntryDraft,
+  type ImportPreview,
+} from '../../shared/configContract.js';
 import { ConfigError, parseConfig } from './config.js';
 import { addServer, EditError, removeServer, setServerEnabled, setToolEnabled, updateServer } from './configEdit.js';
-import { readConfigDocument, writeConfigDocument, type ConfigDocument } from './configFile.js';
+import { ConfigChangedMeanwhile, readConfigDocument, withText, writeConfigDocument, type ConfigDocument } from './configFile.js';
 import { planImport } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
 import { entryView } from './entryView.js';
+import { JsonTextError, keyOf, type JsonText } from './jsonText.js';
+import { applyOps, opsBetween, type JsonOp } from './jsonTextEdit.js';
 import { isToolAllowed, type ToolFilter } from './toolFilter.js';
 
-type Doc = ConfigDocument['doc'];
+type Servers = Record<string, unknown>;
 
 export type { ConfigChange };
 
@@ -25,6 +39,15 @@ export interface ChangeFailure extends ConfigChangeResult {
   ok: false;
   status: number;
 }
+
+/** How often a change is made again on a file that keeps changing under it. */
+const WRITE_ATTEMPTS = 3;
+
+/**
+ * Keys entry versions (an HMAC, not a bare hash, so a version says nothing about the secrets
+ * in the entry); one per process: the view and the change go to the same process.
+ */
+const VERSION_KEY = randomBytes(32);
 
 export class ConfigStore {
   /** @param env what `${VAR}`s expand from when validating (the bridge's environment). */
@@ -41,11 +64,19 @@ export class ConfigStore {
   /** What importing `text` would add and skip; writes nothing. */
   previewImport(text: string): ImportPreview {
     const doc = readConfigDocument(this.path);
-    return planImport(text, Object.keys(doc.doc.mcpServers), this.env).preview;
+    return planImport(text, Object.keys(doc.servers), this.env).preview;
   }
 
   /** Applies one change; never throws for bad input (the failure says why). */
   apply(change: ConfigChange): ConfigChangeResult | ChangeFailure {
+    for (let attempt = 1; ; attempt++) {
+      const r = this.applyOnce(change);
+      if (!(r instanceof ConfigChangedMeanwhile)) return r;
+      if (attempt === WRITE_ATTEMPTS) return { ...fail(409, `${r.message}; try again`), code: CONFIG_CONFLICT };
+    }
+  }
+
+  private applyOnce(change: ConfigChange): ConfigChangeResult | ChangeFailure | ConfigChangedMeanwhile {
     let before: ConfigDocument;
     try {
       before = readConfigDocument(this.path);
@@ -53,49 +84,61 @@ export class ConfigStore {
       return fail(500, err instanceof ConfigError ? err.issues.join('; ') : String(err));
     }
     const problems: string[] = [];
-    let next: Doc;
+    let after: JsonText;
     let note: string | undefined;
     try {
-      next = this.changed(before.doc, change, problems);
+      if ('version' in change && change.version !== undefined && change.version !== entryVersion(before, change.id)) {
+        return {
+          ...fail(409, `"${change.id}" was changed in ${before.path} since it was read (by an editor or another window): read it again and redo the change`),
+          code: CONFIG_CONFLICT,
+        };
+      }
+      const next = this.changed(before.servers, change, problems);
       if (change.op === 'tool' && change.enabled) note = stillHidden(next, change.id, change.tool);
+      if (problems.length) return { ...fail(400, 'the change is not valid'), issues: problems };
+      after = applyOps(before.json, opsFor(before, change, next), before.path);
     } catch (err) {
       if (err instanceof EditError) return fail(err.status, err.message);
+      if (err instanceof JsonTextError) return fail(409, err.message);
       throw err;
     }
-    if (problems.length) return { ...fail(400, 'the change is not valid'), issues: problems };
+    let written: ConfigDocument;
     try {
-      parseConfig(next, { env: this.env });
+      written = withText(before.path, before.target, after, before.mode);
+      parseConfig(runtimeShape(written), { env: this.env });
     } catch (err) {
       if (err instanceof ConfigError) return { ...fail(400, 'the change is not valid'), issues: err.issues };
       throw err;
     }
     try {
-      writeConfigDocument(before, next);
+      // A change that changes nothing (a switch set to what it is) writes nothing: no .bak, no reload.
+      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes);
     } catch (err) {
+      if (err instanceof ConfigChangedMeanwhile) return err;
       return fail(500, `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    const result: ConfigChangeResult = { ok: true, config: viewOf({ ...before, doc: next }) };
+    const result: ConfigChangeResult = { ok: true, config: viewOf(written) };
     if (note) result.error = note;
     return result;
   }
 
-  private changed(doc: Doc, c: ConfigChange, problems: string[]): Doc {
+  private changed(servers: Servers, c: ConfigChange, problems: string[]): Servers {
     switch (c.op) {
       case 'add':
-        return addServer(doc, c.id, c.entry, problems);
+        return addServer(servers, c.id, c.entry, problems);
       case 'update':
-        return updateServer(doc, c.id, c.entry, c.newId ?? c.id, problems);
+        return updateServer(servers, c.id, c.entry, c.newId ?? c.id, problems);
       case 'remove':
-        return removeServer(doc, c.id);
+        return removeServer(servers, c.id);
       case 'enable':
-        return setServerEnabled(doc, c.id, c.enabled);
+        return setServerEnabled(servers, c.id, c.enabled);
       case 'tool':
-        return setToolEnabled(doc, c.id, c.tool, c.enabled);
+        return setToolEnabled(servers, c.id, c.tool, c.enabled);
       case 'import': {
-        const plan = planImport(c.text, Object.keys(doc.mcpServers), this.env);
+        const plan = planImport(c.text, Object.keys(servers), this.env);
         if (!plan.preview.ok) throw new EditError(400, plan.preview.error ?? 'nothing to import');
         if (Object.keys(plan.entries).length === 0) throw new EditError(400, 'nothing to import: every server in the snippet is skipped');
-        return { ...doc, mcpServers: { ...doc.mcpServers, ...plan.entries } };
+        return { ...servers, ...plan.entries };
       }
       default:
         throw new EditError(400, 'unknown change');
@@ -103,17 +146,57 @@ export class ConfigStore {
   }
 }
 
+/** The text edits of a change: only what differs; a rename rewrites the key alone, in place. */
+function opsFor(before: ConfigDocument, change: ConfigChange, next: Servers): JsonOp[] {
+  const key = before.serversKey;
+  if (change.op === 'update' && change.newId !== undefined && change.newId !== change.id) {
+    const ops = opsBetween([key, change.id], before.servers[change.id], next[change.newId]);
+    ops.push({ op: 'rename', path: [key, change.id], key: change.newId });
+    return ops;
+  }
+  return opsBetween([key], before.servers, next);
+}
+
+/** The document as the CLI reads it: a VS Code file's `servers` as `mcpServers`. */
+function runtimeShape(d: ConfigDocument): unknown {
+  if (d.serversKey === 'mcpServers') return d.doc;
+  const { servers, ...rest } = d.doc;
+  return { ...rest, mcpServers: servers };
+}
+
+/**
+ * The version of entry `id`: an HMAC of its bytes in the file (key and value), "" when the
+ * file has no such entry (so a change made from a removed entry is a conflict too).
+ */
+function entryVersion(d: ConfigDocument, id: string): string {
+  const json = d.json;
+  const top = json.tree?.type === 'object' ? (json.tree.children ?? []).filter((p) => keyOf(json, p) === d.serversKey) : [];
+  const servers = top[top.length - 1]?.children?.[1];
+  if (!servers || servers.type !== 'object') return '';
+  const hmac = createHmac('sha256', VERSION_KEY);
+  let found = false;
+  // Every occurrence of a duplicated id counts (editing one is refused anyway).
+  for (const p of servers.children ?? []) {
+    if (keyOf(json, p) !== id) continue;
+    found = true;
+    hmac.update(json.bytes.subarray(json.bomLength + p.offset, json.bomLength + p.offset + p.length));
+  }
+  return found ? hmac.digest('base64url').slice(0, 22) : '';
+}
+
 function fail(status: number, error: string): ChangeFailure {
   return { ok: false, status, error };
 }
 
 function viewOf(d: ConfigDocument): ConfigView {
-  return { file: d.path, servers: Object.entries(d.doc.mcpServers).map(([id, e]) => entryView(id, e)) };
+  const view: ConfigView = { file: d.path, servers: Object.entries(d.servers).map(([id, e]) => ({ ...entryView(id, e), version: entryVersion(d, id) })) };
+  if (d.warnings.length) view.warnings = d.warnings;
+  return view;
 }
 
 /** Why a tool turned back on is still hidden (a wildcard or an allow list), if it is. */
-function stillHidden(doc: Doc, id: string, tool: string): string | undefined {
-  const e = doc.mcpServers[id];
+function stillHidden(servers: Servers, id: string, tool: string): string | undefined {
+  const e = servers[id];
   if (!isPlainObject(e)) return undefined;
   const t = isPlainObject(e.tools) ? e.tools : {};
   const list = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
@@ -128,24 +211,26 @@ function stillHidden(doc: Doc, id: string, tool: string): string | undefined {
 /** Parses a change from untrusted JSON (a route body, an IPC argument); undefined when malformed. */
 export function changeFrom(body: unknown): ConfigChange | undefined {
   if (!isPlainObject(body) || typeof body.op !== 'string') return undefined;
-  const str = (v: unknown) => typeof v === 'string';
+  const str = (v: unknown): v is string => typeof v === 'string';
   const draftOk = (v: unknown): v is EntryDraft => isPlainObject(v) && (v.kind === 'stdio' || v.kind === 'remote');
+  if (body.version !== undefined && !str(body.version)) return undefined;
+  const version = str(body.version) ? { version: body.version } : {};
   switch (body.op) {
     case 'add':
-      return str(body.id) && draftOk(body.entry) ? { op: 'add', id: body.id as string, entry: body.entry } : undefined;
+      return str(body.id) && draftOk(body.entry) ? { op: 'add', id: body.id, entry: body.entry } : undefined;
     case 'update':
       if (!str(body.id) || !draftOk(body.entry) || (body.newId !== undefined && !str(body.newId))) return undefined;
-      return { op: 'update', id: body.id as string, entry: body.entry, ...(body.newId !== undefined ? { newId: body.newId as string } : {}) };
+      return { op: 'update', id: body.id, entry: body.entry, ...(str(body.newId) ? { newId: body.newId } : {}), ...version };
     case 'remove':
-      return str(body.id) ? { op: 'remove', id: body.id as string } : undefined;
+      return str(body.id) ? { op: 'remove', id: body.id, ...version } : undefined;
     case 'enable':
-      return str(body.id) && typeof body.enabled === 'boolean' ? { op: 'enable', id: body.id as string, enabled: body.enabled } : undefined;
+      return str(body.id) && typeof body.enabled === 'boolean' ? { op: 'enable', id: body.id, enabled: body.enabled, ...version } : undefined;
     case 'tool':
       return str(body.id) && str(body.tool) && typeof body.enabled === 'boolean'
-        ? { op: 'tool', id: body.id as string, tool: body.tool as string, enabled: body.enabled }
+        ? { op: 'tool', id: body.id, tool: body.tool, enabled: body.enabled, ...version }
         : undefined;
     case 'import':
-      return str(body.text) ? { op: 'import', text: body.text as string } : undefined;
+      return str(body.text) ? { op: 'import', text: body.text } : undefined;
     default:
       return undefined;
   }

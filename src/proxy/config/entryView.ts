@@ -13,13 +13,14 @@ import { SECRET_MASK, type EntryDraft, type EntryView } from '../../shared/confi
 import { isPlainObject } from './configEntry.js';
 import { ARG_MASK, redactArgs, redactUrl } from './redact.js';
 import { isGlob } from './toolFilter.js';
+import { setOwn } from './jsonText.js';
 
 const VAR_ONLY_RE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const stringMap = (v: unknown): Record<string, string> => {
   const out: Record<string, string> = {};
-  if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') out[k] = x;
+  if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') setOwn(out, k, x);
   return out;
 };
 
@@ -30,7 +31,7 @@ export function maskValue(value: string): string {
 
 function maskMap(v: unknown): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, x] of Object.entries(stringMap(v))) out[k] = maskValue(x);
+  for (const [k, x] of Object.entries(stringMap(v))) setOwn(out, k, maskValue(x));
   return out;
 }
 
@@ -41,8 +42,8 @@ export function deniedToolNames(raw: Record<string, unknown>): string[] {
   return [...new Set(names)];
 }
 
-/** The panel's view of one raw entry. */
-export function entryView(id: string, rawValue: unknown): EntryView {
+/** The panel's view of one raw entry (its version is the store's: configStore.ts). */
+export function entryView(id: string, rawValue: unknown): Omit<EntryView, 'version'> {
   const raw = isPlainObject(rawValue) ? rawValue : {};
   const base = { id, disabled: raw.disabled === true, deniedTools: deniedToolNames(raw), persistent: raw.persistent !== false };
   if (typeof raw.url === 'string') {
@@ -50,7 +51,7 @@ export function entryView(id: string, rawValue: unknown): EntryView {
     const transport = type === 'streamable-http' || type === 'streamableHttp' ? 'http' : type;
     return { ...base, kind: 'remote', url: redactUrl(raw.url), headers: maskMap(raw.headers), transport };
   }
-  const view: EntryView = {
+  const view: Omit<EntryView, 'version'> = {
     ...base,
     kind: 'stdio',
     command: typeof raw.command === 'string' ? raw.command : '',
@@ -69,9 +70,9 @@ function unmaskMap(next: Record<string, string>, stored: Record<string, string>,
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(next)) {
     if (v === SECRET_MASK) {
-      if (k in stored) out[k] = stored[k];
+      if (Object.prototype.hasOwnProperty.call(stored, k)) setOwn(out, k, stored[k]);
       else problems.push(`${field} "${k}" has no stored value to keep: type its value`);
-    } else out[k] = v;
+    } else setOwn(out, k, v);
   }
   return out;
 }
@@ -128,8 +129,9 @@ export function mergeDraft(draft: EntryDraft, storedValue: unknown, problems: st
 
 /** Keeps the stored entry's key order for keys it had; new keys follow. */
 function reorder(entry: Record<string, unknown>, stored: Record<string, unknown>): Record<string, unknown> {
+  const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(stored)) if (k in entry) out[k] = entry[k];
-  for (const [k, v] of Object.entries(entry)) if (!(k in out)) out[k] = v;
+  for (const k of Object.keys(stored)) if (has(entry, k)) setOwn(out, k, entry[k]);
+  for (const [k, v] of Object.entries(entry)) if (!has(out, k)) setOwn(out, k, v);
   return out;
 }
