@@ -30,6 +30,8 @@ import {
 } from './common.mjs';
 
 const START_TIMEOUT_MS = 30_000;
+/** The SDK stdio client's read buffer: its 10 MiB default refuses a 10 MiB result with its envelope. */
+const STDIO_CLIENT_BUFFER_BYTES = 64 * 1024 * 1024;
 const node = process.execPath;
 
 /**
@@ -116,7 +118,13 @@ async function toolNames(client, what) {
  * @param {Record<string, string | undefined>} [env]
  */
 async function stdioClient(procs, what, command, args, env = process.env) {
-  const transport = new StdioClientTransport({ command, args, env: /** @type {Record<string, string>} */ (env), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: /** @type {Record<string, string>} */ (env),
+    stderr: 'pipe',
+    maxBufferSize: STDIO_CLIENT_BUFFER_BYTES,
+  });
   const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
   let client;
   try {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from '../../src/proxy/stdio/framing.js';
-import { extractIdHint } from '../../src/proxy/stdio/idHint.js';
+import { extractIdHint, extractTailIdHint, frameHint } from '../../src/proxy/stdio/idHint.js';
 
 const MiB = 1024 * 1024;
 
@@ -199,7 +199,7 @@ describe('FrameDecoder', () => {
     frames.push(...decoder.push(Buffer.from(`"}}\n${next}\n`)));
     expect(maxBuffered).toBeLessThanOrEqual(DEFAULT_MAX_MESSAGE_BYTES);
     expect(frames).toEqual([
-      { kind: 'oversize', framing: 'newline', bytes: total + 3, idHint: 7 },
+      { kind: 'oversize', framing: 'newline', bytes: total + 3, idHint: 7, shape: 'call' },
       { kind: 'message', body: next, framing: 'newline' },
     ]);
   });
@@ -217,7 +217,7 @@ describe('FrameDecoder', () => {
     // Without a frame start inside it, the declared length is what counts.
     frames.push(...decoder.push(Buffer.from('{"jsonrpc":"2.0","id":2,"method":"ping"}\n')));
     expect(frames).toEqual([
-      { kind: 'oversize', framing: 'content-length', bytes: size, idHint: 'big-1' },
+      { kind: 'oversize', framing: 'content-length', bytes: size, idHint: 'big-1', shape: 'call' },
       { kind: 'message', body: '{"jsonrpc":"2.0","id":2,"method":"ping"}', framing: 'newline' },
     ]);
   });
@@ -229,9 +229,9 @@ describe('FrameDecoder', () => {
         `content-length: 99999999999\n\n${ping(8)}\n${ping(9)}\n`,
     );
     const expected = [
-      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 5 },
+      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 5, shape: 'call' },
       { kind: 'message', body: ping(6), framing: 'content-length' },
-      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 8 },
+      { kind: 'oversize', framing: 'content-length', bytes: 99999999999, idHint: 8, shape: 'call' },
       { kind: 'message', body: ping(9), framing: 'newline' },
     ];
     expect(decodeSplit(data, [], new FrameDecoder({ maxMessageBytes: 100 }))).toEqual(expected);
@@ -251,6 +251,50 @@ describe('FrameDecoder', () => {
     expect(frames).toEqual([
       { kind: 'oversize', framing: 'newline', bytes: 9000 },
       { kind: 'message', body: '{}', framing: 'newline' },
+    ]);
+  });
+
+  it('finds the id at the end of a skipped reply, as the SDK writes it, at any split and without holding the reply', () => {
+    const cap = 16 * 1024;
+    const text = 'é'.repeat(12_000);
+    const reply = JSON.stringify({ result: { content: [{ type: 'text', text }] }, jsonrpc: '2.0', id: 'call-"7"' });
+    const data = Buffer.from(`${reply}\r\n{"jsonrpc":"2.0","id":8,"result":{}}\n`);
+    const bytes = Buffer.byteLength(reply);
+    const expected = [
+      { kind: 'oversize', framing: 'newline', bytes, idHint: 'call-"7"', shape: 'reply' },
+      { kind: 'message', body: '{"jsonrpc":"2.0","id":8,"result":{}}', framing: 'newline' },
+    ];
+    for (const cut of [1, 100, 511, 512, 513, bytes - 600, bytes - 512, bytes - 20, bytes - 1, bytes, bytes + 1]) {
+      expect(decodeSplit(data, [cut], new FrameDecoder({ maxMessageBytes: cap }))).toEqual(expected);
+    }
+    const bytewise = new FrameDecoder({ maxMessageBytes: cap });
+    const frames: DecodedFrame[] = [];
+    for (let i = 0; i < data.length; i++) {
+      frames.push(...bytewise.push(data.subarray(i, i + 1)));
+      expect(bytewise.bufferedBytes).toBeLessThanOrEqual(cap + 1);
+    }
+    expect(frames).toEqual(expected);
+  });
+
+  it('tells a skipped reply, a skipped request, an object of neither kind and bytes that are no object apart', () => {
+    const decoder = new FrameDecoder({ maxMessageBytes: 64 });
+    const pad = 'p'.repeat(2000);
+    const lines = [
+      JSON.stringify({ jsonrpc: '2.0', result: { pad }, id: 3 }),
+      JSON.stringify({ jsonrpc: '2.0', error: { code: 1, message: pad } }),
+      JSON.stringify({ params: { pad }, method: 'sampling/createMessage', jsonrpc: '2.0', id: 0 }),
+      JSON.stringify({ method: 'notifications/message', params: { pad }, jsonrpc: '2.0' }),
+      JSON.stringify({ jsonrpc: '2.0', pad, more: pad }),
+      pad,
+    ];
+    const frames = decodeSplit(Buffer.from(lines.map((l) => `${l}\n`).join('')), [], decoder);
+    expect(frames.map((f) => (f.kind === 'oversize' ? [f.shape, f.idHint] : f.kind))).toEqual([
+      ['reply', 3],
+      ['reply', undefined],
+      ['call', 0],
+      ['call', undefined],
+      ['object', undefined],
+      [undefined, undefined],
     ]);
   });
 
@@ -284,5 +328,37 @@ describe('extractIdHint', () => {
     expect(extractIdHint('{"id":null,')).toBeUndefined();
     expect(extractIdHint('{"s":"\\"id\\":3","id":4,')).toBe(4);
     expect(extractIdHint('garbage')).toBeUndefined();
+  });
+});
+
+describe('extractTailIdHint', () => {
+  it('reads the last top-level id backwards, ignoring nested ones and ids inside strings', () => {
+    expect(extractTailIdHint('aaaa"}]},"jsonrpc":"2.0","id":42}')).toBe(42);
+    expect(extractTailIdHint('aaaa"}]},"jsonrpc":"2.0","id":42}\r\n')).toBe(42);
+    expect(extractTailIdHint('aa"},"id" : "a\\"b\\\\" , "jsonrpc":"2.0"}')).toBe('a"b\\');
+    expect(extractTailIdHint('{"id":-1.5e3}')).toBe(-1500);
+    expect(extractTailIdHint('aaa"},"params":{"id":9,"x":[{"id":1}]}}')).toBeUndefined();
+    expect(extractTailIdHint('{"t":"x\\",\\"id\\":3}"}')).toBeUndefined();
+    expect(extractTailIdHint('{"jsonrpc":"2.0","id":null}')).toBeUndefined();
+    expect(extractTailIdHint('{"jsonrpc":"2.0","id":"x","result":{}')).toBeUndefined();
+  });
+
+  it('gives up where the tail may have been cut: a key, a value or a backslash run at its very start', () => {
+    expect(extractTailIdHint('"id":5}')).toBeUndefined();
+    expect(extractTailIdHint('5}')).toBeUndefined();
+    expect(extractTailIdHint('aaa","id":5}')).toBe(5);
+    // `\"` at the start may be an escaped quote or the end of an escaped backslash.
+    expect(extractTailIdHint('\\"id":5,"a":"b"}')).toBeUndefined();
+    expect(extractTailIdHint('x","id":5,"a":"b"}')).toBe(5);
+  });
+});
+
+describe('frameHint', () => {
+  it('takes the id from the head before the tail, and the shape from both', () => {
+    expect(frameHint('{"jsonrpc":"2.0","id":1,"result":{"x":"', 'aaa"},"id":2}')).toEqual({ id: 1, shape: 'reply' });
+    expect(frameHint('{"result":{"x":"', 'aaa"},"jsonrpc":"2.0","id":2}')).toEqual({ id: 2, shape: 'reply' });
+    expect(frameHint('{"params":{"x":"', 'aaa"},"method":"ping","id":2}')).toEqual({ id: 2, shape: 'call' });
+    expect(frameHint(' {"x":"', 'aaa"}')).toEqual({ shape: 'object' });
+    expect(frameHint('[{"jsonrpc":"2.0"', '"id":1}]')).toEqual({});
   });
 });

@@ -167,6 +167,31 @@ describe('StdioServerTransport: messages and framing', () => {
     await h.transport.close();
   });
 
+  it("fails our request at once when the client's answer to it is over the cap, telling the client with id null", async () => {
+    const h = harness({ maxMessageBytes: 1024 });
+    await h.transport.start();
+    await h.transport.send({ jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params: {} });
+    await h.transport.send({ jsonrpc: '2.0', id: 8, method: 'roots/list' });
+    // As the SDK writes it, id last: only the end of the skipped answer names it.
+    h.input.write(`${JSON.stringify({ result: { content: { type: 'text', text: 'x'.repeat(4000) } }, jsonrpc: '2.0', id: 7 })}\n`);
+    await h.waitFor(() => h.received.length === 1 && h.outFrames.length === 3, 'the failed request and the client told');
+    expect(h.received[0]).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: -32603,
+        message: expect.stringMatching(/^the client answered with a 40\d\d-byte message, over the 1024-byte limit \(--max-message-bytes\); skipped$/),
+      },
+    });
+    // The id is ours, not one of the client's requests: the client is told with id null.
+    expect(h.replies()[2]!.msg).toMatchObject({ id: null, error: { code: -32600 } });
+    // With no id to be read, every request still awaiting the client's answer fails (here 8).
+    h.input.write(`${JSON.stringify({ jsonrpc: '2.0', result: { pad: 'x'.repeat(4000) }, id: 8, trailer: 'y'.repeat(4000) })}\n`);
+    await h.waitFor(() => h.received.length === 2, 'the request still awaited to fail');
+    expect(h.received[1]).toMatchObject({ id: 8, error: { code: -32603, message: expect.stringContaining('whose id cannot be read') } });
+    await h.transport.close();
+  });
+
   it('survives 1 MiB of random bytes: errors for the garbage, then serves the request', async () => {
     for (const allowNewlines of [false, true]) {
       const h = harness();

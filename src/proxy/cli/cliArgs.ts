@@ -233,7 +233,7 @@ Common options:
                              proxy and --transport http: close HTTP sessions idle this long (default 1800000)
   --no-watchdog              do not exit when the parent process dies (stdio modes watch it by default)
   --watchdog-interval <ms>   parent check interval (default 2000)      --parent-pid <pid>  pid to watch
-  --max-message-bytes <n>    largest accepted message (default 10485760)
+  --max-message-bytes <n>    largest message from a client (default 10485760); a server's may be twice that
   --log-level <level>        debug|info|warn|error (or MCP_PROXY_LOG_LEVEL); logs go to stderr
                              and to $MCP_PROXY_LOG_FILE when set, never to stdout
 Stdio aggregation:

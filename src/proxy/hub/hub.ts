@@ -33,7 +33,7 @@ export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
   /** After a session's input ends, how long its received requests may still take (default 10 s). */
   drainOnEofMs?: number;
-  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  /** The cap on a client's messages (`--max-message-bytes`); a server's may be twice that (common/messageLimits.ts). */
   maxMessageBytes?: number;
   /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
   transportFactory?: UpstreamTransportOptions['transportFactory'];

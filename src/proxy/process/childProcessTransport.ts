@@ -10,7 +10,9 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { StderrLines } from './stderrLines.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, type DecodedFrame } from '../stdio/framing.js';
+import { FrameDecoder, type DecodedFrame } from '../stdio/framing.js';
+import { serverMessageLimit } from '../common/messageLimits.js';
+import { AwaitedReplies, serverLimitText } from '../jsonrpc/awaitedReplies.js';
 import { LineBudget } from '../common/lineBudget.js';
 import { StdoutJunk } from './stdoutJunk.js';
 import { Logger, errorText } from '../common/logger.js';
@@ -28,8 +30,8 @@ export { OversizeMessageError } from './stdoutJunk.js';
 
 export { DEFAULT_GROUP_EXIT_TIMEOUT_MS, DEFAULT_STDIN_GRACE_MS, DEFAULT_TERM_GRACE_MS } from './stopServerTree.js';
 export const DEFAULT_STDERR_TAIL_LINES = 200;
-/** A line on a server's stdout is capped like a client's message (`--max-message-bytes`). */
-export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
+/** A line on a server's stdout is capped at twice a client's message (common/messageLimits.ts). */
+export const DEFAULT_CHILD_MAX_MESSAGE_BYTES = serverMessageLimit();
 /** Stderr lines logged per server: a burst, then this many a second (all are kept in the tail). */
 export const STDERR_LOG_BURST = 200;
 export const STDERR_LOG_PER_SECOND = 50;
@@ -46,7 +48,10 @@ export interface ChildProcessTransportOptions {
   stdinGraceMs?: number;
   termGraceMs?: number;
   stderrTailLines?: number;
-  /** Largest stdout line accepted (default 10 MiB); longer ones are skipped up to their newline. */
+  /**
+   * Largest stdout line accepted (default 20 MiB); longer ones are skipped up to their newline,
+   * and the request they answer fails at once (jsonrpc/awaitedReplies.ts).
+   */
   maxMessageBytes?: number;
   groupExitTimeoutMs?: number;
 }
@@ -84,12 +89,14 @@ export class ChildProcessTransport implements Transport {
   private readonly decoder: FrameDecoder;
   private readonly stderrBudget: LineBudget;
   private readonly junk: StdoutJunk;
+  private readonly awaited = new AwaitedReplies();
+  private readonly maxBytes: number;
 
   constructor(private readonly opts: ChildProcessTransportOptions) {
     this.log = (opts.logger ?? Logger.create('proxy')).child(opts.name);
-    const maxBytes = opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES;
-    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: maxBytes });
-    this.junk = new StdoutJunk(opts.name, this.log, maxBytes);
+    this.maxBytes = opts.maxMessageBytes ?? DEFAULT_CHILD_MAX_MESSAGE_BYTES;
+    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: this.maxBytes });
+    this.junk = new StdoutJunk(opts.name, this.log, this.maxBytes);
     this.stderr = new StderrLines(opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES, (line) => this.onStderrLine(line));
     this.stderrBudget = new LineBudget(STDERR_LOG_PER_SECOND, STDERR_LOG_BURST, (n) =>
       this.log.warn(`suppressed ${n} stderr lines (more than ${STDERR_LOG_PER_SECOND} a second); the status tail keeps the latest`),
@@ -204,9 +211,12 @@ export class ChildProcessTransport implements Transport {
   private onFrames(frames: DecodedFrame[]): void {
     for (const frame of frames) {
       if (frame.kind === 'oversize') {
-        const { error, answer } = this.junk.oversize(frame.bytes, frame.idHint);
+        const error = this.junk.oversize(frame.bytes, frame.idHint);
         if (error) this.onerror?.(error);
-        if (answer) this.safely('onmessage', () => this.onmessage?.(answer));
+        const hint = { id: frame.idHint, shape: frame.shape };
+        const { answers, reply } = this.awaited.oversize(frame.bytes, hint, { who: `server '${this.opts.name}'`, limit: serverLimitText(this.maxBytes) });
+        if (reply) this.send(reply).catch((err: Error) => this.log.debug(`answer to an oversize request: ${errorText(err)}`));
+        for (const answer of answers) this.safely('onmessage', () => this.onmessage?.(answer));
         continue;
       }
       const msg = parseRpcFrame(frame.body);
@@ -215,6 +225,7 @@ export class ChildProcessTransport implements Transport {
         if (err) this.onerror?.(err);
         continue;
       }
+      this.awaited.received(msg);
       this.safely('onmessage', () => this.onmessage?.(msg));
     }
   }
@@ -229,6 +240,7 @@ export class ChildProcessTransport implements Transport {
     if (!stdin || this.closing || this.exitInfoValue || !stdin.writable) {
       return Promise.reject(new Error(`server '${this.opts.name}' is not connected`));
     }
+    this.awaited.sent(message);
     return awaitedWrite(stdin, JSON.stringify(message) + '\n', () => new Error(`server '${this.opts.name}' stdin closed before the message was written`));
   }
 

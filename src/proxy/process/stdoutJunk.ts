@@ -1,14 +1,12 @@
 /**
  * What a stdio server writes on stdout that is not a JSON-RPC message: lines that do not
  * parse, and lines over the size cap (skipped by the decoder). Each costs at most a
- * rate-limited, sanitised warning; an oversize line whose head names an id also yields an
- * error answer for that id, so our request fails at once instead of at its timeout.
+ * rate-limited, sanitised warning. What an oversize line answers (the request it fails)
+ * is jsonrpc/awaitedReplies.ts's.
  */
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../common/logger.js';
 import { LineBudget } from '../common/lineBudget.js';
 import { printable } from '../common/printable.js';
-import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 
 /** Warnings about bad stdout lines: a burst, then this many a second. */
 const WARN_BURST = 20;
@@ -48,22 +46,12 @@ export class StdoutJunk {
     return new Error(`server '${this.server}' wrote a line that is not JSON-RPC: ${shown}`);
   }
 
-  /**
-   * A skipped oversize line. With an id in its head it is taken for the answer to our request
-   * of that id (a peer with no such request ignores it); a server request of that size and id
-   * would be mistaken for one, which only fails our request of the same id early.
-   */
-  oversize(bytes: number, idHint: string | number | undefined): { error?: OversizeMessageError; answer?: JSONRPCMessage } {
-    const out: { error?: OversizeMessageError; answer?: JSONRPCMessage } = {};
-    if (this.budget.allow()) {
-      out.error = new OversizeMessageError(bytes, idHint, this.server, this.maxBytes);
-      this.log.warn(out.error.message);
-    }
-    if (idHint !== undefined) {
-      const message = `server '${this.server}' answered with a ${bytes}-byte message, over the ${this.maxBytes}-byte limit (--max-message-bytes); skipped`;
-      out.answer = { jsonrpc: '2.0', id: idHint, error: { code: ErrorCode.InternalError, message } };
-    }
-    return out;
+  /** A skipped oversize line; returns the error to report, unless over the budget. */
+  oversize(bytes: number, idHint: string | number | undefined): OversizeMessageError | undefined {
+    if (!this.budget.allow()) return undefined;
+    const error = new OversizeMessageError(bytes, idHint, this.server, this.maxBytes);
+    this.log.warn(error.message);
+    return error;
   }
 
   /** Reports what the budget held back (at the end of the stream). */

@@ -5,29 +5,39 @@
  *
  * The decoder keeps arrived chunks in a list and scans only new bytes for a delimiter,
  * so a 10 MiB message costs one concatenation plus one UTF-8 decode. Messages over the
- * size cap are skipped without being buffered: the decoder keeps only a short head (to
- * recover the request id) and counts the rest until the next frame boundary. A declared
+ * size cap are skipped without being buffered: the decoder keeps only a short head and a
+ * short tail (to recover the id, which a writer may put first or last, and whether it is a
+ * request or a response: idHint.ts) and counts the rest until the next frame boundary. A declared
  * Content-Length is not trusted blindly: while an oversize body is skipped, the start of a
  * frame that valid JSON can never contain (a `Content-Length: N` header line, or a line
  * opening with `{"`) ends the skip there, so a lying length cannot swallow later input.
  * Pushed chunks are referenced, not copied; callers must not mutate them afterwards.
  */
 
-import { extractIdHint } from './idHint.js';
+import { frameHint, type FrameHint, type IdHint } from './idHint.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
 import { HEADER_LINE_RE, HEADER_START_RE, MAX_HEADER_BLOCK_BYTES, newHeaderBlock } from './headerBlock.js';
 
 export type Framing = 'newline' | 'content-length';
 
-export type DecodedFrame =
-  { kind: 'message'; body: string; framing: Framing } | { kind: 'oversize'; framing: Framing; bytes: number; idHint?: string | number };
+/** A message over the cap, skipped: its size, and what its kept head and tail tell (idHint.ts). */
+export interface OversizeFrame {
+  kind: 'oversize';
+  framing: Framing;
+  bytes: number;
+  idHint?: IdHint;
+  shape?: FrameHint['shape'];
+}
 
-/** Default cap on one message's body, in bytes. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export type DecodedFrame = { kind: 'message'; body: string; framing: Framing } | OversizeFrame;
+
+export { DEFAULT_MAX_MESSAGE_BYTES };
 
 const LF = 0x0a;
 const CR = 0x0d;
-/** Bytes kept from a skipped message to find its id. */
+/** Bytes kept from the start and from the end of a skipped message to find its id. */
 const HEAD_BYTES = 512;
+const TAIL_BYTES = 512;
 /**
  * Inside a skipped Content-Length body: a complete Content-Length header line (group 1), or
  * a line opening a newline-framed object (group 2). JSON text has no raw CR or LF inside
@@ -39,12 +49,13 @@ const RESYNC_TAIL = 64;
 
 type State = 'line' | 'headers' | 'body' | 'skipLine' | 'skipBody';
 
-/** A message being skipped: its size so far and a short copy of its head. */
+/** A message being skipped: its size so far and short copies of its head and its tail. */
 interface Skipped {
   framing: Framing;
   bytes: number;
   head: Buffer[];
   headBytes: number;
+  tail: Buffer;
   endsWithCR: boolean;
   /** The declared Content-Length of a skipped body. */
   declared?: number;
@@ -63,7 +74,7 @@ export class FrameDecoder {
   private headers = newHeaderBlock();
   /** Body bytes still expected (body and skipBody states). */
   private remaining = 0;
-  private skipped: Skipped = { framing: 'newline', bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+  private skipped: Skipped = newSkipped('newline');
   /** The last skipped body bytes (latin1), for a resync point split across chunks. */
   private skipTail = '';
 
@@ -250,15 +261,23 @@ export class FrameDecoder {
   private startSkip(framing: Framing, state: 'skipLine' | 'skipBody'): void {
     this.state = state;
     this.headers = newHeaderBlock();
-    this.skipped = { framing, bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+    this.skipped = newSkipped(framing);
   }
 
-  /** Counts skipped bytes; copies at most HEAD_BYTES so the skipped chunks are not retained. */
+  /**
+   * Counts skipped bytes; copies at most HEAD_BYTES of the start and TAIL_BYTES of the end,
+   * so the skipped chunks are not retained.
+   */
   private addSkipped(buf: Buffer): void {
     const s = this.skipped;
     if (buf.length === 0) return;
     s.bytes += buf.length;
     s.endsWithCR = buf[buf.length - 1] === CR;
+    if (buf.length >= TAIL_BYTES) s.tail = Buffer.from(buf.subarray(buf.length - TAIL_BYTES));
+    else {
+      const joined = Buffer.concat([s.tail, buf]);
+      s.tail = joined.length > TAIL_BYTES ? joined.subarray(joined.length - TAIL_BYTES) : joined;
+    }
     if (s.headBytes >= HEAD_BYTES) return;
     const piece = Buffer.from(buf.subarray(0, HEAD_BYTES - s.headBytes));
     s.head.push(piece);
@@ -269,14 +288,19 @@ export class FrameDecoder {
     const s = this.skipped;
     // The '\r' of a line's '\r\n' is framing, not message.
     const bytes = s.declared ?? (this.state === 'skipLine' && s.endsWithCR ? s.bytes - 1 : s.bytes);
-    const frame: DecodedFrame = { kind: 'oversize', framing: s.framing, bytes };
-    const idHint = extractIdHint(Buffer.concat(s.head).toString('utf8'));
-    if (idHint !== undefined) frame.idHint = idHint;
+    const frame: OversizeFrame = { kind: 'oversize', framing: s.framing, bytes };
+    const hint = frameHint(Buffer.concat(s.head).toString('utf8'), s.tail.toString('utf8'));
+    if (hint.id !== undefined) frame.idHint = hint.id;
+    if (hint.shape !== undefined) frame.shape = hint.shape;
     out.push(frame);
     this.state = 'line';
     this.remaining = 0;
-    this.skipped = { framing: 'newline', bytes: 0, head: [], headBytes: 0, endsWithCR: false };
+    this.skipped = newSkipped('newline');
   }
+}
+
+function newSkipped(framing: Framing): Skipped {
+  return { framing, bytes: 0, head: [], headBytes: 0, tail: Buffer.alloc(0), endsWithCR: false };
 }
 
 /** Whether the first `end` bytes are only spaces, tabs and '\r' (stops at the first other byte). */

@@ -7,17 +7,19 @@
  * Broken input never crashes it: invalid JSON gets -32700, non-JSON-RPC values,
  * requests whose id is not a string or a number (null included) and batches get -32600
  * (with id null), and a message over the size cap gets -32600 naming the size and
- * the cap, after which the stream is served on. Stdout going away (EPIPE and friends)
- * is the peer leaving, not an error: the transport closes quietly and `closedByPeer`
- * becomes true.
+ * the cap, after which the stream is served on; when that message was the client's answer
+ * to one of our requests, the request fails at once too (jsonrpc/awaitedReplies.ts).
+ * Stdout going away (EPIPE and friends) is the peer leaving, not an error: the transport
+ * closes quietly and `closedByPeer` becomes true.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from './framing.js';
+import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing, type OversizeFrame } from './framing.js';
 import { Logger, errorText } from '../common/logger.js';
 import { OutputWriter, guardErrors, isPeerGone } from './outputWriter.js';
 import { ErrorCode, isResponse } from '../jsonrpc/jsonRpc.js';
+import { AwaitedReplies } from '../jsonrpc/awaitedReplies.js';
 
 /** Default idle timeout: no inbound message for this long closes the transport. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 600_000;
@@ -58,6 +60,8 @@ export class StdioServerTransport implements Transport {
   private readonly requestFraming = new Map<Id, Framing>();
   /** Further requests received under an id still in flight (each gets its own answer). */
   private readonly duplicateIds = new Map<Id, number>();
+  /** Our requests to the client (sampling, elicitation, roots) awaiting its answer. */
+  private readonly awaited = new AwaitedReplies();
   private framing: Framing = 'newline';
   private started = false;
   private closed = false;
@@ -111,6 +115,7 @@ export class StdioServerTransport implements Transport {
    * gets its answers.
    */
   async send(message: JSONRPCMessage): Promise<void> {
+    this.awaited.sent(message);
     return this.out.write(encodeFrame(JSON.stringify(message), this.framingFor(message)));
   }
 
@@ -183,10 +188,7 @@ export class StdioServerTransport implements Transport {
   private handleFrame(frame: DecodedFrame): void {
     this.framing = frame.framing;
     this.idleTimer?.refresh();
-    if (frame.kind === 'oversize') {
-      const text = `message of ${frame.bytes} bytes exceeds the ${this.maxBytes}-byte limit; skipped`;
-      return this.badFrame(frame.framing, frame.idHint ?? null, ErrorCode.InvalidRequest, `Invalid Request: ${text}`, text);
-    }
+    if (frame.kind === 'oversize') return this.oversize(frame);
     let parsed: unknown;
     try {
       parsed = JSON.parse(frame.body);
@@ -208,10 +210,32 @@ export class StdioServerTransport implements Transport {
       return this.badFrame(frame.framing, null, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number', 'invalid id');
     }
     if (isRequestOrNotification) this.track(msg, frame.framing);
+    else this.awaited.received(parsed as JSONRPCMessage);
     try {
       this.onmessage?.(parsed as JSONRPCMessage);
     } catch (err) {
       this.report(err);
+    }
+  }
+
+  /**
+   * A message over the cap. The client is told, by the message's id unless it is a reply: the
+   * id of a reply is ours, not one of the client's requests. A reply also fails the request it
+   * answers (all of ours awaiting an answer when its id cannot be read).
+   */
+  private oversize(frame: OversizeFrame): void {
+    const text = `message of ${frame.bytes} bytes exceeds the ${this.maxBytes}-byte limit; skipped`;
+    const reply = frame.shape === 'reply';
+    this.badFrame(frame.framing, reply ? null : (frame.idHint ?? null), ErrorCode.InvalidRequest, `Invalid Request: ${text}`, text);
+    if (!reply) return;
+    const limit = `the ${this.maxBytes}-byte limit (--max-message-bytes)`;
+    const { answers } = this.awaited.oversize(frame.bytes, { id: frame.idHint, shape: 'reply' }, { who: 'the client', limit });
+    for (const answer of answers) {
+      try {
+        this.onmessage?.(answer);
+      } catch (err) {
+        this.report(err);
+      }
     }
   }
 

@@ -6,14 +6,18 @@
  *
  * Failures are reported, never retried here: the ResilientTransportWrapper around it
  * reconnects and replays `initialize`. A refusal (401, 404, 503, or a server that does not
- * know the upgrade) rejects `start()` with the status and the server's message.
+ * know the upgrade) rejects `start()` with the status and the server's message. A message
+ * over the size cap is no failure of the link: it is skipped with a warning, and the request
+ * it answers fails at once (jsonrpc/awaitedReplies.ts).
  */
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { awaitedWrite } from '../common/awaitedWrite.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder } from '../stdio/framing.js';
+import { FrameDecoder, type OversizeFrame } from '../stdio/framing.js';
+import { serverMessageLimit } from '../common/messageLimits.js';
+import { AwaitedReplies, serverLimitText } from '../jsonrpc/awaitedReplies.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { readText } from './readText.js';
 import { describeConnectError, httpStatusError } from './upstreamErrors.js';
@@ -25,7 +29,7 @@ export interface StreamClientOptions {
   /** Sent with the upgrade request (for example Authorization). */
   headers?: Record<string, string>;
   logger?: Logger;
-  /** Largest message accepted from the bridge (`--max-message-bytes`, default 10 MiB, as for a child's stdout). */
+  /** Largest message accepted from the bridge (default 20 MiB, as for a child's stdout: common/messageLimits.ts). */
   maxMessageBytes?: number;
 }
 
@@ -39,6 +43,8 @@ export class StreamClientTransport implements Transport {
   private socket?: Socket;
   private request?: http.ClientRequest;
   private readonly decoder: FrameDecoder;
+  private readonly maxBytes: number;
+  private readonly awaited = new AwaitedReplies();
   private started = false;
   private closed = false;
 
@@ -47,7 +53,8 @@ export class StreamClientTransport implements Transport {
     private readonly opts: StreamClientOptions = {},
   ) {
     if (url.protocol !== 'http:') throw new Error(`the stream link needs an http: URL, not ${url.protocol}`);
-    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES });
+    this.maxBytes = opts.maxMessageBytes ?? serverMessageLimit();
+    this.decoder = new FrameDecoder({ mode: 'newline', maxMessageBytes: this.maxBytes });
   }
 
   /** Upgrades the connection; resolves once the bridge switched protocols. */
@@ -92,6 +99,7 @@ export class StreamClientTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const socket = this.socket;
     if (!socket || this.closed || !socket.writable) return Promise.reject(new Error('transport closed'));
+    this.awaited.sent(message);
     // Rejected if the link closes before draining: the resilient wrapper then queues the
     // message for the next connection.
     return awaitedWrite(socket, `${JSON.stringify(message)}\n`, () => new Error('stream link closed before the message was written'));
@@ -128,7 +136,7 @@ export class StreamClientTransport implements Transport {
     for (const frame of frames) {
       if (this.closed) return;
       if (frame.kind === 'oversize') {
-        this.report(new Error(`the bridge sent a ${frame.bytes}-byte message, over the size cap; skipped`));
+        this.oversize(frame);
         continue;
       }
       const msg = parseRpcFrame(frame.body);
@@ -136,8 +144,17 @@ export class StreamClientTransport implements Transport {
         this.report(new Error('the bridge sent a line that is not JSON-RPC'));
         continue;
       }
+      this.awaited.received(msg);
       this.onmessage?.(msg);
     }
+  }
+
+  private oversize(frame: OversizeFrame): void {
+    const who = `the bridge at ${redactUrl(this.url.href)}`;
+    this.opts.logger?.warn(`${who} sent a ${frame.bytes}-byte message (id ${frame.idHint ?? 'unknown'}), over the ${this.maxBytes}-byte limit; skipped`);
+    const { answers, reply } = this.awaited.oversize(frame.bytes, { id: frame.idHint, shape: frame.shape }, { who, limit: serverLimitText(this.maxBytes) });
+    if (reply) this.send(reply).catch((err: Error) => this.report(err));
+    for (const answer of answers) this.onmessage?.(answer);
   }
 
   private report(err: Error): void {

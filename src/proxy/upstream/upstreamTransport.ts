@@ -17,19 +17,20 @@ import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
 import type { RequestAuth } from '../oauth/oauthSettings.js';
 import { modernRemoteTransport } from './era/eraConnect.js';
+import { serverMessageLimit } from '../common/messageLimits.js';
 import type { ModernResourceListen } from './era/modernResourceListen.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
   onresilientstate?: (state: ResilientState, reason?: string) => void;
   onstderr?: (line: string) => void;
-  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  /** The cap on a client's messages (`--max-message-bytes`); a server's may be twice that (common/messageLimits.ts). */
   maxMessageBytes?: number;
 }
 
 /** How an Upstream gets its transport. */
 export interface UpstreamTransportOptions {
-  /** Largest message accepted from a stdio server (`--max-message-bytes`). */
+  /** The cap on a client's messages (`--max-message-bytes`); a server's may be twice that (common/messageLimits.ts). */
   maxMessageBytes?: number;
   /** Test seam: the transport to use instead of the configured one (unset in real use). */
   transportFactory?: (entry: ServerEntry) => Transport;
@@ -77,7 +78,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
       cwd: entry.cwd,
       name: entry.id,
       logger: hooks.logger,
-      maxMessageBytes: hooks.maxMessageBytes,
+      maxMessageBytes: serverMessageLimit(hooks.maxMessageBytes),
     });
     if (hooks.onstderr) child.onstderr = hooks.onstderr;
     return { transport: child, child, kind: 'stdio' };
@@ -104,7 +105,7 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   const resilient = new ResilientTransportWrapper({
     factory: () =>
       streamLink
-        ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: hooks.maxMessageBytes })
+        ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: serverMessageLimit(hooks.maxMessageBytes) })
         : remoteTransport(kind, entry.url, headers, hooks.logger, auth),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,
