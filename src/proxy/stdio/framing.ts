@@ -16,7 +16,24 @@
 
 import { frameHint, type FrameHint, type IdHint } from './idHint.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
-import { HEADER_LINE_RE, HEADER_START_RE, MAX_HEADER_BLOCK_BYTES, newHeaderBlock } from './headerBlock.js';
+
+// The LSP-style header block of a Content-Length frame: the block being read, what starts one,
+// what one header line looks like, and the size past which it is malformed.
+/** A header block larger than this is malformed (real ones are under 100 bytes). */
+const MAX_HEADER_BLOCK_BYTES = 8192;
+/** A line that starts a header block (tested on its first 32 bytes). */
+const HEADER_START_RE = /^content-(length|type)[ \t]*:/i;
+/** One header line: its name (group 1) and value (group 2), surrounding blanks trimmed. */
+const HEADER_LINE_RE = /^([!#-'*+.0-9A-Z^-z|~-]+)[ \t]*:[ \t]*(.*?)[ \t]*$/;
+
+/** A header block being read; `length` is -1 until a valid Content-Length, -2 if invalid. */
+interface HeaderBlock {
+  lines: string[];
+  bytes: number;
+  length: number;
+}
+
+const newHeaderBlock = (): HeaderBlock => ({ lines: [], bytes: 0, length: -1 });
 
 export type Framing = 'newline' | 'content-length';
 
