@@ -8,6 +8,7 @@ export { McpRuntime, DEFAULT_BACKOFF } from '../main/runtime/mcpRuntime.js';
 export type { McpRuntimeOptions, BridgeInfo, StartupProgress, RuntimeEvents, BackoffOptions } from '../main/runtime/mcpRuntime.js';
 export { nodeCommand, isElectron, resolveProxyCliPath, type NodeCommand } from '../main/runtime/cliPath.js';
 export { adoptLoginPath } from '../main/runtime/loginEnv.js';
+export { externalUrl } from '../main/runtime/externalUrl.js';
 
 export { AcpEngine, type AcpEngineOptions, type AcpRuntimeLike } from '../main/acp/acpEngine.js';
 export { acpMcpServers, bridgeUpstream, DEFAULT_ENTRY_NAME, type AcpMcpServersOptions } from '../main/acp/acp.js';

@@ -1,6 +1,7 @@
-// The MCP conformance suite's client `auth/*` scenarios (0.1.16, spec 2025-11-25, under
-// Node 22) against `convert`, driven by tests/conformance/oauthClient.mjs: every scenario
-// must end with no failed check. Results: docs/CONFORMANCE-AUTH.md.
+// The MCP conformance suite's client `auth/*` scenarios (0.1.16, spec 2025-11-25, and the
+// two of 2025-03-26 servers: no protected resource metadata, under Node 22) against
+// `convert`, driven by tests/conformance/oauthClient.mjs: every scenario must end with no
+// failed check. Results: docs/CONFORMANCE-AUTH.md.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,5 +53,21 @@ describe('conformance: client auth scenarios against convert', () => {
     ).toEqual(['cimd-client-id-used']);
     await runSuite(['--scenario', 'auth/basic-cimd'], { CONFORMANCE_CIMD_URL: 'https://conformance-test.local/client-metadata.json' });
     expect(tally(results().get('basic-cimd')!)).toMatchObject({ failed: 0, warnings: 0 });
+  }, 300_000);
+
+  it('signs in to 2025-03-26 servers: metadata at the origin naming its own issuer, or none and the default endpoints', async () => {
+    await runSuite(['--suite', 'backcompat']);
+    const suite = results();
+    for (const name of ['2025-03-26-oauth-metadata-backcompat', '2025-03-26-oauth-endpoint-fallback']) {
+      const checks = suite.get(name);
+      expect(checks, name).toBeDefined();
+      expect({ name, failed: checks!.filter((c) => c.status === 'FAILURE').map((c) => c.id) }).toEqual({ name, failed: [] });
+      // The whole flow ran: a token was obtained and the MCP server took it.
+      for (const id of ['client-registration', 'token-request', 'valid-bearer-token'])
+        expect(
+          checks!.some((c) => c.id === id && c.status === 'SUCCESS'),
+          `${name}: ${id}`,
+        ).toBe(true);
+    }
   }, 300_000);
 });

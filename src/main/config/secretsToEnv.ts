@@ -7,7 +7,9 @@
  * Values that already contain `$` are left as they are: they are `${VAR}` references the
  * user wrote, and moving them would stop their expansion.
  */
-export const SECRET_VAR_PREFIX = 'QIMING_SECRET_';
+import { SECRET_VAR_PREFIX } from '../../proxy/index.js';
+
+export { SECRET_VAR_PREFIX };
 
 export interface Externalized {
   servers: Record<string, unknown>;

@@ -21,6 +21,7 @@ import {
   createElectronLogSink,
   defaultMcpConfig,
   ensureUserConfig,
+  externalUrl,
   LogTail,
   ManagementService,
   McpRuntime,
@@ -96,7 +97,8 @@ function setupRuntime(): AttachedApp {
     node,
     logger: log.scope('bridge'),
     env: oauthKey ? { [OAUTH_KEY_ENV]: oauthKey } : undefined,
-    openExternal: (url) => shell.openExternal(url),
+    // shell.openExternal runs any scheme's OS handler: only http(s) reaches it.
+    openExternal: async (url) => shell.openExternal(externalUrl(url)),
   });
   runtime.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
   return attachToApp(app, ipcMain, runtime, {

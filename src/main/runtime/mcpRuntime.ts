@@ -126,7 +126,7 @@ export class McpRuntime {
 
   /** Asks the bridge to restart one server; signIn/signOut: a server's OAuth sign-in (runtimeSignIn.ts). */
   restart = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.restart(id));
-  signIn = (id: string): Promise<SignInResult> => this.viaBridge((c) => openSignIn(c.signIn(id), this.opts.openExternal, this.log));
+  signIn = (id: string): Promise<SignInResult> => this.viaBridge((c) => openSignIn(id, c.signIn(id), this.opts.openExternal, this.log));
   signOut = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.signOut(id));
 
   private async viaBridge<T extends RestartResult>(fn: (c: BridgeClient) => Promise<T>): Promise<T | RestartResult> {

@@ -8,6 +8,20 @@ export const RUN_AS_NODE_ENV = 'ELECTRON_RUN_AS_NODE';
 export const RUNTIME_DIR_ENV = 'QIMING_MCP_RUNTIME_DIR';
 /** The app's key of the encrypted token store (oauth/keyCodec.ts); never passed on to servers. */
 export const OAUTH_KEY_ENV = 'QIMING_OAUTH_KEY';
+/**
+ * Prefix of the variables that carry configured secrets from the app to the proxy: the app
+ * moves secret values of its entries out of argv into `QIMING_SECRET_<n>` (src/main/config/
+ * secretsToEnv.ts) and the config names them as `${QIMING_SECRET_<n>}`.
+ */
+export const SECRET_VAR_PREFIX = 'QIMING_SECRET_';
+/** The runtime's own secrets, by name: no process the runtime starts for itself (the browser opener) inherits them. */
+export const RUNTIME_SECRET_ENVS: readonly string[] = [TOKEN_ENV, OAUTH_KEY_ENV];
+
+/** True for a variable holding one of the runtime's secrets (Windows names match in any case). */
+export function isRuntimeSecret(name: string, platform: NodeJS.Platform = process.platform): boolean {
+  const n = platform === 'win32' ? name.toUpperCase() : name;
+  return RUNTIME_SECRET_ENVS.includes(n) || n.startsWith(SECRET_VAR_PREFIX);
+}
 /** The folder of the sign-in token store (oauth/oauthStore.ts). */
 export const OAUTH_DIR_ENV = 'QIMING_OAUTH_DIR';
 /**

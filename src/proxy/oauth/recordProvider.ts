@@ -103,9 +103,14 @@ export class RecordProvider implements OAuthClientProvider {
   }
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
-    // RFC 8414 §3.3: metadata whose issuer is not the server it was fetched for is not used.
+    // RFC 8414 §3.3: metadata whose issuer is not the authorization server the protected
+    // resource metadata named is not used. A server without that metadata (spec 2025-03-26)
+    // names no authorization server: its origin is the base URL by definition, the metadata
+    // comes from that origin, and its `issuer` (often a path under it) is what the rest of
+    // the flow checks the `iss` answer against.
     const issuer = state.authorizationServerMetadata?.issuer;
-    if (issuer && issuer.replace(/\/$/, '') !== String(state.authorizationServerUrl).replace(/\/$/, '')) {
+    const named = state.resourceMetadata !== undefined;
+    if (named && issuer && issuer.replace(/\/$/, '') !== String(state.authorizationServerUrl).replace(/\/$/, '')) {
       throw new Error('the authorization server metadata names another issuer');
     }
     this.record.discovery = state as unknown as Record<string, unknown>;

@@ -1,13 +1,15 @@
 /**
- * One remote server's sign-in (MCP authorization, spec 2025-11-25), shared by every session
- * of this process: the header for each request, a refresh before expiry and on a 401, the
- * browser flow (one at a time) and sign-out. The protocol steps (RFC 9728 resource metadata,
- * RFC 8414 / OpenID discovery, client ID metadata documents, dynamic registration, PKCE S256,
- * the RFC 8707 `resource`) are the SDK's `auth()`; ours are the loopback callback with its
- * `state` and RFC 9207 `iss` checks, the store, the opener, and when to ask the user.
+ * One remote server's sign-in (MCP authorization, spec 2025-11-25; servers of 2025-03-26
+ * too), shared by every session of this process: the header for each request, a refresh
+ * before expiry and on a 401, the browser flow (one at a time) and sign-out. The protocol
+ * steps (RFC 9728 resource metadata, RFC 8414 / OpenID discovery, client ID metadata
+ * documents, dynamic registration, PKCE S256, the RFC 8707 `resource`) are the SDK's
+ * `auth()`; ours are the loopback callback with its `state` and RFC 9207 `iss` checks, the
+ * store, the opener (http(s) pages only), and when to ask the user.
  */
 import type { Logger } from '../common/logger.js';
 import { errorText } from '../common/logger.js';
+import { browserUrl, urlKind } from '../common/browserUrl.js';
 import { SignInRequiredError } from '../upstream/upstreamErrors.js';
 import { parseBearerChallenge, unionScopes } from './challenge.js';
 import { CallbackServer, derivedCallbackPort } from './callbackServer.js';
@@ -190,9 +192,13 @@ export class ServerAuth implements RequestAuth {
       p.flowState = state;
       p.interactive = true;
       p.onAuthorizationUrl = (u) => {
-        urlKnown(u.href);
+        // The authorization server names this page: anything but http(s) would run some
+        // other handler of the OS (a file, ms-msdt:, smb:); the flow ends here, never opened.
+        const page = browserUrl(u);
+        if (!page) throw new Error(`the authorization server names ${urlKind(u)} as its sign-in page: not opened (only http(s) pages are)`);
+        urlKnown(page);
         this.o.logger.info(`signing in to ${this.host}: waiting for the browser`);
-        if (open) void this.o.opener(u.href);
+        if (open) void this.o.opener(page);
       };
       const { auth } = await loadSdk();
       const serverUrl = this.o.url;

@@ -13,7 +13,7 @@
  * is a pure function of `platform`, `env` and a `fileExists` seam.
  * Why this and not cross-spawn: docs/decisions/0024-libraries-taken-and-kept.md.
  */
-import { RUN_AS_NODE_ENV, TOKEN_ENV, OAUTH_KEY_ENV } from '../common/envNames.js';
+import { RUN_AS_NODE_ENV, RUNTIME_SECRET_ENVS } from '../common/envNames.js';
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -202,7 +202,7 @@ const WINDOWS_INHERITED = [
 /** Inherited on every platform when set: temp dir, locale, corporate CA bundle. */
 const COMMON_INHERITED = ['TMPDIR', 'LANG', 'LC_ALL', 'NODE_EXTRA_CA_CERTS'];
 /** Never inherited, only passed when the entry's own env sets them. */
-export const NEVER_INHERITED = [RUN_AS_NODE_ENV, TOKEN_ENV, OAUTH_KEY_ENV];
+export const NEVER_INHERITED = [RUN_AS_NODE_ENV, ...RUNTIME_SECRET_ENVS];
 
 export interface ChildEnvOptions {
   platform?: NodeJS.Platform;

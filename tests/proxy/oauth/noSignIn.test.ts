@@ -1,4 +1,5 @@
-// Servers that do not do OAuth are never asked to sign in: no Bearer challenge, no 401.
+// Servers that do not do OAuth are never asked to sign in: no Bearer challenge, no 401, or
+// a Bearer 401 with neither OAuth metadata nor the default authorization endpoint.
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LeanHttpClientTransport } from '../../../src/proxy/upstream/leanHttpClientTransport.js';
@@ -63,6 +64,17 @@ describe('no sign-in where the server does not ask for one', () => {
     const { sent, auth } = await initOnce(s.url, async () => (opened++, true));
     await expect(sent).rejects.toThrow(/HTTP 401 Unauthorized/);
     expect(s.paths).toEqual(['/mcp']);
+    expect(opened).toBe(0);
+    expect(auth.state).toBe('signed-out');
+  });
+
+  it('a Bearer 401 from a server with no OAuth metadata and no /authorize stays a plain 401 (no registration, no browser)', async () => {
+    const s = await plainServer(401, 'Bearer realm="api"');
+    let opened = 0;
+    const { sent, auth } = await initOnce(s.url, async () => (opened++, true));
+    await expect(sent).rejects.toThrow(/HTTP 401 Unauthorized/);
+    expect(s.paths).toContain('/authorize');
+    expect(s.paths).not.toContain('/register');
     expect(opened).toBe(0);
     expect(auth.state).toBe('signed-out');
   });

@@ -160,6 +160,39 @@ describe('the other ways in', () => {
   });
 });
 
+describe('servers of the 2025-03-26 spec (no protected resource metadata)', () => {
+  it('signs in with the metadata at the origin, whose issuer is a path under it', async () => {
+    const { fx, dir, logger } = await setup({ prm: false });
+    const c = await client(fx, fixtureAuth(fx, dir, logger));
+    cleanups.push(() => c.t.close());
+    expect((await c.call('initialize', INIT_PARAMS)).result).toMatchObject({ serverInfo: { name: 'oauth-fixture' } });
+    expect(fx.stats.authorizations).toBe(1);
+    expect(fx.stats.codeExchanges).toBe(1);
+    // No resource metadata, so no RFC 8707 resource (as the SDK does).
+    expect(fx.stats.authorizeRequests[0].resource).toBeUndefined();
+  });
+
+  it('signs in with the default /authorize, /token and /register when it publishes no metadata at all', async () => {
+    const { fx, dir, logger } = await setup({ prm: false, asMetadata: false });
+    const c = await client(fx, fixtureAuth(fx, dir, logger));
+    cleanups.push(() => c.t.close());
+    expect((await c.call('initialize', INIT_PARAMS)).result).toMatchObject({ serverInfo: { name: 'oauth-fixture' } });
+    expect(fx.stats.registrations).toBe(1);
+    expect(fx.stats.codeExchanges).toBe(1);
+  });
+
+  it('still refuses metadata naming another issuer where the protected resource metadata named the authorization server', async () => {
+    const { fx, dir, logger, lines } = await setup({ metadataIssuer: 'http://127.0.0.1:1/elsewhere' });
+    const auth = fixtureAuth(fx, dir, logger);
+    const c = await client(fx, auth);
+    cleanups.push(() => c.t.close());
+    await expect(c.call('initialize', INIT_PARAMS)).rejects.toThrow(/sign in to .*names another issuer/);
+    expect(lines.join('\n')).toMatch(/sign-in to 127\.0\.0\.1:\d+ failed: the authorization server metadata names another issuer/);
+    expect(fx.stats.registrations + fx.stats.authorizations).toBe(0);
+    expect(auth.state).toBe('needs-auth');
+  });
+});
+
 describe('refusals', () => {
   it('refuses an authorization answer with the wrong iss: no tokens kept', async () => {
     const { fx, dir, logger, lines } = await setup({ wrongIss: true });

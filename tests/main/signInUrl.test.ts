@@ -1,0 +1,130 @@
+// The app never hands the system browser anything but an http(s) URL: openSignIn (the one
+// path from a bridge's sign-in answer to the opener) refuses any other page before the
+// opener, and the built main process under a fake electron, signing in to a server whose
+// authorization server names `file:///etc/passwd` as its sign-in page, never calls
+// shell.openExternal and answers the page with the error.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
+import type { RuntimeStatus } from '../../src/shared/status.js';
+import { openSignIn } from '../../src/main/runtime/runtimeSignIn.js';
+import { externalUrl } from '../../src/main/runtime/externalUrl.js';
+import { startFixture, type Fixture } from '../proxy/oauth/oauthKit.js';
+import {
+  ensureCli,
+  FIXTURES,
+  killQuietly,
+  memoryLogger,
+  notRunning,
+  removeTempDirs,
+  ROOT,
+  tempDir,
+  waitAllNotRunning,
+  waitFor,
+  writeConfig,
+} from './mainHarness.js';
+
+const NOT_WEB = [
+  'file:///etc/passwd?response_type=code',
+  'ms-msdt:/id PCWDiagnostic /skip force /param "IT_BrowseForFile=/../../calc.exe"',
+  'smb://attacker.example/share',
+  'search-ms:query=x&crumb=location:\\\\attacker.example\\share',
+  'javascript:alert(1)',
+  'https://auth"example.com/',
+  'not a url',
+];
+
+describe('openSignIn', () => {
+  it('refuses a page that is not an http(s) URL: the opener is not called, the error names the server, the URL is not logged', async () => {
+    for (const url of NOT_WEB) {
+      const opened: string[] = [];
+      const log = memoryLogger();
+      const r = await openSignIn('evil', Promise.resolve({ ok: true, url }), async (u) => void opened.push(u), log.logger);
+      expect(r).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^sign-in to "evil" refused, the authorization page: .* is not opened: only http\(s\) URLs go to a browser$/),
+      });
+      expect(opened).toEqual([]);
+      expect(log.lines).toEqual([`warn ${r.error}`]);
+      // Without an opener it is not offered for opening by hand either.
+      const bare = memoryLogger();
+      expect((await openSignIn('evil', Promise.resolve({ ok: true, url }), undefined, bare.logger)).ok).toBe(false);
+      expect(bare.lines.join('\n')).not.toMatch(/open this URL/);
+    }
+  });
+
+  it('opens an http(s) page, serialized', async () => {
+    const opened: string[] = [];
+    const url = 'https://auth.example.com/authorize?state=a|b^c';
+    expect(await openSignIn('ok', Promise.resolve({ ok: true, url }), async (u) => void opened.push(u), memoryLogger().logger)).toEqual({ ok: true, url });
+    expect(opened).toEqual([url]);
+    expect(externalUrl('HTTPS://Auth.Example.com/a b')).toBe('https://auth.example.com/a%20b');
+  });
+});
+
+const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
+type Msg = { type: string; [k: string]: unknown };
+let child: ChildProcess | undefined;
+let fx: Fixture | undefined;
+const pids = new Set<number>();
+
+afterAll(async () => {
+  if (child && child.exitCode === null) killQuietly(child.pid);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning([...pids], 3000);
+  await fx?.close();
+  removeTempDirs();
+  expect(left).toEqual([]);
+});
+
+describe('the built main process with a fake electron', () => {
+  it('signing in to a server whose sign-in page is a file: URL opens nothing and answers the error', async () => {
+    ensureCli();
+    expect(existsSync(MAIN), 'dist/main/main.cjs (tests/globalSetup.ts builds it)').toBe(true);
+    fx = await startFixture({ authorizationEndpoint: 'file:///etc/passwd' });
+    const root = tempDir();
+    mkdirSync(join(root, 'userData'), { recursive: true });
+    writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: { evil: { url: fx.url } } });
+    const messages: Msg[] = [];
+    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
+      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT, QIMING_OAUTH_BROWSER: '/bin/false' },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('message', (m: Msg) => messages.push(m));
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    pids.add(child.pid!);
+    let nextId = 1;
+    const pageUrl = pathToFileURL(join(ROOT, 'dist', 'renderer', 'index.html')).href;
+    const invoke = (channel: string, ...args: unknown[]) => {
+      const id = nextId++;
+      child!.send({ type: 'invoke', id, channel, url: pageUrl, args });
+      return waitFor(
+        () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown } | undefined,
+        15_000,
+        `result of ${channel}`,
+      );
+    };
+
+    const status = await waitFor(
+      async () => {
+        const s = (await invoke(IPC_CHANNELS.getStatus)).value as RuntimeStatus | undefined;
+        return s?.bridge.state === 'ready' && s.servers[0]?.state === 'needs-auth' ? s : undefined;
+      },
+      30_000,
+      `a ready bridge with evil in needs-auth (stderr: ${stderr.slice(-2000)})`,
+    );
+    pids.add(status.bridge.pid!);
+    const r = await invoke(IPC_CHANNELS.signIn, 'evil');
+    expect(r.value).toEqual({ ok: false, error: expect.stringMatching(/sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/) });
+    expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
+
+    child.send({ type: 'quit' });
+    expect(await exited).toBe(0);
+    expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
+  });
+});
