@@ -17,7 +17,8 @@
  * CSRF: every request that changes something must carry `Content-Type: application/json`
  * (415 otherwise: an HTML form cannot send it without a CORS preflight, which the bridge
  * never grants) and an `Origin` header (403 without; the gate already refused any origin
- * but the bridge's own). Changes end at the file: the watchers apply them.
+ * but the bridge's own). A change is written to the file; then the bridge applies it itself
+ * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -27,6 +28,7 @@ import { ConfigError } from '../config/config.js';
 import { isPlainObject } from '../config/configEntry.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
+import type { ConfigReloadResult } from '../../shared/status.js';
 
 export interface ConfigRoutesOptions {
   /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -42,6 +44,8 @@ export interface ConfigRoutesOptions {
   bodyTimeoutMs: number;
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
+  /** Applies the file to the running servers after a change was written (the bridge's reload); absent: someone else does. */
+  applyWritten?: () => Promise<ConfigReloadResult>;
 }
 
 const SERVER = /^\/config\/servers\/([^/]+)(?:\/(enabled|tools))?\/?$/;
@@ -131,6 +135,10 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
+  if (answer.ok && o.applyWritten) {
+    answer.applied = await o.applyWritten();
+    if (!answer.applied.ok) answer.error = `Saved in the config, but not applied: ${answer.applied.error}`;
+  }
   sendJson(res, status ?? 200, answer);
   return true;
 }

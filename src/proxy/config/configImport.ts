@@ -13,6 +13,7 @@
  */
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
+import { findServers } from './clientFormats.js';
 import { redactUrl } from './redact.js';
 
 /** Removes `//` and `/* *\/` comments and trailing commas outside strings. */
@@ -43,19 +44,6 @@ function parseSnippet(text: string): unknown {
   } catch {
     return JSON.parse(`{${clean.replace(/,\s*$/, '')}}`);
   }
-}
-
-const looksLikeEntry = (v: unknown) => isPlainObject(v) && (typeof v.command === 'string' || typeof v.url === 'string');
-
-/** Finds the servers map and names the format. */
-function serversOf(raw: unknown): { format: string; servers: Record<string, unknown> } | undefined {
-  if (!isPlainObject(raw)) return undefined;
-  if (isPlainObject(raw.mcpServers)) return { format: 'mcpServers (Claude Desktop, Cursor)', servers: raw.mcpServers };
-  if (isPlainObject(raw.servers)) return { format: 'VS Code mcp.json', servers: raw.servers };
-  if (isPlainObject(raw.mcp) && isPlainObject(raw.mcp.servers)) return { format: 'VS Code settings', servers: raw.mcp.servers };
-  const values = Object.values(raw);
-  if (values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
-  return undefined;
 }
 
 const FOREIGN_VAR_RE = /\$\{(input|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|command|config)(:[^}]*)?\}/;
@@ -97,7 +85,7 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   } catch {
     return empty('The snippet is not valid JSON.');
   }
-  const found = serversOf(raw);
+  const found = findServers(raw, { bareMap: true });
   if (!found) {
     return empty('No servers found: paste a claude_desktop_config.json, a Cursor or VS Code mcp.json, or its "mcpServers" / "servers" part.');
   }
