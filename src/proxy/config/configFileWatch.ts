@@ -27,63 +27,43 @@ export function watchConfigFile(path: string, onChange: () => void, opts: Config
   const link = resolve(path);
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
-  /** Per watched folder: its watcher and the file names in it that count. */
-  const folders = new Map<string, { watcher?: FSWatcher; names: Set<string> }>();
-  const fail = (err: unknown) => opts.onError?.(err instanceof Error ? err : new Error(String(err)));
-
+  /** By file followed (the link, its target): the watcher of its folder. */
+  const watchers = new Map<string, FSWatcher>();
   const schedule = () => {
-    if (closed) return;
     clearTimeout(timer);
     timer = setTimeout(() => {
       if (!closed) onChange();
     }, opts.debounceMs ?? 300);
   };
-
-  /** Watches the folders of the link and of its target as they are now. */
   const follow = () => {
-    let target: string | undefined;
+    let target = link;
     try {
       target = realpathSync(link);
     } catch {
-      target = undefined; // not there (yet): the link's folder still tells when it appears
+      // Not there (yet): the link's folder tells when it appears.
     }
-    const wanted = new Map<string, Set<string>>();
-    for (const file of target === undefined || target === link ? [link] : [link, target]) {
-      const names = wanted.get(dirname(file)) ?? new Set<string>();
-      names.add(basename(file));
-      wanted.set(dirname(file), names);
-    }
-    for (const [folder, w] of folders) {
-      if (wanted.has(folder)) continue;
-      w.watcher?.close();
-      folders.delete(folder);
-    }
-    for (const [folder, names] of wanted) {
-      const known = folders.get(folder);
-      if (known) {
-        known.names = names;
-        continue;
-      }
-      const entry: { watcher?: FSWatcher; names: Set<string> } = { names };
-      folders.set(folder, entry);
+    const files = new Set([link, target]);
+    for (const [file, w] of watchers) if (!files.has(file)) (w.close(), watchers.delete(file));
+    for (const file of files) {
+      if (closed || watchers.has(file)) continue;
       try {
-        entry.watcher = watch(folder, { persistent: false }, (_event, file) => {
-          if (file !== null && file !== undefined && !entry.names.has(String(file))) return;
+        const w = watch(dirname(file), { persistent: false }, (_event, name) => {
+          if (closed || (name !== null && name !== undefined && String(name) !== basename(file))) return;
           schedule();
-          if (!closed) follow();
+          follow();
         });
-        entry.watcher.on('error', fail);
+        w.on('error', (err) => opts.onError?.(err));
+        watchers.set(file, w);
       } catch (err) {
-        fail(err);
+        opts.onError?.(err instanceof Error ? err : new Error(String(err)));
       }
     }
   };
-
   follow();
   return () => {
     closed = true;
     clearTimeout(timer);
-    for (const w of folders.values()) w.watcher?.close();
-    folders.clear();
+    for (const w of watchers.values()) w.close();
+    watchers.clear();
   };
 }
