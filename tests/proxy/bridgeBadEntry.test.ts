@@ -75,7 +75,10 @@ describe('bridge: one bad entry', () => {
     const b = await startBridge({ config: file });
     const aPid = (await b.server('a')).pid;
 
-    const added = await change(b, 'POST', '/config/servers', { id: 'extra', entry: { kind: 'stdio', command: process.execPath, args: [PID_SERVER, join(dir, 'x.pids')] } });
+    const added = await change(b, 'POST', '/config/servers', {
+      id: 'extra',
+      entry: { kind: 'stdio', command: process.execPath, args: [PID_SERVER, join(dir, 'x.pids')] },
+    });
     expect(added.status).toBe(200);
     expect(added.json.applied).toEqual({ ok: true, added: ['extra'], removed: [], restarted: [], unchanged: ['a'], options: [] });
     const extra = await b.waitServer('extra', (s) => s.state === 'ready' && s.pid !== undefined, 15_000, 'the added server running');

@@ -76,7 +76,10 @@ describe('headless bridge with a bad entry in the user file', () => {
     const userData = userDataDir(process.platform, { XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') }, home);
     mkdirSync(userData, { recursive: true });
     const file = join(userData, 'mcp.json');
-    writeFileSync(file, JSON.stringify({ mcpServers: { mine: nodeEntry(fixture('pidServer.mjs'), [join(home, 'pids')]), typo: { command: 'npx', args: ['-y', 7] } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { mine: nodeEntry(fixture('pidServer.mjs'), [join(home, 'pids')]), typo: { command: 'npx', args: ['-y', 7] } } }),
+    );
     const b = await startBridge({ config: undefined, cli: CLI, env: { HOME: home, XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') } });
     expect(b.ready!.servers.map((s) => [s.id, s.state, s.error])).toEqual([
       ['mine', 'ready', undefined],

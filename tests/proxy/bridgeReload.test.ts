@@ -9,16 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerStatus } from '../../src/shared/status.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  cleanupBridges,
-  fixture,
-  nodeEntry,
-  startBridge,
-  tempDir,
-  waitFor,
-  waitNotRunning,
-  type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, waitNotRunning, type BridgeProcess } from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

@@ -43,7 +43,11 @@ export function watchConfigFile(path: string, onChange: () => void, opts: Config
       // Not there (yet): the link's folder tells when it appears.
     }
     const files = new Set([link, target]);
-    for (const [file, w] of watchers) if (!files.has(file)) (w.close(), watchers.delete(file));
+    for (const [file, w] of watchers) {
+      if (files.has(file)) continue;
+      w.close();
+      watchers.delete(file);
+    }
     for (const file of files) {
       if (closed || watchers.has(file)) continue;
       try {
