@@ -230,6 +230,20 @@ describe('loadConfig: configs written for other clients', () => {
     ]);
   });
 
+  it('reads both maps of a file that has mcpServers beside VS Code servers, mcpServers first and winning', () => {
+    const cfg = loadConfig(
+      JSON.stringify({
+        servers: { vs: { command: 'a' }, both: { command: 'from-servers' } },
+        mcpServers: { both: { command: 'ours' }, mine: { command: 'b' } },
+      }),
+    );
+    expect(cfg.servers.map((s) => [s.id, (s as StdioEntry).command])).toEqual([
+      ['both', 'ours'],
+      ['mine', 'b'],
+      ['vs', 'a'],
+    ]);
+  });
+
   it('a top level without a servers map, or with a malformed one, is fatal', () => {
     expect(thrown(() => loadConfig('{"servers": []}')).issues).toEqual(['servers must be an object mapping server ids to server entries']);
     expect(thrown(() => loadConfig('{"mcpServers": [], "servers": {}}')).issues).toEqual(['mcpServers must be an object mapping server ids to server entries']);
