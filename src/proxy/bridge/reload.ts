@@ -12,7 +12,7 @@
  * Triggers: `POST /config/reload` (the app's runtime), SIGHUP, `--watch`, and the bridge's
  * own panel routes after each change they write (bridgeMode.ts).
  */
-import type { InvalidEntry, ProxyConfig, ServerEntry } from '../config/config.js';
+import type { InvalidEntry, ProxyConfig } from '../config/config.js';
 import { describeDiff, diffConfigs, isEmptyDiff } from '../config/configDiff.js';
 import { errorText, type Logger } from '../common/logger.js';
 import type { Hub } from '../hub/hub.js';
@@ -106,16 +106,8 @@ export class BridgeReloader {
  */
 function judgeInvalid(running: ProxyConfig, next: ProxyConfig): { effective: ProxyConfig; failed: InvalidEntry[]; kept: InvalidEntry[] } {
   const before = new Map(running.servers.map((s) => [s.id, s]));
-  const keptEntries: ServerEntry[] = [];
-  const failed: InvalidEntry[] = [];
-  const kept: InvalidEntry[] = [];
-  for (const e of next.invalid ?? []) {
-    const previous = before.get(e.id);
-    if (previous) {
-      keptEntries.push(previous);
-      kept.push(e);
-    } else failed.push(e);
-  }
-  const { invalid: _set, ...options } = next;
-  return { effective: { ...options, servers: [...next.servers, ...keptEntries] }, failed, kept };
+  const { invalid = [], ...options } = next;
+  const kept = invalid.filter((e) => before.has(e.id));
+  const failed = invalid.filter((e) => !before.has(e.id));
+  return { effective: { ...options, servers: [...next.servers, ...kept.map((e) => before.get(e.id)!)] }, failed, kept };
 }

@@ -97,8 +97,9 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   for (const [id, value] of Object.entries(serversOf(raw, top))) {
     const issues: string[] = [];
     const entry = parseEntry(id, value, env, issues, vars);
-    if (entry && issues.length === 0) servers.push(entry);
-    else invalid.push(invalidEntry(id, value, issues.length ? issues : [`server ${JSON.stringify(id)}: is not a valid entry`]));
+    // parseEntry gives undefined only with issues.
+    if (entry) servers.push(entry);
+    else invalid.push(invalidEntry(id, value, issues));
   }
   const options = parsed.success ? parsed.data : {};
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };

@@ -13,7 +13,7 @@
  */
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
-import { findServers } from './clientFormats.js';
+import { findServers, type FoundServers } from './clientFormats.js';
 import { redactUrl } from './redact.js';
 
 /** Removes `//` and `/* *\/` comments and trailing commas outside strings. */
@@ -44,6 +44,24 @@ function parseSnippet(text: string): unknown {
   } catch {
     return JSON.parse(`{${clean.replace(/,\s*$/, '')}}`);
   }
+}
+
+const looksLikeEntry = (v: unknown) => isPlainObject(v) && (typeof v.command === 'string' || typeof v.url === 'string');
+
+const FORMAT_OF: Record<FoundServers['key'], string> = {
+  mcpServers: 'mcpServers (Claude Desktop, Cursor)',
+  servers: 'VS Code mcp.json',
+  'mcpServers+servers': 'mcpServers and servers',
+  'mcp.servers': 'VS Code settings',
+};
+
+/** Finds the servers map (clientFormats.ts, or a bare `{"<id>": entry}` map) and names the format. */
+function serversOf(raw: unknown): { format: string; servers: Record<string, unknown> } | undefined {
+  const found = findServers(raw);
+  if (found) return { format: FORMAT_OF[found.key], servers: found.servers };
+  const values = isPlainObject(raw) ? Object.values(raw) : [];
+  if (isPlainObject(raw) && values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
+  return undefined;
 }
 
 const FOREIGN_VAR_RE = /\$\{(input|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|command|config)(:[^}]*)?\}/;
@@ -85,7 +103,7 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   } catch {
     return empty('The snippet is not valid JSON.');
   }
-  const found = findServers(raw, { bareMap: true });
+  const found = serversOf(raw);
   if (!found) {
     return empty('No servers found: paste a claude_desktop_config.json, a Cursor or VS Code mcp.json, or its "mcpServers" / "servers" part.');
   }

@@ -56,28 +56,17 @@ export function inputVarName(id: string): string {
   return `MCP_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INPUT_ID_RE = /^[A-Za-z0-9_.-]+$/;
 /** VS Code's variables that name something only the editor knows (a setting, a command, one folder of several). */
 const EDITOR_ONLY_RE = /^(config|command|extension|workspaceFolder|workspaceFolderBasename):/;
 
 /** The value of a predefined client variable, or undefined when `name` is none (or not known). */
 function clientVar(name: string, vars: ClientVars): string | undefined {
-  switch (name) {
-    case 'userHome':
-      return vars.userHome;
-    case 'workspaceFolder':
-      return vars.workspaceFolder;
-    case 'workspaceFolderBasename':
-      return vars.workspaceFolder?.split(/[\\/]/).filter(Boolean).pop();
-    case 'pathSeparator':
-    case '/':
-      return vars.pathSeparator ?? '/';
-    default:
-      return undefined;
-  }
+  if (name === 'pathSeparator' || name === '/') return vars.pathSeparator ?? '/';
+  if (name === 'workspaceFolderBasename') return vars.workspaceFolder?.split(/[\\/]/).filter(Boolean).pop();
+  return name === 'userHome' || name === 'workspaceFolder' ? vars[name] : undefined;
 }
-
-const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * Expands `${VAR}` / `${VAR:-default}` references (and other clients' variables, see the
@@ -124,12 +113,13 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
     i = close + 1;
     if (body.startsWith('input:')) {
       const id = body.slice('input:'.length);
-      const value = INPUT_ID_RE.test(id) ? env[inputVarName(id)] : undefined;
+      const name = INPUT_ID_RE.test(id) ? inputVarName(id) : undefined;
+      const value = name === undefined ? undefined : env[name];
       if (value !== undefined) out += value;
       else {
         cannot(
-          INPUT_ID_RE.test(id)
-            ? `uses \${input:${id}}, which VS Code asks the user for; this runtime cannot ask: set ${inputVarName(id)} to its value`
+          name
+            ? `uses \${input:${id}}, which VS Code asks the user for; this runtime cannot ask: set ${name} to its value`
             : 'uses an ${input:...} whose id is not letters, digits, "_", "." and "-"',
         );
         out += ref;

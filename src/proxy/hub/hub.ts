@@ -63,8 +63,8 @@ export class Hub implements SessionHost {
   readonly drainOnEofMs?: number;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
-  /** Config entries that could not be read: no upstream, a failed line in the status. */
-  private invalidEntries: InvalidEntry[];
+  /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
+  invalid: readonly InvalidEntry[];
 
   constructor(
     /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
@@ -77,16 +77,11 @@ export class Hub implements SessionHost {
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
     for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
-    this.invalidEntries = config.invalid ?? [];
-  }
-
-  /** The config entries that could not be read, shown as failed in the status (set again on each reload). */
-  get invalid(): readonly InvalidEntry[] {
-    return this.invalidEntries;
+    this.invalid = config.invalid ?? [];
   }
 
   setInvalid(entries: InvalidEntry[]): void {
-    this.invalidEntries = entries;
+    this.invalid = entries;
     this.onstatus?.();
   }
 
@@ -280,7 +275,7 @@ export class Hub implements SessionHost {
 
   status(): ServerStatus[] {
     const running = [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
-    const invalid = this.invalidEntries.filter((e) => !this.upstreams.has(e.id)).map((e) => invalidEntryStatus(e, this.logger.secrets));
+    const invalid = this.invalid.filter((e) => !this.upstreams.has(e.id)).map((e) => invalidEntryStatus(e, this.logger.secrets));
     return invalid.length ? [...running, ...invalid] : running;
   }
 
