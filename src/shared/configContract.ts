@@ -8,6 +8,8 @@
  * a value back unchanged keeps the stored secret.
  */
 
+import type { ConfigReloadResult } from './status.js';
+
 /** What a hidden value looks like on the page; sent back unchanged it means "keep the old value". */
 export const SECRET_MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
 
@@ -80,6 +82,8 @@ export interface ConfigChangeResult {
   issues?: string[];
   /** Present when ok: the config as now written. */
   config?: ConfigView;
+  /** What the bridge did with the written file when it applies its own changes (its panel's routes); absent where a watcher applies it (the app). */
+  applied?: ConfigReloadResult;
 }
 
 /** One entry a pasted snippet would add. */

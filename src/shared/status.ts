@@ -60,7 +60,9 @@ export interface RuntimeStatus {
 
 /**
  * The answer of the bridge's `POST /config/reload`: what it did, by server id, or why the
- * config was not applied (nothing changed then).
+ * config was not applied (nothing changed then). `invalid`: entries that could not be read,
+ * not applied (failed in the status, or kept running on their previous entry).
  */
 export type ConfigReloadResult =
-  { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[] } | { ok: false; error: string };
+  | { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[]; invalid?: string[] }
+  | { ok: false; error: string };

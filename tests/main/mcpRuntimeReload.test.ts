@@ -1,7 +1,7 @@
 // Config reload: chokidar sees the user's file change; when the bridge's servers changed the
 // running bridge is told (POST /config/reload) and starts, stops or restarts only those
-// servers (same bridge pid, the others keep theirs); other changes, and invalid files, leave
-// everything running.
+// servers (same bridge pid, the others keep theirs); other changes, and files it cannot use,
+// leave everything running; a bad entry fails alone.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
@@ -141,15 +141,23 @@ describe('McpRuntime config reload', () => {
     expect(await waitAllNotRunning([memory0], 3000)).toEqual([]);
   });
 
-  it('reports an invalid config at start and starts the bridge once the file is fixed', async () => {
-    const { dir, write, runtime } = setup(() => '{"mcpServers": {"memory": {"command": 42}}}');
+  it('reports a file it cannot use at start and starts the bridge once it is fixed; a bad entry then fails alone', async () => {
+    const { dir, write, runtime } = setup(() => '{"mcpServers": {"memory": ');
     await runtime.start();
-    await expect(runtime.whenReady()).rejects.toThrow(/command/);
+    await expect(runtime.whenReady()).rejects.toThrow(/not valid JSON/);
     expect(runtime.status().bridge.state).toBe('crashed');
-    expect(runtime.status().bridge.lastError).toMatch(/memory/);
-    write({ mcpServers: { memory: memoryEntry(dir) } });
+    expect(runtime.status().bridge.lastError).toMatch(/not valid JSON/);
+    write({ mcpServers: { memory: memoryEntry(dir), typo: { command: 42 } } });
     const info = await waitFor(async () => runtime.whenReady().catch(() => undefined), 20_000, 'ready after the fix');
-    expect(info.servers.map((s) => s.state)).toEqual(['ready']);
+    expect(info.servers.map((s) => [s.id, s.state])).toEqual([
+      ['memory', 'ready'],
+      ['typo', 'failed'],
+    ]);
+    await waitFor(() => runtime.status().servers.some((s) => s.id === 'typo'), 5000, 'the bad entry in the status');
+    expect(runtime.status().servers.find((s) => s.id === 'typo')).toMatchObject({
+      state: 'failed',
+      lastError: 'invalid config entry: command must be a string',
+    });
   });
 
   it('computes the bridge signature from bridge servers and serving options only', () => {

@@ -2,12 +2,12 @@
 // bundled memory and filesystem servers) from mcp.json in the user's data folder, written
 // once, 0600, with the servers' data beside it; from the dev tree layout (dist/proxy beside
 // dist/servers) as `npm run bridge` starts it. SIGHUP then applies the user's edits to it.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultMcpConfig } from '../../src/main/config/defaultMcpConfig.js';
 import { userDataDir } from '../../src/proxy/cli/defaultBridgeConfig.js';
-import { CLI, cleanupBridges, startBridge, tempDir, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
+import { CLI, cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -66,5 +66,25 @@ describe('headless bridge without --config', () => {
     const again = await startBridge({ config: undefined, cli: CLI, env });
     expect(again.ready!.servers.map((s) => s.id)).toEqual(['memory']);
     expect(existsSync(file)).toBe(true);
+  });
+});
+
+describe('headless bridge with a bad entry in the user file', () => {
+  it('starts, with the bad entry failed and its reason shown, so the panel can fix it', async () => {
+    const home = tempDir();
+    const xdg = join(home, 'xdg');
+    const userData = userDataDir(process.platform, { XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') }, home);
+    mkdirSync(userData, { recursive: true });
+    const file = join(userData, 'mcp.json');
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { mine: nodeEntry(fixture('pidServer.mjs'), [join(home, 'pids')]), typo: { command: 'npx', args: ['-y', 7] } } }),
+    );
+    const b = await startBridge({ config: undefined, cli: CLI, env: { HOME: home, XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') } });
+    expect(b.ready!.servers.map((s) => [s.id, s.state, s.error])).toEqual([
+      ['mine', 'ready', undefined],
+      ['typo', 'failed', 'invalid config entry: args[1] must be a string'],
+    ]);
+    expect((await b.fetch('/config')).status).toBe(200);
   });
 });

@@ -1,25 +1,15 @@
 // Incremental config reload in the real bridge (SIGHUP): of a three-server config, the edited
 // server restarts, the untouched ones keep their pids, sessions and a call in flight, a
 // removed server's whole process tree is gone, an added one appears with list_changed on an
-// open aggregate session; a broken edit changes nothing and is reported with the messages
-// given at start.
+// open aggregate session; a broken entry keeps its running server (reported), a file that
+// is not JSON changes nothing.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerStatus } from '../../src/shared/status.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  cleanupBridges,
-  fixture,
-  nodeEntry,
-  spawnBridge,
-  startBridge,
-  tempDir,
-  waitFor,
-  waitNotRunning,
-  type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, waitNotRunning, type BridgeProcess } from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -144,51 +134,58 @@ describe('bridge config reload (SIGHUP)', () => {
     expect(b.exit).toBeUndefined();
   });
 
-  it('a broken edit changes nothing and is reported with the messages given at start; the fix applies', async () => {
+  it('a broken entry keeps its running server and is reported, the other edits apply; a file that is not JSON changes nothing; the fix applies', async () => {
     const dir = tempDir();
     const { file, config } = threeServers(dir);
-    const broken = JSON.stringify({ mcpServers: { ...config.mcpServers, a: { command: 42 } } });
-    // What the bridge says at start about the same file.
-    const badFile = join(dir, 'bad.json');
-    writeFileSync(badFile, broken);
-    const refused = spawnBridge({ config: badFile });
-    expect((await refused.waitExit(15_000)).code).toBe(2);
-    const startMessage = /invalid MCP config in [^\n]*bad\.json: (.*)/.exec(refused.stderr)?.[1];
-    expect(startMessage).toBeTruthy();
-
     const b = await startBridge({ config: file });
     const before = await b.status();
-    writeFileSync(file, broken);
-    b.child.kill('SIGHUP');
-    await waitFor(() => /config not applied \(SIGHUP\)/.test(b.stderr), 10_000, 'the broken edit to be reported');
-    expect(b.stderr).toContain(startMessage!);
-    const st = await b.status();
-    expect(st.bridge.configError).toContain(startMessage!);
-    expect(st.bridge.state).toBe('ready');
-    expect(st.servers.map((s) => [s.id, s.pid, s.state])).toEqual(before.servers.map((s) => [s.id, s.pid, s.state]));
+    const pidBefore = (id: string) => before.servers.find((s) => s.id === id)!.pid;
+    const bEdited = { ...config.mcpServers.b, timeoutMs: 30_000 };
 
-    // The runtime's route says the same, and changes nothing either; it needs the token.
+    // a broken, b edited, e added broken.
+    writeFileSync(file, JSON.stringify({ mcpServers: { ...config.mcpServers, a: { command: 42 }, b: bEdited, e: { url: 'not a url' } } }));
+    b.child.kill('SIGHUP');
+    const b1 = await waitFor2(b, 'b', (s) => s.state === 'ready' && s.pid !== pidBefore('b'), 'b restarted on its edit');
+    b.remember(b1.pid);
+    const st = await b.status();
+    expect(st.bridge.state).toBe('ready');
+    expect(st.bridge.configError).toBe('server "a" keeps running on its previous entry: invalid config entry: command must be a string');
+    expect(st.servers.find((s) => s.id === 'a')).toMatchObject({ state: 'ready', pid: pidBefore('a') });
+    expect(st.servers.find((s) => s.id === 'c')).toMatchObject({ state: 'ready', pid: pidBefore('c') });
+    expect(st.servers.find((s) => s.id === 'e')).toMatchObject({ state: 'failed', lastError: 'invalid config entry: url is not a valid absolute URL' });
+    expect(b.stderr).toContain('config entry not applied (SIGHUP): server "a": command must be a string');
+
+    // The runtime's route says the same (applied, with the entries it could not read); it needs the token.
     const viaHttp = await b.fetch('/config/reload', { method: 'POST' });
-    expect(viaHttp.status).toBe(422);
-    expect(((await viaHttp.json()) as { ok: boolean; error: string }).error).toContain(startMessage!);
+    expect(viaHttp.status).toBe(200);
+    expect(await viaHttp.json()).toMatchObject({ ok: true, invalid: ['a', 'e'], restarted: [], unchanged: ['b', 'c', 'a'] });
     expect((await fetch(`${b.url}/config/reload`, { method: 'POST' })).status).toBe(401);
     expect((await b.fetch('/config/reload')).status).toBe(405);
-    expect((await b.status()).servers.map((s) => s.pid)).toEqual(before.servers.map((s) => s.pid));
 
-    // Invalid JSON too.
+    // A file that is not JSON: nothing changes, 422.
+    const pids = (await b.status()).servers.map((s) => [s.id, s.pid]);
     writeFileSync(file, '{"mcpServers": {"a": ');
     b.child.kill('SIGHUP');
     await waitFor(async () => /not valid JSON/.test((await b.status()).bridge.configError ?? ''), 10_000, 'the JSON error in the status');
+    expect(b.stderr).toMatch(/config not applied \(SIGHUP\); the servers keep running as they were: .*not valid JSON/);
+    const refused = await b.fetch('/config/reload', { method: 'POST' });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: string }).error).toContain('is not valid JSON');
+    expect((await b.status()).servers.map((s) => [s.id, s.pid])).toEqual(pids);
 
-    // Fixed: applied (b edited), and the problem is no longer shown.
-    writeFileSync(file, JSON.stringify({ mcpServers: { ...config.mcpServers, b: { ...config.mcpServers.b, timeoutMs: 30_000 } } }));
+    // Fixed: a restarts on its entry, e is gone with its line, and the problem is no longer shown.
+    writeFileSync(file, JSON.stringify({ mcpServers: { ...config.mcpServers, a: { ...config.mcpServers.a, timeoutMs: 30_000 }, b: bEdited } }));
     b.child.kill('SIGHUP');
-    const b0 = before.servers.find((s) => s.id === 'b')!.pid;
-    const b1 = await waitFor2(b, 'b', (s) => s.state === 'ready' && s.pid !== b0, 'b restarted after the fix');
-    b.remember(b1.pid);
+    const a1 = await waitFor2(b, 'a', (s) => s.state === 'ready' && s.pid !== pidBefore('a'), 'a restarted after the fix');
+    b.remember(a1.pid);
     const after = await b.status();
     expect(after.bridge.configError).toBeUndefined();
-    for (const id of ['a', 'c']) expect(after.servers.find((s) => s.id === id)!.pid).toBe(before.servers.find((s) => s.id === id)!.pid);
+    expect(after.servers.map((s) => [s.id, s.state])).toEqual([
+      ['a', 'ready'],
+      ['b', 'ready'],
+      ['c', 'ready'],
+    ]);
+    expect(after.servers.find((s) => s.id === 'c')!.pid).toBe(pidBefore('c'));
   });
 
   it('SIGHUP still stops stdio aggregation served over HTTP (--transport http): only proxy mode reloads', async () => {

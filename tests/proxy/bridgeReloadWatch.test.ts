@@ -1,8 +1,9 @@
 // `proxy --watch`: the bridge follows its config file by itself, also when an editor replaces
 // it by rename; a new toolNaming applies without restarting any server; an agent's stdio
 // proxy, which reaches the bridge over the stream link, sees list_changed for a server the
-// bridge restarted on its new entry, and its tools as they now are.
-import { renameSync, writeFileSync } from 'node:fs';
+// bridge restarted on its new entry, and its tools as they now are. A config that is a symlink
+// is followed where its writes land (the target's folder), and to a new target when re-pointed.
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -117,5 +118,35 @@ describe('bridge --watch', () => {
     expect((await agent.callTool({ name: 'b__echo', arguments: { text: 'still' } })).content).toEqual([
       { type: 'text', text: expect.stringContaining('still') },
     ]);
+  });
+
+  it('follows a symlinked config: writes to its target in another folder, and the link re-pointed to another file', async () => {
+    const dir = tempDir();
+    for (const d of ['links', 'dotfiles', 'other']) mkdirSync(join(dir, d));
+    const target = join(dir, 'dotfiles', 'mcp.json');
+    const link = join(dir, 'links', 'mcp.json');
+    const a = { a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo']) };
+    writeFileSync(target, JSON.stringify({ mcpServers: a }));
+    symlinkSync(target, link);
+    const b = await startBridge({ config: link, args: ['--watch'] });
+    const aPid = (await b.server('a')).pid;
+
+    // Saved where the link points (an editor following it, the panel): seen, and applied.
+    replaceByRename(target, { mcpServers: { ...a, c: nodeEntry(FIXTURE, ['--name', 'c', '--tools', 'echo']) } });
+    const added = await waitStatus(b, (s) => s.servers.length === 2 && ready(s), 'c added from the target folder');
+    b.remember(...added.servers.map((x) => x.pid));
+    expect(pids(added).a).toBe(aPid);
+
+    // The link re-pointed to another file: that file applies, and its own edits are seen from then on.
+    const other = join(dir, 'other', 'mcp.json');
+    writeFileSync(other, JSON.stringify({ mcpServers: a }));
+    const tmpLink = `${link}.new`;
+    symlinkSync(other, tmpLink);
+    renameSync(tmpLink, link);
+    await waitStatus(b, (s) => s.servers.length === 1, 'c removed by the re-pointed link');
+    replaceByRename(other, { mcpServers: { ...a, d: nodeEntry(FIXTURE, ['--name', 'd', '--tools', 'echo']) } });
+    const withD = await waitStatus(b, (s) => s.servers.map((x) => x.id).join() === 'a,d' && ready(s), 'd added in the new target');
+    b.remember(...withD.servers.map((x) => x.pid));
+    expect(pids(withD).a).toBe(aPid);
   });
 });

@@ -3,7 +3,7 @@
 // (Convert's data path and its tool filters are covered by convert.test.ts.)
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliProcess, ROOT, cleanup, configJson, pidServerEntry, readPids, runCli, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
 
@@ -89,6 +89,73 @@ describe('--config-file in every mode', () => {
     const r3 = await runCli(['convert', '--config-file', file]);
     expect(r3).toMatchObject({ code: 2, stdout: '' });
     expect(r3.stderr).toMatch(/the config has 2 remote servers: pick one with --name/);
+  });
+});
+
+describe('--config-file written for another client, and bad entries', () => {
+  it("reads VS Code's .vscode/mcp.json (comments, trailing commas, servers, inputs) and Cursor's ${env:NAME} as they are", async () => {
+    const project = tempDir();
+    mkdirSync(join(project, '.vscode'));
+    const file = join(project, '.vscode', 'mcp.json');
+    const pidServer = pidServerEntry('');
+    writeFileSync(
+      file,
+      `// written by VS Code
+      {
+        "inputs": [{ "type": "promptString", "id": "api-key", "description": "API key", "password": true }],
+        "servers": {
+          /* the project's own server, its pids in the project folder */
+          "vs": { "type": "stdio", "command": ${JSON.stringify(pidServer.command)}, "args": [${JSON.stringify(pidServer.args[0])}, "\${workspaceFolder}/vs.pids"],
+                  "env": { "KEY": "\${input:api-key}" }, },
+          "cursor": { "command": ${JSON.stringify(pidServer.command)}, "args": [${JSON.stringify(pidServer.args[0])}, "\${env:PIDS_DIR}\${/}cursor.pids"] },
+        },
+      }`,
+    );
+    const pidsDir = tempDir();
+    const p = new CliProcess(['--config-file', file], { env: { ...process.env, MCP_INPUT_API_KEY: 'k-123', PIDS_DIR: pidsDir } });
+    expect((await toolNames(p)).sort()).toEqual(['cursor__add', 'cursor__echo', 'cursor__secret_tool', 'vs__add', 'vs__echo', 'vs__secret_tool']);
+    // ${workspaceFolder} of a .vscode/mcp.json is the project; ${env:PIDS_DIR} the variable.
+    expect(readPids(join(project, 'vs.pids')).server).toHaveLength(1);
+    expect(readPids(join(pidsDir, 'cursor.pids')).server).toHaveLength(1);
+  });
+
+  it('stdio aggregation serves the valid entries and logs each bad one with its reason, never a value', async () => {
+    const secret = 'sk-live-kept-out-of-logs-0123456789';
+    const { dir, file } = writeConfig({
+      good: pidServerEntry(join(tempDir(), 'pids.jsonl')),
+      typo: { command: process.execPath, args: ['x', 42], env: { API_KEY: secret } },
+    });
+    const p = new CliProcess(['--config-file', file], { cwd: dir });
+    expect(await toolNames(p)).toEqual(['good__echo', 'good__add', 'good__secret_tool']);
+    expect(p.stderr).toContain('not started: server "typo": args[1] must be a string');
+    expect(p.stderr).not.toContain(secret);
+    expect(p.stderr).toContain('stdio aggregation of 1 server(s): good');
+  });
+
+  it('an input without its variable is named with the variable to set; a file that is not JSON is still fatal (exit 2)', async () => {
+    const { file } = writeConfig({ vscode: { command: process.execPath, env: { KEY: '${input:api-key}' } } });
+    const env = { ...process.env };
+    delete env.MCP_INPUT_API_KEY;
+    const p = new CliProcess(['--config-file', file], { env });
+    expect(await toolNames(p)).toEqual([]);
+    expect(p.stderr).toContain(
+      'not started: server "vscode": env.KEY uses ${input:api-key}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_API_KEY to its value',
+    );
+    const dir = tempDir();
+    const broken = join(dir, 'mcp.json');
+    writeFileSync(broken, '{"mcpServers": {"a": {"command": "node"}');
+    const r = await runCli(['--config-file', broken]);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('is not valid JSON');
+  });
+});
+
+describe('convert and bad entries', () => {
+  it('refuses to run a bad entry it is asked for (exit 2, its problem named)', async () => {
+    const { file } = writeConfig({ bad: { url: 'ftp://h/mcp' }, other: { url: 'http://127.0.0.1:9/mcp' } });
+    const r = await runCli(['convert', '--config-file', file, '-n', 'bad']);
+    expect(r).toMatchObject({ code: 2, stdout: '' });
+    expect(r.stderr).toContain('server "bad": url must be an http or https URL (got scheme "ftp:")');
   });
 });
 

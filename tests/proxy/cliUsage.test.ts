@@ -91,15 +91,19 @@ describe('CLI usage', () => {
 });
 
 describe('CLI config errors', () => {
-  it('names the server and the field, exits 2, and never prints a secret', async () => {
+  it('a bad top level exits 2 listing every problem, naming the server and the field, never a secret', async () => {
     const secret = 's3cr3t-value-that-must-not-leak';
-    const config = configJson({
-      'bad/id': { command: 'node' },
-      nocmd: { args: ['x'], env: { TOKEN: secret } },
-      badenv: { command: 'node', env: { PORT: 5, TOKEN: secret } },
-      badremote: { url: 'not a url', headers: { Authorization: `Bearer ${secret}` } },
+    const config = JSON.stringify({
+      toolNaming: 'short',
+      mcpServers: {
+        'bad/id': { command: 'node' },
+        nocmd: { args: ['x'], env: { TOKEN: secret } },
+        badenv: { command: 'node', env: { PORT: 5, TOKEN: secret } },
+        badremote: { url: 'not a url', headers: { Authorization: `Bearer ${secret}` } },
+      },
     });
     const err = await expectExit2(['--config', config], /invalid MCP config/);
+    expect(err).toMatch(/toolNaming must be one of "prefixed", "original"/);
     expect(err).toMatch(/server "bad\/id": has an invalid id/);
     expect(err).toMatch(/server "nocmd": needs either command \(a stdio server\) or url \(a remote server\)/);
     expect(err).toMatch(/server "badenv": env\.PORT must be a string/);
@@ -111,7 +115,7 @@ describe('CLI config errors', () => {
   it('names the file of an invalid config file, and says plainly when it is missing', async () => {
     const dir = tempDir();
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, '{"mcpServers": {"a": {"command": "node",}}}');
+    writeFileSync(bad, '{"mcpServers": {"a": {"command" "node"}}}');
     await expectExit2(
       ['--config', bad],
       new RegExp(`invalid MCP config: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: syntax error at line 1`),

@@ -1,6 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { basename, join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseConfig, type ProxyConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config/config.js';
 import { toolTimeoutFor } from '../../src/proxy/config/toolFilter.js';
@@ -104,20 +104,151 @@ describe('loadConfig: input forms', () => {
     const inline = thrown(() => loadConfig(text));
     expect(inline.message).toContain('inline JSON is not valid JSON');
     expect(inline.message).not.toContain('hunter2-secret');
-    const path = writeConfig('bad.json', '{\n  "mcpServers": {\n    "a": {"command": "hunter2-secret",}\n  }\n}');
+    // A comment before the error: the position is still the file's own line and column.
+    const path = writeConfig('bad.json', '{\n  // servers\n  "mcpServers": {\n    "a": {"command" "hunter2-secret"}\n  }\n}');
     const fromFile = thrown(() => loadConfig(path));
     expect(fromFile.message).toContain(path);
-    expect(fromFile.message).toContain('syntax error at line 3');
+    expect(fromFile.message).toContain('syntax error at line 4, column 21');
     expect(fromFile.message).not.toContain('hunter2-secret');
     const truncated = thrown(() => loadConfig('{"mcpServers": {"a": "hunter2-secret'));
     expect(truncated.message).not.toContain('hunter2-secret');
   });
 
-  it('prefixes validation errors from a file with its path', () => {
-    const path = writeConfig('mcp.json', { mcpServers: { fs: { command: 'npx', args: ['-y', 42] } } });
+  it('prefixes top-level errors from a file with its path', () => {
+    const path = writeConfig('mcp.json', { toolNaming: 'short', mcpServers: { fs: { command: 'npx', args: ['-y', 42] } } });
     const err = thrown(() => loadConfig(path));
     expect(err.message).toContain(path);
-    expect(err.issues).toEqual(['server "fs": args[1] must be a string']);
+    expect(err.issues).toEqual(['toolNaming must be one of "prefixed", "original"', 'server "fs": args[1] must be a string']);
+  });
+});
+
+describe('loadConfig: a bad entry is set aside, the others load', () => {
+  it('returns the valid entries and each bad one with its issues, kind and role', () => {
+    const path = writeConfig('mcp.json', {
+      mcpServers: {
+        ok: { command: 'node' },
+        args: { command: 'npx', args: ['-y', 42] },
+        remote: { type: 'sse', url: '${NOPE}/sse' },
+        'bad id': { command: 'node' },
+        perSession: { command: 7, persistent: false, disabled: true },
+      },
+    });
+    const cfg = loadConfig(path, { env: {} });
+    expect(cfg.servers.map((s) => s.id)).toEqual(['ok']);
+    expect(cfg.invalid).toEqual([
+      {
+        id: 'args',
+        issues: ['server "args": args[1] must be a string'],
+        reason: 'invalid config entry: args[1] must be a string',
+        transport: 'stdio',
+        disabled: false,
+        persistent: true,
+      },
+      {
+        id: 'remote',
+        issues: ['server "remote": url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)'],
+        reason: 'invalid config entry: url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)',
+        transport: 'sse',
+        disabled: false,
+        persistent: true,
+      },
+      expect.objectContaining({ id: 'bad id', transport: 'stdio', reason: expect.stringMatching(/^invalid config entry: has an invalid id/) }),
+      expect.objectContaining({ id: 'perSession', reason: 'invalid config entry: command must be a string', disabled: true, persistent: false }),
+    ]);
+  });
+
+  it('parseConfig, the check of an edit, still refuses any bad entry', () => {
+    const err = thrown(() => parseConfig({ mcpServers: { ok: { command: 'node' }, bad: { command: 7 } } }));
+    expect(err.issues).toEqual(['server "bad": command must be a string']);
+    expect(parseConfig({ mcpServers: { ok: { command: 'node' } } })).not.toHaveProperty('invalid');
+  });
+});
+
+describe('loadConfig: configs written for other clients', () => {
+  it("reads VS Code's mcp.json: servers, inputs, type stdio/http/sse, comments and trailing commas", () => {
+    mkdirSync(join(dir, 'proj', '.vscode'), { recursive: true });
+    const path = join(dir, 'proj', '.vscode', 'mcp.json');
+    writeFileSync(
+      path,
+      [
+        '// VS Code: Ctrl+Shift+P "MCP: Add Server"',
+        '{',
+        '  "inputs": [{ "type": "promptString", "id": "gh-token", "description": "GitHub token", "password": true }],',
+        '  "servers": {',
+        '    /* a local one */',
+        '    "files": { "type": "stdio", "command": "npx", "args": ["-y", "server-filesystem", "${workspaceFolder}", "${userHome}${/}notes", "a,}b //c"], },',
+        '    "gh": { "type": "http", "url": "https://api.example.com/mcp", "headers": { "Authorization": "Bearer ${input:gh-token}" } },',
+        '    "old": { "type": "sse", "url": "http://127.0.0.1:9/sse", "envFile": "${workspaceFolder}/.env" },',
+        '  },',
+        '}',
+      ].join('\n'),
+    );
+    const cfg = loadConfig(path, { env: { MCP_INPUT_GH_TOKEN: 'ghp_fromEnv' } });
+    expect(cfg.invalid).toEqual([]);
+    expect(cfg.servers.map((s) => [s.id, s.kind, s.kind === 'remote' ? s.type : 'stdio'])).toEqual([
+      ['files', 'stdio', 'stdio'],
+      ['gh', 'remote', 'http'],
+      ['old', 'remote', 'sse'],
+    ]);
+    // The project of a .vscode/mcp.json is the folder above it; a string keeps its "//" and ",}".
+    expect((cfg.servers[0] as StdioEntry).args).toEqual(['-y', 'server-filesystem', join(dir, 'proj'), `${homedir()}${sep}notes`, 'a,}b //c']);
+    expect((cfg.servers[1] as RemoteEntry).headers).toEqual({ Authorization: 'Bearer ghp_fromEnv' });
+  });
+
+  it('a VS Code ${input:...} without its variable fails that entry alone, naming the input and the variable', () => {
+    const path = writeConfig('mcp.json', {
+      servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { TOKEN: '${input:gh-token}' } }, ok: { command: 'node' } },
+    });
+    const cfg = loadConfig(path, { env: {} });
+    expect(cfg.servers.map((s) => s.id)).toEqual(['ok']);
+    expect(cfg.invalid?.map((e) => e.issues)).toEqual([
+      ['server "gh": env.TOKEN uses ${input:gh-token}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_GH_TOKEN to its value'],
+    ]);
+    // A disabled entry may leave it unset, as it may an unset variable.
+    const off = loadConfig(JSON.stringify({ servers: { gh: { command: 'x', args: ['${input:k}', '${command:pick}'], disabled: true } } }), { env: {} });
+    expect(off.servers.map((s) => s.id)).toEqual(['gh']);
+    const editorOnly = loadConfig(JSON.stringify({ servers: { gh: { command: 'x', args: ['${config:mcp.path}'] } } }), { env: {} });
+    expect(editorOnly.invalid?.[0].issues).toEqual(['server "gh": args[0] uses ${config:...}, which only VS Code can fill in']);
+  });
+
+  it("reads Cursor's ${env:NAME}, and ${workspaceFolder} as the file's own folder (or the current folder for inline JSON)", () => {
+    const e = { API_KEY: 'k-123', HOME_DIR: '/h' };
+    const path = writeConfig('mcp.json', {
+      mcpServers: { c: { command: 'node', args: ['${workspaceFolder}', '${workspaceFolderBasename}'], env: { KEY: '${env:API_KEY}', D: '${env:NOPE:-d}' } } },
+    });
+    const fromFile = loadConfig(path, { env: e }).servers[0] as StdioEntry;
+    expect(fromFile.args).toEqual([dir, basename(dir)]);
+    expect(fromFile.env).toEqual({ KEY: 'k-123', D: 'd' });
+    const inline = loadConfig(JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }), { cwd: dir }).servers[0] as StdioEntry;
+    expect(inline.args).toEqual([dir]);
+    // An environment variable of that name wins; a missing ${env:NAME} is named as written.
+    const own = loadConfig(JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }), { env: { workspaceFolder: '/mine' } });
+    expect((own.servers[0] as StdioEntry).args).toEqual(['/mine']);
+    const missing = loadConfig(JSON.stringify({ mcpServers: { c: { command: '${env:NOPE}' } } }), { env: {} });
+    expect(missing.invalid?.[0].issues).toEqual([
+      'server "c": command references ${env:NOPE}, but that variable is not set (write ${env:NOPE:-default} to give a fallback)',
+    ]);
+  });
+
+  it('reads both maps of a file that has mcpServers beside VS Code servers, mcpServers first and winning', () => {
+    const cfg = loadConfig(
+      JSON.stringify({
+        servers: { vs: { command: 'a' }, both: { command: 'from-servers' } },
+        mcpServers: { both: { command: 'ours' }, mine: { command: 'b' } },
+      }),
+    );
+    expect(cfg.servers.map((s) => [s.id, (s as StdioEntry).command])).toEqual([
+      ['both', 'ours'],
+      ['mine', 'b'],
+      ['vs', 'a'],
+    ]);
+  });
+
+  it('a top level without a servers map, or with a malformed one, is fatal', () => {
+    expect(thrown(() => loadConfig('{"servers": []}')).issues).toEqual(['servers must be an object mapping server ids to server entries']);
+    expect(thrown(() => loadConfig('{"mcpServers": [], "servers": {}}')).issues).toEqual(['mcpServers must be an object mapping server ids to server entries']);
+    expect(thrown(() => loadConfig('{"inputs": []}')).issues).toEqual(['mcpServers is required']);
+    expect(thrown(() => loadConfig(writeConfig('list.json', '[1,]'))).issues).toEqual(['config must be a JSON object']);
   });
 });
 

@@ -170,16 +170,12 @@ describe('config errors never print secret values', () => {
     });
   }
 
-  it('from a real file as well', () => {
+  it('from a real file as well, in the issues and in the reason the status shows', () => {
     const path = join(dir, 'mcp.json');
     writeFileSync(path, JSON.stringify({ mcpServers: { gh: { url: `gopher://x:${SECRET}@h/`, headers: { Authorization: SECRET } } } }));
-    let err: ConfigError | undefined;
-    try {
-      loadConfig(path);
-    } catch (e) {
-      err = e as ConfigError;
-    }
-    expect(err?.message).toContain('server "gh": url must be an http or https URL');
-    expect(err?.message).not.toContain(SECRET);
+    const [bad] = loadConfig(path).invalid ?? [];
+    expect(bad.issues).toEqual(['server "gh": url must be an http or https URL (got scheme "gopher:")']);
+    expect(bad.reason).toBe('invalid config entry: url must be an http or https URL (got scheme "gopher:")');
+    expect(JSON.stringify(bad)).not.toContain(SECRET);
   });
 });

@@ -166,13 +166,14 @@ describe('config routes: reading and changing the file', () => {
   });
 
   it('import preview then apply', async () => {
-    const text = JSON.stringify({ mcpServers: { chatty: { command: 'x' }, pasted: { command: 'npx', args: ['-y', 'pkg'] } } });
+    // Disabled: the bridge applies what it writes, and this one is never to be started.
+    const text = JSON.stringify({ mcpServers: { chatty: { command: 'x' }, pasted: { command: 'npx', args: ['-y', 'pkg'], disabled: true } } });
     const p = JSON.parse((await req('POST', '/config/import/preview', { text })).body);
     expect(p.add.map((a: { id: string }) => a.id)).toEqual(['pasted']);
     expect(p.skip).toEqual([{ id: 'chatty', reason: 'a server with this name is already in your config' }]);
     expect(fileText()).not.toContain('pasted');
     expect((await req('POST', '/config/import', { text })).status).toBe(200);
-    expect(JSON.parse(fileText()).mcpServers.pasted).toEqual({ command: 'npx', args: ['-y', 'pkg'] });
+    expect(JSON.parse(fileText()).mcpServers.pasted).toEqual({ command: 'npx', args: ['-y', 'pkg'], disabled: true });
     expect((await req('DELETE', '/config/servers/pasted', {})).status).toBe(200);
   });
 });

@@ -5,11 +5,13 @@
  * session by the stdio proxy (`"persistent": false`), and a signature of everything the
  * bridge depends on, so a config change restarts the bridge only when that signature moved.
  *
- * Validation is the proxy's (`loadConfig`): the bridge reads the same file, and an invalid
- * file is reported here with the proxy's own messages.
+ * Reading and validation are the proxy's: the bridge reads the same file (JSON with comments,
+ * VS Code's `servers` as well as `mcpServers`), and a file it cannot use is reported here with
+ * the proxy's own messages. A bad entry is not such a file: the bridge shows it as failed and
+ * runs the others, so it is passed on like any entry.
  */
 import { readFile } from 'node:fs/promises';
-import { ConfigError, loadConfig, parseConfig } from '../../proxy/index.js';
+import { clientVarsFor, ConfigError, findServers, jsoncToJson, loadConfig, readConfig } from '../../proxy/index.js';
 
 /** Top-level options that change how the bridge serves its servers. */
 const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts', 'clientCapabilities'] as const;
@@ -40,14 +42,14 @@ export async function readUserConfig(path: string, env: NodeJS.ProcessEnv = proc
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
+    raw = JSON.parse(jsoncToJson(text.replace(/^\uFEFF/, '')));
   } catch {
     throw new ConfigError([`${path} is not valid JSON`]);
   }
   // Validate with the proxy's rules; `${VAR}`s are expanded only for checking here, the raw
   // entries are passed on unexpanded so each proxy expands them in its own environment.
   try {
-    parseConfig(raw, { env });
+    readConfig(raw, { env, vars: clientVarsFor(path) });
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(err.issues, path);
     throw err;
@@ -58,7 +60,7 @@ export async function readUserConfig(path: string, env: NodeJS.ProcessEnv = proc
 /** The {@link UserConfigView} of an already-parsed config object (not validated). */
 export function viewOf(raw: unknown): UserConfigView {
   const top = isObject(raw) ? raw : {};
-  const servers = isObject(top.mcpServers) ? top.mcpServers : {};
+  const servers = findServers(top)?.servers ?? {};
   const bridgeEntries: Record<string, unknown> = {};
   const sessionEntries: Record<string, unknown> = {};
   for (const [id, entry] of Object.entries(servers)) {

@@ -19,8 +19,9 @@
  * never grants) and an `Origin` header (403 without; the gate already refused any origin
  * but the bridge's own). A body nested deeper than MAX_CONFIG_DEPTH is refused (400). A
  * change with the `version` of an entry that changed in the file since is refused with 409
- * and `code: "conflict"`. Changes end at the file: the watchers apply them. What is odd in
- * the file (duplicate keys) is in the config's `warnings` and logged once.
+ * and `code: "conflict"`. A change is written to the file; then the bridge applies it itself
+ * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
+ * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -32,6 +33,7 @@ import { depthMessage, valueNestsDeeper } from '../config/jsonDepth.js';
 import { Logger } from '../common/logger.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
+import type { ConfigReloadResult } from '../../shared/status.js';
 
 export interface ConfigRoutesOptions {
   /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -47,6 +49,8 @@ export interface ConfigRoutesOptions {
   bodyTimeoutMs: number;
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
+  /** Applies the file to the running servers after a change was written (the bridge's reload); absent: someone else does. */
+  applyWritten?: () => Promise<ConfigReloadResult>;
 }
 
 const log = Logger.create('config');
@@ -157,6 +161,10 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   logWarnings(answer.config?.warnings);
+  if (answer.ok && o.applyWritten) {
+    answer.applied = await o.applyWritten();
+    if (!answer.applied.ok) answer.error = `Saved in the config, but not applied: ${answer.applied.error}`;
+  }
   sendJson(res, status ?? 200, answer);
   return true;
 }

@@ -4,11 +4,15 @@
  * only the difference is applied: removed servers stopped (whole process tree), changed ones
  * restarted on their new entry, added ones started, top-level options applied in place;
  * every other server keeps its process, its sessions and its calls in flight. Reloads are
- * serialised. An invalid file changes nothing and is reported (log, status).
+ * serialised. A file that cannot be used (not JSON, a bad top level) changes nothing and is
+ * reported (log, status). A bad entry is judged alone: one that was running keeps running on
+ * its previous entry (reported as not applied, in the status's `configError`); one that was
+ * not is shown as failed with its reason; the other entries' changes apply.
  *
- * Triggers: `POST /config/reload` (the app's runtime), SIGHUP and `--watch` (bridgeMode.ts).
+ * Triggers: `POST /config/reload` (the app's runtime), SIGHUP, `--watch`, and the bridge's
+ * own panel routes after each change they write (bridgeMode.ts).
  */
-import type { ProxyConfig } from '../config/config.js';
+import type { InvalidEntry, ProxyConfig } from '../config/config.js';
 import { describeDiff, diffConfigs, isEmptyDiff } from '../config/configDiff.js';
 import { errorText, type Logger } from '../common/logger.js';
 import type { Hub } from '../hub/hub.js';
@@ -65,9 +69,12 @@ export class BridgeReloader {
       this.o.onProblem(error);
       return { ok: false, error };
     }
-    this.o.onProblem(undefined);
-    const diff = diffConfigs(this.running, next);
-    this.running = next;
+    const { effective, failed, kept } = judgeInvalid(this.running, next);
+    for (const e of next.invalid ?? []) log.error(`config entry not applied (${reason}): ${e.issues.join('; ')}`);
+    this.o.onProblem(kept.length ? kept.map((e) => `server "${e.id}" keeps running on its previous entry: ${e.reason}`).join('\n') : undefined);
+    const diff = diffConfigs(this.running, effective);
+    this.running = effective;
+    this.o.hub.setInvalid(failed);
     const result: ReloadResult = {
       ok: true,
       added: diff.added.map((s) => s.id),
@@ -75,6 +82,7 @@ export class BridgeReloader {
       restarted: diff.changed.map((s) => s.id),
       unchanged: diff.unchanged,
       options: Object.keys(diff.options),
+      ...(next.invalid?.length ? { invalid: next.invalid.map((e) => e.id) } : {}),
     };
     log.info(`config reloaded (${reason}): ${describeDiff(diff)}`);
     if (isEmptyDiff(diff)) return result;
@@ -90,4 +98,16 @@ export class BridgeReloader {
     for (const u of starting) void u.start().catch((err) => log.error(`${u.id}: start failed: ${errorText(err)}`));
     return result;
   }
+}
+
+/**
+ * The config to run after a reload that found bad entries in `next`: an entry that runs now
+ * stays as it is (`kept`), any other is `failed` (shown in the status, not started).
+ */
+function judgeInvalid(running: ProxyConfig, next: ProxyConfig): { effective: ProxyConfig; failed: InvalidEntry[]; kept: InvalidEntry[] } {
+  const before = new Map(running.servers.map((s) => [s.id, s]));
+  const { invalid = [], ...options } = next;
+  const kept = invalid.filter((e) => before.has(e.id));
+  const failed = invalid.filter((e) => !before.has(e.id));
+  return { effective: { ...options, servers: [...next.servers, ...kept.map((e) => before.get(e.id)!)] }, failed, kept };
 }

@@ -6,8 +6,9 @@ import { applyCliToolFilters } from './cliToolFilter.js';
 /**
  * Loads `--config <json|path>` or `--config-file <path>` and applies `--ready-timeout`,
  * `--tool-naming` and, except in convert mode (which filters the one server itself, by its
- * own tool names), `--allow-tools` / `--deny-tools`.
- * @throws ConfigError for a missing file, bad JSON or an invalid config.
+ * own tool names), `--allow-tools` / `--deny-tools`. Entries that cannot be read come back
+ * in `invalid` (each mode decides what to do with them).
+ * @throws ConfigError for a missing file, bad JSON or an unusable top level.
  */
 export function loadCliConfig(opts: CliOptions): ProxyConfig {
   const input = opts.configFile ?? opts.config;

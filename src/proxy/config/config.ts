@@ -1,24 +1,35 @@
 // src/proxy/config/: what the user wrote, checked and expanded, and what of it must never be shown.
 /**
  * The proxy's config: `{"mcpServers": {"<id>": entry}, ...options}`, the shape of
- * claude_desktop_config.json and Cursor's mcp.json, validated with zod and normalised into
- * {@link ProxyConfig}.
+ * claude_desktop_config.json and Cursor's mcp.json, or VS Code's `{"servers": {...},
+ * "inputs": [...]}` (clientFormats.ts), as JSON with comments and trailing commas allowed
+ * (jsonc.ts); validated with zod and normalised into {@link ProxyConfig}.
+ *
+ * What is fatal and what is not: a file that cannot be read, is not JSON, or whose top level
+ * is wrong (not an object, no servers map, a bad top-level option) makes the whole config
+ * unusable. A bad entry does not: {@link loadConfig} sets it aside in `invalid` with its
+ * problems, and the other entries run. {@link parseConfig}, the check of an edit before it
+ * is written, refuses any problem.
  *
  * Error messages name the server id and the field path and never quote a value: env values,
  * headers, tokens and urls may be secrets, and messages end up in logs and status panels.
  * All problems of a config are reported together in one {@link ConfigError}.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
-import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
-import type { ProxyConfig, ServerEntry } from './configTypes.js';
+import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, invalidEntry, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
+import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
 import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
+import { findServers } from './clientFormats.js';
+import type { ClientVars } from './envExpand.js';
+import { jsoncToJson } from './jsonc.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
-export type { EntryCommon, StdioEntry, RemoteEntry, ServerEntry, ProxyConfig } from './configTypes.js';
+export type { EntryCommon, StdioEntry, RemoteEntry, ServerEntry, ProxyConfig, InvalidEntry } from './configTypes.js';
 export {
   DEFAULT_TIMEOUT_MS,
   DEFAULT_STDIO_CONNECTION_TIMEOUT_MS,
@@ -29,10 +40,9 @@ export {
   formatPath,
 } from './configEntry.js';
 
-// The top level; entries are validated one by one in configEntry.ts.
+// The top level; the servers map is found by clientFormats.ts, its entries validated one by one in configEntry.ts.
 const topSchema = z.looseObject(
   {
-    mcpServers: z.record(z.string(), z.unknown(), { error: must('an object mapping server ids to server entries') }),
     toolNaming: z.optional(z.enum(['prefixed', 'original'], { error: oneOf(['prefixed', 'original']) })),
     readyTimeoutMs: z.optional(ms(1)),
     toolTimeouts: z.optional(msMap()),
@@ -41,39 +51,98 @@ const topSchema = z.looseObject(
   { error: must('a JSON object') },
 );
 
+export interface ParseOptions {
+  /** What `${VAR}`s expand from; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Other clients' `${userHome}`, `${workspaceFolder}`...; default {@link clientVarsFor} the current folder. */
+  vars?: ClientVars;
+}
+
 /**
- * Validates and normalises an already-parsed config object.
- * `${VAR}` references are expanded from `opts.env` (default `process.env`).
- * @throws ConfigError listing every problem found.
+ * `${userHome}` is the home folder; `${workspaceFolder}` is the project the config belongs
+ * to, as far as a file tells: for `<project>/.vscode/mcp.json` or `<project>/.cursor/mcp.json`
+ * the project, for any other file its own folder, for inline JSON (`file` undefined) `cwd`.
  */
-export function parseConfig(raw: unknown, opts: { env?: NodeJS.ProcessEnv } = {}): ProxyConfig {
+export function clientVarsFor(file: string | undefined, cwd: string = process.cwd()): ClientVars {
+  const folder = file === undefined ? cwd : dirname(resolve(cwd, file));
+  const workspaceFolder = file !== undefined && ['.vscode', '.cursor'].includes(basename(folder)) ? dirname(folder) : folder;
+  return { userHome: homedir(), workspaceFolder, pathSeparator: sep };
+}
+
+/** The servers map of `raw`; a missing or malformed one is a top-level issue. */
+function serversOf(raw: unknown, issues: string[]): Record<string, unknown> {
+  if (!isPlainObject(raw)) return {};
+  if (raw.mcpServers !== undefined && !isPlainObject(raw.mcpServers)) {
+    issues.push('mcpServers must be an object mapping server ids to server entries');
+    return {};
+  }
+  const found = findServers(raw);
+  if (found) return found.servers;
+  issues.push(raw.servers !== undefined ? 'servers must be an object mapping server ids to server entries' : 'mcpServers is required');
+  return {};
+}
+
+/** The checked config: top-level problems (fatal), and the entries read and set aside. */
+function check(raw: unknown, opts: ParseOptions): { top: string[]; config: ProxyConfig } {
   const env = opts.env ?? process.env;
   // Before anything walks it: what is nested deeper than any config needs would overflow the stack later.
   if (valueNestsDeeper(raw)) throw new ConfigError([depthMessage('the config')]);
-  const issues: string[] = [];
-  const top = topSchema.safeParse(raw);
-  if (!top.success) {
-    for (const iss of top.error.issues) issues.push(`${formatPath(iss.path) || 'config'} ${iss.message}`);
+  const vars = opts.vars ?? clientVarsFor(undefined);
+  const top: string[] = [];
+  const parsed = topSchema.safeParse(raw);
+  if (!parsed.success) {
+    for (const iss of parsed.error.issues) top.push(`${formatPath(iss.path) || 'config'} ${iss.message}`);
   }
   // Entries are checked even when a top-level option is wrong, so one run reports everything.
   // Note: JS objects put integer-like keys ("1", "42") first; such ids lose their file order.
-  const serversRaw = isPlainObject(raw) && isPlainObject(raw.mcpServers) ? raw.mcpServers : {};
   const servers: ServerEntry[] = [];
-  for (const [id, value] of Object.entries(serversRaw)) {
-    const entry = parseEntry(id, value, env, issues);
+  const invalid: InvalidEntry[] = [];
+  for (const [id, value] of Object.entries(serversOf(raw, top))) {
+    const issues: string[] = [];
+    const entry = parseEntry(id, value, env, issues, vars);
+    // parseEntry gives undefined only with issues.
     if (entry) servers.push(entry);
+    else invalid.push(invalidEntry(id, value, issues));
   }
-  const globalTimeouts = top.success ? { ...(top.data.toolTimeouts ?? {}) } : {};
-  if ('' in globalTimeouts) issues.push('toolTimeouts must not have an empty tool pattern');
-  if (issues.length > 0 || !top.success) throw new ConfigError(issues);
-  const capabilityDefault = top.data.clientCapabilities;
+  const options = parsed.success ? parsed.data : {};
+  const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
+  if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
+  const capabilityDefault = options.clientCapabilities;
   if (capabilityDefault) for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
   return {
-    servers,
-    toolNaming: top.data.toolNaming ?? 'prefixed',
-    readyTimeoutMs: top.data.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-    toolTimeouts: globalTimeouts,
+    top,
+    config: {
+      servers,
+      toolNaming: options.toolNaming ?? 'prefixed',
+      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
+      toolTimeouts,
+      invalid,
+    },
   };
+}
+
+/**
+ * Validates and normalises an already-parsed config object, refusing any problem: the check
+ * of a config about to be written. `${VAR}` references are expanded from `opts.env`.
+ * @throws ConfigError listing every problem found, the top level's first.
+ */
+export function parseConfig(raw: unknown, opts: ParseOptions = {}): ProxyConfig {
+  const { top, config } = check(raw, opts);
+  const issues = [...top, ...(config.invalid ?? []).flatMap((e) => e.issues)];
+  if (issues.length > 0) throw new ConfigError(issues);
+  const { invalid: _none, ...valid } = config;
+  return valid;
+}
+
+/**
+ * Validates and normalises a config to run: entries with problems are set aside in
+ * `invalid` (each with its issues), the others returned in `servers`.
+ * @throws ConfigError when the top level is unusable (every problem of the file listed).
+ */
+export function readConfig(raw: unknown, opts: ParseOptions = {}): ProxyConfig {
+  const { top, config } = check(raw, opts);
+  if (top.length > 0) throw new ConfigError([...top, ...(config.invalid ?? []).flatMap((e) => e.issues)]);
+  return config;
 }
 
 /** Describes a JSON.parse failure without quoting the text (newer V8 messages embed a snippet). */
@@ -91,10 +160,11 @@ function jsonErrorText(err: unknown, text: string): string {
 }
 
 /**
- * Loads a config from inline JSON or a file. After trimming, a string starting with `{` is
- * inline JSON; anything else is a file path, resolved against `opts.cwd` (default
- * `process.cwd()`).
- * @throws ConfigError for a missing/unreadable file, bad JSON, or an invalid config.
+ * Loads a config to run from inline JSON or a file (JSON with comments and trailing commas).
+ * After trimming, a string starting with `{` is inline JSON; anything else is a file path,
+ * resolved against `opts.cwd` (default `process.cwd()`). Bad entries come back in `invalid`
+ * ({@link readConfig}).
+ * @throws ConfigError for a missing/unreadable file, bad JSON, or an unusable top level.
  */
 export function loadConfig(input: string, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ProxyConfig {
   const trimmed = input.trim();
@@ -115,12 +185,13 @@ export function loadConfig(input: string, opts: { env?: NodeJS.ProcessEnv; cwd?:
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(jsoncToJson(text));
   } catch (err) {
     throw new ConfigError([`${source} is not valid JSON: ${jsonErrorText(err, text)}`]);
   }
+  const cwd = opts.cwd ?? process.cwd();
   try {
-    return parseConfig(raw, opts);
+    return readConfig(raw, { env: opts.env, vars: clientVarsFor(source === 'inline JSON' ? undefined : source, cwd) });
   } catch (err) {
     if (err instanceof ConfigError && source !== 'inline JSON') throw new ConfigError(err.issues, source);
     throw err;

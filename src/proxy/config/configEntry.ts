@@ -8,9 +8,9 @@
 // zod/mini: the same checks as classic zod at a fraction of its start-up cost (about 40 ms
 // less here: the classic build constructs every locale and method table on import).
 import * as z from 'zod/mini';
-import type { ServerEntry } from './configTypes.js';
+import type { InvalidEntry, ServerEntry } from './configTypes.js';
 import { MAX_TIMEOUT_MS } from '../common/deadline.js';
-import { expandVars } from './envExpand.js';
+import { expandVars, type ClientVars } from './envExpand.js';
 import { oauthSchema, parseOAuth } from './oauthEntry.js';
 import type { ToolFilter } from './toolFilter.js';
 
@@ -129,9 +129,18 @@ function isEmptyValue(v: unknown): boolean {
 
 // ---- entries ------------------------------------------------------------------------------
 
-export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, issues: string[]): ServerEntry | undefined {
-  const shownId = id.length > 80 ? `${id.slice(0, 80)}...` : id;
-  const add = (path: string, msg: string) => issues.push(`server ${JSON.stringify(shownId)}: ${path ? `${path} ` : ''}${msg}`);
+/** How an entry's problems start: `server "<id>": ` (a long id shortened). */
+function issuePrefix(id: string): string {
+  return `server ${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}...` : id)}: `;
+}
+
+/**
+ * Checks and normalises one entry; its problems go to `issues` (and the result is undefined).
+ * `vars`: other clients' predefined variables (`${userHome}`, `${workspaceFolder}`; envExpand.ts).
+ */
+export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, issues: string[], vars: ClientVars = {}): ServerEntry | undefined {
+  const prefix = issuePrefix(id);
+  const add = (path: string, msg: string) => issues.push(`${prefix}${path ? `${path} ` : ''}${msg}`);
   const before = issues.length;
   if (!SERVER_ID_RE.test(id)) {
     add('', 'has an invalid id: ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long');
@@ -173,12 +182,13 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
    * disables a server precisely because its token is not set.
    */
   const val = (path: string, value: string, singleLine = false): string => {
-    const r = expandVars(value, env);
+    const r = expandVars(value, env, vars);
     for (const m of r.errors) add(path, `has an ${m}`);
     for (const name of disabled ? [] : r.missing) {
       add(path, `references \${${name}}, but that variable is not set (write \${${name}:-default} to give a fallback)`);
     }
-    unresolved = r.missing.length > 0;
+    for (const m of disabled ? [] : (r.unavailable ?? [])) add(path, m);
+    unresolved = r.missing.length > 0 || r.unavailable !== undefined;
     if ((singleLine ? /[\r\n\0]/ : /\0/).test(r.value)) {
       add(path, singleLine ? 'must not contain line breaks or NUL characters' : 'must not contain NUL characters');
     }
@@ -243,6 +253,16 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
     if (e.oauth !== undefined) entry.oauth = parseOAuth(e.oauth, val, add);
   }
   return issues.length === before ? entry : undefined;
+}
+
+/** The {@link InvalidEntry} of an entry whose problems are `issues`. */
+export function invalidEntry(id: string, raw: unknown, issues: string[]): InvalidEntry {
+  const prefix = issuePrefix(id);
+  const e = isPlainObject(raw) ? raw : {};
+  const kind = e.type ?? e.transport;
+  const transport = typeof e.url === 'string' && e.command === undefined ? (kind === 'sse' ? 'sse' : 'http') : 'stdio';
+  const reason = issues.map((i) => (i.startsWith(prefix) ? i.slice(prefix.length) : i)).join('; ');
+  return { id, issues, reason: `invalid config entry: ${reason}`, transport, disabled: e.disabled === true, persistent: e.persistent !== false };
 }
 
 /** Checks an expanded url without ever quoting it (it may carry credentials). */

@@ -13,6 +13,7 @@
  */
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
+import { findServers, type FoundServers } from './clientFormats.js';
 import { redactUrl } from './redact.js';
 import { JsonTextError, parseJsonString } from './jsonText.js';
 
@@ -36,14 +37,19 @@ function parseSnippet(text: string): unknown {
 
 const looksLikeEntry = (v: unknown) => isPlainObject(v) && (typeof v.command === 'string' || typeof v.url === 'string');
 
-/** Finds the servers map and names the format. */
+const FORMAT_OF: Record<FoundServers['key'], string> = {
+  mcpServers: 'mcpServers (Claude Desktop, Cursor)',
+  servers: 'VS Code mcp.json',
+  'mcpServers+servers': 'mcpServers and servers',
+  'mcp.servers': 'VS Code settings',
+};
+
+/** Finds the servers map (clientFormats.ts, or a bare `{"<id>": entry}` map) and names the format. */
 function serversOf(raw: unknown): { format: string; servers: Record<string, unknown> } | undefined {
-  if (!isPlainObject(raw)) return undefined;
-  if (isPlainObject(raw.mcpServers)) return { format: 'mcpServers (Claude Desktop, Cursor)', servers: raw.mcpServers };
-  if (isPlainObject(raw.servers)) return { format: 'VS Code mcp.json', servers: raw.servers };
-  if (isPlainObject(raw.mcp) && isPlainObject(raw.mcp.servers)) return { format: 'VS Code settings', servers: raw.mcp.servers };
-  const values = Object.values(raw);
-  if (values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
+  const found = findServers(raw);
+  if (found) return { format: FORMAT_OF[found.key], servers: found.servers };
+  const values = isPlainObject(raw) ? Object.values(raw) : [];
+  if (isPlainObject(raw) && values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
   return undefined;
 }
 

@@ -51,6 +51,25 @@ export interface RemoteEntry extends EntryCommon {
 
 export type ServerEntry = StdioEntry | RemoteEntry;
 
+/**
+ * An entry that could not be read (a wrong field, an unset variable, a bad id): not started,
+ * shown as failed with its reason. What the entry itself says of its kind and role is kept,
+ * as far as it can be told, so that it is reported by the process that would run it.
+ */
+export interface InvalidEntry {
+  /** The key as written (possibly not a valid id). */
+  id: string;
+  /** Every problem, each as the CLI prints it (`server "<id>": <field> ...`); never a value. */
+  issues: string[];
+  /** One line for the status: the problems without the server prefix. */
+  reason: string;
+  transport: 'stdio' | 'http' | 'sse';
+  /** `"disabled": true` in the entry. */
+  disabled: boolean;
+  /** false when the entry says `"persistent": false` (run per agent session). */
+  persistent: boolean;
+}
+
 /** The normalised config. `servers` keeps file order, disabled entries included. */
 export interface ProxyConfig {
   servers: ServerEntry[];
@@ -59,4 +78,6 @@ export interface ProxyConfig {
   readyTimeoutMs: number;
   /** Global `{glob: ms}` tool timeouts; an entry's own `toolTimeouts` win. */
   toolTimeouts: Record<string, number>;
+  /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
+  invalid?: InvalidEntry[];
 }

@@ -1,6 +1,6 @@
 /**
  * `${VAR}` expansion for config strings (command, args, env values, cwd, url, header values,
- * authToken).
+ * authToken, the strings of `oauth`).
  *
  * Syntax, deliberately small and close to docker compose:
  * - `${NAME}` is replaced by the variable's value; an unset variable is reported as missing.
@@ -12,11 +12,29 @@
  *   makes `"\\${X}"` easy to get wrong.)
  * - Any other `$` is literal: `$HOME` is NOT expanded, so regexes and shell snippets in args
  *   survive unchanged.
- * - Names are `[A-Za-z_][A-Za-z0-9_]*`; anything else inside `${...}` is a syntax error.
+ * - Names are `[A-Za-z_][A-Za-z0-9_]*`; anything else inside `${...}` is a syntax error, but for
+ *   the variables of other clients' files, read so that their configs load as they are:
+ *   - `${env:NAME}` (VS Code, Cursor) is `${NAME}` (`${env:NAME:-fallback}` too);
+ *   - `${userHome}`, `${workspaceFolder}`, `${workspaceFolderBasename}`, `${pathSeparator}` and
+ *     `${/}` come from {@link ClientVars} unless an environment variable of that name is set;
+ *   - `${input:ID}` (a VS Code prompt, which a CLI cannot show) is the environment variable
+ *     {@link inputVarName}(ID), `MCP_INPUT_<ID>`; unset, it is reported as unavailable;
+ *   - `${config:...}`, `${command:...}` and the like, which only VS Code can fill in, are
+ *     reported as unavailable.
  *
  * Messages produced here never quote the input text or a variable's value, only variable
  * names and character positions, because the input may hold secrets.
  */
+
+/** The values of other clients' predefined variables (see the file comment). */
+export interface ClientVars {
+  /** `${userHome}`. */
+  userHome?: string;
+  /** `${workspaceFolder}`; its last segment is `${workspaceFolderBasename}`. */
+  workspaceFolder?: string;
+  /** `${pathSeparator}` and `${/}`; default `/`. */
+  pathSeparator?: string;
+}
 
 /** Outcome of expanding one string. */
 export interface ExpandResult {
@@ -26,20 +44,45 @@ export interface ExpandResult {
   missing: string[];
   /** Syntax problems (unterminated or malformed references); safe to show. */
   errors: string[];
+  /**
+   * References no value can be found for here (`${input:ID}` without its variable, VS Code's
+   * `${command:...}`), each as a sentence that names it; present only when there are some.
+   */
+  unavailable?: string[];
+}
+
+/** The environment variable that gives `${input:ID}` its value: `MCP_INPUT_` and the id in capitals, `_` for other characters. */
+export function inputVarName(id: string): string {
+  return `MCP_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const INPUT_ID_RE = /^[A-Za-z0-9_.-]+$/;
+/** VS Code's variables that name something only the editor knows (a setting, a command, one folder of several). */
+const EDITOR_ONLY_RE = /^(config|command|extension|workspaceFolder|workspaceFolderBasename):/;
+
+/** The value of a predefined client variable, or undefined when `name` is none (or not known). */
+function clientVar(name: string, vars: ClientVars): string | undefined {
+  if (name === 'pathSeparator' || name === '/') return vars.pathSeparator ?? '/';
+  if (name === 'workspaceFolderBasename') return vars.workspaceFolder?.split(/[\\/]/).filter(Boolean).pop();
+  return name === 'userHome' || name === 'workspaceFolder' ? vars[name] : undefined;
+}
 
 /**
- * Expands `${VAR}` / `${VAR:-default}` references in `input` using `env`.
+ * Expands `${VAR}` / `${VAR:-default}` references (and other clients' variables, see the
+ * file comment) in `input` using `env` and `vars`.
  * Never throws; callers decide whether missing variables are fatal.
  */
-export function expandVars(input: string, env: NodeJS.ProcessEnv): ExpandResult {
+export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVars = {}): ExpandResult {
   // Fast path: most strings have no `$` at all.
   if (!input.includes('$')) return { value: input, missing: [], errors: [] };
   let out = '';
   const missing: string[] = [];
   const errors: string[] = [];
+  const unavailable: string[] = [];
+  const cannot = (text: string) => {
+    if (!unavailable.includes(text)) unavailable.push(text);
+  };
   let i = 0;
   while (i < input.length) {
     const ch = input[i];
@@ -66,27 +109,53 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv): ExpandResult 
       break;
     }
     const body = input.slice(i + 2, close);
-    const sep = body.indexOf(':-');
-    const name = sep >= 0 ? body.slice(0, sep) : body;
-    if (!NAME_RE.test(name)) {
-      // The malformed text itself is not quoted: it might be a pasted token.
-      errors.push(
-        `invalid variable reference at character ${i + 1} ` + '(use ${NAME} or ${NAME:-default}; names are letters, digits and _, not starting with a digit)',
-      );
-      out += input.slice(i, close + 1);
-      i = close + 1;
+    const ref = input.slice(i, close + 1);
+    i = close + 1;
+    if (body.startsWith('input:')) {
+      const id = body.slice('input:'.length);
+      const name = INPUT_ID_RE.test(id) ? inputVarName(id) : undefined;
+      const value = name === undefined ? undefined : env[name];
+      if (value !== undefined) out += value;
+      else {
+        cannot(
+          name
+            ? `uses \${input:${id}}, which VS Code asks the user for; this runtime cannot ask: set ${name} to its value`
+            : 'uses an ${input:...} whose id is not letters, digits, "_", "." and "-"',
+        );
+        out += ref;
+      }
       continue;
     }
-    const value = env[name];
+    if (EDITOR_ONLY_RE.test(body)) {
+      cannot(`uses \${${body.split(':')[0]}:...}, which only VS Code can fill in`);
+      out += ref;
+      continue;
+    }
+    const envForm = body.startsWith('env:');
+    const rest = envForm ? body.slice('env:'.length) : body;
+    const sep = rest.indexOf(':-');
+    const name = sep >= 0 ? rest.slice(0, sep) : rest;
+    const known = envForm ? undefined : clientVar(name, vars);
+    if (known === undefined && !NAME_RE.test(name)) {
+      // The malformed text itself is not quoted: it might be a pasted token.
+      errors.push(
+        `invalid variable reference at character ${i - ref.length + 1} ` +
+          '(use ${NAME} or ${NAME:-default}; names are letters, digits and _, not starting with a digit)',
+      );
+      out += ref;
+      continue;
+    }
+    // An environment variable wins over a client's predefined variable of the same name.
+    const value = env[name] ?? known;
     if (sep >= 0) {
-      out += value === undefined || value === '' ? body.slice(sep + 2) : value;
+      out += value === undefined || value === '' ? rest.slice(sep + 2) : value;
     } else if (value === undefined) {
-      if (!missing.includes(name)) missing.push(name);
-      out += input.slice(i, close + 1);
+      const shown = envForm ? `env:${name}` : name;
+      if (!missing.includes(shown)) missing.push(shown);
+      out += ref;
     } else {
       out += value;
     }
-    i = close + 1;
   }
-  return { value: out, missing, errors };
+  return unavailable.length ? { value: out, missing, errors, unavailable } : { value: out, missing, errors };
 }

@@ -7,7 +7,7 @@
  * requests, subscriptions and list changes between them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { ProxyConfig, ServerEntry } from '../config/config.js';
+import type { InvalidEntry, ProxyConfig, ServerEntry } from '../config/config.js';
 import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
@@ -22,6 +22,7 @@ import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
 import { HeldInputTable } from './modern/heldInputTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
+import { invalidEntryStatus } from '../upstream/upstreamStatus.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
@@ -61,6 +62,8 @@ export class Hub implements SessionHost {
   readonly drainOnEofMs?: number;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
+  /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
+  invalid: readonly InvalidEntry[];
 
   constructor(
     /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
@@ -73,6 +76,12 @@ export class Hub implements SessionHost {
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
     for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
+    this.invalid = config.invalid ?? [];
+  }
+
+  setInvalid(entries: InvalidEntry[]): void {
+    this.invalid = entries;
+    this.onstatus?.();
   }
 
   private createUpstream(entry: ServerEntry): Upstream {
@@ -264,7 +273,9 @@ export class Hub implements SessionHost {
   }
 
   status(): ServerStatus[] {
-    return [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
+    const running = [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
+    const invalid = this.invalid.filter((e) => !this.upstreams.has(e.id)).map((e) => invalidEntryStatus(e, this.logger.secrets));
+    return invalid.length ? [...running, ...invalid] : running;
   }
 
   private names(): { tools: NameTable; prompts: NameTable } {

@@ -4,8 +4,10 @@
  * aggregated `/mcp`, legacy `/sse/<id>`), plus `/health`, `/status`, `/events` and the
  * status panel. When every server has settled it prints one JSON ready line on stdout
  * (and sends it over IPC when there is a channel). Ends on SIGTERM/SIGINT, stdin EOF,
- * an IPC `{"type":"shutdown"}`, or the parent's death. SIGHUP, `--watch` and `POST
- * /config/reload` apply config changes to the running servers (bridge/reload.ts).
+ * an IPC `{"type":"shutdown"}`, or the parent's death. SIGHUP, `--watch`, `POST
+ * /config/reload` and every change the panel's routes write apply config changes to the
+ * running servers (bridge/reload.ts). A config entry that cannot be read does not stop the
+ * others: it is shown as failed with its reason.
  */
 import { readFileSync, fstatSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -95,9 +97,10 @@ function readyEntry(s: ServerStatus): { id: string; state: string; tools: number
 /** The config the bridge runs: `persistent: false` servers are spawned per agent session by the stdio proxy, never here. */
 function bridgeConfig(opts: CliOptions): { config: ProxyConfig; perSession: string[] } {
   const loaded = loadCliConfig(opts);
+  const invalid = loaded.invalid ?? [];
   return {
-    config: { ...loaded, servers: loaded.servers.filter((s) => s.persistent) },
-    perSession: loaded.servers.filter((s) => !s.persistent).map((s) => s.id),
+    config: { ...loaded, servers: loaded.servers.filter((s) => s.persistent), invalid: invalid.filter((e) => e.persistent) },
+    perSession: [...loaded.servers.filter((s) => !s.persistent).map((s) => s.id), ...invalid.filter((e) => !e.persistent).map((e) => e.id)],
   };
 }
 
@@ -132,7 +135,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       routeState: (serverId) => {
         if (serverId === undefined) return 'ok';
         const u = hub.upstreams.get(serverId);
-        if (!u) return 'unknown';
+        if (!u) return hub.invalid.some((e) => e.id === serverId) ? { notReady: 'failed' } : 'unknown';
         return u.isReady ? 'ok' : { notReady: u.state };
       },
       toolInputSchema: (serverId, name) => hub.list('tools', { serverId }).find((t) => t.name === name)?.inputSchema,
@@ -145,9 +148,14 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       ring: (id) => hub.status().find((s) => s.id === id)?.stderrTail,
       logFile: process.env[LOG_FILE_ENV] || undefined,
       mask: (text) => logger.secrets.mask(text),
+      // The bridge applies what its own panel wrote, --watch or not (the app's runtime would
+      // reload too, after its own watcher saw the file: that second reload finds nothing to do).
+      applyWritten: proxyMode ? () => reloader.reload('the panel changed the config') : undefined,
     },
     onRestart: async (id) => {
       const u = hub.upstreams.get(id);
+      const invalid = hub.invalid.find((e) => e.id === id);
+      if (!u && invalid) return { ok: false, status: 409, error: `server "${id}" cannot start: ${logger.secrets.mask(invalid.reason)}` };
       if (!u) return { ok: false, error: `no server "${id}"` };
       if (u.entry.disabled) return { ok: false, error: `server "${id}" is disabled` };
       void u.restart();
@@ -211,6 +219,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     });
   }
   log.info(`starting ${config.servers.filter((s) => !s.disabled).length} server(s) on ${bound.url}`);
+  for (const e of config.invalid ?? []) log.error(`not started: ${e.issues.join('; ')}`);
   if (perSession.length) log.info(`not started here (persistent: false, run per session): ${perSession.join(', ')}`);
   // Every server settles (ready, or failed with its reason) within its own connection
   // timeout; the ready line waits for that, but never longer than the ready timeout

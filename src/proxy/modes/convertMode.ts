@@ -14,6 +14,7 @@ import { probeTransport } from '../upstream/transportProbe.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
 import { loadCliConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
+import { ConfigError } from '../config/configError.js';
 import { isToolAllowed, mergeFilters, type ToolFilter } from '../config/toolFilter.js';
 import { ErrorCode, isRequest, isResponse, type RequestId, type RpcMessage } from '../jsonrpc/jsonRpc.js';
 import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
@@ -50,6 +51,10 @@ function resolveTarget(opts: CliOptions): Target {
       pingTimeoutMs: opts.pingTimeoutMs,
     };
   const config = loadCliConfig(opts);
+  // Convert runs one entry: a bad one is fatal when it is the one named, or when none is
+  // named (the entry meant may be among the bad ones).
+  const bad = (config.invalid ?? []).filter((e) => !opts.name || e.id === opts.name);
+  if (bad.length) throw new ConfigError(bad.flatMap((e) => e.issues));
   const remotes = config.servers.filter((s) => s.kind === 'remote');
   const entry = opts.name ? config.servers.find((s) => s.id === opts.name) : remotes.length === 1 ? remotes[0] : undefined;
   if (!entry) {

@@ -2,6 +2,7 @@
 /**
  * Stdio aggregation: every configured server merged into one MCP server on stdin/stdout.
  * Upstreams start in parallel; the first list waits (bounded) for those still starting.
+ * A config entry that cannot be read is logged with its reason and left out; the others serve.
  * The process ends on stdin EOF (after answering what was already received), on a signal,
  * on idle timeout, or when its parent dies.
  */
@@ -20,5 +21,6 @@ export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<nu
   installHubOAuth(hub, { logger, autoSignIn: true });
   const enabled = config.servers.filter((s) => !s.disabled).length;
   logger.info(`stdio aggregation of ${enabled} server(s): ${config.servers.map((s) => s.id).join(', ') || '(none)'}`);
+  for (const e of config.invalid ?? []) logger.error(`not started: ${e.issues.join('; ')}`);
   return serveHubOverStdio(hub, opts, logger);
 }

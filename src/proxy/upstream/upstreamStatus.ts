@@ -5,6 +5,7 @@
  */
 import type { ServerLaunchInfo, ServerState, ServerStatus } from '../../shared/status.js';
 import type { SecretMask } from '../config/secretMask.js';
+import type { InvalidEntry } from '../config/configTypes.js';
 import type { Item } from './listCache.js';
 
 /** What status() reads from an Upstream (structural, so this file does not import upstream.ts). */
@@ -36,6 +37,20 @@ export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderr
     stderrTail: stderrTail.map((l) => secrets.mask(l)),
     sessions,
     ...(launch ? { launch: { command: secrets.mask(launch.command), path: secrets.mask(launch.path), pathFrom: launch.pathFrom } } : {}),
+  };
+}
+
+/** The status of an entry that could not be read: never started, failed (or disabled) with its reason. */
+export function invalidEntryStatus(e: InvalidEntry, secrets: SecretMask): ServerStatus {
+  return {
+    id: e.id,
+    transport: e.transport,
+    state: e.disabled ? 'disabled' : 'failed',
+    restarts: 0,
+    tools: [],
+    lastError: secrets.mask(e.reason),
+    stderrTail: [],
+    sessions: 0,
   };
 }
 
