@@ -1,26 +1,16 @@
-// The panel's changes applied by the bridge's own reload (issue 16: `proxy --config F
-// --watch` follows the file and restarts only what changed), in real Chromium against the
-// real bridge with real servers: a server added through the form becomes ready; the
-// Enabled switch stops the process and starts it again while the others keep their pids; a
-// tool switched off disappears from an open MCP session's tools/list after list_changed.
-// Needs `--watch` (helper h16b's branch): until the CLI knows the flag these tests are
-// skipped, and they run by themselves once it does.
-import { spawnSync } from 'node:child_process';
+// The panel's changes applied by the bridge's own reload (`proxy --config F --watch` follows
+// the file and restarts only what changed), in real Chromium against the real bridge with real
+// servers: a server added through the form becomes ready; the Enabled switch stops the process
+// and starts it again while the others keep their pids; a tool switched off disappears from an
+// open MCP session's tools/list after list_changed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 
-/** Whether the built CLI has issue 16's `--watch` (its usage text lists every flag; `--watchdog` is another). */
-function cliHasWatch(): boolean {
-  const r = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8', timeout: 10_000 });
-  return /--watch(?![\w-])/.test(`${r.stdout ?? ''}${r.stderr ?? ''}`);
-}
-
-const watch = cliHasWatch();
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
 let panel: PanelPage | undefined;
@@ -31,7 +21,7 @@ const region = (id: string) => page.getByRole('region', { name: id, exact: true 
 const badge = (id: string) => region(id).locator('.badge-text').textContent();
 const servers = () => (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
 
-describe.skipIf(!watch)('panel changes applied by the bridge reload (needs --watch, issue 16)', () => {
+describe('panel changes applied by the bridge reload', () => {
   beforeAll(async () => {
     const dir = tempDir('panel-reload-');
     file = join(dir, 'mcp.json');
