@@ -29,16 +29,27 @@ const stdoutUse = (allowReadyOut) => ({
     : "MemberExpression[object.name='process'][property.name='stdout']",
   message: proxyStdout,
 });
-const consoleToStdout = ['log', 'info', 'debug', 'table', 'dir'].map((property) => ({ object: 'console', property, message: proxyStdout }));
+const consoleToStdout = ['log', 'info', 'debug', 'table', 'dir'].map((property) => ({
+  object: 'console',
+  property,
+  message: proxyStdout,
+}));
 
-const electronForbidden = forbidModules(['electron', 'electron-log'], 'src/proxy is pure Node: no electron, no electron-log.');
+const electronForbidden = forbidModules(
+  ['electron', 'electron-log'],
+  'src/proxy is pure Node: no electron, no electron-log.',
+);
 const electronOutsideWiring = forbidModules(['electron'], 'Only src/main/electron/ imports electron.');
 const entryElectron = forbidModules(
   ['electron', 'electron-log'],
   'The public entries never load electron or electron-log (the app passes its objects in); only preload.ts may require electron, lazily.',
 );
-const appEntriesOnly = "src/main/electron (this repository's app) imports only the package's public entries (src/index/), never deeper modules.";
-const rendererForbidden = forbidModules(['electron', 'electron-log'], 'src/renderer and src/shared run in the page: no electron, no Node.');
+const appEntriesOnly =
+  "src/main/electron (this repository's app) imports only the package's public entries (src/index/), never deeper modules.";
+const rendererForbidden = forbidModules(
+  ['electron', 'electron-log'],
+  'src/renderer and src/shared run in the page: no electron, no Node.',
+);
 
 /** Code lines (blank and comment lines not counted) past which a file in src/ is flagged as likely holding two ideas. */
 const SRC_CODE_LINES_GUIDE = 500;
@@ -62,7 +73,18 @@ function browserLayer(dir, from, message) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'release/**', 'out/**', 'build/**', 'node_modules/**', 'bench/results/**', 'coverage/**', '.vitest-tmp/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'release/**',
+      'out/**',
+      'build/**',
+      'node_modules/**',
+      'bench/results/**',
+      'coverage/**',
+      '.vitest-tmp/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -78,7 +100,10 @@ export default tseslint.config(
   {
     rules: {
       // `_name` marks a parameter or binding kept on purpose (a signature, a dropped field).
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
       // `const self = this` for a named inner function that must refer to itself (upstream.ts whenSettled).
       '@typescript-eslint/no-this-alias': ['error', { allowedNames: ['self'] }],
     },
@@ -122,7 +147,11 @@ export default tseslint.config(
         'error',
         {
           zones: [
-            { target: './src/proxy', from: ['./src/main', './src/renderer', './src/index'], message: 'src/proxy imports no other src layer but src/shared.' },
+            {
+              target: './src/proxy',
+              from: ['./src/main', './src/renderer', './src/index'],
+              message: 'src/proxy imports no other src layer but src/shared.',
+            },
           ],
         },
       ],
@@ -142,7 +171,10 @@ export default tseslint.config(
     files: ['src/main/**'],
     ignores: ['src/main/electron/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: electronOutsideWiring.paths, patterns: electronOutsideWiring.patterns }],
+      'no-restricted-imports': [
+        'error',
+        { paths: electronOutsideWiring.paths, patterns: electronOutsideWiring.patterns },
+      ],
       'no-restricted-syntax': ['error', ...electronOutsideWiring.syntax],
     },
   },
@@ -154,11 +186,17 @@ export default tseslint.config(
         {
           zones: [
             { target: './src/main', from: ['./src/renderer'], message: 'src/main does not import the renderer.' },
-            { target: './src/main', from: './src/proxy', except: ['./index.ts'], message: 'src/main reaches the proxy only through src/proxy/index.ts.' },
+            {
+              target: './src/main',
+              from: './src/proxy',
+              except: ['./index.ts'],
+              message: 'src/main reaches the proxy only through src/proxy/index.ts.',
+            },
             {
               target: './src/main',
               from: './src/index',
-              message: 'The public entries (src/index/) sit above src/main: only the app (src/main/electron/) imports them.',
+              message:
+                'The public entries (src/index/) sit above src/main: only the app (src/main/electron/) imports them.',
             },
           ],
         },
@@ -171,7 +209,16 @@ export default tseslint.config(
     rules: {
       'import-x/no-restricted-paths': [
         'error',
-        { zones: [{ target: './src/main/electron', from: './src', except: ['./index', './main/electron'], message: appEntriesOnly }] },
+        {
+          zones: [
+            {
+              target: './src/main/electron',
+              from: './src',
+              except: ['./index', './main/electron'],
+              message: appEntriesOnly,
+            },
+          ],
+        },
       ],
     },
   },
@@ -183,14 +230,23 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...entryElectron.syntax],
       'import-x/no-restricted-paths': [
         'error',
-        { zones: [{ target: './src/index', from: './src/proxy', message: 'The entries reach the proxy through src/main.' }] },
+        {
+          zones: [
+            { target: './src/index', from: './src/proxy', message: 'The entries reach the proxy through src/main.' },
+          ],
+        },
       ],
     },
   },
   {
     // The preload entry may require('electron') lazily, when the app passes no contextBridge.
     files: ['src/index/preload.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...entryElectron.syntax.filter((r) => !r.selector.startsWith('CallExpression'))] },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...entryElectron.syntax.filter((r) => !r.selector.startsWith('CallExpression')),
+      ],
+    },
   },
   {
     // The page-side entries: no Node module at load time (panelDir() takes node:* with process.getBuiltinModule).
@@ -199,11 +255,23 @@ export default tseslint.config(
       'import-x/no-nodejs-modules': 'error',
       'import-x/no-restricted-paths': [
         'error',
-        { zones: [{ target: './src/index', from: ['./src/proxy', './src/main'], message: 'The page-side entries import only src/renderer and src/shared.' }] },
+        {
+          zones: [
+            {
+              target: './src/index',
+              from: ['./src/proxy', './src/main'],
+              message: 'The page-side entries import only src/renderer and src/shared.',
+            },
+          ],
+        },
       ],
     },
   },
   // Shared by every runtime, the page included: no Node, no electron, no other layer.
-  browserLayer('src/shared', ['./src/proxy', './src/main', './src/renderer', './src/index'], 'src/shared imports no other layer.'),
+  browserLayer(
+    'src/shared',
+    ['./src/proxy', './src/main', './src/renderer', './src/index'],
+    'src/shared imports no other layer.',
+  ),
   browserLayer('src/renderer', ['./src/proxy', './src/main', './src/index'], 'src/renderer imports only src/shared.'),
 );

@@ -30,13 +30,19 @@ for (const name of BENCHES.filter((b) => !skip.includes(b))) {
 if (!skip.includes('readiness') && !skip.includes('readiness-node22')) {
   const t0 = Date.now();
   process.stderr.write('\n=== readiness under node 22 ===\n');
-  const child = spawn('npx', ['-y', '-p', 'node@22', 'node', join(BENCH, 'readiness.mjs'), ...args], { stdio: 'inherit' });
+  const child = spawn('npx', ['-y', '-p', 'node@22', 'node', join(BENCH, 'readiness.mjs'), ...args], {
+    stdio: 'inherit',
+  });
   const timer = setTimeout(() => child.kill('SIGKILL'), LIMIT_MS);
-  const code = await new Promise((resolve) => child.on('exit', (c, sig) => resolve(c ?? sig)).on('error', (e) => resolve(e.message)));
+  const code = await new Promise((resolve) =>
+    child.on('exit', (c, sig) => resolve(c ?? sig)).on('error', (e) => resolve(e.message)),
+  );
   clearTimeout(timer);
   results.push({ name: 'readiness (node 22)', code, seconds: Math.round((Date.now() - t0) / 1000) });
 }
 process.stderr.write(`\n${results.map((r) => `${r.name}: exit ${r.code} in ${r.seconds} s`).join('\n')}\n`);
-const report = spawn(process.execPath, [join(BENCH, 'report.mjs'), ...(args.includes('--quick') ? ['--quick'] : [])], { stdio: 'inherit' });
+const report = spawn(process.execPath, [join(BENCH, 'report.mjs'), ...(args.includes('--quick') ? ['--quick'] : [])], {
+  stdio: 'inherit',
+});
 await new Promise((resolve) => report.on('exit', resolve));
 process.exitCode = results.every((r) => r.code === 0) ? 0 : 1;

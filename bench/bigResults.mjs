@@ -6,7 +6,19 @@
 // the direct baseline itself; a peer's own stdio client keeps its default.
 //   node bench/bigResults.mjs [--quick] [--rounds 3] [--only a,b]
 import { PATHS, Shared, selectPaths, startPath } from './lib/paths.mjs';
-import { environment, median, memoryOf, now, options, resetPeak, round, runBench, saveResults, table, within } from './lib/common.mjs';
+import {
+  environment,
+  median,
+  memoryOf,
+  now,
+  options,
+  resetPeak,
+  round,
+  runBench,
+  saveResults,
+  table,
+  within,
+} from './lib/common.mjs';
 
 const opts = options({ rounds: 3, deadlineMs: 600_000 }, { rounds: 1, deadlineMs: 300_000 });
 const MiB = 1024 * 1024;
@@ -27,7 +39,8 @@ async function bigCall(p, bytes) {
   );
   const ms = now() - t0;
   const len = r.content?.[0]?.text?.length;
-  if (r.isError || len !== bytes) throw new Error(`wrong result: ${r.isError ? JSON.stringify(r.content).slice(0, 200) : `${len} bytes`}`);
+  if (r.isError || len !== bytes)
+    throw new Error(`wrong result: ${r.isError ? JSON.stringify(r.content).slice(0, 200) : `${len} bytes`}`);
   return ms;
 }
 
@@ -55,7 +68,9 @@ await runBench('bigResults', opts.deadlineMs, async (procs) => {
           if (rec.errors.length >= 2) continue; // a path that failed twice is not retried
           for (const pid of s.p.proxyPids) resetPeak(pid);
           try {
-            rec.ms.push(await within(CALL_TIMEOUT_MS + 5000, `${s.def.id} ${size.label}`, () => bigCall(s.p, size.bytes)));
+            rec.ms.push(
+              await within(CALL_TIMEOUT_MS + 5000, `${s.def.id} ${size.label}`, () => bigCall(s.p, size.bytes)),
+            );
           } catch (/** @type {any} */ err) {
             rec.errors.push(String(err.message ?? err).split('\n')[0]);
           }
@@ -76,14 +91,26 @@ await runBench('bigResults', opts.deadlineMs, async (procs) => {
         const key = size.label.replace(' ', '');
         const ok = rec.ms.length > 0 && rec.errors.length === 0;
         row[`${key}Ms`] = rec.ms.length ? round(median(rec.ms), 1) : null;
-        row[`${key}VsSdkStdio`] = rec.ms.length && base ? round(median(rec.ms) / median(/** @type {SizeRecord} */ (base.bySize.get(size.bytes)).ms), 2) : null;
+        row[`${key}VsSdkStdio`] =
+          rec.ms.length && base
+            ? round(median(rec.ms) / median(/** @type {SizeRecord} */ (base.bySize.get(size.bytes)).ms), 2)
+            : null;
         row[`${key}PeakRssMiB`] = s.p.proxyPids.length ? round(rec.peakKiB / 1024, 1) : null;
-        row[`${key}Ok`] = ok ? 'yes' : `no (${rec.errors.length}/${rec.errors.length + rec.ms.length} failed: ${rec.errors[0]})`;
+        row[`${key}Ok`] = ok
+          ? 'yes'
+          : `no (${rec.errors.length}/${rec.errors.length + rec.ms.length} failed: ${rec.errors[0]})`;
       }
       rows.push(row);
     }
     for (const s of started) await s.p.close();
-    const result = { bench: 'bigResults', env: environment(), options: opts, sizes: SIZES, guardBlocks: shared.guardBlocks(), rows };
+    const result = {
+      bench: 'bigResults',
+      env: environment(),
+      options: opts,
+      sizes: SIZES,
+      guardBlocks: shared.guardBlocks(),
+      rows,
+    };
     saveResults('bigResults', result);
     process.stdout.write(
       `${table(rows, ['id', '1MiBMs', '1MiBVsSdkStdio', '1MiBPeakRssMiB', '1MiBOk', '10MiBMs', '10MiBVsSdkStdio', '10MiBPeakRssMiB', '10MiBOk', 'error'])}\n`,

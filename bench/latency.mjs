@@ -6,7 +6,19 @@
 //   node bench/latency.mjs [--quick] [--calls 2000] [--warmup 200] [--rounds 10]
 //                          [--tput-seconds 2] [--tput-rounds 3] [--concurrency 32] [--only a,b]
 import { PATHS, Shared, selectPaths, startPath } from './lib/paths.mjs';
-import { cpuMs, environment, median, now, options, percentile, round, runBench, saveResults, table, within } from './lib/common.mjs';
+import {
+  cpuMs,
+  environment,
+  median,
+  now,
+  options,
+  percentile,
+  round,
+  runBench,
+  saveResults,
+  table,
+  within,
+} from './lib/common.mjs';
 
 const opts = options(
   { calls: 2000, warmup: 200, rounds: 10, tputSeconds: 2, tputRounds: 3, concurrency: 32, deadlineMs: 600_000 },
@@ -26,9 +38,12 @@ const ARGS = { text: 'hello from the benchmark' };
 async function sequential(p, n, sink) {
   for (let i = 0; i < n; i++) {
     const t0 = now();
-    const r = /** @type {ToolResult} */ (await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS }));
+    const r = /** @type {ToolResult} */ (
+      await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS })
+    );
     sink.push(now() - t0);
-    if (r.isError || r.content?.[0]?.text !== ARGS.text) throw new Error(`${p.id}: unexpected result ${JSON.stringify(r).slice(0, 200)}`);
+    if (r.isError || r.content?.[0]?.text !== ARGS.text)
+      throw new Error(`${p.id}: unexpected result ${JSON.stringify(r).slice(0, 200)}`);
   }
 }
 
@@ -46,7 +61,9 @@ async function throughput(p, seconds, concurrency) {
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (now() < end) {
-        const r = await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS }).catch(() => undefined);
+        const r = await p.client
+          .callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: CALL_TIMEOUT_MS })
+          .catch(() => undefined);
         if (!r || r.isError) failures++;
         else done++;
       }
@@ -99,7 +116,9 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
         const s = started[(k + r) % started.length];
         if (s.error) continue;
         try {
-          const t = await within(180_000, `${s.def.id} throughput`, () => throughput(s.p, opts.tputSeconds, opts.concurrency));
+          const t = await within(180_000, `${s.def.id} throughput`, () =>
+            throughput(s.p, opts.tputSeconds, opts.concurrency),
+          );
           s.tput.push(t.callsPerSec);
           s.failures += t.failures;
         } catch (/** @type {any} */ err) {

@@ -10,7 +10,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH, ROOT, environment, median, options, percentile, round, runBench, saveResults, sleep, table } from './lib/common.mjs';
+import {
+  BENCH,
+  ROOT,
+  environment,
+  median,
+  options,
+  percentile,
+  round,
+  runBench,
+  saveResults,
+  sleep,
+  table,
+} from './lib/common.mjs';
 
 const opts = options(
   { entries: 100_000, writers: 4, rate: 10_000, isolated: 60, deadlineMs: 180_000 },
@@ -75,11 +87,23 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
     for (let w = 0; w < opts.writers; w++) {
       const child = procs.spawn(
         process.execPath,
-        [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(w), String(perWriter), String(perTick), String(TICK_MS), String(startAt)],
+        [
+          join(BENCH, 'fixtures', 'logWriter.mjs'),
+          logFile,
+          String(w),
+          String(perWriter),
+          String(perTick),
+          String(TICK_MS),
+          String(startAt),
+        ],
         {},
         `writer ${w}`,
       );
-      writers.push(new Promise((resolve) => (child.exitInfo ? resolve(child.exitInfo) : child.once('exit', (code) => resolve(code)))));
+      writers.push(
+        new Promise((resolve) =>
+          child.exitInfo ? resolve(child.exitInfo) : child.once('exit', (code) => resolve(code)),
+        ),
+      );
     }
     await sleep(startAt - Date.now());
     t0 = performance.now();
@@ -93,7 +117,15 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
     // entry flush (100 ms: it may still get continuation lines), so this shows that floor.
     const iso = procs.spawn(
       process.execPath,
-      [join(BENCH, 'fixtures', 'logWriter.mjs'), logFile, String(isolatedId), String(opts.isolated), '1', String(ISOLATED_GAP_MS), String(Date.now() + 1000)],
+      [
+        join(BENCH, 'fixtures', 'logWriter.mjs'),
+        logFile,
+        String(isolatedId),
+        String(opts.isolated),
+        '1',
+        String(ISOLATED_GAP_MS),
+        String(Date.now() + 1000),
+      ],
       {},
       'isolated writer',
     );
@@ -131,10 +163,19 @@ await runBench('logTail', opts.deadlineMs, async (procs) => {
       isolatedP50Ms: round(median(isolatedLat), 1),
       isolatedMaxMs: round(Math.max(...isolatedLat), 1),
       // p50 per tenth of the run, in delivery order: a backlog shows as a rising series.
-      p50ByTenthMs: Array.from({ length: 10 }, (_, k) => round(median(latencies.slice((k * latencies.length) / 10, ((k + 1) * latencies.length) / 10)), 1)),
+      p50ByTenthMs: Array.from({ length: 10 }, (_, k) =>
+        round(median(latencies.slice((k * latencies.length) / 10, ((k + 1) * latencies.length) / 10)), 1),
+      ),
     };
     const targetMet = (summary.p99Ms ?? Infinity) <= TARGET_P99_MS && lost === 0 && duplicated === 0;
-    saveResults('logTail', { bench: 'logTail', env: environment(), options: opts, targetP99Ms: TARGET_P99_MS, targetMet, summary });
+    saveResults('logTail', {
+      bench: 'logTail',
+      env: environment(),
+      options: opts,
+      targetP99Ms: TARGET_P99_MS,
+      targetMet,
+      summary,
+    });
     process.stdout.write(
       `${table([summary], ['entries', 'lines', 'writers', 'actualRatePerSec', 'delivered', 'lost', 'duplicated', 'outOfOrder', 'p50Ms', 'p99Ms', 'maxMs'])}\n`,
     );

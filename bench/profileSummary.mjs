@@ -71,7 +71,8 @@ const keyOf = (n) => {
 const fnTotal = new Map();
 for (const [id, us] of selfUs) {
   const keys = new Set();
-  for (let /** @type {number | undefined} */ cur = id; cur !== undefined; cur = parent.get(cur)) keys.add(keyOf(/** @type {ProfileNode} */ (byId.get(cur))));
+  for (let /** @type {number | undefined} */ cur = id; cur !== undefined; cur = parent.get(cur))
+    keys.add(keyOf(/** @type {ProfileNode} */ (byId.get(cur))));
   for (const k of keys) fnTotal.set(k, (fnTotal.get(k) ?? 0) + us);
 }
 /** @param {number} us */
@@ -79,9 +80,11 @@ const pct = (us) => `${((100 * us) / total).toFixed(1)}%`;
 /** @param {number} us */
 const ms = (us) => `${(us / 1000).toFixed(0)} ms`;
 process.stdout.write(`profile ${file}: ${ms(total)} sampled\n\nself time by source:\n`);
-for (const [k, v] of [...srcSelf].sort((a, b) => b[1] - a[1]).slice(0, 15)) process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
+for (const [k, v] of [...srcSelf].sort((a, b) => b[1] - a[1]).slice(0, 15))
+  process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
 process.stdout.write(`\ntop ${top} functions by self time:\n`);
-for (const [k, v] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
+for (const [k, v] of [...fnSelf].sort((a, b) => b[1] - a[1]).slice(0, top))
+  process.stdout.write(`  ${pct(v).padStart(6)} ${ms(v).padStart(9)}  ${k}\n`);
 if (process.argv.includes('--total')) {
   process.stdout.write(`\ntop ${top} functions by total (inclusive) time:\n`);
   const skip = /^\((root|program|idle|garbage collector)\)/;

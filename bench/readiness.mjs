@@ -76,7 +76,14 @@ async function ready(procs, what, args, env) {
 async function spawnToExit(procs, what, args, env) {
   const t0 = now();
   const child = procs.spawn(node, args, { stdio: 'ignore', env }, what);
-  await within(30_000, what, () => /** @type {Promise<void>} */ (new Promise((resolve) => (child.exitInfo ? resolve() : child.once('exit', () => resolve())))));
+  await within(
+    30_000,
+    what,
+    () =>
+      /** @type {Promise<void>} */ (
+        new Promise((resolve) => (child.exitInfo ? resolve() : child.once('exit', () => resolve())))
+      ),
+  );
   return { ms: now() - t0, tools: 0 };
 }
 
@@ -97,7 +104,10 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
     if (notReady.length) throw new Error(`bridge servers not ready: ${JSON.stringify(notReady)}`);
     const proxyConfig = {
       mcpServers: Object.fromEntries(
-        Object.keys(servers).map((id) => [id, { type: 'bridge', url: `${bridge.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } }]),
+        Object.keys(servers).map((id) => [
+          id,
+          { type: 'bridge', url: `${bridge.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } },
+        ]),
       ),
     };
     // Every process gets a compile cache, as the app gives its agent (src/main/electron/main.ts sets
@@ -110,10 +120,31 @@ await runBench('readiness', opts.deadlineMs, async (procs) => {
         args: cliArgs('proxy-warm-bridge', ['--config', JSON.stringify(proxyConfig)]),
         env: { ...process.env, ...cache, MCP_BRIDGE_TOKEN: bridge.token },
       },
-      { id: 'everything-cold', label: 'server-everything, cold spawn', args: servers.everything.args, env: { ...process.env, ...cache } },
-      { id: 'memory-cold', label: 'server-memory, cold spawn', args: servers.memory.args, env: { ...memoryEnv, ...cache } },
-      { id: 'filesystem-cold', label: 'server-filesystem, cold spawn', args: servers.filesystem.args, env: { ...process.env, ...cache } },
-      { id: 'node-empty', label: 'floor: `node -e 0`, spawn to exit', args: ['-e', '0'], env: { ...process.env, ...cache }, exitOnly: true },
+      {
+        id: 'everything-cold',
+        label: 'server-everything, cold spawn',
+        args: servers.everything.args,
+        env: { ...process.env, ...cache },
+      },
+      {
+        id: 'memory-cold',
+        label: 'server-memory, cold spawn',
+        args: servers.memory.args,
+        env: { ...memoryEnv, ...cache },
+      },
+      {
+        id: 'filesystem-cold',
+        label: 'server-filesystem, cold spawn',
+        args: servers.filesystem.args,
+        env: { ...process.env, ...cache },
+      },
+      {
+        id: 'node-empty',
+        label: 'floor: `node -e 0`, spawn to exit',
+        args: ['-e', '0'],
+        env: { ...process.env, ...cache },
+        exitOnly: true,
+      },
       {
         id: 'cli-version',
         label: 'floor: our CLI `--version` (bundle load), spawn to exit',

@@ -29,7 +29,8 @@ const verdicts = [];
  * @param {string} measured
  * @param {boolean} met
  */
-const verdict = (what, target, measured, met) => verdicts.push({ target: what, goal: target, measured, met: met ? 'met' : '**missed**' });
+const verdict = (what, target, measured, met) =>
+  verdicts.push({ target: what, goal: target, measured, met: met ? 'met' : '**missed**' });
 
 const lat = load('latency');
 const first = lat ?? load('readiness') ?? load('stop');
@@ -105,7 +106,14 @@ for (const [name, which] of [
   say();
   say(
     table(
-      ready.rows.map((r) => ({ what: r.what, tools: r.tools, 'median ms': r.medianMs, 'p90 ms': r.p90Ms, 'min ms': r.minMs, 'proxy / this': r.proxyVsThis })),
+      ready.rows.map((r) => ({
+        what: r.what,
+        tools: r.tools,
+        'median ms': r.medianMs,
+        'p90 ms': r.p90Ms,
+        'min ms': r.minMs,
+        'proxy / this': r.proxyVsThis,
+      })),
     ),
   );
   say();
@@ -130,7 +138,12 @@ if (st) {
     ),
   );
   say();
-  verdict('bridge start-up, 10 servers', '<= 1.3x slowest single', `${st.ratio}x (slowest: ${st.slowestSingle})`, st.targetMet);
+  verdict(
+    'bridge start-up, 10 servers',
+    '<= 1.3x slowest single',
+    `${st.ratio}x (slowest: ${st.slowestSingle})`,
+    st.targetMet,
+  );
 }
 
 const big = load('bigResults');
@@ -178,13 +191,20 @@ if (stop) {
     ),
   );
   say();
-  verdict('stop, 10 servers, one stubborn', '<= 5 s, 0 left', `${stop.summary.allGoneMaxMs} ms max, ${stop.summary.leftMax} left`, stop.targetMet);
+  verdict(
+    'stop, 10 servers, one stubborn',
+    '<= 5 s, 0 left',
+    `${stop.summary.allGoneMaxMs} ms max, ${stop.summary.leftMax} left`,
+    stop.targetMet,
+  );
 }
 
 const lt = load('logTail');
 if (lt) {
   const s = lt.summary;
-  say(`### 6. Log tail (${s.entries} entries = ${s.lines} lines from ${s.writers} writer processes at ${s.actualRatePerSec} entries/s)`);
+  say(
+    `### 6. Log tail (${s.entries} entries = ${s.lines} lines from ${s.writers} writer processes at ${s.actualRatePerSec} entries/s)`,
+  );
   say();
   say(
     table([
@@ -202,7 +222,12 @@ if (lt) {
     ]),
   );
   say();
-  verdict('log tail', 'p99 <= 250 ms, 0 lost', `p99 ${s.p99Ms} ms, ${s.lost} lost, ${s.duplicated} duplicated`, lt.targetMet);
+  verdict(
+    'log tail',
+    'p99 <= 250 ms, 0 lost',
+    `p99 ${s.p99Ms} ms, ${s.lost} lost, ${s.duplicated} duplicated`,
+    lt.targetMet,
+  );
 }
 
 const rss = load('rss');

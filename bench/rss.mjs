@@ -4,10 +4,26 @@
 // before) gives the peak. Paths are loaded one at a time, in interleaved rounds.
 //   node bench/rss.mjs [--quick] [--seconds 5] [--rounds 2] [--only a,b]
 import { PATHS, Shared, startPath } from './lib/paths.mjs';
-import { environment, memoryOf, now, options, resetPeak, round, runBench, saveResults, sleep, table, within } from './lib/common.mjs';
+import {
+  environment,
+  memoryOf,
+  now,
+  options,
+  resetPeak,
+  round,
+  runBench,
+  saveResults,
+  sleep,
+  table,
+  within,
+} from './lib/common.mjs';
 
-const DEFAULT = 'ours-stdio,ours-bridge-id,ours-acp-chain,ours-convert,supergateway-http,supergateway-sse,mcp-proxy,mcp-hub';
-const opts = options({ seconds: 5, rounds: 2, only: DEFAULT, deadlineMs: 300_000 }, { seconds: 2, rounds: 1, deadlineMs: 150_000 });
+const DEFAULT =
+  'ours-stdio,ours-bridge-id,ours-acp-chain,ours-convert,supergateway-http,supergateway-sse,mcp-proxy,mcp-hub';
+const opts = options(
+  { seconds: 5, rounds: 2, only: DEFAULT, deadlineMs: 300_000 },
+  { seconds: 2, rounds: 1, deadlineMs: 150_000 },
+);
 const ARGS = { text: 'hello from the benchmark' };
 const CONCURRENCY = 32;
 /** @param {number | undefined} kib (undefined: not sampled, gives null) */
@@ -23,7 +39,9 @@ async function load(p, seconds) {
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (now() < end) {
-        await p.client.callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: 30_000 }).catch(() => undefined);
+        await p.client
+          .callTool({ name: p.tools.echo, arguments: ARGS }, undefined, { timeout: 30_000 })
+          .catch(() => undefined);
         calls++;
       }
     }),
@@ -57,7 +75,8 @@ await runBench('rss', opts.deadlineMs, async (procs) => {
         let sampling = true;
         const sampler = (async () => {
           while (sampling) {
-            for (const pid of s.p.proxyPids) s.loadMax.set(pid, Math.max(s.loadMax.get(pid) ?? 0, memoryOf(pid)?.rssKiB ?? 0));
+            for (const pid of s.p.proxyPids)
+              s.loadMax.set(pid, Math.max(s.loadMax.get(pid) ?? 0, memoryOf(pid)?.rssKiB ?? 0));
             await sleep(50);
           }
         })();
@@ -70,7 +89,14 @@ await runBench('rss', opts.deadlineMs, async (procs) => {
     }
     for (const s of started) {
       s.p.proxyPids.forEach((pid, i) => {
-        const role = s.def.id === 'ours-acp-chain' ? (i === 0 ? 'stdio proxy' : 'bridge') : s.def.id.startsWith('ours-bridge') ? 'bridge' : 'proxy';
+        const role =
+          s.def.id === 'ours-acp-chain'
+            ? i === 0
+              ? 'stdio proxy'
+              : 'bridge'
+            : s.def.id.startsWith('ours-bridge')
+              ? 'bridge'
+              : 'proxy';
         rows.push({
           id: s.def.id,
           process: role,
@@ -83,7 +109,9 @@ await runBench('rss', opts.deadlineMs, async (procs) => {
     }
     for (const s of started) await s.p.close();
     saveResults('rss', { bench: 'rss', env: environment(), options: opts, guardBlocks: shared.guardBlocks(), rows });
-    process.stdout.write(`${table(rows, ['id', 'process', 'idleRssMiB', 'loadRssMaxMiB', 'loadPeakHwmMiB', 'callsPerSecUnderLoad', 'error'])}\n`);
+    process.stdout.write(
+      `${table(rows, ['id', 'process', 'idleRssMiB', 'loadRssMaxMiB', 'loadPeakHwmMiB', 'callsPerSecUnderLoad', 'error'])}\n`,
+    );
   } finally {
     shared.cleanup();
   }

@@ -42,7 +42,10 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
     /** @type {Record<string, { command: string; args: string[]; env?: Record<string, string> }>} */
     const ten = { everything: kinds.everything, memory: kinds.memory, filesystem: kinds.filesystem };
     for (let i = 1; i <= 7; i++) ten[`echo${i}`] = kinds.echo;
-    const configs = [{ id: 'bridge-10', servers: ten }, ...Object.entries(kinds).map(([k, v]) => ({ id: `bridge-1-${k}`, servers: { [k]: v } }))].map((c) => ({
+    const configs = [
+      { id: 'bridge-10', servers: ten },
+      ...Object.entries(kinds).map(([k, v]) => ({ id: `bridge-1-${k}`, servers: { [k]: v } })),
+    ].map((c) => ({
       ...c,
       ms: /** @type {number[]} */ ([]),
       cpu: /** @type {number[]} */ ([]),
@@ -98,7 +101,9 @@ await runBench('startup', opts.deadlineMs, async (procs) => {
     };
     saveResults('startup', result);
     process.stdout.write(`${table(rows)}\n`);
-    process.stdout.write(`10 servers vs slowest single (${slowest.id}): ${ratio}x (target <= ${TARGET_RATIO}x): ${result.targetMet ? 'met' : 'MISSED'}\n`);
+    process.stdout.write(
+      `10 servers vs slowest single (${slowest.id}): ${ratio}x (target <= ${TARGET_RATIO}x): ${result.targetMet ? 'met' : 'MISSED'}\n`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,7 +8,21 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBridge } from './lib/paths.mjs';
-import { ECHO_SERVER, ROOT, descendants, environment, isGone, median, now, options, round, runBench, saveResults, sleep, table } from './lib/common.mjs';
+import {
+  ECHO_SERVER,
+  ROOT,
+  descendants,
+  environment,
+  isGone,
+  median,
+  now,
+  options,
+  round,
+  runBench,
+  saveResults,
+  sleep,
+  table,
+} from './lib/common.mjs';
 
 const opts = options({ rounds: 5, deadlineMs: 300_000 }, { rounds: 2, deadlineMs: 120_000 });
 const node = process.execPath;
@@ -79,8 +93,18 @@ await runBench('stop', opts.deadlineMs, async (procs) => {
       leftMax: Math.max(...runs.map((x) => x.leftAfter1s)),
     };
     const targetMet = summary.allGoneMaxMs <= TARGET_MS && summary.leftMax === 0;
-    saveResults('stop', { bench: 'stop', env: environment(), options: opts, targetMs: TARGET_MS, targetMet, summary, runs });
-    process.stdout.write(`${table(runs, ['round', 'processes', 'serversGoneMs', 'bridgeExitMs', 'allGoneMs', 'leftAtBridgeExit', 'leftAfter1s'])}\n`);
+    saveResults('stop', {
+      bench: 'stop',
+      env: environment(),
+      options: opts,
+      targetMs: TARGET_MS,
+      targetMet,
+      summary,
+      runs,
+    });
+    process.stdout.write(
+      `${table(runs, ['round', 'processes', 'serversGoneMs', 'bridgeExitMs', 'allGoneMs', 'leftAtBridgeExit', 'leftAfter1s'])}\n`,
+    );
     process.stdout.write(
       `stop: median ${summary.allGoneMedianMs} ms, max ${summary.allGoneMaxMs} ms, left ${summary.leftMax} (target <= ${TARGET_MS} ms, 0 left): ${targetMet ? 'met' : 'MISSED'}\n`,
     );

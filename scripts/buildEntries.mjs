@@ -59,12 +59,21 @@ export async function buildEntries() {
       format: 'esm',
       outExtension: { '.js': '.js' },
     }),
-    build({ ...common, entryPoints: [join(root, 'src/index/preload.ts')], outfile: join(root, 'dist/index/preload.cjs'), platform: 'node', format: 'cjs' }),
+    build({
+      ...common,
+      entryPoints: [join(root, 'src/index/preload.ts')],
+      outfile: join(root, 'dist/index/preload.cjs'),
+      platform: 'node',
+      format: 'cjs',
+    }),
   ]);
 }
 
 /** tsc --emitDeclarationOnly over src/index (and what it reaches) into dist/types. */
 export function buildDeclarations() {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.declarations.json')], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.declarations.json')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

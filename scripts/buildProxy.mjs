@@ -14,11 +14,23 @@ import { join, relative } from 'node:path';
  * @type {{ file: string; entries: string[]; what: string }[]}
  */
 export const PROXY_FILES = [
-  { file: 'qiming-mcp-stdio-proxy.cjs', entries: ['src/proxy/cli/main.ts'], what: 'the command line, --help and --version' },
-  { file: 'qiming-mcp-core.cjs', entries: ['src/proxy/modes/stdioMode.ts'], what: 'stdio mode, and the hub, upstreams and config every mode runs' },
+  {
+    file: 'qiming-mcp-stdio-proxy.cjs',
+    entries: ['src/proxy/cli/main.ts'],
+    what: 'the command line, --help and --version',
+  },
+  {
+    file: 'qiming-mcp-core.cjs',
+    entries: ['src/proxy/modes/stdioMode.ts'],
+    what: 'stdio mode, and the hub, upstreams and config every mode runs',
+  },
   { file: 'qiming-mcp-convert.cjs', entries: ['src/proxy/modes/convertMode.ts'], what: 'convert mode' },
   { file: 'qiming-mcp-bridge.cjs', entries: ['src/proxy/modes/bridgeMode.ts'], what: 'the HTTP bridge (proxy mode)' },
-  { file: 'qiming-mcp-process.cjs', entries: ['src/proxy/process/childProcessTransport.ts'], what: 'stdio servers as child processes, for the first one' },
+  {
+    file: 'qiming-mcp-process.cjs',
+    entries: ['src/proxy/process/childProcessTransport.ts'],
+    what: 'stdio servers as child processes, for the first one',
+  },
   {
     file: 'qiming-mcp-http-client.cjs',
     entries: ['src/proxy/upstream/leanHttpClientTransport.ts'],
@@ -79,8 +91,19 @@ export async function buildProxy(root, { define }) {
         b.onResolve({ filter: SDK_SIDE }, () => ({ path: `./${SDK_SIDE_FILE}`, external: true }));
         b.onResolve({ filter: /^qiming-proxy-registry$/ }, () => ({ path: REGISTRY, namespace: REGISTRY }));
         b.onResolve({ filter: /.*/ }, async (args) => {
-          if (args.pluginData?.inner || args.namespace !== 'file' || args.kind === 'entry-point' || args.path.startsWith('node:')) return undefined;
-          const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
+          if (
+            args.pluginData?.inner ||
+            args.namespace !== 'file' ||
+            args.kind === 'entry-point' ||
+            args.path.startsWith('node:')
+          )
+            return undefined;
+          const r = await b.resolve(args.path, {
+            kind: args.kind,
+            importer: args.importer,
+            resolveDir: args.resolveDir,
+            pluginData: { inner: true },
+          });
           if (r.errors.length || r.external || !r.path) return r.errors.length ? { errors: r.errors } : undefined;
           const k = key(r.path);
           const o = owner.get(k) ?? entryOwner.get(k);
@@ -90,15 +113,21 @@ export async function buildProxy(root, { define }) {
         b.onLoad({ filter: /.*/, namespace: STUB }, (args) => {
           const o = /** @type {number} */ (args.pluginData.owner);
           taken[o].add(args.path);
-          const rootRegistry = isCli ? `require(${JSON.stringify(REGISTRY)})` : `require(${JSON.stringify(REGISTRY)}).root()`;
-          const from = o === 0 ? rootRegistry : `require(${JSON.stringify(`./${PROXY_FILES[o].file}`)}).link(${rootRegistry})`;
+          const rootRegistry = isCli
+            ? `require(${JSON.stringify(REGISTRY)})`
+            : `require(${JSON.stringify(REGISTRY)}).root()`;
+          const from =
+            o === 0 ? rootRegistry : `require(${JSON.stringify(`./${PROXY_FILES[o].file}`)}).link(${rootRegistry})`;
           const take = `${from}.get(${JSON.stringify(args.path)})`;
           const names = exportNames.get(args.path);
           // Known names (pass 2): plain bindings, which the importers use as directly as their own
           // (no getter per use, on a hot path either); the owner's module has run by then, and its
           // exports are never reassigned after (none of ours are). Pass 1 needs no names.
           if (!names) return { contents: `module.exports = ${take};`, loader: 'js', resolveDir: outDir };
-          const lines = [`const m = ${take};`, ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];\nexport { e${i} as ${JSON.stringify(n)} };`)];
+          const lines = [
+            `const m = ${take};`,
+            ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];\nexport { e${i} as ${JSON.stringify(n)} };`),
+          ];
           return { contents: lines.join('\n'), loader: 'js', resolveDir: outDir };
         });
         b.onResolve({ filter: /^\.\/qiming-mcp-[a-z-]+\.cjs$/ }, (args) => ({ path: args.path, external: true }));
@@ -186,7 +215,10 @@ export async function buildProxy(root, { define }) {
         plugins: [
           {
             name: 'only-this-module',
-            setup: (b) => b.onResolve({ filter: /.*/ }, (a) => (a.kind === 'entry-point' ? undefined : { path: a.path, external: true })),
+            setup: (b) =>
+              b.onResolve({ filter: /.*/ }, (a) =>
+                a.kind === 'entry-point' ? undefined : { path: a.path, external: true },
+              ),
           },
         ],
       });

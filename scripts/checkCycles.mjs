@@ -23,10 +23,16 @@ const IMPORT = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
  */
 function target(from, spec) {
   const base = resolve(dirname(from), spec);
-  for (const c of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')]) if (existsSync(c)) return c;
+  for (const c of [base.replace(/\.js$/, '.ts'), base.replace(/\.js$/, '.tsx'), `${base}.ts`, join(base, 'index.ts')])
+    if (existsSync(c)) return c;
   return undefined;
 }
-const graph = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(IMPORT)].map((m) => target(f, m[1])).filter((t) => t !== undefined)]));
+const graph = new Map(
+  files.map((f) => [
+    f,
+    [...readFileSync(f, 'utf8').matchAll(IMPORT)].map((m) => target(f, m[1])).filter((t) => t !== undefined),
+  ]),
+);
 
 // Tarjan's strongly connected components: every component of more than one file is a cycle.
 let index = 0;

@@ -14,7 +14,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const NODE22_PREFIX = join(ROOT, '.cache', 'node22');
-const BIN = process.platform === 'win32' ? join(NODE22_PREFIX, 'node_modules', 'node', 'bin', 'node.exe') : join(NODE22_PREFIX, 'node_modules', '.bin', 'node');
+const BIN =
+  process.platform === 'win32'
+    ? join(NODE22_PREFIX, 'node_modules', 'node', 'bin', 'node.exe')
+    : join(NODE22_PREFIX, 'node_modules', '.bin', 'node');
 
 /**
  * The major version of the Node at `bin`, or undefined when it does not run.
@@ -22,7 +25,11 @@ const BIN = process.platform === 'win32' ? join(NODE22_PREFIX, 'node_modules', '
  */
 function majorOf(bin) {
   try {
-    const v = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const v = execFileSync(bin, ['--version'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return Number(/^v(\d+)\./.exec(v)?.[1]);
   } catch {
     return undefined;
@@ -49,7 +56,10 @@ export function ensureNode22({ quiet = false } = {}) {
     shell: process.platform === 'win32',
   });
   const major = majorOf(BIN);
-  if (major !== 22) throw new Error(`ensureNode22: after npm install, ${BIN} is ${major === undefined ? 'missing or broken' : `Node ${major}`}`);
+  if (major !== 22)
+    throw new Error(
+      `ensureNode22: after npm install, ${BIN} is ${major === undefined ? 'missing or broken' : `Node ${major}`}`,
+    );
   return BIN;
 }
 

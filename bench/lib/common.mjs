@@ -165,7 +165,13 @@ export function environment() {
   const self = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   return {
     date: new Date().toISOString(),
-    machine: { nproc, cpuModel: model, memoryGiB: round(os.totalmem() / 2 ** 30, 1), kernel: os.release(), arch: process.arch },
+    machine: {
+      nproc,
+      cpuModel: model,
+      memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+      kernel: os.release(),
+      arch: process.arch,
+    },
     loadAverage: os.loadavg().map((x) => round(x, 2)),
     node: process.version,
     packages: {
@@ -449,8 +455,12 @@ export async function runBench(name, deadlineMs, body) {
     const r = await procs.endAll();
     clearTimeout(timer);
     if (abortWarnings)
-      process.stderr.write(`${name}: ${abortWarnings} MaxListenersExceededWarning(s) on the SDK HTTP client's AbortSignal (bench client side)\n`);
-    process.stderr.write(`${name}: ${r.started} processes started, ${r.left.length} left${r.left.length ? `: ${r.left.join(', ')}` : ''}\n`);
+      process.stderr.write(
+        `${name}: ${abortWarnings} MaxListenersExceededWarning(s) on the SDK HTTP client's AbortSignal (bench client side)\n`,
+      );
+    process.stderr.write(
+      `${name}: ${r.started} processes started, ${r.left.length} left${r.left.length ? `: ${r.left.join(', ')}` : ''}\n`,
+    );
     if (r.left.length) failed = true;
   }
   process.exitCode = failed ? 1 : 0;
@@ -487,7 +497,10 @@ export function tail(stream, keep = 20) {
 export function firstJsonLine(stream, timeoutMs, what, predicate = () => true) {
   return new Promise((resolve, reject) => {
     let buf = '';
-    const timer = setTimeout(() => (cleanup(), reject(new Error(`${what}: no line within ${timeoutMs} ms`))), timeoutMs);
+    const timer = setTimeout(
+      () => (cleanup(), reject(new Error(`${what}: no line within ${timeoutMs} ms`))),
+      timeoutMs,
+    );
     /** @param {string} d */
     const onData = (d) => {
       buf += d;

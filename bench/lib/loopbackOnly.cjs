@@ -32,7 +32,13 @@ net.Server.prototype.listen = function guardedListen(/** @type {any[]} */ ...arg
     } else {
       args.splice(1, 0, '127.0.0.1');
     }
-  } else if (first && typeof first === 'object' && !('fd' in first) && !('_handle' in first) && first.path === undefined) {
+  } else if (
+    first &&
+    typeof first === 'object' &&
+    !('fd' in first) &&
+    !('_handle' in first) &&
+    first.path === undefined
+  ) {
     args[0] = { ...first, host: '127.0.0.1' };
   }
   return listen.apply(this, /** @type {Parameters<typeof listen>} */ (args));
@@ -54,7 +60,9 @@ net.Socket.prototype.connect = function guardedConnect(/** @type {any[]} */ ...a
   }
   if (!isPath && host !== undefined && host !== '' && !LOOPBACK.test(String(host).replace(/^\[|\]$/g, ''))) {
     note(`blocked connection to ${host}`);
-    const err = Object.assign(new Error(`bench loopback guard: connection to ${host} refused`), { code: 'ECONNREFUSED' });
+    const err = Object.assign(new Error(`bench loopback guard: connection to ${host} refused`), {
+      code: 'ECONNREFUSED',
+    });
     process.nextTick(() => this.destroy(err));
     return this;
   }

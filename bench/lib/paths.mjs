@@ -52,9 +52,21 @@ export const PATHS = [
   { id: 'sdk-stdio', label: 'direct SDK stdio (baseline)', group: 'reference' },
   { id: 'sdk-http', label: 'direct SDK streamable HTTP', group: 'reference' },
   { id: 'raw-relay', label: 'byte relay process, no parsing (floor of a stdio hop)', group: 'reference' },
-  { id: 'parse-relay', label: 'relay process that parses, re-ids and re-serialises each message (floor of a proxy that reads messages)', group: 'reference' },
-  { id: 'raw-relay-2', label: 'two byte relay processes in a row (floor of the ACP chain over the stream link)', group: 'reference' },
-  { id: 'raw-http-hop', label: 'minimal HTTP server -> stdio, JSON replies (floor of bridge /mcp/<id>)', group: 'reference' },
+  {
+    id: 'parse-relay',
+    label: 'relay process that parses, re-ids and re-serialises each message (floor of a proxy that reads messages)',
+    group: 'reference',
+  },
+  {
+    id: 'raw-relay-2',
+    label: 'two byte relay processes in a row (floor of the ACP chain over the stream link)',
+    group: 'reference',
+  },
+  {
+    id: 'raw-http-hop',
+    label: 'minimal HTTP server -> stdio, JSON replies (floor of bridge /mcp/<id>)',
+    group: 'reference',
+  },
   { id: 'raw-http-chain', label: 'minimal stdio -> HTTP -> stdio relays (floor of the ACP chain)', group: 'reference' },
   { id: 'ours-stdio', label: 'ours: stdio aggregation', group: 'ours' },
   { id: 'ours-bridge-id', label: 'ours: bridge /mcp/<id>', group: 'ours' },
@@ -103,7 +115,8 @@ async function connect(transport, what) {
 async function toolNames(client, what) {
   const { tools } = await within(START_TIMEOUT_MS, `${what}: tools/list`, () => client.listTools());
   /** @param {string} base */
-  const find = (base) => tools.find((t) => t.name === base)?.name ?? tools.find((t) => new RegExp(`(^|[^a-z])${base}$`).test(t.name))?.name;
+  const find = (base) =>
+    tools.find((t) => t.name === base)?.name ?? tools.find((t) => new RegExp(`(^|[^a-z])${base}$`).test(t.name))?.name;
   const echo = find('echo');
   const blob = find('blob');
   if (!echo || !blob) throw new Error(`${what}: echo/blob tools not found in ${tools.map((t) => t.name).join(', ')}`);
@@ -239,11 +252,21 @@ export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs 
   );
   const errors = tail(child.stderr);
   /** @type {import('../../src/main/runtime/bridgeProcess.js').BridgeReadyMessage} */
-  const ready = await firstJsonLine(child.stdout, 60_000, `${what} ready line`, (v) => v.event === 'ready').catch((e) => {
-    throw new Error(`${e.message}\n${errors.text()}`);
-  });
+  const ready = await firstJsonLine(child.stdout, 60_000, `${what} ready line`, (v) => v.event === 'ready').catch(
+    (e) => {
+      throw new Error(`${e.message}\n${errors.text()}`);
+    },
+  );
   // It wrote its ready line, so it runs and has a pid.
-  return { child, pid: /** @type {number} */ (child.pid), port: ready.port, url: `http://127.0.0.1:${ready.port}`, token, ready, errors };
+  return {
+    child,
+    pid: /** @type {number} */ (child.pid),
+    port: ready.port,
+    url: `http://127.0.0.1:${ready.port}`,
+    token,
+    ready,
+    errors,
+  };
 }
 
 /**
@@ -329,8 +352,15 @@ export async function startPath(id, shared) {
     case 'ours-acp-chain': {
       const b = await shared.bridge();
       // As src/main/acp/acp.ts builds it: a `bridge` upstream per server, the token from the env.
-      const config = { mcpServers: { echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } } } };
-      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]), { ...process.env, MCP_BRIDGE_TOKEN: b.token });
+      const config = {
+        mcpServers: {
+          echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } },
+        },
+      };
+      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]), {
+        ...process.env,
+        MCP_BRIDGE_TOKEN: b.token,
+      });
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid, b.pid];
@@ -348,7 +378,15 @@ export async function startPath(id, shared) {
     case 'supergateway-sse': {
       const port = await freePort();
       const http = id === 'supergateway-http';
-      const args = [PEERS.supergateway, '--stdio', `"${node}" "${ECHO_SERVER}"`, '--port', String(port), '--logLevel', 'none'];
+      const args = [
+        PEERS.supergateway,
+        '--stdio',
+        `"${node}" "${ECHO_SERVER}"`,
+        '--port',
+        String(port),
+        '--logLevel',
+        'none',
+      ];
       if (http) args.push('--outputTransport', 'streamableHttp', '--stateful');
       const child = procs.spawn(node, args, { env: peerEnv(shared) }, id);
       const errors = tail(child.stderr);
@@ -356,14 +394,21 @@ export async function startPath(id, shared) {
       await waitPort(port, START_TIMEOUT_MS, () => child.exitInfo !== undefined).catch((e) => {
         throw new Error(`${e.message}\n${errors.text()}`);
       });
-      client = http ? await httpClient(`http://127.0.0.1:${port}/mcp`, {}, id) : await sseClient(`http://127.0.0.1:${port}/sse`, {}, id);
+      client = http
+        ? await httpClient(`http://127.0.0.1:${port}/mcp`, {}, id)
+        : await sseClient(`http://127.0.0.1:${port}/sse`, {}, id);
       own.push(child.pid);
       proxyPids = [child.pid];
       break;
     }
     case 'mcp-proxy': {
       const port = await freePort();
-      const child = procs.spawn(node, [PEERS.mcpProxy, '--port', String(port), '--host', '127.0.0.1', '--', node, ECHO_SERVER], { env: peerEnv(shared) }, id);
+      const child = procs.spawn(
+        node,
+        [PEERS.mcpProxy, '--port', String(port), '--host', '127.0.0.1', '--', node, ECHO_SERVER],
+        { env: peerEnv(shared) },
+        id,
+      );
       const errors = tail(child.stderr);
       tail(child.stdout);
       await waitPort(port, START_TIMEOUT_MS, () => child.exitInfo !== undefined).catch((e) => {
@@ -413,9 +458,21 @@ export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
     version: 'bench',
     generatedAt: Date.now(),
     totalServers: 1,
-    servers: [{ id: 'bench-placeholder', name: 'bench placeholder', description: 'offline benchmark', url: 'http://127.0.0.1/', category: 'other', tags: [] }],
+    servers: [
+      {
+        id: 'bench-placeholder',
+        name: 'bench placeholder',
+        description: 'offline benchmark',
+        url: 'http://127.0.0.1/',
+        category: 'other',
+        tags: [],
+      },
+    ],
   };
-  writeFileSync(join(cache, 'registry.json'), JSON.stringify({ registry, lastFetchedAt: Date.now(), serverDocumentation: {} }));
+  writeFileSync(
+    join(cache, 'registry.json'),
+    JSON.stringify({ registry, lastFetchedAt: Date.now(), serverDocumentation: {} }),
+  );
   const bin = join(home, 'bin');
   mkdirSync(bin, { recursive: true });
   if (!existsSync(join(bin, 'node'))) symlinkSync(node, join(bin, 'node'));
@@ -424,7 +481,12 @@ export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
   const port = await freePort();
   const env = peerEnv(shared, { HOME: home, PATH: bin, XDG_DATA_HOME: '', XDG_STATE_HOME: '', XDG_CONFIG_HOME: '' });
   for (const k of ['XDG_DATA_HOME', 'XDG_STATE_HOME', 'XDG_CONFIG_HOME']) delete env[k];
-  const child = shared.procs.spawn(node, [PEERS.mcpHub, '--port', String(port), '--config', configFile], { env, cwd: home }, what);
+  const child = shared.procs.spawn(
+    node,
+    [PEERS.mcpHub, '--port', String(port), '--config', configFile],
+    { env, cwd: home },
+    what,
+  );
   const errors = tail(child.stderr);
   const out = tail(child.stdout);
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -432,9 +494,15 @@ export async function startMcpHub(shared, mcpServers, what = 'mcp-hub') {
     const health = await fetch(`http://127.0.0.1:${port}/api/health`)
       .then((r) => r.json())
       .catch(() => undefined);
-    if (health?.state === 'ready' && (health.servers ?? []).every((/** @type {{ status?: string }} */ s) => s.status === 'connected')) break;
-    if (child.exitInfo) throw new Error(`${what} exited: ${JSON.stringify(child.exitInfo)}\n${errors.text()}\n${out.text()}`);
-    if (Date.now() > deadline) throw new Error(`${what} not ready after ${START_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out.text()}`);
+    if (
+      health?.state === 'ready' &&
+      (health.servers ?? []).every((/** @type {{ status?: string }} */ s) => s.status === 'connected')
+    )
+      break;
+    if (child.exitInfo)
+      throw new Error(`${what} exited: ${JSON.stringify(child.exitInfo)}\n${errors.text()}\n${out.text()}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} not ready after ${START_TIMEOUT_MS} ms: ${JSON.stringify(health)}\n${out.text()}`);
     await sleep(25);
   }
   return { child, pid: child.pid, port };

@@ -19,7 +19,12 @@ export {
   type CliPathOptions,
   type NodeCommand,
 } from '../main/runtime/cliPath.js';
-export { resolveRuntimePaths, SERVER_FILES, type RuntimePaths, type RuntimePathsInput } from '../main/runtime/resourcePaths.js';
+export {
+  resolveRuntimePaths,
+  SERVER_FILES,
+  type RuntimePaths,
+  type RuntimePathsInput,
+} from '../main/runtime/resourcePaths.js';
 
 /** This package's name, as it appears under `node_modules`. */
 export const PACKAGE_NAME = 'qiming-mcp-runtime';
@@ -29,7 +34,10 @@ export const PACKAGE_NAME = 'qiming-mcp-runtime';
  * the default servers are run by other processes (`<app> ` + `ELECTRON_RUN_AS_NODE=1`),
  * which cannot read inside `app.asar`.
  */
-export const ASAR_UNPACK: readonly string[] = [`node_modules/${PACKAGE_NAME}/dist/proxy/**`, `node_modules/${PACKAGE_NAME}/dist/servers/**`];
+export const ASAR_UNPACK: readonly string[] = [
+  `node_modules/${PACKAGE_NAME}/dist/proxy/**`,
+  `node_modules/${PACKAGE_NAME}/dist/servers/**`,
+];
 
 /**
  * The absolute path of the bundled proxy CLI (mapped out of `app.asar` in a packaged app).
@@ -51,6 +59,9 @@ export function packagePaths(options?: CliPathOptions): RuntimePaths {
     cliPath,
     rendererDir: join(dist, 'renderer').replace(`${sep}app.asar.unpacked${sep}`, `${sep}app.asar${sep}`),
     serversDir,
-    defaultServers: { memory: join(serversDir, SERVER_FILES.memory), filesystem: join(serversDir, SERVER_FILES.filesystem) },
+    defaultServers: {
+      memory: join(serversDir, SERVER_FILES.memory),
+      filesystem: join(serversDir, SERVER_FILES.filesystem),
+    },
   };
 }

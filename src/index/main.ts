@@ -5,7 +5,13 @@
  * @packageDocumentation
  */
 export { McpRuntime, DEFAULT_BACKOFF } from '../main/runtime/mcpRuntime.js';
-export type { McpRuntimeOptions, BridgeInfo, StartupProgress, RuntimeEvents, BackoffOptions } from '../main/runtime/mcpRuntime.js';
+export type {
+  McpRuntimeOptions,
+  BridgeInfo,
+  StartupProgress,
+  RuntimeEvents,
+  BackoffOptions,
+} from '../main/runtime/mcpRuntime.js';
 export { nodeCommand, isElectron, resolveProxyCliPath, type NodeCommand } from '../main/runtime/cliPath.js';
 export { adoptLoginPath } from '../main/runtime/loginEnv.js';
 export { externalUrl } from '../main/runtime/externalUrl.js';
@@ -22,10 +28,20 @@ export {
   type ElectronLogMessage,
   type ElectronLogSinkOptions,
 } from '../main/logs/logForwarder.js';
-export { proxyLogFilePath, rotateIfLarge, PROXY_LOG_FILE_NAME, DEFAULT_PROXY_LOG_MAX_BYTES } from '../main/logs/logPaths.js';
+export {
+  proxyLogFilePath,
+  rotateIfLarge,
+  PROXY_LOG_FILE_NAME,
+  DEFAULT_PROXY_LOG_MAX_BYTES,
+} from '../main/logs/logPaths.js';
 export { silentLogger, stderrLogger, type RuntimeLogger } from '../main/logs/runtimeLogger.js';
 
-export { defaultMcpConfig, runtimeVars, RUNTIME_VAR_NAMES, type RuntimeVarsOptions } from '../main/config/defaultMcpConfig.js';
+export {
+  defaultMcpConfig,
+  runtimeVars,
+  RUNTIME_VAR_NAMES,
+  type RuntimeVarsOptions,
+} from '../main/config/defaultMcpConfig.js';
 export { ensureUserConfig, CONFIG_FILE_NAME } from '../main/config/ensureUserConfig.js';
 export { ConfigWatcher, type ConfigWatcherOptions } from '../main/config/configWatcher.js';
 export { readUserConfig, type UserConfigView } from '../main/config/userConfig.js';

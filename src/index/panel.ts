@@ -31,7 +31,11 @@ export function panelDir(): string {
   const dirs = ['../renderer/', '../../dist/renderer/'].map((rel) => fileURLToPath(new URL(rel, here)));
   // An app that bundled this module into its own file: the package as Node finds it from there.
   try {
-    dirs.push(fileURLToPath(new URL('dist/renderer/', pathToFileURL(createRequire(here).resolve('qiming-mcp-runtime/package.json')))));
+    dirs.push(
+      fileURLToPath(
+        new URL('dist/renderer/', pathToFileURL(createRequire(here).resolve('qiming-mcp-runtime/package.json'))),
+      ),
+    );
   } catch {
     // not installed where the bundle is
   }

@@ -38,7 +38,8 @@ export function exposeMcpRuntime(electron?: PreloadElectron): McpRuntimeApi {
 
 /** Only here, only when asked: the one place of the package that loads electron. */
 function requireElectron(): PreloadElectron {
-  const refuse = () => new Error("exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)");
+  const refuse = () =>
+    new Error("exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)");
   if (typeof require !== 'function') throw refuse();
   let electron: Partial<PreloadElectron> | undefined;
   try {

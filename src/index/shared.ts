@@ -4,7 +4,14 @@
  * preload, the app's pages). Types and constants only: no Node module, no electron.
  * @packageDocumentation
  */
-export type { ServerState, ServerTransport, ToolSummary, ServerStatus, BridgeState, RuntimeStatus } from '../shared/status.js';
+export type {
+  ServerState,
+  ServerTransport,
+  ToolSummary,
+  ServerStatus,
+  BridgeState,
+  RuntimeStatus,
+} from '../shared/status.js';
 export { IPC_CHANNEL_PREFIX, IPC_CHANNELS, MCP_RUNTIME_GLOBAL } from '../shared/ipcContract.js';
 export type { RestartResult, McpRuntimeApi, ManagementIpcApi, ConfigGetResult } from '../shared/ipcContract.js';
 export { MANAGEMENT_CHANNELS } from '../shared/ipcContract.js';

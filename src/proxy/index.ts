@@ -28,6 +28,12 @@ export { ConfigStore, changeFrom } from './config/configStore.js';
 export { MAX_CONFIG_DEPTH, depthMessage, valueNestsDeeper } from './config/jsonDepth.js';
 export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './process/loginPath.js';
 export { LOGIN_PATH_ENV } from './common/envNames.js';
-export { defaultMcpConfig, ensureConfigFile, CONFIG_FILE_NAME, RUNTIME_VAR_NAMES, SERVER_FILES } from './config/defaultConfig.js';
+export {
+  defaultMcpConfig,
+  ensureConfigFile,
+  CONFIG_FILE_NAME,
+  RUNTIME_VAR_NAMES,
+  SERVER_FILES,
+} from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
 export { writeAtomic } from './common/writeAtomic.js';

@@ -33,7 +33,11 @@ export function createSwitch(label: string, checked: boolean, onToggle: (next: b
 }
 
 /** `<label>` + control, returned as a wrapper and the control. */
-export function field<T extends HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(label: string, control: T, hint?: string): HTMLDivElement {
+export function field<T extends HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement>(
+  label: string,
+  control: T,
+  hint?: string,
+): HTMLDivElement {
   const wrap = el('div', 'field');
   const id = uniqueId('field');
   control.id = id;

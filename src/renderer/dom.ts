@@ -5,7 +5,12 @@
  */
 
 /** Creates `<tag class=...>` with optional attributes and text. */
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string, attrs?: Record<string, string>): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string,
+  attrs?: Record<string, string>,
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;

@@ -64,7 +64,12 @@ export function uptimeText(state: ServerState, startedAt: string | undefined, no
 }
 
 /** Start-up progress: servers ready out of servers that are supposed to run. */
-export function startupProgress(status: RuntimeStatus): { ready: number; total: number; disabled: number; failed: number } {
+export function startupProgress(status: RuntimeStatus): {
+  ready: number;
+  total: number;
+  disabled: number;
+  failed: number;
+} {
   let ready = 0;
   let disabled = 0;
   let failed = 0;

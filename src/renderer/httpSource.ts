@@ -43,7 +43,11 @@ export function takeTokenFromLocation(win: Window): string | undefined {
   if (fromHash !== undefined) {
     params.delete('token');
     const rest = params.toString();
-    win.history.replaceState(win.history.state, '', win.location.pathname + win.location.search + (rest ? `#${rest}` : ''));
+    win.history.replaceState(
+      win.history.state,
+      '',
+      win.location.pathname + win.location.search + (rest ? `#${rest}` : ''),
+    );
     try {
       win.sessionStorage.setItem(TOKEN_STORAGE_KEY, fromHash);
     } catch {
@@ -120,13 +124,18 @@ export class HttpStatusSource implements StatusSource {
   private async serverAction(id: string, action: string): Promise<SignInResult> {
     let res: Response;
     try {
-      res = await fetch(this.url(`/servers/${encodeURIComponent(id)}/${action}`), { method: 'POST', headers: this.headers() });
+      res = await fetch(this.url(`/servers/${encodeURIComponent(id)}/${action}`), {
+        method: 'POST',
+        headers: this.headers(),
+      });
     } catch (err) {
       return { ok: false, error: `The bridge could not be reached (${errorMessage(err)}).` };
     }
     const body = (await res.json().catch(() => undefined)) as Partial<SignInResult> | undefined;
     if (body && typeof body.ok === 'boolean')
-      return body.ok ? { ok: true, ...(typeof body.url === 'string' ? { url: body.url } : {}) } : { ok: false, error: body.error ?? `HTTP ${res.status}` };
+      return body.ok
+        ? { ok: true, ...(typeof body.url === 'string' ? { url: body.url } : {}) }
+        : { ok: false, error: body.error ?? `HTTP ${res.status}` };
     return res.ok ? { ok: true } : { ok: false, error: `The bridge answered HTTP ${res.status}.` };
   }
 
@@ -189,7 +198,9 @@ export class HttpStatusSource implements StatusSource {
       signal: ctl.signal,
     });
     if (res.status === 401 || res.status === 403) {
-      throw new FatalLinkError('The bridge refused the access token (it changes each time the bridge starts). Reopen this panel from the app.');
+      throw new FatalLinkError(
+        'The bridge refused the access token (it changes each time the bridge starts). Reopen this panel from the app.',
+      );
     }
     if (!res.ok || !res.body) throw new Error(`GET /events answered HTTP ${res.status}`);
     onOpen();

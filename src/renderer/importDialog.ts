@@ -8,7 +8,10 @@ import { el, setHidden } from './dom.js';
 import { button, createDialog, field } from './controls.js';
 import type { ManagementApi } from './management.js';
 
-export function openImportDialog(api: ManagementApi, onSaved: (config: ConfigView | undefined) => void): HTMLDialogElement {
+export function openImportDialog(
+  api: ManagementApi,
+  onSaved: (config: ConfigView | undefined) => void,
+): HTMLDialogElement {
   const dialog = createDialog('Paste a snippet', 'import-dialog');
   const text = el('textarea', 'snippet', undefined, { rows: '10', spellcheck: 'false' });
   const preview = button('Preview');
@@ -21,7 +24,11 @@ export function openImportDialog(api: ManagementApi, onSaved: (config: ConfigVie
   const actions = el('div', 'form-actions');
   actions.append(preview, apply, cancel);
   dialog.body.append(
-    field('Snippet', text, 'From claude_desktop_config.json, Cursor\u2019s mcp.json or VS Code\u2019s mcp.json: the whole file or its servers part.'),
+    field(
+      'Snippet',
+      text,
+      'From claude_desktop_config.json, Cursor\u2019s mcp.json or VS Code\u2019s mcp.json: the whole file or its servers part.',
+    ),
     result,
     errors,
     actions,
@@ -45,7 +52,10 @@ export function openImportDialog(api: ManagementApi, onSaved: (config: ConfigVie
     const addList = el('ul', 'import-add', undefined, { 'aria-label': 'Will be added' });
     for (const a of p.add) {
       const li = el('li');
-      li.append(el('strong', undefined, a.id), el('span', undefined, ` \u2014 ${a.kind === 'stdio' ? 'runs' : 'connects to'} ${a.summary}`));
+      li.append(
+        el('strong', undefined, a.id),
+        el('span', undefined, ` \u2014 ${a.kind === 'stdio' ? 'runs' : 'connects to'} ${a.summary}`),
+      );
       for (const n of a.notes) li.append(el('p', 'import-note', n));
       addList.append(li);
     }

@@ -66,7 +66,8 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
   };
   const versionOf = (id: string) => config?.servers.find((s) => s.id === id)?.version;
   /** The entry as the file has it now (undefined: gone from the file). */
-  const fresh = (id: string): Promise<EntryView | undefined> => reload().then(() => config?.servers.find((s) => s.id === id));
+  const fresh = (id: string): Promise<EntryView | undefined> =>
+    reload().then(() => config?.servers.find((s) => s.id === id));
 
   const add = button('Add server', 'primary');
   const paste = button('Paste a snippet');
@@ -90,7 +91,13 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
 
   const confirmRemove = (id: string) => {
     const d = createDialog(`Remove ${id}?`, 'confirm');
-    d.body.append(el('p', undefined, `The entry "${id}" is deleted from the MCP config (a copy of the previous file is kept as .bak).`));
+    d.body.append(
+      el(
+        'p',
+        undefined,
+        `The entry "${id}" is deleted from the MCP config (a copy of the previous file is kept as .bak).`,
+      ),
+    );
     const yes = button('Remove', 'danger');
     const no = button('Cancel');
     const err = el('p', 'form-errors', undefined, { role: 'alert' });
@@ -115,7 +122,8 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
 
   const hooks: CardHooks = {
     setEnabled: (id, enabled) => api.change({ op: 'enable', id, enabled, version: versionOf(id) }).then(answer),
-    setToolEnabled: (id, tool, enabled) => api.change({ op: 'tool', id, tool, enabled, version: versionOf(id) }).then(answer),
+    setToolEnabled: (id, tool, enabled) =>
+      api.change({ op: 'tool', id, tool, enabled, version: versionOf(id) }).then(answer),
     edit(id) {
       // Read again on open: the form starts from the file as it is, not from the last reload.
       void fresh(id).then((entry) => {

@@ -42,7 +42,11 @@ export class HttpManagement implements ManagementApi {
     private readonly token: string | undefined,
   ) {}
 
-  private async call<T extends { ok?: boolean; error?: string }>(method: string, path: string, body?: unknown): Promise<T> {
+  private async call<T extends { ok?: boolean; error?: string }>(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<T> {
     const headers: Record<string, string> = this.token ? { Authorization: `Bearer ${this.token}` } : {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
@@ -76,7 +80,11 @@ export class HttpManagement implements ManagementApi {
       case 'add':
         return this.call('POST', '/config/servers', { id: c.id, entry: c.entry });
       case 'update':
-        return this.call('PUT', `/config/servers/${id}`, { entry: c.entry, ...(c.newId ? { newId: c.newId } : {}), ...version });
+        return this.call('PUT', `/config/servers/${id}`, {
+          entry: c.entry,
+          ...(c.newId ? { newId: c.newId } : {}),
+          ...version,
+        });
       case 'remove':
         return this.call('DELETE', `/config/servers/${id}`, version);
       case 'enable':
@@ -90,12 +98,23 @@ export class HttpManagement implements ManagementApi {
 
   async previewImport(text: string): Promise<ImportPreview> {
     const r = await this.call<ImportPreview>('POST', '/config/import/preview', { text });
-    return { ok: r.ok ?? false, add: r.add ?? [], skip: r.skip ?? [], ...(r.format ? { format: r.format } : {}), ...(r.error ? { error: r.error } : {}) };
+    return {
+      ok: r.ok ?? false,
+      add: r.add ?? [],
+      skip: r.skip ?? [],
+      ...(r.format ? { format: r.format } : {}),
+      ...(r.error ? { error: r.error } : {}),
+    };
   }
 
   async serverLog(id: string, limit = 500): Promise<ServerLog> {
     const r = await this.call<ServerLog>('GET', `/servers/${encodeURIComponent(id)}/log?limit=${limit}`);
-    return { ok: r.ok ?? false, lines: r.lines ?? [], truncated: r.truncated ?? false, ...(r.error ? { error: r.error } : {}) };
+    return {
+      ok: r.ok ?? false,
+      lines: r.lines ?? [],
+      truncated: r.truncated ?? false,
+      ...(r.error ? { error: r.error } : {}),
+    };
   }
 
   async listTools(id: string): Promise<ToolList> {

@@ -64,7 +64,8 @@ function managementOf(api: McpRuntimeApi): ManagementApi | undefined {
     getConfig: () => safe(api.getConfig?.(), (error) => ({ ok: false as const, error })),
     change: (c) => safe(api.changeConfig?.(c), (error) => ({ ok: false, error })),
     previewImport: (t) => safe(api.previewImport?.(t), (error) => ({ ok: false, add: [], skip: [], error })),
-    serverLog: (id, limit) => safe(api.serverLog?.(id, limit), (error) => ({ ok: false, error, lines: [], truncated: false })),
+    serverLog: (id, limit) =>
+      safe(api.serverLog?.(id, limit), (error) => ({ ok: false, error, lines: [], truncated: false })),
     listTools: (id) => safe(api.listTools?.(id), (error) => ({ ok: false, error, tools: [] })),
     callTool: (id, name, args) => safe(api.callTool?.(id, name, args), (error) => ({ ok: false, error })),
   };

@@ -37,10 +37,15 @@ export interface StatusPanel {
   setConfig(config: ConfigView | undefined): void;
 }
 
-const CONFIG_EXAMPLE = '{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
+const CONFIG_EXAMPLE =
+  '{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }';
 
 /** Mounts the panel into `root` (its previous content is replaced). */
-export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, now: () => number = Date.now): StatusPanel {
+export function createStatusPanel(
+  root: HTMLElement,
+  handlers: PanelHandlers,
+  now: () => number = Date.now,
+): StatusPanel {
   const header = el('header', 'panel-header');
   const title = el('h1', undefined, 'MCP servers');
   const summary = el('div', 'panel-summary');
@@ -123,7 +128,8 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
     if (connection === 'down') [label, cls] = ['Unreachable', 'down'];
     else if (connection === 'reconnecting') [label, cls] = ['Reconnecting\u2026', 'reconnecting'];
     else if (!lastStatus) [label, cls] = ['Connecting\u2026', 'reconnecting'];
-    else [label, cls] = [BRIDGE_STATE_LABELS[lastStatus.bridge.state] ?? lastStatus.bridge.state, lastStatus.bridge.state];
+    else
+      [label, cls] = [BRIDGE_STATE_LABELS[lastStatus.bridge.state] ?? lastStatus.bridge.state, lastStatus.bridge.state];
     setText(bridgeState, label);
     bridgeState.className = `bridge-state bridge-${cls}`;
     const b = lastStatus?.bridge;
@@ -153,7 +159,12 @@ export function createStatusPanel(root: HTMLElement, handlers: PanelHandlers, no
         'down',
       );
     } else if (connection === 'reconnecting') {
-      showBanner('Lost the connection to the MCP bridge. Reconnecting\u2026', detail, 'The list below shows the last known status.', 'reconnecting');
+      showBanner(
+        'Lost the connection to the MCP bridge. Reconnecting\u2026',
+        detail,
+        'The list below shows the last known status.',
+        'reconnecting',
+      );
     } else if (b && (b.state === 'crashed' || b.state === 'stopped')) {
       showBanner(
         b.state === 'crashed' ? 'The MCP bridge crashed.' : 'The MCP bridge is stopped.',

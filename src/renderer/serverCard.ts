@@ -200,7 +200,12 @@ export function createServerCard(
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
       auth.update(server);
       setHidden(launch, !server.launch);
-      setText(launchText, server.launch ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}` : '');
+      setText(
+        launchText,
+        server.launch
+          ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}`
+          : '',
+      );
       refreshButton();
     },
     setRestartPending(isPending, error) {

@@ -7,7 +7,13 @@
  * with the version of the entry the form was filled from: when the file changed meanwhile
  * the runtime refuses it, and the form says so and shows the entry as saved now.
  */
-import { CONFIG_CONFLICT, type ConfigChangeResult, type ConfigView, type EntryDraft, type EntryView } from '../shared/configContract.js';
+import {
+  CONFIG_CONFLICT,
+  type ConfigChangeResult,
+  type ConfigView,
+  type EntryDraft,
+  type EntryView,
+} from '../shared/configContract.js';
 import { el, setHidden } from './dom.js';
 import { button, createDialog, field, linesOf, pairsOf, pairsText } from './controls.js';
 import type { ManagementApi } from './management.js';
@@ -35,7 +41,10 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
 
   const name = el('input', undefined, undefined, { type: 'text', autocomplete: 'off', spellcheck: 'false' });
   const kind = el('select');
-  kind.append(el('option', undefined, 'Local command (stdio)', { value: 'stdio' }), el('option', undefined, 'Remote (URL)', { value: 'remote' }));
+  kind.append(
+    el('option', undefined, 'Local command (stdio)', { value: 'stdio' }),
+    el('option', undefined, 'Remote (URL)', { value: 'remote' }),
+  );
   const command = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
   const args = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
   const env = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
@@ -126,7 +135,13 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     const id = name.value.trim();
     save.disabled = true;
     const pending: Promise<ConfigChangeResult> = editing
-      ? o.api.change({ op: 'update', id: editing.id, entry: draft, version: editing.version, ...(id !== editing.id ? { newId: id } : {}) })
+      ? o.api.change({
+          op: 'update',
+          id: editing.id,
+          entry: draft,
+          version: editing.version,
+          ...(id !== editing.id ? { newId: id } : {}),
+        })
       : o.api.change({ op: 'add', id, entry: draft });
     void pending.then(async (r) => {
       if (r.code === CONFIG_CONFLICT && editing && o.reload) {

@@ -11,7 +11,8 @@ type Schema = Record<string, unknown>;
 type Reader = () => { value?: unknown; error?: string; skip?: boolean };
 
 const isObj = (v: unknown): v is Schema => typeof v === 'object' && v !== null && !Array.isArray(v);
-const typeOf = (s: Schema): string | undefined => (typeof s.type === 'string' ? s.type : Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : undefined);
+const typeOf = (s: Schema): string | undefined =>
+  typeof s.type === 'string' ? s.type : Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : undefined;
 const SIMPLE = ['string', 'number', 'integer', 'boolean'];
 
 function convert(text: string, type: string | undefined, label: string): { value?: unknown; error?: string } {
@@ -21,7 +22,10 @@ function convert(text: string, type: string | undefined, label: string): { value
     if (type === 'integer' && !Number.isInteger(n)) return { error: `${label} must be a whole number` };
     return { value: n };
   }
-  if (type === 'boolean') return text === 'true' || text === 'false' ? { value: text === 'true' } : { error: `${label} must be true or false` };
+  if (type === 'boolean')
+    return text === 'true' || text === 'false'
+      ? { value: text === 'true' }
+      : { error: `${label} must be true or false` };
   return { value: text };
 }
 
@@ -35,7 +39,10 @@ function control(name: string, s: Schema, required: boolean): { node: HTMLElemen
     if (!required) select.append(el('option', undefined, '(not set)', { value: '' }));
     s.enum.forEach((v, i) => select.append(el('option', undefined, String(v), { value: String(i) })));
     const values = s.enum as unknown[];
-    return { node: field(label, select, hint), read: () => (select.value === '' ? { skip: true } : { value: values[Number(select.value)] }) };
+    return {
+      node: field(label, select, hint),
+      read: () => (select.value === '' ? { skip: true } : { value: values[Number(select.value)] }),
+    };
   }
   if (type === 'boolean') {
     const box = el('input', undefined, undefined, { type: 'checkbox' });
@@ -43,7 +50,10 @@ function control(name: string, s: Schema, required: boolean): { node: HTMLElemen
     return { node: field(label, box, hint), read: () => ({ value: box.checked }) };
   }
   if (type === 'string' || type === 'number' || type === 'integer') {
-    const input = el('input', undefined, undefined, { type: type === 'string' ? 'text' : 'number', spellcheck: 'false' });
+    const input = el('input', undefined, undefined, {
+      type: type === 'string' ? 'text' : 'number',
+      spellcheck: 'false',
+    });
     if (type !== 'string') input.step = 'any';
     if (s.default !== undefined && typeof s.default !== 'object') input.value = String(s.default);
     return {
@@ -95,7 +105,9 @@ export function createSchemaForm(schema: unknown): SchemaForm {
   const root = el('div', 'schema-form');
   const s = isObj(schema) ? schema : {};
   const props = isObj(s.properties) ? s.properties : undefined;
-  const required = new Set(Array.isArray(s.required) ? s.required.filter((x): x is string => typeof x === 'string') : []);
+  const required = new Set(
+    Array.isArray(s.required) ? s.required.filter((x): x is string => typeof x === 'string') : [],
+  );
   if (!props) {
     // No described properties: the whole arguments object as JSON.
     const area = el('textarea', 'json-input', undefined, { rows: '4', spellcheck: 'false' });

@@ -16,7 +16,11 @@ const str = (v: unknown) => (typeof v === 'string' ? v : '');
 function renderBlock(b: Block): HTMLElement {
   const type = str(b.type);
   if (type === 'text') return el('pre', 'result-text', str(b.text));
-  if (type === 'image' && /^image\/(png|jpeg|gif|webp)$/.test(str(b.mimeType)) && /^[A-Za-z0-9+/=\s]*$/.test(str(b.data))) {
+  if (
+    type === 'image' &&
+    /^image\/(png|jpeg|gif|webp)$/.test(str(b.mimeType)) &&
+    /^[A-Za-z0-9+/=\s]*$/.test(str(b.data))
+  ) {
     const img = el('img', 'result-image', undefined, { alt: `image (${str(b.mimeType)}) returned by the tool` });
     img.src = `data:${str(b.mimeType)};base64,${str(b.data).replace(/\s/g, '')}`;
     return img;
@@ -35,7 +39,8 @@ function renderBlock(b: Block): HTMLElement {
     d.append(el('pre', 'result-text', typeof r.text === 'string' ? r.text : `${str(r.blob).length} base64 characters`));
     return d;
   }
-  if (type === 'audio') return el('p', 'result-note', `Audio (${str(b.mimeType)}), ${str(b.data).length} base64 characters`);
+  if (type === 'audio')
+    return el('p', 'result-note', `Audio (${str(b.mimeType)}), ${str(b.data).length} base64 characters`);
   return el('pre', 'result-text', JSON.stringify(b, null, 2));
 }
 
@@ -45,9 +50,13 @@ export function renderToolResult(r: ToolCallResult): HTMLElement[] {
   const out: HTMLElement[] = [];
   const res = r.result ?? {};
   if (res.isError) out.push(el('p', 'result-error', 'The tool reported an error:'));
-  for (const b of Array.isArray(res.content) ? res.content : []) if (b && typeof b === 'object') out.push(renderBlock(b as Block));
+  for (const b of Array.isArray(res.content) ? res.content : [])
+    if (b && typeof b === 'object') out.push(renderBlock(b as Block));
   if (res.structuredContent !== undefined) {
-    out.push(el('h3', undefined, 'Structured content'), el('pre', 'result-structured', JSON.stringify(res.structuredContent, null, 2)));
+    out.push(
+      el('h3', undefined, 'Structured content'),
+      el('pre', 'result-structured', JSON.stringify(res.structuredContent, null, 2)),
+    );
   }
   if (out.length === 0) out.push(el('p', 'result-note', 'The tool returned no content.'));
   return out;
@@ -71,7 +80,10 @@ export function openToolTest(api: ManagementApi, id: string, tool: string): HTML
   void api.listTools(id).then((list) => {
     const t = list.tools.find((x) => x.name === tool);
     if (!list.ok || !t) {
-      setText(status, list.ok ? `The server no longer offers ${tool}.` : `Cannot list the tools: ${list.error ?? 'unknown error'}`);
+      setText(
+        status,
+        list.ok ? `The server no longer offers ${tool}.` : `Cannot list the tools: ${list.error ?? 'unknown error'}`,
+      );
       formBox.append(actions);
       call.disabled = true;
       return;

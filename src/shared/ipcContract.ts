@@ -4,7 +4,16 @@
  * (main, preload, renderer) can import it.
  */
 import type { RuntimeStatus } from './status.js';
-import type { AgentSelectionView, ConfigChange, ConfigChangeResult, ConfigView, ImportPreview, ServerLog, ToolCallResult, ToolList } from './configContract.js';
+import type {
+  AgentSelectionView,
+  ConfigChange,
+  ConfigChangeResult,
+  ConfigView,
+  ImportPreview,
+  ServerLog,
+  ToolCallResult,
+  ToolList,
+} from './configContract.js';
 
 /** Every channel this project uses starts with this prefix; the preload rejects others. */
 export const IPC_CHANNEL_PREFIX = 'mcp:';

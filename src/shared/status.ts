@@ -64,5 +64,13 @@ export interface RuntimeStatus {
  * not applied (failed in the status, or kept running on their previous entry).
  */
 export type ConfigReloadResult =
-  | { ok: true; added: string[]; removed: string[]; restarted: string[]; unchanged: string[]; options: string[]; invalid?: string[] }
+  | {
+      ok: true;
+      added: string[];
+      removed: string[];
+      restarted: string[];
+      unchanged: string[];
+      options: string[];
+      invalid?: string[];
+    }
   | { ok: false; error: string };

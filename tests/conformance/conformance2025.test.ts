@@ -40,7 +40,11 @@ async function bridgeFront(config: Record<string, unknown>, route: string): Prom
   return { url: `${front.url}${route}`, pids: [], close: front.close };
 }
 
-const memoryServer = () => ({ command: node, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(memory.path, 'memory.jsonl') } });
+const memoryServer = () => ({
+  command: node,
+  args: [MEMORY_SERVER],
+  env: { MEMORY_FILE_PATH: join(memory.path, 'memory.jsonl') },
+});
 
 /**
  * What the bridge's own streamable HTTP endpoint concludes where it differs from the SDK's
@@ -87,19 +91,35 @@ const PATHS: Path[] = [
     name: 'stdio aggregation',
     baseline: DIRECT_STDIO,
     open: () =>
-      stdioFront(node, [CLI, '--no-watchdog', '--config', JSON.stringify({ clientCapabilities, toolNaming: 'original', mcpServers: { t: stdioTarget } })]),
+      stdioFront(node, [
+        CLI,
+        '--no-watchdog',
+        '--config',
+        JSON.stringify({ clientCapabilities, toolNaming: 'original', mcpServers: { t: stdioTarget } }),
+      ]),
   },
   {
     name: 'ACP chain (stdio proxy -> bridge stream link)',
     baseline: DIRECT_STDIO,
     open: async () => {
-      const bridge = await startBridge({ config: { clientCapabilities, mcpServers: { t: stdioTarget } }, token: TOKEN });
-      const entry = { type: 'bridge', url: `${bridge.url}/mcp/t`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
+      const bridge = await startBridge({
+        config: { clientCapabilities, mcpServers: { t: stdioTarget } },
+        token: TOKEN,
+      });
+      const entry = {
+        type: 'bridge',
+        url: `${bridge.url}/mcp/t`,
+        headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+      };
       const config = { clientCapabilities, toolNaming: 'original', mcpServers: { t: entry } };
       return stdioFront(node, [CLI, '--no-watchdog', '--config', JSON.stringify(config)], { MCP_BRIDGE_TOKEN: TOKEN });
     },
   },
-  { name: 'convert (stdio -> streamable HTTP target)', baseline: DIRECT_STDIO, open: () => stdioFront(node, [CLI, 'convert', direct.url, '--no-watchdog']) },
+  {
+    name: 'convert (stdio -> streamable HTTP target)',
+    baseline: DIRECT_STDIO,
+    open: () => stdioFront(node, [CLI, 'convert', direct.url, '--no-watchdog']),
+  },
 ];
 
 const openFronts = new Set<HttpFront>();
@@ -176,7 +196,9 @@ function table(): string {
     const checks = r?.get(s);
     if (!checks) return 'not run';
     const t = tally(checks);
-    return [t.failed ? `**${t.failed} FAIL**` : '', `${t.passed} pass`, t.warnings ? `${t.warnings} warn` : ''].filter(Boolean).join(', ');
+    return [t.failed ? `**${t.failed} FAIL**` : '', `${t.passed} pass`, t.warnings ? `${t.warnings} warn` : '']
+      .filter(Boolean)
+      .join(', ');
   };
   const lines = [`| scenario | ${names.join(' | ')} |`, `|---|${names.map(() => '---').join('|')}|`];
   for (const s of scenarios) lines.push(`| ${s} | ${names.map((n) => cell(results.get(n), s)).join(' | ')} |`);

@@ -33,8 +33,14 @@ function runSuite(extra: string[], env: Record<string, string> = {}): Promise<vo
 /** scenario -> its checks, from every run so far (the newest run of a scenario wins). */
 function results(): Map<string, Check[]> {
   const found = new Map<string, Check[]>();
-  const dirs = readdirSync(join(out, 'auth')).sort((a, b) => statSync(join(out, 'auth', a)).mtimeMs - statSync(join(out, 'auth', b)).mtimeMs);
-  for (const d of dirs) found.set(d.replace(/-\d{4}-\d\d-\d\dT.*$/, ''), JSON.parse(readFileSync(join(out, 'auth', d, 'checks.json'), 'utf8')) as Check[]);
+  const dirs = readdirSync(join(out, 'auth')).sort(
+    (a, b) => statSync(join(out, 'auth', a)).mtimeMs - statSync(join(out, 'auth', b)).mtimeMs,
+  );
+  for (const d of dirs)
+    found.set(
+      d.replace(/-\d{4}-\d\d-\d\dT.*$/, ''),
+      JSON.parse(readFileSync(join(out, 'auth', d, 'checks.json'), 'utf8')) as Check[],
+    );
   return found;
 }
 
@@ -43,7 +49,11 @@ describe('conformance: client auth scenarios against convert', () => {
     await runSuite(['--suite', 'auth', '--spec-version', '2025-11-25']);
     const suite = results();
     expect(suite.size).toBeGreaterThanOrEqual(14);
-    for (const [name, checks] of suite) expect({ name, failed: checks.filter((c) => c.status === 'FAILURE').map((c) => c.id) }).toEqual({ name, failed: [] });
+    for (const [name, checks] of suite)
+      expect({ name, failed: checks.filter((c) => c.status === 'FAILURE').map((c) => c.id) }).toEqual({
+        name,
+        failed: [],
+      });
     // Without a clientMetadataUrl we register dynamically: the suite's one warning.
     expect(
       suite
@@ -51,7 +61,9 @@ describe('conformance: client auth scenarios against convert', () => {
         .filter((c) => c.status === 'WARNING')
         .map((c) => c.id),
     ).toEqual(['cimd-client-id-used']);
-    await runSuite(['--scenario', 'auth/basic-cimd'], { CONFORMANCE_CIMD_URL: 'https://conformance-test.local/client-metadata.json' });
+    await runSuite(['--scenario', 'auth/basic-cimd'], {
+      CONFORMANCE_CIMD_URL: 'https://conformance-test.local/client-metadata.json',
+    });
     expect(tally(results().get('basic-cimd')!)).toMatchObject({ failed: 0, warnings: 0 });
   }, 300_000);
 
@@ -61,7 +73,10 @@ describe('conformance: client auth scenarios against convert', () => {
     for (const name of ['2025-03-26-oauth-metadata-backcompat', '2025-03-26-oauth-endpoint-fallback']) {
       const checks = suite.get(name);
       expect(checks, name).toBeDefined();
-      expect({ name, failed: checks!.filter((c) => c.status === 'FAILURE').map((c) => c.id) }).toEqual({ name, failed: [] });
+      expect({ name, failed: checks!.filter((c) => c.status === 'FAILURE').map((c) => c.id) }).toEqual({
+        name,
+        failed: [],
+      });
       // The whole flow ran: a token was obtained and the MCP server took it.
       for (const id of ['client-registration', 'token-request', 'valid-bearer-token'])
         expect(

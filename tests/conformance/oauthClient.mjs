@@ -19,10 +19,21 @@ if (ctx.client_id) oauth.clientId = ctx.client_id;
 if (ctx.client_secret) oauth.clientSecret = ctx.client_secret;
 if (process.env.CONFORMANCE_CIMD_URL) oauth.clientMetadataUrl = process.env.CONFORMANCE_CIMD_URL;
 const config = join(dir, 'mcp.json');
-writeFileSync(config, JSON.stringify({ mcpServers: { s: { url, type: 'http', ...(Object.keys(oauth).length ? { oauth } : {}) } } }));
+writeFileSync(
+  config,
+  JSON.stringify({ mcpServers: { s: { url, type: 'http', ...(Object.keys(oauth).length ? { oauth } : {}) } } }),
+);
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [join(root, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'), 'convert', '--config', config, '--name', 's', '--no-watchdog'],
+  args: [
+    join(root, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'),
+    'convert',
+    '--config',
+    config,
+    '--name',
+    's',
+    '--no-watchdog',
+  ],
   env: {
     ...process.env,
     QIMING_OAUTH_DIR: join(dir, 'oauth'),
@@ -36,7 +47,9 @@ try {
   await client.connect(transport);
   const { tools } = await client.listTools();
   for (const t of tools)
-    await client.callTool({ name: t.name, arguments: {} }).catch((e) => console.error(`call ${t.name}: ${e instanceof Error ? e.message : String(e)}`));
+    await client
+      .callTool({ name: t.name, arguments: {} })
+      .catch((e) => console.error(`call ${t.name}: ${e instanceof Error ? e.message : String(e)}`));
 } catch (err) {
   console.error(`conformance client: ${err instanceof Error ? err.message : String(err)}`);
   code = 1;

@@ -29,7 +29,8 @@ let cliSnapshot: string | undefined;
  */
 export function builtCli(): string {
   if (cliSnapshot) return cliSnapshot;
-  if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(CLI))
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
   const deadline = Date.now() + 30_000;
   // The CLI and the files beside it that it loads on demand (scripts/buildProxy.mjs).
   const proxyDir = dirname(CLI);
@@ -109,7 +110,11 @@ export function readPidFile(file: string): number[] {
 }
 
 /** A config entry running a node script (a fixture or a real server from node_modules). */
-export function nodeEntry(script: string, args: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function nodeEntry(
+  script: string,
+  args: string[] = [],
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { command: process.execPath, args: [script, ...args], ...extra };
 }
 
@@ -127,13 +132,16 @@ export function rawRequest(
   opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });

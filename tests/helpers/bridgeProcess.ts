@@ -79,7 +79,10 @@ export class BridgeProcess {
       if (v === undefined) delete env[k];
       else env[k] = v;
     }
-    const config = opts.config === undefined ? [] : ['--config', typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config)];
+    const config =
+      opts.config === undefined
+        ? []
+        : ['--config', typeof opts.config === 'string' ? opts.config : JSON.stringify(opts.config)];
     const head = opts.mode === 'aggregate-http' ? ['--transport', 'http'] : ['proxy'];
     const args = [opts.cli ?? cli, ...head, '--port', String(opts.port ?? 0), ...config, ...(opts.args ?? [])];
     const stdio: ('pipe' | 'ignore' | 'ipc')[] = [opts.stdin ?? 'pipe', 'pipe', 'pipe'];
@@ -136,11 +139,15 @@ export class BridgeProcess {
 
   /** Waits for the ready line; throws (with stderr) if the bridge exits or times out first. */
   async waitReady(timeoutMs = 30_000): Promise<ReadyLine> {
-    await waitFor(() => this.ready || this.exit || this.stdout.includes('\n'), timeoutMs, 'the ready line').catch((e) => {
-      throw new Error(`${(e as Error).message}; stderr:\n${this.stderr.slice(-3000)}`);
-    });
+    await waitFor(() => this.ready || this.exit || this.stdout.includes('\n'), timeoutMs, 'the ready line').catch(
+      (e) => {
+        throw new Error(`${(e as Error).message}; stderr:\n${this.stderr.slice(-3000)}`);
+      },
+    );
     if (!this.ready)
-      throw new Error(`no ready line; stdout=${JSON.stringify(this.stdout)} exit=${JSON.stringify(this.exit)}\nstderr:\n${this.stderr.slice(-3000)}`);
+      throw new Error(
+        `no ready line; stdout=${JSON.stringify(this.stdout)} exit=${JSON.stringify(this.exit)}\nstderr:\n${this.stderr.slice(-3000)}`,
+      );
     this.watchEvents();
     await this.status().catch(() => undefined);
     return this.ready;
@@ -148,8 +155,13 @@ export class BridgeProcess {
 
   /** Waits for the HTTP listener (from the bridge's log on stderr), before any ready line. */
   async waitListening(timeoutMs = 15_000): Promise<{ port: number; url: string }> {
-    const m = await waitFor(() => /\[http\] listening on (http:\/\/[^\s]+:(\d+))/.exec(this.stderr) || this.exit, timeoutMs, 'the listening log line');
-    if (!Array.isArray(m)) throw new Error(`bridge exited ${JSON.stringify(this.exit)} before listening:\n${this.stderr}`);
+    const m = await waitFor(
+      () => /\[http\] listening on (http:\/\/[^\s]+:(\d+))/.exec(this.stderr) || this.exit,
+      timeoutMs,
+      'the listening log line',
+    );
+    if (!Array.isArray(m))
+      throw new Error(`bridge exited ${JSON.stringify(this.exit)} before listening:\n${this.stderr}`);
     this.listening = { url: m[1], port: Number(m[2]) };
     this.watchEvents();
     return this.listening;
@@ -157,12 +169,19 @@ export class BridgeProcess {
 
   /** Waits for the process to exit; throws after `timeoutMs`. */
   waitExit(timeoutMs: number): Promise<ExitInfo> {
-    return exitWithin(this.exited, timeoutMs, () => `bridge ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-3000)}`);
+    return exitWithin(
+      this.exited,
+      timeoutMs,
+      () => `bridge ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-3000)}`,
+    );
   }
 
   /** fetch() against the bridge with the bearer token (unless headers override it). */
   fetch(path: string, init: RequestInit = {}): Promise<Response> {
-    return fetch(this.url + path, { ...init, headers: { ...this.auth, ...(init.headers as Record<string, string> | undefined) } });
+    return fetch(this.url + path, {
+      ...init,
+      headers: { ...this.auth, ...(init.headers as Record<string, string> | undefined) },
+    });
   }
 
   /**
@@ -174,7 +193,13 @@ export class BridgeProcess {
     if (this.events || (this.token === undefined && !this.ready)) return;
     let buffer = '';
     this.events = http.get(
-      { host: '127.0.0.1', port: this.port, path: '/events', headers: { ...this.auth, Accept: 'text/event-stream' }, agent: false },
+      {
+        host: '127.0.0.1',
+        port: this.port,
+        path: '/events',
+        headers: { ...this.auth, Accept: 'text/event-stream' },
+        agent: false,
+      },
       (res) => {
         res.setEncoding('utf8');
         res.on('data', (d: string) => {
@@ -239,7 +264,12 @@ export class BridgeProcess {
   }
 
   /** Polls /status until `pred` holds for server `id`. */
-  async waitServer(id: string, pred: (s: ServerStatus) => boolean, timeoutMs: number, what: string): Promise<ServerStatus> {
+  async waitServer(
+    id: string,
+    pred: (s: ServerStatus) => boolean,
+    timeoutMs: number,
+    what: string,
+  ): Promise<ServerStatus> {
     let last: ServerStatus | undefined;
     try {
       return await waitFor(
@@ -265,13 +295,24 @@ export class BridgeProcess {
     const transport = opts.sse
       ? new SSEClientTransport(url, {
           requestInit: { headers },
-          eventSourceInit: { fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+          eventSourceInit: {
+            fetch: (input, init) =>
+              fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }),
+          },
         })
       : new StreamableHTTPClientTransport(url, {
           requestInit: { headers },
-          reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+          reconnectionOptions: {
+            maxRetries: 0,
+            initialReconnectionDelay: 1000,
+            maxReconnectionDelay: 1000,
+            reconnectionDelayGrowFactor: 1,
+          },
         });
-    const client = new Client({ name: opts.name ?? 'bridge-test', version: '1.0.0' }, { capabilities: opts.capabilities ?? {} });
+    const client = new Client(
+      { name: opts.name ?? 'bridge-test', version: '1.0.0' },
+      { capabilities: opts.capabilities ?? {} },
+    );
     clients.push(client);
     await client.connect(transport);
     return { client, transport };
@@ -292,7 +333,9 @@ export async function startBridge(opts: BridgeSpawnOptions, timeoutMs = 30_000):
 
 async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([p, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 /**
@@ -321,8 +364,12 @@ export async function cleanupBridges(): Promise<void> {
     }
     b.unwatch();
     const lines = b.stdoutLines();
-    const onlyReady = lines.length === 0 || (lines.length === 1 && b.ready !== undefined && b.stdout === `${lines[0]}\n`);
-    if (!onlyReady) problems.push(`bridge ${b.pid} wrote more than its ready line on stdout: ${JSON.stringify(b.stdout.slice(0, 500))}`);
+    const onlyReady =
+      lines.length === 0 || (lines.length === 1 && b.ready !== undefined && b.stdout === `${lines[0]}\n`);
+    if (!onlyReady)
+      problems.push(
+        `bridge ${b.pid} wrote more than its ready line on stdout: ${JSON.stringify(b.stdout.slice(0, 500))}`,
+      );
     for (const pid of [b.pid, ...b.pids]) {
       if (await waitNotRunning(pid, 6000)) continue;
       problems.push(`pid ${pid} (of bridge ${b.pid}) is still alive`);

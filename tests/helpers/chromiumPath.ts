@@ -32,10 +32,15 @@ export async function resolveChromium(env: NodeJS.ProcessEnv = process.env): Pro
   }
   for (const path of SYSTEM_CANDIDATES) if (existsSync(path) && starts(path)) return { path, source: 'system' };
   if (process.platform !== 'linux' || process.arch !== 'x64')
-    throw new Error(`no system Chromium, and @sparticuz/chromium is Linux x64 only: set ${CHROMIUM_ENV}=/path/to/chromium`);
+    throw new Error(
+      `no system Chromium, and @sparticuz/chromium is Linux x64 only: set ${CHROMIUM_ENV}=/path/to/chromium`,
+    );
   const { default: packaged } = await import('@sparticuz/chromium');
   const path = await packaged.executablePath();
-  if (!starts(path)) throw new Error(`the Chromium of @sparticuz/chromium (${path}) does not start: set ${CHROMIUM_ENV}=/path/to/chromium`);
+  if (!starts(path))
+    throw new Error(
+      `the Chromium of @sparticuz/chromium (${path}) does not start: set ${CHROMIUM_ENV}=/path/to/chromium`,
+    );
   return { path, source: '@sparticuz/chromium' };
 }
 

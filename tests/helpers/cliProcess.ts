@@ -149,7 +149,11 @@ export class CliProcess {
 
   /** Waits for the process to exit; throws after `timeoutMs`. */
   waitExit(timeoutMs: number): Promise<ExitInfo> {
-    return exitWithin(this.exited, timeoutMs, () => `CLI ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-2000)}`);
+    return exitWithin(
+      this.exited,
+      timeoutMs,
+      () => `CLI ${this.pid} did not exit within ${timeoutMs} ms; stderr:\n${this.stderr.slice(-2000)}`,
+    );
   }
 }
 

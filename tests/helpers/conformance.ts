@@ -45,7 +45,9 @@ export async function stopConformanceRuns(): Promise<void> {
 export async function runConformance(url: string, timeoutMs = 120_000, bin = CONFORMANCE_BIN): Promise<SuiteResult> {
   const first = await runOnce(url, timeoutMs, bin);
   const retry = timedOutScenarios(
-    [...first].flatMap(([scenario, checks]) => checks.filter((c) => c.status === 'FAILURE').map((c) => ({ scenario, message: c.errorMessage }))),
+    [...first].flatMap(([scenario, checks]) =>
+      checks.filter((c) => c.status === 'FAILURE').map((c) => ({ scenario, message: c.errorMessage })),
+    ),
   );
   if (!retry.size) return first;
   reportRetry('2025-11-25', url, retry);
@@ -63,9 +65,13 @@ async function runOnce(url: string, timeoutMs: number, bin: string): Promise<Sui
   outDirs.add(out);
   try {
     await new Promise<void>((resolve, reject) => {
-      const child = execFile(node22(), [bin, 'server', '--url', url, '--suite', 'all', '-o', out], { timeout: timeoutMs, maxBuffer: 16 << 20 }, (err) =>
-        // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
-        err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
+      const child = execFile(
+        node22(),
+        [bin, 'server', '--url', url, '--suite', 'all', '-o', out],
+        { timeout: timeoutMs, maxBuffer: 16 << 20 },
+        (err) =>
+          // Exit 1 means "some check failed"; the checks say which. A kill (timeout) or a crash is an error.
+          err && (err.killed || typeof err.code !== 'number' || err.code > 1) ? reject(err) : resolve(),
       );
       running.add(child);
       child.once('exit', () => running.delete(child));

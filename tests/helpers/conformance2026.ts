@@ -29,7 +29,9 @@ export async function runConformance(
 ): Promise<Checks> {
   const first = await runOnce(url, timeoutMs, select);
   const retry = timedOutScenarios(
-    [...first.checks].filter(([, status]) => status === 'FAILURE').map(([id]) => ({ scenario: scenarioOf(id), message: first.messages.get(id) })),
+    [...first.checks]
+      .filter(([, status]) => status === 'FAILURE')
+      .map(([id]) => ({ scenario: scenarioOf(id), message: first.messages.get(id) })),
   );
   let result = first;
   if (retry.size) {
@@ -51,12 +53,21 @@ export async function runConformance(
 const scenarioOf = (id: string) => id.slice(0, id.indexOf('/'));
 
 /** One run of the suite: every check's status and error message. */
-async function runOnce(url: string, timeoutMs: number, select: string | string[]): Promise<{ checks: Checks; messages: Map<string, string> }> {
+async function runOnce(
+  url: string,
+  timeoutMs: number,
+  select: string | string[],
+): Promise<{ checks: Checks; messages: Map<string, string> }> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
   const args = typeof select === 'string' ? ['--scenario', select] : select;
   try {
     await new Promise<void>((resolve) => {
-      execFile(node22(), [SUITE, 'server', '--url', url, ...args, '--timeout', '10000', '-o', out], { timeout: timeoutMs }, () => resolve());
+      execFile(
+        node22(),
+        [SUITE, 'server', '--url', url, ...args, '--timeout', '10000', '-o', out],
+        { timeout: timeoutMs },
+        () => resolve(),
+      );
     });
     const checks: Checks = new Map();
     const messages = new Map<string, string>();
@@ -64,7 +75,11 @@ async function runOnce(url: string, timeoutMs: number, select: string | string[]
       const name = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
       const file = join(out, dir, 'checks.json');
       if (!existsSync(file)) continue;
-      for (const c of JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[]) {
+      for (const c of JSON.parse(readFileSync(file, 'utf8')) as {
+        id: string;
+        status: string;
+        errorMessage?: string;
+      }[]) {
         // A scenario may emit one id more than once (one per case): each keeps its own row.
         let id = `${name}/${c.id}`;
         for (let n = 2; checks.has(id); n++) id = `${name}/${c.id}#${n}`;
@@ -92,7 +107,10 @@ export function byScenario(checks: Checks): Map<string, [number, number]> {
 }
 
 /** A loopback HTTP hop to `target` that adds `headers` to every request (streams both ways). */
-export async function authForwarder(target: string, headers: Record<string, string>): Promise<{ url: string; close: () => Promise<void> }> {
+export async function authForwarder(
+  target: string,
+  headers: Record<string, string>,
+): Promise<{ url: string; close: () => Promise<void> }> {
   const t = new URL(target);
   let self = '';
   const server = http.createServer((req, res) => {

@@ -15,5 +15,7 @@ export function timedOutScenarios(failures: Iterable<{ scenario: string; message
 
 /** Says on stderr which scenarios were run again, and why. */
 export function reportRetry(suite: string, url: string, scenarios: Set<string>): void {
-  process.stderr.write(`conformance ${suite} at ${url}: ${[...scenarios].join(', ')} failed on a timeout; retried once\n`);
+  process.stderr.write(
+    `conformance ${suite} at ${url}: ${[...scenarios].join(', ')} failed on a timeout; retried once\n`,
+  );
 }

@@ -31,7 +31,12 @@ function track(srv: net.Server): Set<Socket> {
   return sockets;
 }
 
-async function listen(srv: net.Server, counts: Map<string, number>, sockets: Set<Socket>, port = 0): Promise<FaultyServer> {
+async function listen(
+  srv: net.Server,
+  counts: Map<string, number>,
+  sockets: Set<Socket>,
+  port = 0,
+): Promise<FaultyServer> {
   await new Promise<void>((r) => srv.listen(port, '127.0.0.1', r));
   return {
     port: (srv.address() as net.AddressInfo).port,
@@ -60,7 +65,9 @@ export async function unauthorizedServer(port = 0): Promise<FaultyServer> {
   });
   srv.on('upgrade', (req, socket: Socket) => {
     count(req.url);
-    socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized');
+    socket.end(
+      'HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized',
+    );
   });
   return listen(srv, counts, track(srv), port);
 }

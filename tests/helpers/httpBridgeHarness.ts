@@ -5,7 +5,12 @@ import { afterEach } from 'vitest';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
-import { BridgeHttpServer, type BridgeHttpOptions, type McpRoute, type McpSessionHandler } from '../../src/proxy/bridge/httpBridgeServer.js';
+import {
+  BridgeHttpServer,
+  type BridgeHttpOptions,
+  type McpRoute,
+  type McpSessionHandler,
+} from '../../src/proxy/bridge/httpBridgeServer.js';
 import { generateToken } from '../../src/proxy/bridge/security.js';
 import { Logger } from '../../src/proxy/common/logger.js';
 import { waitFor } from './waitFor.js';
@@ -29,16 +34,23 @@ export class TestHandler implements McpSessionHandler {
     server.registerTool('echo', { description: 'echoes', inputSchema: { text: z.string() } }, async ({ text }) => ({
       content: [{ type: 'text', text: `${label}:${route.kind}:${text}` }],
     }));
-    server.registerTool('count', { description: 'counts with progress', inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
-      const progressToken = extra._meta?.progressToken;
-      for (let i = 1; i <= steps; i++) {
-        if (progressToken !== undefined) {
-          await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: i, total: steps } });
+    server.registerTool(
+      'count',
+      { description: 'counts with progress', inputSchema: { steps: z.number() } },
+      async ({ steps }, extra) => {
+        const progressToken = extra._meta?.progressToken;
+        for (let i = 1; i <= steps; i++) {
+          if (progressToken !== undefined) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: i, total: steps },
+            });
+          }
+          await new Promise((r) => setTimeout(r, 5));
         }
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      return { content: [{ type: 'text', text: `counted ${steps}` }] };
-    });
+        return { content: [{ type: 'text', text: `counted ${steps}` }] };
+      },
+    );
     const record = { route, server, closed: false };
     server.server.onclose = () => {
       record.closed = true;
@@ -84,7 +96,10 @@ export interface Harness {
  * For a test file: a list of cleanups run after each test (last first, failures ignored),
  * and `bridge()`, which starts a bridge that is closed after the test.
  */
-export function bridgePerTest(): { cleanups: Array<() => Promise<unknown> | unknown>; bridge: (overrides?: Partial<BridgeHttpOptions>) => Promise<Harness> } {
+export function bridgePerTest(): {
+  cleanups: Array<() => Promise<unknown> | unknown>;
+  bridge: (overrides?: Partial<BridgeHttpOptions>) => Promise<Harness>;
+} {
   const cleanups: Array<() => Promise<unknown> | unknown> = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await Promise.resolve(c()).catch(() => {});
@@ -129,12 +144,17 @@ export function rawRequest(
   opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[] },
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path, headers: opts.headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     // The server may answer (413) and close before the whole body is written.
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code !== 'EPIPE' && err.code !== 'ECONNRESET') reject(err);

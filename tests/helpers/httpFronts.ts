@@ -40,7 +40,9 @@ function loopbackOnly(req: http.IncomingMessage): boolean {
 
 function fail(res: http.ServerResponse, status: number, message: string): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } }));
 }
 
 async function listen(server: http.Server): Promise<number> {
@@ -54,8 +56,17 @@ async function closeServer(server: http.Server): Promise<void> {
 }
 
 /** One child of a stdio front: spawned ahead of the session that will take it. */
-function spawnChild(command: string, args: string[], env: Record<string, string>): { transport: StdioClientTransport; started: Promise<void> } {
-  const transport = new StdioClientTransport({ command, args, env: { ...(process.env as Record<string, string>), ...env }, stderr: 'ignore' });
+function spawnChild(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+): { transport: StdioClientTransport; started: Promise<void> } {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'ignore',
+  });
   return { transport, started: transport.start() };
 }
 
@@ -63,7 +74,11 @@ function spawnChild(command: string, args: string[], env: Record<string, string>
  * Streamable HTTP in front of `command args` (a stdio MCP endpoint), one child per session.
  * One child is kept spawned ahead, so a session's `initialize` does not wait for a boot.
  */
-export async function stdioFront(command: string, args: string[], env: Record<string, string> = {}): Promise<HttpFront> {
+export async function stdioFront(
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<HttpFront> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const children: StdioClientTransport[] = [];
   const pids: number[] = [];
@@ -81,7 +96,10 @@ export async function stdioFront(command: string, args: string[], env: Record<st
     const taken = spare ?? next();
     spare = next();
     const child = taken.transport;
-    const front = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (id) => void sessions.set(id, front) });
+    const front = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, front),
+    });
     const inFlight = new Set<RequestId>();
     front.onmessage = (m: JSONRPCMessage) => {
       if ('method' in m && 'id' in m) inFlight.add(m.id);
@@ -90,7 +108,9 @@ export async function stdioFront(command: string, args: string[], env: Record<st
     child.onmessage = (m: JSONRPCMessage) => {
       const response = !('method' in m) && 'id' in m;
       if (response) inFlight.delete(m.id as RequestId);
-      void front.send(m, response ? undefined : { relatedRequestId: inFlight.values().next().value }).catch(() => undefined);
+      void front
+        .send(m, response ? undefined : { relatedRequestId: inFlight.values().next().value })
+        .catch(() => undefined);
     };
     const end = () => {
       if (front.sessionId) sessions.delete(front.sessionId);
@@ -107,7 +127,11 @@ export async function stdioFront(command: string, args: string[], env: Record<st
     if (!loopbackOnly(req)) return fail(res, 403, 'Forbidden: Host or Origin is not local');
     const sid = req.headers['mcp-session-id'];
     const known = typeof sid === 'string' ? sessions.get(sid) : undefined;
-    const handled = known ? known.handleRequest(req, res) : sid ? Promise.resolve(fail(res, 404, 'Session not found')) : open(req, res);
+    const handled = known
+      ? known.handleRequest(req, res)
+      : sid
+        ? Promise.resolve(fail(res, 404, 'Session not found'))
+        : open(req, res);
     handled.catch((err: unknown) => fail(res, 500, String(err)));
   });
   const port = await listen(server);
@@ -138,11 +162,14 @@ export async function authFront(target: string, token: string): Promise<HttpFron
     const headers = { ...req.headers, authorization: `Bearer ${token}`, host: mapHost(req.headers.host, false) };
     const origin = mapHost(req.headers.origin, true);
     if (origin !== undefined) headers.origin = origin;
-    const upstream = http.request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      res.flushHeaders();
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        res.flushHeaders();
+        up.pipe(res);
+      },
+    );
     upstream.on('error', (err) => fail(res, 502, String(err)));
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);

@@ -10,7 +10,11 @@ export interface HttpScript {
   stop: () => Promise<void>;
 }
 
-export async function startHttpServerScript(script: string, args: string[] = [], timeoutMs = 15_000): Promise<HttpScript> {
+export async function startHttpServerScript(
+  script: string,
+  args: string[] = [],
+  timeoutMs = 15_000,
+): Promise<HttpScript> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
@@ -21,12 +25,18 @@ export async function startHttpServerScript(script: string, args: string[] = [],
   try {
     const port = await new Promise<number>((resolve, reject) => {
       let out = '';
-      const timer = setTimeout(() => reject(new Error(`${script} did not report its port within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`${script} did not report its port within ${timeoutMs} ms: ${stderr}`)),
+        timeoutMs,
+      );
       child.stdout!.setEncoding('utf8').on('data', (d: string) => {
         const m = /listening (\d+)/.exec((out += d));
         if (m) (clearTimeout(timer), resolve(Number(m[1])));
       });
-      child.once('exit', (code) => (clearTimeout(timer), reject(new Error(`${script} exited with ${code}: ${stderr}`))));
+      child.once(
+        'exit',
+        (code) => (clearTimeout(timer), reject(new Error(`${script} exited with ${code}: ${stderr}`))),
+      );
     });
     return { pid: child.pid!, url: `http://localhost:${port}/mcp`, stop };
   } catch (err) {

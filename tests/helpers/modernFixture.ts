@@ -25,7 +25,9 @@ export async function startModernHttp(
   legacy: 'reject' | 'serve' = 'reject',
   script = MODERN_FIXTURE,
 ): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [script, '--transport', 'http', '--name', name, '--legacy', legacy], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, '--transport', 'http', '--name', name, '--legacy', legacy], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await listeningPort(child, 'modern fixture');
   return {
     url: `http://127.0.0.1:${port}/mcp`,

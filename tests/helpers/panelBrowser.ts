@@ -29,7 +29,10 @@ export interface PanelPage {
 export interface PanelBrowser {
   browser: Browser;
   /** A fresh context (own sessionStorage) and page. */
-  newPage(options?: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' }): Promise<PanelPage>;
+  newPage(options?: {
+    viewport?: { width: number; height: number };
+    colorScheme?: 'light' | 'dark';
+  }): Promise<PanelPage>;
   /** Closes the browser and waits (bounded) until none of its processes is left; throws otherwise. */
   close(): Promise<void>;
 }

@@ -17,7 +17,8 @@ export { EVERYTHING_SERVER as EVERYTHING, MEMORY_SERVER as MEMORY } from './path
 export const FIXTURE = join(FIXTURES, 'mcpFixtureServer.mjs');
 
 export function ensureBuilt(): void {
-  if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { stdio: 'inherit' });
+  if (!existsSync(CLI))
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { stdio: 'inherit' });
 }
 
 export function tempDir(prefix = 'qiming-test-'): { path: string; remove: () => void } {
@@ -26,7 +27,10 @@ export function tempDir(prefix = 'qiming-test-'): { path: string; remove: () => 
 }
 
 export function fixtureEntry(name: string, extra: string[] = [], stateFile?: string) {
-  return { command: process.execPath, args: [FIXTURE, '--name', name, ...(stateFile ? ['--state-file', stateFile] : []), ...extra] };
+  return {
+    command: process.execPath,
+    args: [FIXTURE, '--name', name, ...(stateFile ? ['--state-file', stateFile] : []), ...extra],
+  };
 }
 
 export interface ProxyHandle {
@@ -37,7 +41,11 @@ export interface ProxyHandle {
 }
 
 /** Starts the CLI with `args` under an SDK client (declaring the given capabilities). */
-export async function connectProxy(args: string[], capabilities: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<ProxyHandle> {
+export async function connectProxy(
+  args: string[],
+  capabilities: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<ProxyHandle> {
   ensureBuilt();
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -84,7 +92,16 @@ export async function startHttpFixture(
 ): Promise<{ child: ChildProcess; port: number; url: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [FIXTURE, '--transport', kind, '--port', String(opts.port ?? 0), '--name', opts.name ?? kind, ...(opts.stateFile ? ['--state-file', opts.stateFile] : [])],
+    [
+      FIXTURE,
+      '--transport',
+      kind,
+      '--port',
+      String(opts.port ?? 0),
+      '--name',
+      opts.name ?? kind,
+      ...(opts.stateFile ? ['--state-file', opts.stateFile] : []),
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const port = await listeningPort(child, 'fixture');

@@ -23,8 +23,14 @@ export function realisticStatus(): RuntimeStatus {
       sessions: 2,
       tools: [
         { name: 'read_text_file', description: 'Read the complete contents of a file from the file system as text.' },
-        { name: 'write_file', description: 'Create a new file or completely overwrite an existing file with new content.' },
-        { name: 'list_directory', description: 'Get a detailed listing of all files and directories in a specified path.' },
+        {
+          name: 'write_file',
+          description: 'Create a new file or completely overwrite an existing file with new content.',
+        },
+        {
+          name: 'list_directory',
+          description: 'Get a detailed listing of all files and directories in a specified path.',
+        },
         { name: 'search_files', description: 'Recursively search for files and directories matching a pattern.' },
         { name: 'get_file_info', description: 'Retrieve detailed metadata about a file or directory.' },
       ],

@@ -13,7 +13,9 @@ export interface SamplingServer {
 }
 
 export async function startSamplingServer(): Promise<SamplingServer> {
-  const child = spawn(process.execPath, [join(FIXTURES, 'samplingHttpServer.mjs')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [join(FIXTURES, 'samplingHttpServer.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await listeningPort(child, 'sampling server');
   return {
     child,

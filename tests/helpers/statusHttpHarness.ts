@@ -110,12 +110,21 @@ export async function startStatusHttpHarness(options: {
     // Same DNS-rebinding rule as the bridge: only loopback Host headers.
     if (!/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(req.headers.host ?? '')) return json(res, 403, { error: 'bad host' });
 
-    if (req.method === 'GET' && !path.startsWith('/status') && !path.startsWith('/events') && !path.startsWith('/servers/') && path !== '/config') {
+    if (
+      req.method === 'GET' &&
+      !path.startsWith('/status') &&
+      !path.startsWith('/events') &&
+      !path.startsWith('/servers/') &&
+      path !== '/config'
+    ) {
       const rel = path === '/' ? 'index.html' : normalize(decodeURIComponent(path)).replace(/^[/\\]+/, '');
       if (rel.split(sep).includes('..')) return json(res, 404, { error: 'not found' });
       try {
         const body = await readFile(join(options.staticDir, rel));
-        res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(rel)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
+        res.writeHead(200, {
+          'Content-Type': CONTENT_TYPES[extname(rel)] ?? 'application/octet-stream',
+          'Cache-Control': 'no-store',
+        });
         return res.end(body);
       } catch {
         return json(res, 404, { error: 'not found' });
@@ -124,9 +133,14 @@ export async function startStatusHttpHarness(options: {
     if (!authorized(req)) return json(res, 401, { error: 'unauthorized' });
     if (req.method === 'GET' && path === '/status') return json(res, 200, status);
     // Like a bridge started on inline JSON: nothing to edit (the panel then hides its management bar).
-    if (req.method === 'GET' && path === '/config') return json(res, 200, { ok: false, editable: false, error: 'the stand-in bridge has no config file' });
+    if (req.method === 'GET' && path === '/config')
+      return json(res, 200, { ok: false, editable: false, error: 'the stand-in bridge has no config file' });
     if (req.method === 'GET' && path === '/events') {
-      res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+      res.writeHead(200, {
+        'Content-Type': 'text/event-stream',
+        'Cache-Control': 'no-cache',
+        'X-Accel-Buffering': 'no',
+      });
       res.write(': connected\n\n');
       if (options.snapshotOnConnect ?? true) sendStatus(res);
       streams.add(res);
@@ -138,7 +152,8 @@ export async function startStatusHttpHarness(options: {
       return;
     }
     const auth = /^\/servers\/([^/]+)\/(sign-in|sign-out)$/.exec(path);
-    if (req.method === 'POST' && auth) return json(res, 200, await harness.onAuth(decodeURIComponent(auth[1]!), auth[2] as 'sign-in' | 'sign-out'));
+    if (req.method === 'POST' && auth)
+      return json(res, 200, await harness.onAuth(decodeURIComponent(auth[1]!), auth[2] as 'sign-in' | 'sign-out'));
     const restart = /^\/servers\/([^/]+)\/restart$/.exec(path);
     if (req.method === 'POST' && restart) {
       const result = await harness.onRestart(decodeURIComponent(restart[1]!));

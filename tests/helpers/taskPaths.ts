@@ -51,8 +51,15 @@ export interface Endpoint {
 /** A client whose handlers answer like a user would, running task-augmented requests as tasks. */
 export function fullClient(capabilities: Record<string, unknown> = FULL_CAPABILITIES): { client: Client; seen: Seen } {
   const seen: Seen = { statuses: [], completions: [], elicitations: [], samplings: [] };
-  const client = new Client({ name: 'tasks-test', version: '1.0.0' }, { capabilities, taskStore: new InMemoryTaskStore() });
-  const asTask = async <R extends Record<string, unknown>>(params: { task?: { ttl?: number } }, extra: { taskStore?: unknown }, result: R) => {
+  const client = new Client(
+    { name: 'tasks-test', version: '1.0.0' },
+    { capabilities, taskStore: new InMemoryTaskStore() },
+  );
+  const asTask = async <R extends Record<string, unknown>>(
+    params: { task?: { ttl?: number } },
+    extra: { taskStore?: unknown },
+    result: R,
+  ) => {
     if (!params.task) return result;
     const store = extra.taskStore as {
       createTask(p: { ttl?: number; pollInterval?: number }): Promise<{ taskId: string }>;
@@ -66,18 +73,32 @@ export function fullClient(capabilities: Record<string, unknown> = FULL_CAPABILI
   if (capabilities.elicitation)
     client.setRequestHandler(ElicitRequestSchema, async (req, extra) => {
       seen.elicitations.push(req.params as Record<string, unknown>);
-      const result = req.params.mode === 'url' ? { action: 'accept' as const } : { action: 'accept' as const, content: acceptAll(req.params.requestedSchema) };
+      const result =
+        req.params.mode === 'url'
+          ? { action: 'accept' as const }
+          : { action: 'accept' as const, content: acceptAll(req.params.requestedSchema) };
       return asTask(req.params as { task?: { ttl?: number } }, extra, result);
     });
   if (capabilities.sampling)
     client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
       seen.samplings.push(req.params as Record<string, unknown>);
-      const result = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'sampled by the test' } };
+      const result = {
+        role: 'assistant' as const,
+        model: 'test-model',
+        content: { type: 'text' as const, text: 'sampled by the test' },
+      };
       return asTask(req.params as { task?: { ttl?: number } }, extra, result);
     });
-  if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }));
-  client.setNotificationHandler(TaskStatusNotificationSchema, (n) => void seen.statuses.push({ taskId: n.params.taskId, status: n.params.status }));
-  client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => void seen.completions.push(n.params.elicitationId));
+  if (capabilities.roots)
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///tmp', name: 'tmp' }] }));
+  client.setNotificationHandler(
+    TaskStatusNotificationSchema,
+    (n) => void seen.statuses.push({ taskId: n.params.taskId, status: n.params.status }),
+  );
+  client.setNotificationHandler(
+    ElicitationCompleteNotificationSchema,
+    (n) => void seen.completions.push(n.params.elicitationId),
+  );
   return { client, seen };
 }
 
@@ -86,7 +107,8 @@ function acceptAll(schema: unknown): Record<string, string | number | boolean> {
   const out: Record<string, string | number | boolean> = {};
   const props = (schema as { properties?: Record<string, Record<string, unknown>> } | undefined)?.properties ?? {};
   for (const [k, p] of Object.entries(props)) {
-    const choices = (p.oneOf as { const: string }[] | undefined)?.map((c) => c.const) ?? (p.enum as string[] | undefined);
+    const choices =
+      (p.oneOf as { const: string }[] | undefined)?.map((c) => c.const) ?? (p.enum as string[] | undefined);
     if (p.type === 'boolean') out[k] = true;
     else if (p.type === 'number' || p.type === 'integer') out[k] = 1;
     else out[k] = choices?.[0] ?? (k === 'name' ? 'Ada' : `${k}-value`);
@@ -94,8 +116,18 @@ function acceptAll(schema: unknown): Record<string, string | number | boolean> {
   return out;
 }
 
-async function overStdio(command: string, args: string[], prefix: string, env: Record<string, string> = {}): Promise<Endpoint> {
-  const transport = new StdioClientTransport({ command, args, stderr: 'ignore', env: { ...(process.env as Record<string, string>), ...env } });
+async function overStdio(
+  command: string,
+  args: string[],
+  prefix: string,
+  env: Record<string, string> = {},
+): Promise<Endpoint> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    stderr: 'ignore',
+    env: { ...(process.env as Record<string, string>), ...env },
+  });
   const { client, seen } = fullClient();
   await client.connect(transport);
   const pid = transport.pid;
@@ -113,7 +145,12 @@ async function overStdio(command: string, args: string[], prefix: string, env: R
 async function overHttp(url: string, headers: Record<string, string>, prefix: string): Promise<Endpoint> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers },
-    reconnectionOptions: { maxRetries: 0, initialReconnectionDelay: 1000, maxReconnectionDelay: 1000, reconnectionDelayGrowFactor: 1 },
+    reconnectionOptions: {
+      maxRetries: 0,
+      initialReconnectionDelay: 1000,
+      maxReconnectionDelay: 1000,
+      reconnectionDelayGrowFactor: 1,
+    },
   });
   const { client, seen } = fullClient();
   await client.connect(transport);
@@ -131,7 +168,8 @@ export interface ServerSpec {
 export const taskServer: ServerSpec = {
   id: 't',
   stdio: { command: process.execPath, args: [TASK_SERVER] },
-  http: () => spawnHttp(process.execPath, [TASK_SERVER, '--http'], {}, (out) => /listening (\d+)/.exec(out)?.[1], '/mcp'),
+  http: () =>
+    spawnHttp(process.execPath, [TASK_SERVER, '--http'], {}, (out) => /listening (\d+)/.exec(out)?.[1], '/mcp'),
 };
 
 export const everythingServer: ServerSpec = {
@@ -189,7 +227,13 @@ const TOKEN = 'a-tasks-test-token-that-is-long-enough';
 export function paths(spec: ServerSpec): [string, () => Promise<Endpoint>][] {
   const entry = { ...spec.stdio, clientCapabilities: FULL_FLAGS };
   const config = { mcpServers: { [spec.id]: entry } };
-  const proxyArgs = (cfg: unknown, ...rest: string[]) => [CLI, ...rest, '--config', JSON.stringify(cfg), '--no-watchdog'];
+  const proxyArgs = (cfg: unknown, ...rest: string[]) => [
+    CLI,
+    ...rest,
+    '--config',
+    JSON.stringify(cfg),
+    '--no-watchdog',
+  ];
   return [
     ['direct', () => overStdio(spec.stdio.command, spec.stdio.args, '')],
     ['stdio aggregation', () => overStdio(process.execPath, proxyArgs(config), `${spec.id}__`)],
@@ -217,7 +261,9 @@ export function paths(spec: ServerSpec): [string, () => Promise<Endpoint>][] {
           headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
           clientCapabilities: FULL_FLAGS,
         };
-        return overStdio(process.execPath, proxyArgs({ mcpServers: { [spec.id]: link } }), `${spec.id}__`, { MCP_BRIDGE_TOKEN: TOKEN });
+        return overStdio(process.execPath, proxyArgs({ mcpServers: { [spec.id]: link } }), `${spec.id}__`, {
+          MCP_BRIDGE_TOKEN: TOKEN,
+        });
       },
     ],
     [

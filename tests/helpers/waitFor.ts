@@ -17,7 +17,8 @@ export async function waitFor<T>(
   for (;;) {
     const v = await check();
     if (v) return v as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

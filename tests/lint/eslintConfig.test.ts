@@ -28,7 +28,10 @@ describe('eslint config: src/proxy is pure Node', () => {
     ["export * from 'electron-log';", 'no-restricted-imports'],
     ["export const e = require('electron');", 'no-restricted-syntax'],
     ["export const e = await import('electron-log');", 'no-restricted-syntax'],
-    ["import { McpRuntime } from '../../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'import-x/no-restricted-paths'],
+    [
+      "import { McpRuntime } from '../../main/runtime/mcpRuntime.js';\nexport { McpRuntime };",
+      'import-x/no-restricted-paths',
+    ],
   ])('rejects %s', async (code, rule) => {
     expect(await errors(code, 'src/proxy/cli/offender.ts')).toContain(rule);
   });
@@ -75,7 +78,9 @@ describe('eslint config: electron only in src/main/electron', () => {
 
   it('rejects electron elsewhere in src/main', async () => {
     expect(await errors(code, 'src/main/runtime/offender.ts')).toContain('no-restricted-imports');
-    expect(await errors("export const e = require('electron');", 'src/main/logs/offender.ts')).toContain('no-restricted-syntax');
+    expect(await errors("export const e = require('electron');", 'src/main/logs/offender.ts')).toContain(
+      'no-restricted-syntax',
+    );
   });
 
   it('accepts it in src/main/electron', async () => {
@@ -89,13 +94,21 @@ describe('eslint config: src/renderer runs in the page', () => {
     ["import fs from 'fs';\nexport { fs };", 'import-x/no-nodejs-modules'],
     ["import { ipcRenderer } from 'electron';\nexport { ipcRenderer };", 'no-restricted-imports'],
     ["import { Hub } from '../proxy/hub/hub.js';\nexport { Hub };", 'import-x/no-restricted-paths'],
-    ["import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'import-x/no-restricted-paths'],
+    [
+      "import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };",
+      'import-x/no-restricted-paths',
+    ],
   ])('rejects %s', async (code, rule) => {
     expect(await errors(code, 'src/renderer/offender.ts')).toContain(rule);
   });
 
   it('accepts src/shared', async () => {
-    expect(await errors("import { SseParser } from '../shared/sseParser.js';\nexport { SseParser };", 'src/renderer/fine.ts')).toEqual([]);
+    expect(
+      await errors(
+        "import { SseParser } from '../shared/sseParser.js';\nexport { SseParser };",
+        'src/renderer/fine.ts',
+      ),
+    ).toEqual([]);
   });
 });
 
@@ -121,10 +134,12 @@ describe('eslint config: no import cycles in src', () => {
 
 describe('eslint config: src/main reaches the proxy through its index, src/shared stands alone', () => {
   it('rejects a deep proxy import from src/main, accepts the index', async () => {
-    expect(await errors("import { Hub } from '../../proxy/hub/hub.js';\nexport { Hub };", 'src/main/runtime/offender.ts')).toContain(
-      'import-x/no-restricted-paths',
-    );
-    expect(await errors("import * as proxy from '../../proxy/index.js';\nexport { proxy };", 'src/main/runtime/fine.ts')).toEqual([]);
+    expect(
+      await errors("import { Hub } from '../../proxy/hub/hub.js';\nexport { Hub };", 'src/main/runtime/offender.ts'),
+    ).toContain('import-x/no-restricted-paths');
+    expect(
+      await errors("import * as proxy from '../../proxy/index.js';\nexport { proxy };", 'src/main/runtime/fine.ts'),
+    ).toEqual([]);
   });
 
   it.each([
@@ -138,7 +153,8 @@ describe('eslint config: src/main reaches the proxy through its index, src/share
 
 describe('eslint config: a file in src/ past 500 code lines is flagged, blank and comment lines not counted', () => {
   /** `code` code lines, each followed by a blank and a comment line, which the guide does not count. */
-  const lines = (code: number) => `${Array.from({ length: code }, (_, i) => `export const a${i} = ${i};\n\n// note ${i}`).join('\n')}\n`;
+  const lines = (code: number) =>
+    `${Array.from({ length: code }, (_, i) => `export const a${i} = ${i};\n\n// note ${i}`).join('\n')}\n`;
 
   /** The rule ids of the warnings ESLint reports for `code` as the file `filePath`. */
   async function warnings(code: string, filePath: string): Promise<string[]> {
@@ -185,9 +201,12 @@ describe("eslint config: this repository's app uses only the package's public en
   });
 
   it('the rest of src/main does not import the entries', async () => {
-    expect(await errors("import { McpRuntime } from '../../index/main.js';\nexport { McpRuntime };", 'src/main/runtime/offender.ts')).toContain(
-      'import-x/no-restricted-paths',
-    );
+    expect(
+      await errors(
+        "import { McpRuntime } from '../../index/main.js';\nexport { McpRuntime };",
+        'src/main/runtime/offender.ts',
+      ),
+    ).toContain('import-x/no-restricted-paths');
   });
 });
 
@@ -198,14 +217,19 @@ describe('eslint config: the public entries never load electron at load time', (
     ["import log from 'electron-log/main';\nexport { log };", 'src/index/preload.ts', 'no-restricted-imports'],
     ["export const e = await import('electron');", 'src/index/preload.ts', 'no-restricted-syntax'],
     ["import { join } from 'node:path';\nexport { join };", 'src/index/panel.ts', 'import-x/no-nodejs-modules'],
-    ["import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };", 'src/index/panel.ts', 'import-x/no-restricted-paths'],
+    [
+      "import { McpRuntime } from '../main/runtime/mcpRuntime.js';\nexport { McpRuntime };",
+      'src/index/panel.ts',
+      'import-x/no-restricted-paths',
+    ],
   ])('rejects %s in %s', async (code, file, rule) => {
     expect(await errors(code, file)).toContain(rule);
   });
 
   it("lets preload.ts require('electron') lazily", async () => {
     // eslint's own no-require-imports is switched off where it is used, with a comment.
-    const code = "// eslint-disable-next-line @typescript-eslint/no-require-imports\nexport const load = () => require('electron');";
+    const code =
+      "// eslint-disable-next-line @typescript-eslint/no-require-imports\nexport const load = () => require('electron');";
     expect(await errors(code, 'src/index/preload.ts')).toEqual([]);
   });
 });

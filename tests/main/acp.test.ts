@@ -17,7 +17,8 @@ const base = {
 } satisfies AcpMcpServersOptions;
 const electron = { command: '/opt/App/app', env: { ELECTRON_RUN_AS_NODE: '1' }, electron: true };
 const envOf = (e: McpServerStdio) => Object.fromEntries(e.env.map((v) => [v.name, v.value]));
-const configOf = (e: McpServerStdio) => JSON.parse(e.args[e.args.indexOf('--config') + 1]) as { mcpServers: Record<string, Record<string, unknown>> };
+const configOf = (e: McpServerStdio) =>
+  JSON.parse(e.args[e.args.indexOf('--config') + 1]) as { mcpServers: Record<string, Record<string, unknown>> };
 const stdio = (servers: McpServer[]) => servers.filter((s): s is McpServerStdio => !('type' in s));
 
 describe('acpMcpServers', () => {
@@ -30,7 +31,11 @@ describe('acpMcpServers', () => {
     expect(e.command).toBe('/opt/App/app');
     expect(e.args.slice(0, 2)).toEqual([base.cliPath, '--config']);
     expect(JSON.stringify(e.args)).not.toContain(TOKEN);
-    expect(envOf(e)).toEqual({ MCP_BRIDGE_TOKEN: TOKEN, MCP_PROXY_LOG_FILE: '/logs/mcp-proxy.log', ELECTRON_RUN_AS_NODE: '1' });
+    expect(envOf(e)).toEqual({
+      MCP_BRIDGE_TOKEN: TOKEN,
+      MCP_PROXY_LOG_FILE: '/logs/mcp-proxy.log',
+      ELECTRON_RUN_AS_NODE: '1',
+    });
     const cfg = configOf(e);
     expect(cfg.mcpServers.memory).toEqual({
       type: 'bridge',
@@ -39,7 +44,9 @@ describe('acpMcpServers', () => {
     });
     // The proxy accepts it and expands the token from its environment.
     const parsed = parseConfig(cfg, { env: { MCP_BRIDGE_TOKEN: TOKEN } });
-    expect(parsed.servers.map((s) => [s.id, s.kind === 'remote' && s.type, s.kind === 'remote' && s.headers.Authorization])).toEqual([
+    expect(
+      parsed.servers.map((s) => [s.id, s.kind === 'remote' && s.type, s.kind === 'remote' && s.headers.Authorization]),
+    ).toEqual([
       ['memory', 'bridge', `Bearer ${TOKEN}`],
       ['everything', 'bridge', `Bearer ${TOKEN}`],
     ]);
@@ -61,26 +68,53 @@ describe('acpMcpServers', () => {
 
   it('puts persistent:false entries into the session proxy config, not through the bridge', () => {
     const scratch = { command: 'npx', args: ['-y', 'some-server'], persistent: false, env: { KEY: '${KEY}' } };
-    const e = acpMcpServers(undefined, { ...base, bridgeIds: ['memory', 'scratch'], sessionEntries: { scratch } })[0] as McpServerStdio;
+    const e = acpMcpServers(undefined, {
+      ...base,
+      bridgeIds: ['memory', 'scratch'],
+      sessionEntries: { scratch },
+    })[0] as McpServerStdio;
     const cfg = configOf(e);
     expect(Object.keys(cfg.mcpServers)).toEqual(['memory', 'scratch']);
     expect(cfg.mcpServers.scratch).toEqual(scratch); // raw: ${KEY} is expanded by the proxy (a reference, not a secret: stays)
     // Only session servers: no bridge token needed.
     const only = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch } })[0] as McpServerStdio;
     expect(envOf(only)).not.toHaveProperty('MCP_BRIDGE_TOKEN');
-    const withVars = acpMcpServers(undefined, { ...base, sessionEntries: { scratch }, env: { KEY: 'v' } })[0] as McpServerStdio;
+    const withVars = acpMcpServers(undefined, {
+      ...base,
+      sessionEntries: { scratch },
+      env: { KEY: 'v' },
+    })[0] as McpServerStdio;
     expect(envOf(withVars).KEY).toBe('v');
     expect(acpMcpServers(undefined, { ...base, bridgeIds: [] })).toEqual([]);
   });
 
   it('keeps secrets of per-session entries out of argv, in env, where the proxy expands them', () => {
     const secret = 'ghp_supersecretvalue123';
-    const scratch = { command: 'node', args: ['srv.js'], persistent: false, env: { GITHUB_TOKEN: secret, HOME_REF: '${HOME}' } };
-    const remote = { url: 'http://127.0.0.1:9/mcp', headers: { 'X-Api-Key': 'k-abcdef' }, authToken: 'tok-12345', persistent: false };
-    const e = acpMcpServers(undefined, { ...base, bridgeIds: [], sessionEntries: { scratch, remote } })[0] as McpServerStdio;
+    const scratch = {
+      command: 'node',
+      args: ['srv.js'],
+      persistent: false,
+      env: { GITHUB_TOKEN: secret, HOME_REF: '${HOME}' },
+    };
+    const remote = {
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { 'X-Api-Key': 'k-abcdef' },
+      authToken: 'tok-12345',
+      persistent: false,
+    };
+    const e = acpMcpServers(undefined, {
+      ...base,
+      bridgeIds: [],
+      sessionEntries: { scratch, remote },
+    })[0] as McpServerStdio;
     const argv = e.args.join(' ');
     for (const s of [secret, 'k-abcdef', 'tok-12345']) expect(argv).not.toContain(s);
-    const cfg = configOf(e) as { mcpServers: Record<string, { env?: Record<string, string>; headers?: Record<string, string>; authToken?: string }> };
+    const cfg = configOf(e) as {
+      mcpServers: Record<
+        string,
+        { env?: Record<string, string>; headers?: Record<string, string>; authToken?: string }
+      >;
+    };
     const env = envOf(e);
     const expand = (v: string) => v.replace(/\$\{([A-Z0-9_]+)\}/g, (_, n: string) => env[n] ?? `\${${n}}`);
     expect(expand(cfg.mcpServers.scratch.env!.GITHUB_TOKEN)).toBe(secret);
@@ -102,11 +136,25 @@ describe('acpMcpServers', () => {
     const caps = { mcpCapabilities: { http: true } };
     expect(stdio(acpMcpServers(caps, base))).toHaveLength(1); // not asked
     expect(stdio(acpMcpServers({ mcpCapabilities: { http: false } }, { ...base, preferHttp: true }))).toHaveLength(1); // not supported
-    const out = acpMcpServers(caps, { ...base, preferHttp: true, sessionEntries: { s: { command: 'x', persistent: false } } });
+    const out = acpMcpServers(caps, {
+      ...base,
+      preferHttp: true,
+      sessionEntries: { s: { command: 'x', persistent: false } },
+    });
     const http = out.filter((s) => 'type' in s && s.type === 'http');
     expect(http).toEqual([
-      { type: 'http', name: 'memory', url: 'http://127.0.0.1:4567/mcp/memory', headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }] },
-      { type: 'http', name: 'everything', url: 'http://127.0.0.1:4567/mcp/everything', headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }] },
+      {
+        type: 'http',
+        name: 'memory',
+        url: 'http://127.0.0.1:4567/mcp/memory',
+        headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }],
+      },
+      {
+        type: 'http',
+        name: 'everything',
+        url: 'http://127.0.0.1:4567/mcp/everything',
+        headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }],
+      },
     ]);
     const rest = stdio(out);
     expect(rest).toHaveLength(1);

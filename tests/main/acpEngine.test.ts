@@ -126,7 +126,11 @@ describe('ACP engine with the runtime', () => {
       10_000,
       'a line in MCP_PROXY_LOG_FILE',
     );
-    await waitFor(() => existsSync(mainLog) && readFileSync(mainLog, 'utf8').includes(proxyLine), 10_000, 'the line in the electron-log file');
+    await waitFor(
+      () => existsSync(mainLog) && readFileSync(mainLog, 'utf8').includes(proxyLine),
+      10_000,
+      'the line in the electron-log file',
+    );
 
     // SIGKILL of the agent alone (not its group): the proxy notices (stdin EOF / watchdog) and exits.
     const proxyPid = report.pid!;

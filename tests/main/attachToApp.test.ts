@@ -44,8 +44,12 @@ class FakeApp extends EventEmitter implements ElectronAppLike {
 
 function fakeIpcMain() {
   const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipc: IpcMainLike = { handle: (ch, fn) => void handlers.set(ch, fn), removeHandler: (ch) => void handlers.delete(ch) };
-  const invoke = async (ch: string, url: string, ...args: unknown[]) => handlers.get(ch)!({ senderFrame: { url, parent: null } }, ...args);
+  const ipc: IpcMainLike = {
+    handle: (ch, fn) => void handlers.set(ch, fn),
+    removeHandler: (ch) => void handlers.delete(ch),
+  };
+  const invoke = async (ch: string, url: string, ...args: unknown[]) =>
+    handlers.get(ch)!({ senderFrame: { url, parent: null } }, ...args);
   return { ipc, handlers, invoke };
 }
 
@@ -71,7 +75,12 @@ describe('attachToApp', () => {
     const sent: string[] = [];
     const live = { send: (ch: string) => void sent.push(ch), isDestroyed: () => false };
     const gone = { send: () => expect.fail('a destroyed webContents got a status'), isDestroyed: () => true };
-    const other = { stopped: 0, killed: 0, stop: async () => void other.stopped++, killSync: () => void other.killed++ };
+    const other = {
+      stopped: 0,
+      killed: 0,
+      stop: async () => void other.stopped++,
+      killSync: () => void other.killed++,
+    };
     const attached = attachToApp(app, ipc, runtime, {
       pageUrl: PAGES,
       statusTargets: () => [live, gone, undefined],
@@ -80,11 +89,18 @@ describe('attachToApp', () => {
     });
 
     // Before ready: the handlers exist (a window may ask first), the runtime has not started.
-    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.restart, IPC_CHANNELS.getStatus, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort());
-    expect(((await invoke(IPC_CHANNELS.getStatus, PAGES[1]!)) as { bridge: { state: string } }).bridge.state).toBe('stopped');
+    expect([...handlers.keys()].sort()).toEqual(
+      [IPC_CHANNELS.restart, IPC_CHANNELS.getStatus, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort(),
+    );
+    expect(((await invoke(IPC_CHANNELS.getStatus, PAGES[1]!)) as { bridge: { state: string } }).bridge.state).toBe(
+      'stopped',
+    );
     await expect(invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).rejects.toThrow(/sender not allowed/);
     // Sign-in goes to the runtime like restart (here a runtime whose bridge is not running).
-    expect(await invoke(IPC_CHANNELS.signIn, PAGES[0]!, 'memory')).toEqual({ ok: false, error: 'the MCP bridge is stopped' });
+    expect(await invoke(IPC_CHANNELS.signIn, PAGES[0]!, 'memory')).toEqual({
+      ok: false,
+      error: 'the MCP bridge is stopped',
+    });
 
     app.becomeReady();
     await attached.started;
@@ -112,10 +128,16 @@ describe('attachToApp', () => {
     const { lines, logger } = memoryLogger();
     const runtime = runtimeOn(tempDir());
     await runtime.start(); // a second start() throws
-    const attached = attachToApp(app, fakeIpcMain().ipc, runtime, { pageUrl: PAGES[0]!, logger, processLike: new EventEmitter() });
+    const attached = attachToApp(app, fakeIpcMain().ipc, runtime, {
+      pageUrl: PAGES[0]!,
+      logger,
+      processLike: new EventEmitter(),
+    });
     app.becomeReady();
     await expect(attached.started).rejects.toThrow(/called twice/);
-    expect(lines.some((l) => l.startsWith('error MCP runtime failed to start: McpRuntime.start() called twice'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('error MCP runtime failed to start: McpRuntime.start() called twice'))).toBe(
+      true,
+    );
     const st = runtime.status();
     if (st.bridge.pid) pids.add(st.bridge.pid);
     await runtime.stop();

@@ -6,9 +6,24 @@ import { join, sep } from 'node:path';
 import { ensureUserConfig } from '../../src/main/config/ensureUserConfig.js';
 import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpConfig.js';
 import { resolveRuntimePaths } from '../../src/main/runtime/resourcePaths.js';
-import { isElectron, nodeCommand, proxyCliCandidates, resolveProxyCliPath, unpackedPath } from '../../src/main/runtime/cliPath.js';
+import {
+  isElectron,
+  nodeCommand,
+  proxyCliCandidates,
+  resolveProxyCliPath,
+  unpackedPath,
+} from '../../src/main/runtime/cliPath.js';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
-import { CLI, ROOT, ensureCli, notRunning, killQuietly, removeTempDirs, tempDir, waitAllNotRunning } from './mainHarness.js';
+import {
+  CLI,
+  ROOT,
+  ensureCli,
+  notRunning,
+  killQuietly,
+  removeTempDirs,
+  tempDir,
+  waitAllNotRunning,
+} from './mainHarness.js';
 
 afterEach(() => removeTempDirs());
 
@@ -53,7 +68,9 @@ describe('cliPath', () => {
   it('tells Electron from node', () => {
     expect(isElectron()).toBe(false);
     expect(nodeCommand()).toEqual({ command: process.execPath, env: {}, electron: false });
-    expect(nodeCommand({ versions: { ...process.versions, electron: '45.0.0' } }).env).toEqual({ ELECTRON_RUN_AS_NODE: '1' });
+    expect(nodeCommand({ versions: { ...process.versions, electron: '45.0.0' } }).env).toEqual({
+      ELECTRON_RUN_AS_NODE: '1',
+    });
   });
 
   it('finds the built CLI in the dev tree and maps packaged paths out of the asar', () => {
@@ -63,9 +80,13 @@ describe('cliPath', () => {
       hereDir: `${sep}opt${sep}App${sep}resources${sep}app.asar${sep}dist${sep}main`,
       resourcesPath: `${sep}opt${sep}App${sep}resources`,
     });
-    expect(packaged[0]).toBe(join(sep, 'opt', 'App', 'resources', 'app.asar.unpacked', 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
+    expect(packaged[0]).toBe(
+      join(sep, 'opt', 'App', 'resources', 'app.asar.unpacked', 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'),
+    );
     expect(packaged).toContain(join(sep, 'opt', 'App', 'resources', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
     expect(unpackedPath(join(sep, 'a', 'app.asar', 'x'))).toBe(join(sep, 'a', 'app.asar.unpacked', 'x'));
-    expect(() => resolveProxyCliPath({ hereDir: join(sep, 'nowhere', 'a', 'b', 'c'), resourcesPath: join(sep, 'nowhere') })).toThrow(/not found/);
+    expect(() =>
+      resolveProxyCliPath({ hereDir: join(sep, 'nowhere', 'a', 'b', 'c'), resourcesPath: join(sep, 'nowhere') }),
+    ).toThrow(/not found/);
   });
 });

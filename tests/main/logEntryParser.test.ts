@@ -1,20 +1,35 @@
 // The byte -> line -> entry pipeline, against the proxy logger's own formatEntry.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { EntryAssembler, LineDecoder, MAX_LINE_CHARS, parseLogLine, type LogEntry } from '../../src/main/logs/logEntryParser.js';
+import {
+  EntryAssembler,
+  LineDecoder,
+  MAX_LINE_CHARS,
+  parseLogLine,
+  type LogEntry,
+} from '../../src/main/logs/logEntryParser.js';
 import { formatEntry, formatTimestamp, LOG_LEVELS } from '../../src/proxy/common/logger.js';
 
 describe('parseLogLine', () => {
   it('reads the proxy header', () => {
     const p = parseLogLine('[2026-03-04 05:06:07.089] [warn] [server:fs] disk [full] now')!;
-    expect(p).toMatchObject({ tsText: '2026-03-04 05:06:07.089', level: 'warn', tag: 'server:fs', message: 'disk [full] now' });
+    expect(p).toMatchObject({
+      tsText: '2026-03-04 05:06:07.089',
+      level: 'warn',
+      tag: 'server:fs',
+      message: 'disk [full] now',
+    });
     expect(p.ts!.getTime()).toBe(new Date(2026, 2, 4, 5, 6, 7, 89).getTime());
   });
 
   it('accepts a missing tag or message, maps unknown level words, rejects non-headers', () => {
     const untagged = parseLogLine('[2026-03-04 05:06:07.089] [info] plain')!;
     expect([untagged.message, untagged.tag]).toEqual(['plain', undefined]);
-    expect(parseLogLine('[2026-03-04 05:06:07.089] [error] [t] ')).toMatchObject({ level: 'error', tag: 't', message: '' });
+    expect(parseLogLine('[2026-03-04 05:06:07.089] [error] [t] ')).toMatchObject({
+      level: 'error',
+      tag: 't',
+      message: '',
+    });
     expect(parseLogLine('[2026-03-04 05:06:07.089] [WARNING] [t] x')!.level).toBe('warn');
     expect(parseLogLine('[2026-03-04 05:06:07.089] [trace] [t] x')!.level).toBe('debug');
     expect(parseLogLine('[2026-03-04 05:06:07.089] [weird] [t] x')!.level).toBe('info');

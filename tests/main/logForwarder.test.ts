@@ -19,7 +19,8 @@ afterEach(async () => {
   dir = '';
 });
 
-const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 10);
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) =>
+  poll(cond, timeoutMs, what, 10);
 
 describe('createElectronLogSink', () => {
   it('writes tailed entries to electron-log at their level, scoped by tag, with the original timestamp', async () => {
@@ -32,7 +33,13 @@ describe('createElectronLogSink', () => {
     const sink: ElectronLogLike = log; // the real logger satisfies the narrow interface
     let forwarded = 0;
     const forward = createElectronLogSink(sink);
-    tail = new LogTail({ path: proxyFile, startAt: 'start', pollMs: 100, entryFlushMs: 20, onEntry: (e) => (forwarded++, forward(e)) });
+    tail = new LogTail({
+      path: proxyFile,
+      startAt: 'start',
+      pollMs: 100,
+      entryFlushMs: 20,
+      onEntry: (e) => (forwarded++, forward(e)),
+    });
     await tail.start();
 
     // The proxy's real logger writes one entry; two more carry a timestamp from long ago, which
@@ -65,7 +72,10 @@ describe('createElectronLogSink', () => {
   it('dates a stray line (no header) now and scopes it as the default scope', () => {
     const got: unknown[] = [];
     const before = Date.now();
-    createElectronLogSink({ processMessage: (m) => got.push(m) }, { defaultScope: 'mcp' })({ level: 'info', message: 'x', raw: 'x' });
+    createElectronLogSink(
+      { processMessage: (m) => got.push(m) },
+      { defaultScope: 'mcp' },
+    )({ level: 'info', message: 'x', raw: 'x' });
     expect(got).toEqual([{ data: ['x'], date: expect.any(Date), level: 'info', scope: 'mcp' }]);
     expect((got[0] as { date: Date }).date.getTime()).toBeGreaterThanOrEqual(before);
   });
@@ -75,7 +85,9 @@ describe('log tail files', () => {
   it('never import electron (they run in plain Node)', () => {
     for (const f of ['logPaths.ts', 'logEntryParser.ts', 'logTail.ts', 'logForwarder.ts']) {
       const src = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'main', 'logs', f), 'utf8');
-      expect(src, f).not.toMatch(/from\s+['"]electron(-log)?(\/[^'"]*)?['"]|require\(\s*['"]electron|import\(\s*['"]electron/);
+      expect(src, f).not.toMatch(
+        /from\s+['"]electron(-log)?(\/[^'"]*)?['"]|require\(\s*['"]electron|import\(\s*['"]electron/,
+      );
     }
   });
 });

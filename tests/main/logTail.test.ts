@@ -37,7 +37,8 @@ afterEach(async () => {
   dir = '';
 });
 
-const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 5);
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) =>
+  poll(cond, timeoutMs, what, 5);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -90,7 +91,12 @@ describe('LogTail', () => {
       10_000,
       () => 'the watcher to deliver',
     );
-    expect(entries[0]).toMatchObject({ level: 'warn', tag: 'alpha', message: 'hello', tsText: '2026-01-02 03:04:05.678' });
+    expect(entries[0]).toMatchObject({
+      level: 'warn',
+      tag: 'alpha',
+      message: 'hello',
+      tsText: '2026-01-02 03:04:05.678',
+    });
     expect(entries[0]!.ts!.getTime()).toBe(new Date(2026, 0, 2, 3, 4, 5, 678).getTime());
     expect(entries[0]!.raw).toBe(line('hello', 'alpha', 'warn').trimEnd());
     expect(errors).toEqual([]);

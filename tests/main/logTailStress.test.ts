@@ -29,7 +29,8 @@ function messageFor(i: number): string {
   return i % 10 === 3 ? `seq=${i} multi é😀\ndetail ${i} ✓ 中文\n  indented ${i}` : `seq=${i}`;
 }
 
-const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) => poll(cond, timeoutMs, what, 10);
+const waitFor = (cond: () => boolean, timeoutMs: number, what: string | (() => string)) =>
+  poll(cond, timeoutMs, what, 10);
 
 let dir = '';
 let tail: LogTail | undefined;
@@ -54,13 +55,27 @@ describe('LogTail under concurrent writer processes', () => {
     mkdirSync(control);
     const entries: TailEntry[] = [];
     const errors: Error[] = [];
-    tail = new LogTail({ path: file, startAt: 'start', pollMs: 200, onEntry: (e) => entries.push(e), onError: (e) => errors.push(e) });
+    tail = new LogTail({
+      path: file,
+      startAt: 'start',
+      pollMs: 200,
+      onEntry: (e) => entries.push(e),
+      onError: (e) => errors.push(e),
+    });
     await tail.start();
 
     const exits: Promise<number | null>[] = [];
     const stderr: string[] = [];
     for (let w = 0; w < WRITERS; w++) {
-      const args = [FIXTURE, file, String(w), String(PER_WRITER), control, String(PAUSE_AT), String(w === 0 ? ROTATE_AT : -1)];
+      const args = [
+        FIXTURE,
+        file,
+        String(w),
+        String(PER_WRITER),
+        control,
+        String(PAUSE_AT),
+        String(w === 0 ? ROTATE_AT : -1),
+      ];
       const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
       child.stderr!.on('data', (d) => stderr.push(String(d)));
       exits.push(new Promise((r) => child.once('exit', (code) => r(code))));
@@ -68,7 +83,11 @@ describe('LogTail under concurrent writer processes', () => {
     }
 
     // Phase 1: every writer reaches its pause point; the tail catches up with all of it.
-    await waitFor(() => [...Array(WRITERS).keys()].every((w) => existsSync(join(control, `paused-w${w}`))), 30_000, 'writers to pause');
+    await waitFor(
+      () => [...Array(WRITERS).keys()].every((w) => existsSync(join(control, `paused-w${w}`))),
+      30_000,
+      'writers to pause',
+    );
     await waitFor(() => entries.length === WRITERS * PAUSE_AT, 20_000, 'phase 1 entries');
 
     // Truncate while nobody writes, and prove the tail noticed before writers go on.
@@ -106,7 +125,11 @@ describe('LogTail under concurrent writer processes', () => {
       expect(mine.every((e) => e.level === 'info' && e.ts instanceof Date)).toBe(true);
     }
     // Entries before the marker all come from before the pause, and none after it do.
-    expect(entries.slice(0, WRITERS * PAUSE_AT).every((e) => Number(/seq=(\d+)/.exec(e.message)![1]) < PAUSE_AT)).toBe(true);
-    expect(entries.slice(WRITERS * PAUSE_AT + 1).every((e) => Number(/seq=(\d+)/.exec(e.message)![1]) >= PAUSE_AT)).toBe(true);
+    expect(entries.slice(0, WRITERS * PAUSE_AT).every((e) => Number(/seq=(\d+)/.exec(e.message)![1]) < PAUSE_AT)).toBe(
+      true,
+    );
+    expect(
+      entries.slice(WRITERS * PAUSE_AT + 1).every((e) => Number(/seq=(\d+)/.exec(e.message)![1]) >= PAUSE_AT),
+    ).toBe(true);
   }, 60_000);
 });

@@ -16,7 +16,10 @@ afterEach(() => {
 
 const quiet = () => {
   const lines: string[] = [];
-  return { lines, logger: { info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`) } };
+  return {
+    lines,
+    logger: { info: (m: string) => lines.push(`info ${m}`), warn: (m: string) => lines.push(`warn ${m}`) },
+  };
 };
 
 describe('adoptLoginPath', () => {

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
-import { ensureCli, FIXTURES, notRunning, killQuietly, removeTempDirs, ROOT, tempDir, waitFor, waitAllNotRunning } from './mainHarness.js';
+import {
+  ensureCli,
+  FIXTURES,
+  notRunning,
+  killQuietly,
+  removeTempDirs,
+  ROOT,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+} from './mainHarness.js';
 
 const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
 type Msg = { type: string; [k: string]: unknown };
@@ -22,7 +32,8 @@ let nextId = 1;
 beforeAll(() => {
   ensureCli();
   // tests/globalSetup.ts builds every target, this bundle included, before any test runs.
-  if (!existsSync(MAIN)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'main'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(MAIN))
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'main'], { cwd: ROOT, stdio: 'inherit' });
 });
 
 afterAll(async () => {
@@ -33,11 +44,17 @@ afterAll(async () => {
   expect(left).toEqual([]);
 });
 
-function invoke(channel: string, url: string, ...args: unknown[]): Promise<{ ok: boolean; value?: unknown; error?: string }> {
+function invoke(
+  channel: string,
+  url: string,
+  ...args: unknown[]
+): Promise<{ ok: boolean; value?: unknown; error?: string }> {
   const id = nextId++;
   child!.send({ type: 'invoke', id, channel, url, args });
   return waitFor(
-    () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown; error?: string } | undefined,
+    () =>
+      messages.find((m) => m.type === 'result' && m.id === id) as
+        { ok: boolean; value?: unknown; error?: string } | undefined,
     10_000,
     `result of ${channel}`,
   );
@@ -68,7 +85,11 @@ describe('the built main process with a fake electron', () => {
     // Each step is its own IPC message: wait for it rather than assume it came with the window.
     const loaded = await waitFor(() => messages.find((m) => m.type === 'loadFile'), 10_000, 'loadFile');
     expect(loaded.file).toBe(page);
-    const opener = await waitFor(() => messages.find((m) => m.type === 'windowOpenHandler'), 10_000, 'the window open handler');
+    const opener = await waitFor(
+      () => messages.find((m) => m.type === 'windowOpenHandler'),
+      10_000,
+      'the window open handler',
+    );
     expect(opener.result).toEqual({ action: 'deny' });
 
     // First run: the default config in userData, with the bundled servers ready.
@@ -93,7 +114,10 @@ describe('the built main process with a fake electron', () => {
     expect(messages.some((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.status)).toBe(true);
 
     // Only the app's own page may call.
-    expect(await invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
+    expect(await invoke(IPC_CHANNELS.getStatus, 'https://evil.example/')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/sender not allowed/),
+    });
     expect(await invoke(IPC_CHANNELS.getStatus, pageUrl)).toMatchObject({ ok: true });
 
     // The proxy log tail was started in the logs folder.

@@ -12,7 +12,8 @@ export { CLI, EVERYTHING_SERVER, FIXTURES, MEMORY_SERVER, ROOT } from '../helper
 
 /** Builds the proxy CLI once if dist has none (the test run's build step normally did). */
 export function ensureCli(): string {
-  if (!existsSync(CLI)) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(CLI))
+    execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.mjs'), 'proxy'], { cwd: ROOT, stdio: 'inherit' });
   return CLI;
 }
 
@@ -34,7 +35,10 @@ export const memoryEntry = (dir: string) => ({
 });
 export const everythingEntry = () => ({ command: process.execPath, args: [EVERYTHING_SERVER] });
 /** A server (behind `sh`) that ignores SIGTERM and stdin EOF; appends its pid to `pidFile`. */
-export const stubbornEntry = (pidFile: string) => ({ command: 'sh', args: [join(FIXTURES, 'ignoresTermServer.sh'), pidFile] });
+export const stubbornEntry = (pidFile: string) => ({
+  command: 'sh',
+  args: [join(FIXTURES, 'ignoresTermServer.sh'), pidFile],
+});
 
 /** Writes a config file atomically (temp file + rename, as editors do). */
 export function writeConfig(path: string, config: unknown): void {
@@ -73,7 +77,10 @@ export function memoryLogger() {
  * of `pids`, removes the temp folders and empties both collections. Returns the pids still
  * running 3 s later (the caller asserts none).
  */
-export async function cleanupRuntimes(runtimes: { stop(o: { deadlineMs: number }): Promise<unknown> }[], pids: number[] | Set<number>): Promise<number[]> {
+export async function cleanupRuntimes(
+  runtimes: { stop(o: { deadlineMs: number }): Promise<unknown> }[],
+  pids: number[] | Set<number>,
+): Promise<number[]> {
   for (const r of runtimes.splice(0)) await r.stop({ deadlineMs: 2000 });
   const list = [...pids];
   if (Array.isArray(pids)) pids.length = 0;

@@ -25,11 +25,21 @@ function setup() {
   const dir = mkdtempSync(join(tmpdir(), 'mgmt-ipc-'));
   dirs.push(dir);
   const file = join(dir, 'mcp.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { a: { command: 'node', env: { KEY: 'sk-secret-value-123456' } } } }));
+  writeFileSync(
+    file,
+    JSON.stringify({ mcpServers: { a: { command: 'node', env: { KEY: 'sk-secret-value-123456' } } } }),
+  );
   const handlers = new Map<string, (e: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipcMain: IpcMainLike = { handle: (ch, fn) => void handlers.set(ch, fn), removeHandler: (ch) => void handlers.delete(ch) };
+  const ipcMain: IpcMainLike = {
+    handle: (ch, fn) => void handlers.set(ch, fn),
+    removeHandler: (ch) => void handlers.delete(ch),
+  };
   const agents = new AgentSelectionStore(join(dir, 'agents.json'));
-  const service = new ManagementService({ configFile: file, bridge: () => Promise.reject(new Error('not started')), agents });
+  const service = new ManagementService({
+    configFile: file,
+    bridge: () => Promise.reject(new Error('not started')),
+    agents,
+  });
   const off = registerManagementHandlers(ipcMain, service, { pageUrl: PAGE });
   const trusted = { senderFrame: { url: `${PAGE}#x`, parent: null } };
   const invoke = (ch: string, ...args: unknown[]) => Promise.resolve(handlers.get(ch)!(trusted, ...args));
@@ -47,8 +57,12 @@ describe('management IPC', () => {
   it('refuses other frames and pages', async () => {
     const { handlers } = setup();
     const get = handlers.get(IPC_CHANNELS.configGet)!;
-    await expect(Promise.resolve().then(() => get({ senderFrame: { url: 'https://evil.example/', parent: null } }))).rejects.toThrow('sender not allowed');
-    await expect(Promise.resolve().then(() => get({ senderFrame: { url: PAGE, parent: {} } }))).rejects.toThrow('sender not allowed');
+    await expect(
+      Promise.resolve().then(() => get({ senderFrame: { url: 'https://evil.example/', parent: null } })),
+    ).rejects.toThrow('sender not allowed');
+    await expect(Promise.resolve().then(() => get({ senderFrame: { url: PAGE, parent: {} } }))).rejects.toThrow(
+      'sender not allowed',
+    );
   });
 
   it('through the preload API: reads masked, writes the file, checks arguments', async () => {
@@ -67,27 +81,51 @@ describe('management IPC', () => {
     const r = await api.changeConfig!({ op: 'enable', id: 'a', enabled: false });
     expect(r.ok).toBe(true);
     expect(JSON.stringify(r)).not.toContain('sk-secret');
-    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.a).toEqual({ command: 'node', env: { KEY: 'sk-secret-value-123456' }, disabled: true });
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.a).toEqual({
+      command: 'node',
+      env: { KEY: 'sk-secret-value-123456' },
+      disabled: true,
+    });
     expect(await api.changeConfig!({ op: 'nope' } as never)).toEqual({ ok: false, error: 'malformed change' });
     expect(await invoke(IPC_CHANNELS.configChange, 'text')).toEqual({ ok: false, error: 'malformed change' });
     expect(await invoke(IPC_CHANNELS.toolCall, '../x', 'echo', {})).toMatchObject({ ok: false });
-    expect(await invoke(IPC_CHANNELS.toolCall, 'a', 'echo', [])).toEqual({ ok: false, error: 'the arguments must be an object' });
+    expect(await invoke(IPC_CHANNELS.toolCall, 'a', 'echo', [])).toEqual({
+      ok: false,
+      error: 'the arguments must be an object',
+    });
     expect(await invoke(IPC_CHANNELS.agentsSet, 'gemini', ['bad id!'])).toMatchObject({ ok: false });
     // The bridge is not running: a clean answer, not a rejection.
-    expect(await api.serverLog!('a')).toMatchObject({ ok: false, error: expect.stringContaining('not running'), lines: [] });
-    expect(seen).toEqual([IPC_CHANNELS.configGet, IPC_CHANNELS.configChange, IPC_CHANNELS.configChange, IPC_CHANNELS.serverLog]);
+    expect(await api.serverLog!('a')).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('not running'),
+      lines: [],
+    });
+    expect(seen).toEqual([
+      IPC_CHANNELS.configGet,
+      IPC_CHANNELS.configChange,
+      IPC_CHANNELS.configChange,
+      IPC_CHANNELS.serverLog,
+    ]);
   });
 
   it('a change made from an entry changed in the file since is refused with the typed conflict, as over HTTP', async () => {
     const { file, invoke } = setup();
-    const view = (await invoke(IPC_CHANNELS.configGet)) as { ok: true; config: { servers: { id: string; version: string }[] } };
+    const view = (await invoke(IPC_CHANNELS.configGet)) as {
+      ok: true;
+      config: { servers: { id: string; version: string }[] };
+    };
     const version = view.config.servers[0]!.version;
-    const edited = JSON.stringify({ mcpServers: { a: { command: 'node', args: ['by-editor.js'], env: { KEY: 'sk-secret-value-123456' } } } });
+    const edited = JSON.stringify({
+      mcpServers: { a: { command: 'node', args: ['by-editor.js'], env: { KEY: 'sk-secret-value-123456' } } },
+    });
     writeFileSync(file, edited);
     const r = await invoke(IPC_CHANNELS.configChange, { op: 'enable', id: 'a', enabled: false, version });
     expect(r).toEqual({ ok: false, code: CONFIG_CONFLICT, error: expect.stringContaining('"a" was changed in') });
     expect(readFileSync(file, 'utf8')).toBe(edited);
-    expect(await invoke(IPC_CHANNELS.configChange, { op: 'enable', id: 'a', enabled: false, version: 1 })).toEqual({ ok: false, error: 'malformed change' });
+    expect(await invoke(IPC_CHANNELS.configChange, { op: 'enable', id: 'a', enabled: false, version: 1 })).toEqual({
+      ok: false,
+      error: 'malformed change',
+    });
   });
 
   it('refuses a change nested deeper than the limit with a clear error, not a stack overflow', async () => {
@@ -95,8 +133,15 @@ describe('management IPC', () => {
     const before = readFileSync(file, 'utf8');
     let deep: unknown = 'x';
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    const r = await invoke(IPC_CHANNELS.configChange, { op: 'add', id: 'd', entry: { kind: 'stdio', command: 'x', args: deep } });
-    expect(r).toEqual({ ok: false, error: 'the change nests arrays and objects more than 100 levels deep (the limit is 100)' });
+    const r = await invoke(IPC_CHANNELS.configChange, {
+      op: 'add',
+      id: 'd',
+      entry: { kind: 'stdio', command: 'x', args: deep },
+    });
+    expect(r).toEqual({
+      ok: false,
+      error: 'the change nests arrays and objects more than 100 levels deep (the limit is 100)',
+    });
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
@@ -115,7 +160,11 @@ describe('management IPC', () => {
         '',
       ].join('\n'),
     );
-    const service = new ManagementService({ configFile: file, bridge: () => Promise.reject(new Error('not started')), proxyLogFile });
+    const service = new ManagementService({
+      configFile: file,
+      bridge: () => Promise.reject(new Error('not started')),
+      proxyLogFile,
+    });
     const log = await service.serverLog('solo');
     expect(log.ok).toBe(true);
     expect(log.lines.map((l) => [l.level, l.text])).toEqual([

@@ -7,7 +7,17 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
-import { cleanupRuntimes, ensureCli, everythingEntry, memoryEntry, memoryLogger, tempDir, waitAllNotRunning, waitFor, writeConfig } from './mainHarness.js';
+import {
+  cleanupRuntimes,
+  ensureCli,
+  everythingEntry,
+  memoryEntry,
+  memoryLogger,
+  tempDir,
+  waitAllNotRunning,
+  waitFor,
+  writeConfig,
+} from './mainHarness.js';
 
 let cli: string;
 const runtimes: McpRuntime[] = [];
@@ -36,7 +46,11 @@ describe('panel changes in the app', () => {
     await runtime.start();
     await runtime.whenReady();
     const server = (id: string) => runtime.status().servers.find((s) => s.id === id)!;
-    await waitFor(() => server('memory').state === 'ready' && server('everything').state === 'ready', 20_000, 'both ready');
+    await waitFor(
+      () => server('memory').state === 'ready' && server('everything').state === 'ready',
+      20_000,
+      'both ready',
+    );
     const bridge0 = runtime.status().bridge.pid;
     const memory0 = server('memory').pid!;
     const everything0 = server('everything').pid!;
@@ -51,7 +65,9 @@ describe('panel changes in the app', () => {
     expect(server('everything').pid).not.toBe(everything0);
     expect(server('memory').pid).toBe(memory0);
 
-    expect((await service.changeConfig({ op: 'tool', id: 'memory', tool: 'read_graph', enabled: false })).ok).toBe(true);
+    expect((await service.changeConfig({ op: 'tool', id: 'memory', tool: 'read_graph', enabled: false })).ok).toBe(
+      true,
+    );
     await waitFor(() => !server('memory').tools.some((t) => t.name === 'read_graph'), 20_000, 'read_graph hidden');
     expect(runtime.status().bridge.pid).toBe(bridge0);
 

@@ -37,7 +37,8 @@ afterEach(async () => {
 });
 
 function track(status: RuntimeStatus): void {
-  for (const pid of [status.bridge.pid, ...status.servers.map((s) => s.pid)]) if (pid && !spawned.includes(pid)) spawned.push(pid);
+  for (const pid of [status.bridge.pid, ...status.servers.map((s) => s.pid)])
+    if (pid && !spawned.includes(pid)) spawned.push(pid);
 }
 
 function makeRuntime(config: unknown, extra: Partial<ConstructorParameters<typeof McpRuntime>[0]> = {}) {
@@ -89,7 +90,9 @@ describe('McpRuntime', () => {
     expect(progress.every((p) => p.total === 2 || p.total === 0)).toBe(true);
     // The token really guards the bridge.
     expect((await fetch(`${info.url}/status`)).status).toBe(401);
-    expect((await fetch(`${info.url}/status`, { headers: { Authorization: `Bearer ${info.token}` } })).status).toBe(200);
+    expect((await fetch(`${info.url}/status`, { headers: { Authorization: `Bearer ${info.token}` } })).status).toBe(
+      200,
+    );
 
     // whenReady() once ready resolves at once with the same info.
     expect(await runtime.whenReady()).toEqual(info);
@@ -100,7 +103,9 @@ describe('McpRuntime', () => {
     const restarted = await waitFor(
       () => {
         const m = runtime.status().servers.find((s) => s.id === 'memory');
-        return m && m.state === 'ready' && m.restarts >= 1 && typeof m.pid === 'number' && m.pid !== oldMemoryPid ? m : undefined;
+        return m && m.state === 'ready' && m.restarts >= 1 && typeof m.pid === 'number' && m.pid !== oldMemoryPid
+          ? m
+          : undefined;
       },
       15_000,
       'memory restarted',
@@ -120,7 +125,12 @@ describe('McpRuntime', () => {
 
   it('stop({deadlineMs}) resolves only once the bridge, a server ignoring SIGTERM and stdin EOF, and the group watcher are gone', async () => {
     const { runtime } = makeRuntime((dir: string) => ({
-      mcpServers: { stubborn: { command: process.execPath, args: [join(FIXTURES, 'ignoresTermServer.mjs'), join(dir, 'stubborn.pids')] } },
+      mcpServers: {
+        stubborn: {
+          command: process.execPath,
+          args: [join(FIXTURES, 'ignoresTermServer.mjs'), join(dir, 'stubborn.pids')],
+        },
+      },
     }));
     await runtime.start();
     await runtime.whenReady();
@@ -140,7 +150,8 @@ describe('McpRuntime', () => {
     // share of this one and stops the server (SIGKILL shortly before its bound) and the watcher.
     await runtime.stop({ deadlineMs: 8000 });
     // Gone, not merely dead: each was reaped by its parent, none left to init.
-    const name = (pid: number) => `${pid === bridge ? 'bridge' : pid === server ? 'server' : pid === watcher ? 'watcher' : 'descendant'} ${pid}`;
+    const name = (pid: number) =>
+      `${pid === bridge ? 'bridge' : pid === server ? 'server' : pid === watcher ? 'watcher' : 'descendant'} ${pid}`;
     expect([bridge, ...tree].filter((p) => !noProcess(p)).map(name)).toEqual([]);
   });
 

@@ -7,7 +7,17 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { viewOf } from '../../src/main/config/userConfig.js';
-import { cleanupRuntimes, ensureCli, everythingEntry, memoryEntry, memoryLogger, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
+import {
+  cleanupRuntimes,
+  ensureCli,
+  everythingEntry,
+  memoryEntry,
+  memoryLogger,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+  writeConfig,
+} from './mainHarness.js';
 
 let cli: string;
 const runtimes: McpRuntime[] = [];
@@ -48,8 +58,15 @@ describe('McpRuntime config reload', () => {
     const memory0 = st0.servers[0].pid!;
 
     // A per-session server and an app-level key: nothing the bridge runs.
-    write({ theme: 'dark', mcpServers: { memory: memoryEntry(dir), scratch: { command: 'node', args: ['x.js'], persistent: false } } });
-    await waitFor(() => log.lines.some((l) => l.includes('the bridge keeps running')), 5000, 'the unrelated change to be seen');
+    write({
+      theme: 'dark',
+      mcpServers: { memory: memoryEntry(dir), scratch: { command: 'node', args: ['x.js'], persistent: false } },
+    });
+    await waitFor(
+      () => log.lines.some((l) => l.includes('the bridge keeps running')),
+      5000,
+      'the unrelated change to be seen',
+    );
     expect(runtime.status().bridge.pid).toBe(bridge0);
     expect(runtime.status().bridge.restarts).toBe(0);
     expect(runtime.mcpServerPlan()).toEqual({
@@ -59,7 +76,11 @@ describe('McpRuntime config reload', () => {
 
     // An invalid file is reported (log and status) and changes nothing.
     writeFileSync(join(dir, 'mcp.json'), '{"mcpServers": {"memory": ');
-    await waitFor(() => log.lines.some((l) => l.includes('MCP config not applied')), 5000, 'the invalid file to be reported');
+    await waitFor(
+      () => log.lines.some((l) => l.includes('MCP config not applied')),
+      5000,
+      'the invalid file to be reported',
+    );
     expect(runtime.status().bridge.pid).toBe(bridge0);
     expect(runtime.status().bridge.configError).toMatch(/not valid JSON/);
 
@@ -68,7 +89,9 @@ describe('McpRuntime config reload', () => {
     const after = await waitFor(
       () => {
         const s = runtime.status();
-        return s.bridge.state === 'ready' && s.servers.some((x) => x.id === 'everything' && x.state === 'ready') ? s : undefined;
+        return s.bridge.state === 'ready' && s.servers.some((x) => x.id === 'everything' && x.state === 'ready')
+          ? s
+          : undefined;
       },
       20_000,
       'the new server ready',
@@ -162,10 +185,15 @@ describe('McpRuntime config reload', () => {
 
   it('computes the bridge signature from bridge servers and serving options only', () => {
     const base = { mcpServers: { a: { command: 'x', args: ['1'] }, b: { url: 'http://h/', persistent: false } } };
-    const same = viewOf({ theme: 1, mcpServers: { b: { url: 'http://other/', persistent: false }, a: { args: ['1'], command: 'x' } } });
+    const same = viewOf({
+      theme: 1,
+      mcpServers: { b: { url: 'http://other/', persistent: false }, a: { args: ['1'], command: 'x' } },
+    });
     expect(same.bridgeSignature).toBe(viewOf(base).bridgeSignature);
     expect(viewOf({ ...base, toolNaming: 'original' }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
-    expect(viewOf({ mcpServers: { a: { command: 'x', args: ['2'] } } }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
+    expect(viewOf({ mcpServers: { a: { command: 'x', args: ['2'] } } }).bridgeSignature).not.toBe(
+      viewOf(base).bridgeSignature,
+    );
     expect(viewOf(base).sessionEntries).toEqual({ b: { url: 'http://h/', persistent: false } });
   });
 });

@@ -49,7 +49,9 @@ describe('the app key of the token store', () => {
     expect(readFileSync(file, 'utf8')).not.toContain(key!);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(oauthStoreKey(tempDir(), fakeSafe(false), log.logger)).toBeUndefined();
-    expect(log.lines.join('\n')).toMatch(/warn safeStorage cannot encrypt here: sign-in tokens are kept in plain files/);
+    expect(log.lines.join('\n')).toMatch(
+      /warn safeStorage cannot encrypt here: sign-in tokens are kept in plain files/,
+    );
   });
 });
 
@@ -94,7 +96,10 @@ describe('McpRuntime sign-in', () => {
     for (const s of fx.secrets()) expect(raw.toString('latin1')).not.toContain(s);
     expect(JSON.stringify(runtime.status())).not.toMatch(new RegExp(fx.secrets().join('|')));
 
-    expect(await runtime.signIn('nope')).toMatchObject({ ok: false, error: expect.stringMatching(/unknown server "nope"/) });
+    expect(await runtime.signIn('nope')).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/unknown server "nope"/),
+    });
     expect(await runtime.signOut('secure')).toEqual({ ok: true });
     expect(readdirSync(oauthDir).filter((f) => f.endsWith('.json'))).toEqual([]);
     await waitFor(() => runtime.status().servers[0]?.state === 'needs-auth', 10_000, 'needs-auth after sign-out');

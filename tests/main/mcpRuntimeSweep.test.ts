@@ -35,7 +35,11 @@ it.skipIf(process.platform !== 'linux')(
     const orphanStart = await waitFor(() => startTimeOf(orphan.pid!), 2000, 'a start time');
     writeFileSync(
       join(run, `${dead.pid}-${deadStart}.json`),
-      JSON.stringify({ owner: { pid: dead.pid, start: deadStart }, groups: [{ pgid: orphan.pid, start: orphanStart }], pids: [] }),
+      JSON.stringify({
+        owner: { pid: dead.pid, start: deadStart },
+        groups: [{ pgid: orphan.pid, start: orphanStart }],
+        pids: [],
+      }),
     );
     const configFile = join(dir, 'mcp.json');
     writeConfig(configFile, { mcpServers: {} });

@@ -23,7 +23,12 @@ describe('resolveRuntimePaths', () => {
     });
     // The Electron binary's own resources folder (dev) must not be used.
     expect(JSON.stringify(p)).not.toContain('/opt/electron');
-    for (const f of [p.cliPath, path.join(p.rendererDir, 'index.html'), p.defaultServers.memory, p.defaultServers.filesystem]) {
+    for (const f of [
+      p.cliPath,
+      path.join(p.rendererDir, 'index.html'),
+      p.defaultServers.memory,
+      p.defaultServers.filesystem,
+    ]) {
       expect(existsSync(f), f).toBe(true);
     }
   });
@@ -37,7 +42,10 @@ describe('resolveRuntimePaths', () => {
 
   it('packaged (POSIX): CLI and servers in app.asar.unpacked, the panel inside the archive', () => {
     const resources = '/opt/Qiming MCP Runtime/resources';
-    const p = resolveRuntimePaths({ isPackaged: true, resourcesPath: resources, appPath: `${resources}/app.asar` }, path.posix);
+    const p = resolveRuntimePaths(
+      { isPackaged: true, resourcesPath: resources, appPath: `${resources}/app.asar` },
+      path.posix,
+    );
     expect(p).toEqual({
       cliPath: `${resources}/app.asar.unpacked/dist/proxy/qiming-mcp-stdio-proxy.cjs`,
       rendererDir: `${resources}/app.asar/dist/renderer`,
@@ -48,23 +56,34 @@ describe('resolveRuntimePaths', () => {
       },
     });
     // cliPath.ts maps the same layout from the main bundle's folder inside the archive.
-    expect(proxyCliCandidates({ hereDir: `${resources}/app.asar/dist/main`, resourcesPath: resources })).toContain(p.cliPath);
+    expect(proxyCliCandidates({ hereDir: `${resources}/app.asar/dist/main`, resourcesPath: resources })).toContain(
+      p.cliPath,
+    );
   });
 
   it('packaged (macOS bundle): same rule under Contents/Resources', () => {
     const resources = '/Applications/Qiming MCP Runtime.app/Contents/Resources';
-    const p = resolveRuntimePaths({ isPackaged: true, resourcesPath: resources, appPath: `${resources}/app.asar` }, path.posix);
+    const p = resolveRuntimePaths(
+      { isPackaged: true, resourcesPath: resources, appPath: `${resources}/app.asar` },
+      path.posix,
+    );
     expect(p.cliPath).toBe(`${resources}/app.asar.unpacked/dist/proxy/qiming-mcp-stdio-proxy.cjs`);
     expect(p.defaultServers.filesystem).toBe(`${resources}/app.asar.unpacked/dist/servers/filesystem.mjs`);
   });
 
   it('packaged (Windows): backslash paths, drive letter, case-insensitive .ASAR', () => {
     const resources = 'C:\\Users\\Ann\\AppData\\Local\\Programs\\Qiming MCP Runtime\\resources';
-    const p = resolveRuntimePaths({ isPackaged: true, resourcesPath: resources, appPath: `${resources}\\app.asar` }, path.win32);
+    const p = resolveRuntimePaths(
+      { isPackaged: true, resourcesPath: resources, appPath: `${resources}\\app.asar` },
+      path.win32,
+    );
     expect(p.cliPath).toBe(`${resources}\\app.asar.unpacked\\dist\\proxy\\qiming-mcp-stdio-proxy.cjs`);
     expect(p.rendererDir).toBe(`${resources}\\app.asar\\dist\\renderer`);
     expect(p.defaultServers.memory).toBe(`${resources}\\app.asar.unpacked\\dist\\servers\\memory.mjs`);
-    const upper = resolveRuntimePaths({ isPackaged: true, resourcesPath: resources, appPath: `${resources}\\APP.ASAR` }, path.win32);
+    const upper = resolveRuntimePaths(
+      { isPackaged: true, resourcesPath: resources, appPath: `${resources}\\APP.ASAR` },
+      path.win32,
+    );
     expect(upper.serversDir).toBe(`${resources}\\APP.ASAR.unpacked\\dist\\servers`);
   });
 
@@ -88,7 +107,12 @@ describe('resolveRuntimePaths', () => {
 
 describe('defaultMcpConfig + runtimeVars', () => {
   const paths = resolveRuntimePaths({ isPackaged: true, resourcesPath: '/r', appPath: '/r/app.asar' }, path.posix);
-  const env = runtimeVars({ paths, node: { command: '/opt/app/qiming-mcp-runtime' }, dataDir: '/home/ann/.config/Qiming', filesDir: '/home/ann/work' });
+  const env = runtimeVars({
+    paths,
+    node: { command: '/opt/app/qiming-mcp-runtime' },
+    dataDir: '/home/ann/.config/Qiming',
+    filesDir: '/home/ann/work',
+  });
 
   it('holds no absolute path: only variables', () => {
     const text = JSON.stringify(defaultMcpConfig());

@@ -42,10 +42,17 @@ describe('openSignIn', () => {
     for (const url of NOT_WEB) {
       const opened: string[] = [];
       const log = memoryLogger();
-      const r = await openSignIn('evil', Promise.resolve({ ok: true, url }), async (u) => void opened.push(u), log.logger);
+      const r = await openSignIn(
+        'evil',
+        Promise.resolve({ ok: true, url }),
+        async (u) => void opened.push(u),
+        log.logger,
+      );
       expect(r).toEqual({
         ok: false,
-        error: expect.stringMatching(/^sign-in to "evil" refused, the authorization page: .* is not opened: only http\(s\) URLs go to a browser$/),
+        error: expect.stringMatching(
+          /^sign-in to "evil" refused, the authorization page: .* is not opened: only http\(s\) URLs go to a browser$/,
+        ),
       });
       expect(opened).toEqual([]);
       expect(log.lines).toEqual([`warn ${r.error}`]);
@@ -59,7 +66,14 @@ describe('openSignIn', () => {
   it('opens an http(s) page, serialized', async () => {
     const opened: string[] = [];
     const url = 'https://auth.example.com/authorize?state=a|b^c';
-    expect(await openSignIn('ok', Promise.resolve({ ok: true, url }), async (u) => void opened.push(u), memoryLogger().logger)).toEqual({ ok: true, url });
+    expect(
+      await openSignIn(
+        'ok',
+        Promise.resolve({ ok: true, url }),
+        async (u) => void opened.push(u),
+        memoryLogger().logger,
+      ),
+    ).toEqual({ ok: true, url });
     expect(opened).toEqual([url]);
     expect(externalUrl('HTTPS://Auth.Example.com/a b')).toBe('https://auth.example.com/a%20b');
   });
@@ -90,7 +104,12 @@ describe('the built main process with a fake electron', () => {
     writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: { evil: { url: fx.url } } });
     const messages: Msg[] = [];
     child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
-      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT, QIMING_OAUTH_BROWSER: '/bin/false' },
+      env: {
+        ...process.env,
+        FAKE_ELECTRON_ROOT: root,
+        FAKE_ELECTRON_APP_PATH: ROOT,
+        QIMING_OAUTH_BROWSER: '/bin/false',
+      },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';
@@ -120,7 +139,10 @@ describe('the built main process with a fake electron', () => {
     );
     pids.add(status.bridge.pid!);
     const r = await invoke(IPC_CHANNELS.signIn, 'evil');
-    expect(r.value).toEqual({ ok: false, error: expect.stringMatching(/sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/) });
+    expect(r.value).toEqual({
+      ok: false,
+      error: expect.stringMatching(/sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/),
+    });
     expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
 
     child.send({ type: 'quit' });

@@ -38,13 +38,17 @@ describe('readUserConfig', () => {
   });
 
   it('passes a bad entry on beside the good ones (the bridge shows it as failed) instead of refusing the file', async () => {
-    const file = write(JSON.stringify({ mcpServers: { good: { command: 'node' }, typo: { command: 'node', args: [1] } } }));
+    const file = write(
+      JSON.stringify({ mcpServers: { good: { command: 'node' }, typo: { command: 'node', args: [1] } } }),
+    );
     const view = await readUserConfig(file, {});
     expect(Object.keys(view.bridgeEntries)).toEqual(['good', 'typo']);
   });
 
   it('refuses a file that is not JSON, or whose top level is wrong, with the proxy message', async () => {
     await expect(readUserConfig(write('{"mcpServers": {'), {})).rejects.toThrow(/is not valid JSON/);
-    await expect(readUserConfig(write('{"mcpServers": {}, "toolNaming": "short"}'), {})).rejects.toThrow(/toolNaming must be one of "prefixed", "original"/);
+    await expect(readUserConfig(write('{"mcpServers": {}, "toolNaming": "short"}'), {})).rejects.toThrow(
+      /toolNaming must be one of "prefixed", "original"/,
+    );
   });
 });

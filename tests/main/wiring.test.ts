@@ -5,12 +5,28 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { installQuitSequence, type PreventableEvent } from '../../src/main/app/quitSequence.js';
-import { handleTrusted, isTrustedSender, registerIpcHandlers, type IpcInvokeEventLike, type IpcMainLike } from '../../src/main/app/ipcHandlers.js';
+import {
+  handleTrusted,
+  isTrustedSender,
+  registerIpcHandlers,
+  type IpcInvokeEventLike,
+  type IpcMainLike,
+} from '../../src/main/app/ipcHandlers.js';
 import { createPreloadApi, type IpcRendererLike } from '../../src/main/app/preloadApi.js';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
-import { ensureCli, notRunning, killQuietly, memoryEntry, removeTempDirs, tempDir, waitFor, waitAllNotRunning, writeConfig } from './mainHarness.js';
+import {
+  ensureCli,
+  notRunning,
+  killQuietly,
+  memoryEntry,
+  removeTempDirs,
+  tempDir,
+  waitFor,
+  waitAllNotRunning,
+  writeConfig,
+} from './mainHarness.js';
 
 class FakeApp extends EventEmitter {
   quits = 0;
@@ -53,7 +69,14 @@ describe('quit sequence', () => {
     const gate = deferred();
     const stop = vi.fn((_deadline: number) => gate.promise);
     const killSync = vi.fn();
-    const seq = installQuitSequence({ app, processLike: proc, stop, killSync, deadlineMs: 1234, exitFallbackMs: 60_000 });
+    const seq = installQuitSequence({
+      app,
+      processLike: proc,
+      stop,
+      killSync,
+      deadlineMs: 1234,
+      exitFallbackMs: 60_000,
+    });
 
     app.quit();
     expect(app.prevented).toBe(1);
@@ -183,25 +206,38 @@ describe('IPC handlers', () => {
   it('serves the app page and refuses foreign, missing and sub frames', async () => {
     const { ipc, handlers, invoke } = fakeIpcMain();
     const unregister = registerIpcHandlers(ipc, api, { pageUrl: PAGE });
-    expect([...handlers.keys()].sort()).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort());
+    expect([...handlers.keys()].sort()).toEqual(
+      [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort(),
+    );
     const top = { url: `${PAGE}#token=x`, parent: null };
     expect(await invoke(IPC_CHANNELS.getStatus, top)).toEqual(status);
     expect(await invoke(IPC_CHANNELS.restart, top, 'memory')).toEqual({ ok: true });
 
-    await expect(invoke(IPC_CHANNELS.getStatus, { url: 'https://evil.example/index.html', parent: null })).rejects.toThrow(/sender not allowed/);
-    await expect(invoke(IPC_CHANNELS.getStatus, { url: 'file:///tmp/other/index.html', parent: null })).rejects.toThrow(/sender not allowed/);
+    await expect(
+      invoke(IPC_CHANNELS.getStatus, { url: 'https://evil.example/index.html', parent: null }),
+    ).rejects.toThrow(/sender not allowed/);
+    await expect(invoke(IPC_CHANNELS.getStatus, { url: 'file:///tmp/other/index.html', parent: null })).rejects.toThrow(
+      /sender not allowed/,
+    );
     await expect(invoke(IPC_CHANNELS.getStatus, null)).rejects.toThrow(/sender not allowed/);
     await expect(invoke(IPC_CHANNELS.getStatus, { url: PAGE, parent: {} })).rejects.toThrow(/sender not allowed/);
-    await expect(invoke(IPC_CHANNELS.restart, { url: 'https://evil.example/', parent: null }, 'memory')).rejects.toThrow(/sender not allowed/);
+    await expect(
+      invoke(IPC_CHANNELS.restart, { url: 'https://evil.example/', parent: null }, 'memory'),
+    ).rejects.toThrow(/sender not allowed/);
     expect(api.restart).toHaveBeenCalledTimes(1); // the refused call never reached the runtime
 
     // Arguments are checked before use.
     expect(await invoke(IPC_CHANNELS.restart, top, '../etc')).toEqual({ ok: false, error: 'invalid server id' });
 
     // Sign-in and sign-out: same sender and id checks.
-    expect(await invoke(IPC_CHANNELS.signIn, top, 'linear')).toEqual({ ok: true, url: 'https://as.example/authorize?for=linear' });
+    expect(await invoke(IPC_CHANNELS.signIn, top, 'linear')).toEqual({
+      ok: true,
+      url: 'https://as.example/authorize?for=linear',
+    });
     expect(await invoke(IPC_CHANNELS.signOut, top, 'linear')).toEqual({ ok: true });
-    await expect(invoke(IPC_CHANNELS.signIn, { url: 'https://evil.example/', parent: null }, 'linear')).rejects.toThrow(/sender not allowed/);
+    await expect(invoke(IPC_CHANNELS.signIn, { url: 'https://evil.example/', parent: null }, 'linear')).rejects.toThrow(
+      /sender not allowed/,
+    );
     expect(await invoke(IPC_CHANNELS.signOut, top, 'a/b')).toEqual({ ok: false, error: 'invalid server id' });
     expect(api.signIn).toHaveBeenCalledTimes(1);
     expect(api.signOut).toHaveBeenCalledTimes(1);
@@ -237,7 +273,12 @@ describe('preload API', () => {
     await api.restart('memory');
     await api.signIn('linear');
     await api.signOut('linear');
-    expect(invoked.map((a) => a[0])).toEqual([IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut]);
+    expect(invoked.map((a) => a[0])).toEqual([
+      IPC_CHANNELS.getStatus,
+      IPC_CHANNELS.restart,
+      IPC_CHANNELS.signIn,
+      IPC_CHANNELS.signOut,
+    ]);
     expect(invoked.slice(2).map((a) => a[1])).toEqual(['linear', 'linear']);
     expect(invoked.every((a) => String(a[0]).startsWith('mcp:'))).toBe(true);
 

@@ -16,7 +16,11 @@ const schema = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'app-builder-l
 /** A validator for the schema. Its one custom keyword, `typeof` (for hook functions), is implemented. */
 function compile() {
   const ajv = new Ajv({ allErrors: true, strict: false });
-  ajv.addKeyword({ keyword: 'typeof', schemaType: 'string', validate: (type: string, data: unknown) => typeof data === type });
+  ajv.addKeyword({
+    keyword: 'typeof',
+    schemaType: 'string',
+    validate: (type: string, data: unknown) => typeof data === type,
+  });
   return ajv.compile(schema);
 }
 

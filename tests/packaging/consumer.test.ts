@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { buildSync, transformSync } from 'esbuild';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -45,14 +54,18 @@ let app: string;
 
 /** npm's environment without what `npm test` exported for this repository (its config, its lifecycle). */
 function npmEnv(): NodeJS.ProcessEnv {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_cache$/i.test(k)));
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_cache$/i.test(k)),
+  );
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 }
 
 /** The README's code block after `<!-- consumer-test: <name> -->`. */
 function readmeSnippet(name: string): string {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const m = new RegExp(`<!-- consumer-test: ${name.replace('.', '\\.')} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  const m = new RegExp(`<!-- consumer-test: ${name.replace('.', '\\.')} -->\\s*\`\`\`ts\\n([\\s\\S]*?)\`\`\``).exec(
+    readme,
+  );
   if (!m) throw new Error(`README.md has no "consumer-test: ${name}" snippet`);
   return m[1]!;
 }
@@ -63,11 +76,22 @@ beforeAll(
     app = join(dir, 'app');
     mkdirSync(join(app, 'src'), { recursive: true });
     // tests/globalSetup.ts built dist/; prepack would build it again.
-    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT, env: npmEnv(), timeout: 60_000 });
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+      cwd: ROOT,
+      env: npmEnv(),
+      timeout: 60_000,
+    });
     const tarball = join(dir, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true, type: 'module' }));
+    writeFileSync(
+      join(app, 'package.json'),
+      JSON.stringify({ name: 'consumer-app', version: '1.0.0', private: true, type: 'module' }),
+    );
     const install = (mode: string) =>
-      run('npm', ['install', mode, '--ignore-scripts', '--no-package-lock', tarball], { cwd: app, env: npmEnv(), timeout: INSTALL_TIMEOUT_MS });
+      run('npm', ['install', mode, '--ignore-scripts', '--no-package-lock', tarball], {
+        cwd: app,
+        env: npmEnv(),
+        timeout: INSTALL_TIMEOUT_MS,
+      });
     // Offline when the cache has every dependency; the first run on a machine may need the registry.
     await install('--offline').catch(() => install('--prefer-offline'));
   },
@@ -95,7 +119,15 @@ describe('the packed module in a fresh project', () => {
       expect(existsSync(join(mod, PKG.name, f)), f).toBe(true);
     // npm always packs "main" (this repository's own app, for `electron .`); it is not exported.
     const installed = JSON.parse(readFileSync(join(mod, PKG.name, 'package.json'), 'utf8'));
-    expect(Object.keys(installed.exports)).toEqual(['./main', './preload', './panel', './panel.css', './cli', './shared', './package.json']);
+    expect(Object.keys(installed.exports)).toEqual([
+      './main',
+      './preload',
+      './panel',
+      './panel.css',
+      './cli',
+      './shared',
+      './package.json',
+    ]);
     expect(installed.peerDependenciesMeta).toEqual({ electron: { optional: true } });
   });
 
@@ -103,14 +135,24 @@ describe('the packed module in a fresh project', () => {
     const config = join(app, 'mcp.json');
     writeFileSync(
       config,
-      JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(app, 'memory.jsonl') } } } }),
+      JSON.stringify({
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [MEMORY_SERVER],
+            env: { MEMORY_FILE_PATH: join(app, 'memory.jsonl') },
+          },
+        },
+      }),
     );
     copyFileSync(join(FIXTURES, 'consumer', 'runtime.mjs'), join(app, 'runtime.mjs'));
     const { stdout } = await run(process.execPath, ['runtime.mjs', config], { cwd: app, timeout: 60_000 });
     const out = JSON.parse(stdout.trim().split('\n').pop()!);
 
     expect(out.status.bridge.state).toBe('ready');
-    expect(out.status.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([['memory', 'ready']]);
+    expect(out.status.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([
+      ['memory', 'ready'],
+    ]);
     expect(out.status.servers[0].tools.map((t: { name: string }) => t.name)).toContain('read_graph');
     // One stdio entry: this package's CLI, run by this node, over the bridge.
     expect(out.mcpServers).toHaveLength(1);
@@ -126,8 +168,12 @@ describe('the packed module in a fresh project', () => {
       ['mcpRuntime', API_METHODS],
     ]);
     expect(out).toMatchObject({ cliPath: entry.args[0], cliExists: true, serversExist: true, panelExists: true });
-    expect(out.asarUnpack).toEqual([`node_modules/${PKG.name}/dist/proxy/**`, `node_modules/${PKG.name}/dist/servers/**`]);
-    const refused = "exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)";
+    expect(out.asarUnpack).toEqual([
+      `node_modules/${PKG.name}/dist/proxy/**`,
+      `node_modules/${PKG.name}/dist/servers/**`,
+    ]);
+    const refused =
+      "exposeMcpRuntime: pass { contextBridge, ipcRenderer } from 'electron' (they cannot be required here)";
     expect(out.withoutElectron).toEqual([refused, refused]);
     expect(out.channels).toEqual(['mcp:status:get', 'mcp:status:get', 'mcpRuntime']);
 
@@ -152,7 +198,10 @@ describe('the packed module in a fresh project', () => {
     });
     const { stdout } = await run(process.execPath, [join(app, 'out', 'main.mjs')], { cwd: app, timeout: 30_000 });
     const pkg = join(app, 'node_modules', PKG.name);
-    expect(JSON.parse(stdout)).toEqual([join(pkg, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'), join(pkg, 'dist', 'renderer')]);
+    expect(JSON.parse(stdout)).toEqual([
+      join(pkg, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'),
+      join(pkg, 'dist', 'renderer'),
+    ]);
   });
 
   it('bundles the README preload snippet as the README says, and it exposes the API through contextBridge', async () => {
@@ -176,44 +225,54 @@ describe('the packed module in a fresh project', () => {
     const { stdout } = await run(process.execPath, ['preload.cjs'], { cwd: dirP, timeout: 30_000 });
     expect(JSON.parse(stdout)).toEqual({ key: 'mcpRuntime', methods: API_METHODS, invoked: ['mcp:status:get'] });
     // One file that requires nothing but electron (a sandboxed preload can require nothing else).
-    const requires = [...readFileSync(join(dirP, 'preload.cjs'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+    const requires = [...readFileSync(join(dirP, 'preload.cjs'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map(
+      (m) => m[1],
+    );
     expect(new Set(requires)).toEqual(new Set(['electron']));
   });
 
-  it.each(['bundler', 'node16'])('type-checks every entry and the README snippets (moduleResolution %s)', async (resolution) => {
-    const mod = join(app, 'node_modules');
-    // Types only (never run): Electron's and Node's declarations from this repository.
-    mkdirSync(join(mod, '@types'), { recursive: true });
-    if (!existsSync(join(mod, '@types/node'))) symlinkSync(join(ROOT, 'node_modules', '@types/node'), join(mod, '@types/node'), 'dir');
-    // electron's declarations alone: its index.js would try to download Electron if anything required it.
-    if (!existsSync(join(mod, 'electron'))) {
-      mkdirSync(join(mod, 'electron'));
-      writeFileSync(join(mod, 'electron', 'package.json'), JSON.stringify({ name: 'electron', types: 'electron.d.ts' }));
-      symlinkSync(join(ROOT, 'node_modules', 'electron', 'electron.d.ts'), join(mod, 'electron', 'electron.d.ts'));
-    }
-    copyFileSync(join(FIXTURES, 'consumer', 'entries.ts'), join(app, 'src', 'entries.ts'));
-    writeFileSync(join(app, 'src', 'main.ts'), readmeSnippet('main.ts'));
-    writeFileSync(join(app, 'src', 'preload.ts'), readmeSnippet('preload.ts'));
-    const module = resolution === 'bundler' ? 'ESNext' : 'Node16';
-    const tsconfig = {
-      compilerOptions: {
-        target: 'ES2022',
-        module,
-        moduleResolution: resolution,
-        strict: true,
-        noEmit: true,
-        skipLibCheck: false,
-        lib: ['ES2022', 'DOM'],
-        types: ['node'],
-      },
-      include: ['src'],
-    };
-    writeFileSync(join(app, `tsconfig.${resolution}.json`), JSON.stringify(tsconfig));
-    const result = await run(process.execPath, [TSC, '-p', `tsconfig.${resolution}.json`], { cwd: app, timeout: 120_000 }).catch(
-      (err: { stdout?: string }) => err,
-    );
-    expect('stdout' in result ? result.stdout : '').toBe('');
-  });
+  it.each(['bundler', 'node16'])(
+    'type-checks every entry and the README snippets (moduleResolution %s)',
+    async (resolution) => {
+      const mod = join(app, 'node_modules');
+      // Types only (never run): Electron's and Node's declarations from this repository.
+      mkdirSync(join(mod, '@types'), { recursive: true });
+      if (!existsSync(join(mod, '@types/node')))
+        symlinkSync(join(ROOT, 'node_modules', '@types/node'), join(mod, '@types/node'), 'dir');
+      // electron's declarations alone: its index.js would try to download Electron if anything required it.
+      if (!existsSync(join(mod, 'electron'))) {
+        mkdirSync(join(mod, 'electron'));
+        writeFileSync(
+          join(mod, 'electron', 'package.json'),
+          JSON.stringify({ name: 'electron', types: 'electron.d.ts' }),
+        );
+        symlinkSync(join(ROOT, 'node_modules', 'electron', 'electron.d.ts'), join(mod, 'electron', 'electron.d.ts'));
+      }
+      copyFileSync(join(FIXTURES, 'consumer', 'entries.ts'), join(app, 'src', 'entries.ts'));
+      writeFileSync(join(app, 'src', 'main.ts'), readmeSnippet('main.ts'));
+      writeFileSync(join(app, 'src', 'preload.ts'), readmeSnippet('preload.ts'));
+      const module = resolution === 'bundler' ? 'ESNext' : 'Node16';
+      const tsconfig = {
+        compilerOptions: {
+          target: 'ES2022',
+          module,
+          moduleResolution: resolution,
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          lib: ['ES2022', 'DOM'],
+          types: ['node'],
+        },
+        include: ['src'],
+      };
+      writeFileSync(join(app, `tsconfig.${resolution}.json`), JSON.stringify(tsconfig));
+      const result = await run(process.execPath, [TSC, '-p', `tsconfig.${resolution}.json`], {
+        cwd: app,
+        timeout: 120_000,
+      }).catch((err: { stdout?: string }) => err);
+      expect('stdout' in result ? result.stdout : '').toBe('');
+    },
+  );
 
   it('runs the README main-process snippet as written, under a stand-in electron: ready, IPC for its page only, quit stops everything', async () => {
     // `electron` for this folder only: tests/fixtures/fakeElectron.cjs, driven over the IPC channel.
@@ -221,12 +280,26 @@ describe('the packed module in a fresh project', () => {
     const fake = join(runDir, 'node_modules', 'electron');
     mkdirSync(fake, { recursive: true });
     writeFileSync(join(fake, 'package.json'), JSON.stringify({ name: 'electron', main: 'index.cjs' }));
-    writeFileSync(join(fake, 'index.cjs'), `module.exports = require(${JSON.stringify(join(FIXTURES, 'fakeElectron.cjs'))});\n`);
-    writeFileSync(join(runDir, 'main.mjs'), transformSync(readmeSnippet('main.ts'), { loader: 'ts', format: 'esm' }).code);
+    writeFileSync(
+      join(fake, 'index.cjs'),
+      `module.exports = require(${JSON.stringify(join(FIXTURES, 'fakeElectron.cjs'))});\n`,
+    );
+    writeFileSync(
+      join(runDir, 'main.mjs'),
+      transformSync(readmeSnippet('main.ts'), { loader: 'ts', format: 'esm' }).code,
+    );
     // The snippet writes an empty config only when none exists: give it one with a server.
     const root = join(dir, 'electron-root');
     mkdirSync(join(root, 'userData'), { recursive: true });
-    const config = { mcpServers: { memory: { command: process.execPath, args: [MEMORY_SERVER], env: { MEMORY_FILE_PATH: join(root, 'memory.jsonl') } } } };
+    const config = {
+      mcpServers: {
+        memory: {
+          command: process.execPath,
+          args: [MEMORY_SERVER],
+          env: { MEMORY_FILE_PATH: join(root, 'memory.jsonl') },
+        },
+      },
+    };
     writeFileSync(join(root, 'userData', 'mcp.json'), JSON.stringify(config));
 
     const child = spawn(process.execPath, ['main.mjs'], {
@@ -246,13 +319,19 @@ describe('the packed module in a fresh project', () => {
       const id = nextId++;
       child.send({ type: 'invoke', id, channel: 'mcp:status:get', url, args: [] });
       return waitFor(
-        () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: any; error?: string } | undefined,
+        () =>
+          messages.find((m) => m.type === 'result' && m.id === id) as
+            { ok: boolean; value?: any; error?: string } | undefined,
         10_000,
         'an IPC result',
       );
     };
     try {
-      const loaded = await waitFor(() => messages.find((m) => m.type === 'loadFile'), 10_000, `loadFile (stderr: ${stderr})`);
+      const loaded = await waitFor(
+        () => messages.find((m) => m.type === 'loadFile'),
+        10_000,
+        `loadFile (stderr: ${stderr})`,
+      );
       const page = pathToFileURL(loaded.file as string).href;
       expect(loaded.file).toBe(join(app, 'node_modules', PKG.name, 'dist', 'renderer', 'index.html'));
       const status = await waitFor(
@@ -264,7 +343,10 @@ describe('the packed module in a fresh project', () => {
         `a ready bridge (stderr: ${stderr})`,
       );
       expect(status.servers.map((s: { id: string; state: string }) => [s.id, s.state])).toEqual([['memory', 'ready']]);
-      expect(await invoke('https://evil.example/')).toMatchObject({ ok: false, error: expect.stringMatching(/sender not allowed/) });
+      expect(await invoke('https://evil.example/')).toMatchObject({
+        ok: false,
+        error: expect.stringMatching(/sender not allowed/),
+      });
       // The snippet prints the ACP entries once ready: this package's CLI, run by this node.
       await waitFor(() => stdout.includes('qiming-mcp-stdio-proxy.cjs'), 10_000, 'the ACP entries on stdout');
       expect(messages.some((m) => m.type === 'webContents.send' && m.channel === 'mcp:status:changed')).toBe(true);

@@ -41,7 +41,11 @@ beforeAll(async () => {
   // electron-builder's own sanity check also fails the pack when package.json's "main"
   // (dist/main/main.cjs) is missing from the archive.
   pack = await packDir({ electronDist: makeFakeElectronDist(join(tmp, 'electron-dist')), outDir: join(tmp, 'out') });
-  paths = resolveRuntimePaths({ isPackaged: true, resourcesPath: pack.resources, appPath: join(pack.resources, 'app.asar') });
+  paths = resolveRuntimePaths({
+    isPackaged: true,
+    resourcesPath: pack.resources,
+    appPath: join(pack.resources, 'app.asar'),
+  });
   entries = asar.listPackage(join(pack.resources, 'app.asar'), { isPack: false }).map((e) => e.replaceAll('\\', '/'));
 }, 120_000);
 
@@ -53,17 +57,23 @@ describe('packaged layout (electron-builder --dir)', () => {
   it('puts the proxy CLI and the bundled servers, and only them, outside the archive, byte for byte', () => {
     expect(listFiles(join(pack.resources, 'app.asar.unpacked'))).toEqual(UNPACKED);
     for (const rel of UNPACKED) {
-      expect(readFileSync(join(pack.resources, 'app.asar.unpacked', rel)).equals(readFileSync(join(ROOT, rel))), rel).toBe(true);
+      expect(
+        readFileSync(join(pack.resources, 'app.asar.unpacked', rel)).equals(readFileSync(join(ROOT, rel))),
+        rel,
+      ).toBe(true);
     }
   });
 
   it('archives every built file and package.json, and nothing of the sources, tests, maps or dev tools', () => {
-    for (const rel of ['package.json', ...listFiles(DIST, 'dist').filter((f) => !f.endsWith('.map') && appFile(f))]) expect(entries, rel).toContain(`/${rel}`);
+    for (const rel of ['package.json', ...listFiles(DIST, 'dist').filter((f) => !f.endsWith('.map') && appFile(f))])
+      expect(entries, rel).toContain(`/${rel}`);
     expect(entries.filter((e) => !appFile(e.slice(1)))).toEqual([]);
     const topLevel = new Set(entries.map((e) => e.split('/')[1]));
     // No node_modules at all: the bundles carry their dependencies (next test).
     expect([...topLevel].sort()).toEqual(['dist', 'package.json']);
-    const leaks = entries.filter((e) => /\.(map|ts|mts|cts|tsx)$/.test(e) || /^\/(src|tests|bench|scripts|docs|build|release)(\/|$)/.test(e));
+    const leaks = entries.filter(
+      (e) => /\.(map|ts|mts|cts|tsx)$/.test(e) || /^\/(src|tests|bench|scripts|docs|build|release)(\/|$)/.test(e),
+    );
     expect(leaks).toEqual([]);
   });
 
@@ -84,7 +94,10 @@ describe('packaged layout (electron-builder --dir)', () => {
       const specs = new Set(loads.flatMap((re) => [...text.matchAll(re)].map((m) => m[1]!)));
       const sibling = (s: string) => s.startsWith('./') && scripts.includes(join(dirname(rel), s).split(sep).join('/'));
       const foreign = [...specs].filter(
-        (s) => !builtins.has(s) && !(s === 'electron' && rel.startsWith('dist/main/')) && !(rel.startsWith('dist/proxy/') && sibling(s)),
+        (s) =>
+          !builtins.has(s) &&
+          !(s === 'electron' && rel.startsWith('dist/main/')) &&
+          !(rel.startsWith('dist/proxy/') && sibling(s)),
       );
       expect(foreign, rel).toEqual([]);
     }
@@ -104,17 +117,22 @@ describe('packaged layout (electron-builder --dir)', () => {
     expect(on(FuseV1Options.EnableCookieEncryption)).toBe('1');
     expect(on(FuseV1Options.GrantFileProtocolExtraPrivileges)).toBe('0');
     // Not configured: left as Electron ships it.
-    expect(on(FuseV1Options.LoadBrowserProcessSpecificV8Snapshot)).toBe(STOCK_FUSE_WIRE[FuseV1Options.LoadBrowserProcessSpecificV8Snapshot]);
+    expect(on(FuseV1Options.LoadBrowserProcessSpecificV8Snapshot)).toBe(
+      STOCK_FUSE_WIRE[FuseV1Options.LoadBrowserProcessSpecificV8Snapshot],
+    );
   });
 
   it('is where the runtime looks: resourcePaths.ts and cliPath.ts both find the unpacked files', () => {
     const unpacked = join(pack.resources, 'app.asar.unpacked');
     expect(paths.cliPath).toBe(join(unpacked, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs'));
-    for (const f of [paths.cliPath, paths.defaultServers.memory, paths.defaultServers.filesystem]) expect(existsSync(f), f).toBe(true);
+    for (const f of [paths.cliPath, paths.defaultServers.memory, paths.defaultServers.filesystem])
+      expect(existsSync(f), f).toBe(true);
     expect(entries).toContain('/dist/renderer/index.html');
     expect(paths.rendererDir).toBe(join(pack.resources, 'app.asar', 'dist', 'renderer'));
     // From the main bundle's folder inside the archive, as McpRuntime resolves it by default.
-    expect(resolveProxyCliPath({ hereDir: join(pack.resources, 'app.asar', 'dist', 'main'), resourcesPath: pack.resources })).toBe(paths.cliPath);
+    expect(
+      resolveProxyCliPath({ hereDir: join(pack.resources, 'app.asar', 'dist', 'main'), resourcesPath: pack.resources }),
+    ).toBe(paths.cliPath);
   });
 });
 
@@ -152,13 +170,22 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     let stderr = '';
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const exited = new Promise<void>((r) => child.once('exit', () => r()));
-    const ready = await new Promise<{ url: string; pid: number; servers: { id: string; state: string; tools: number }[] }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ready line within 30 s; stderr:\n${stderr.slice(-3000)}`)), 30_000);
+    const ready = await new Promise<{
+      url: string;
+      pid: number;
+      servers: { id: string; state: string; tools: number }[];
+    }>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no ready line within 30 s; stderr:\n${stderr.slice(-3000)}`)),
+        30_000,
+      );
       createInterface({ input: child.stdout! }).once('line', (line) => {
         clearTimeout(timer);
         resolve(JSON.parse(line));
       });
-      child.once('exit', (code) => reject(new Error(`bridge exited (${code}) before ready; stderr:\n${stderr.slice(-3000)}`)));
+      child.once('exit', (code) =>
+        reject(new Error(`bridge exited (${code}) before ready; stderr:\n${stderr.slice(-3000)}`)),
+      );
     });
     expect(ready.servers.map((s) => [s.id, s.state]).sort()).toEqual([
       ['filesystem', 'ready'],
@@ -172,11 +199,18 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     expect(serverPids).toHaveLength(2);
 
     const client = new Client({ name: 'packaging-test', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${ready.url}/mcp`), { requestInit: { headers: auth } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${ready.url}/mcp`), { requestInit: { headers: auth } }),
+    );
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(
-        expect.arrayContaining(['memory__create_entities', 'memory__read_graph', 'filesystem__list_directory', 'filesystem__read_text_file']),
+        expect.arrayContaining([
+          'memory__create_entities',
+          'memory__read_graph',
+          'filesystem__list_directory',
+          'filesystem__read_text_file',
+        ]),
       );
       const created = await client.callTool({
         name: 'memory__create_entities',
@@ -192,7 +226,10 @@ describe('the packaged CLI, run from the layout with plain node', () => {
       await client.close();
     }
     // The panel's management routes load their file on first use (scripts/buildProxy.mjs).
-    const config = (await (await fetch(`${ready.url}/config`, { headers: auth })).json()) as { file?: string; servers?: { id: string }[] };
+    const config = (await (await fetch(`${ready.url}/config`, { headers: auth })).json()) as {
+      file?: string;
+      servers?: { id: string }[];
+    };
     expect(config.file).toBe(configFile);
     expect(config.servers?.map((s) => s.id).sort()).toEqual(['filesystem', 'memory']);
     // The legacy SSE route loads the SDK's SSE transport from the file beside the CLI.
@@ -211,7 +248,12 @@ describe('the packaged CLI, run from the layout with plain node', () => {
     }
 
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((_, reject) => setTimeout(() => reject(new Error('bridge did not exit within 10 s of SIGTERM')), 10_000))]);
+    await Promise.race([
+      exited,
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error('bridge did not exit within 10 s of SIGTERM')), 10_000),
+      ),
+    ]);
     for (const pid of [child.pid!, ...serverPids]) {
       await waitNoProcess(pid, 5000);
       expect(() => process.kill(pid, 0), `pid ${pid}`).toThrow(expect.objectContaining({ code: 'ESRCH' }));

@@ -40,7 +40,9 @@ export function makeFakeElectronDist(dir: string): string {
   ]);
   writeFileSync(join(dir, 'electron'), wire);
   chmodSync(join(dir, 'electron'), 0o755);
-  const electronPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')) as { version: string };
+  const electronPkg = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'electron', 'package.json'), 'utf8')) as {
+    version: string;
+  };
   writeFileSync(join(dir, 'version'), electronPkg.version);
   writeFileSync(join(dir, 'LICENSE'), 'stand-in\n');
   writeFileSync(join(dir, 'LICENSES.chromium.html'), '<p>stand-in</p>\n');
@@ -60,7 +62,12 @@ export interface PackResult {
  * overriding only where Electron comes from and where the output goes. Needs no network:
  * no download (electronDist), no native rebuild (npmRebuild: false in the config).
  */
-export function packDir(opts: { electronDist: string; outDir: string; extraArgs?: string[]; timeoutMs?: number }): Promise<PackResult> {
+export function packDir(opts: {
+  electronDist: string;
+  outDir: string;
+  extraArgs?: string[];
+  timeoutMs?: number;
+}): Promise<PackResult> {
   const args = [
     join(ROOT, 'node_modules', 'electron-builder', 'cli.js'),
     '--linux',

@@ -2,7 +2,18 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI, connectProxy, ensureBuilt, EVERYTHING, fixtureEntry, readState, tempDir, waitFor, waitNoProcess, type ProxyHandle } from '../helpers/proxyCli.js';
+import {
+  CLI,
+  connectProxy,
+  ensureBuilt,
+  EVERYTHING,
+  fixtureEntry,
+  readState,
+  tempDir,
+  waitFor,
+  waitNoProcess,
+  type ProxyHandle,
+} from '../helpers/proxyCli.js';
 
 let handles: ProxyHandle[] = [];
 let dirs: { remove: () => void }[] = [];
@@ -21,8 +32,16 @@ afterEach(async () => {
   dirs = [];
 });
 
-async function proxy(servers: Record<string, unknown>, extra: string[] = [], caps: Record<string, unknown> = {}, top: Record<string, unknown> = {}) {
-  const h = await connectProxy(['--config', JSON.stringify({ mcpServers: servers, ...top }), '--no-watchdog', ...extra], caps);
+async function proxy(
+  servers: Record<string, unknown>,
+  extra: string[] = [],
+  caps: Record<string, unknown> = {},
+  top: Record<string, unknown> = {},
+) {
+  const h = await connectProxy(
+    ['--config', JSON.stringify({ mcpServers: servers, ...top }), '--no-watchdog', ...extra],
+    caps,
+  );
   handles.push(h);
   return h;
 }
@@ -33,7 +52,11 @@ function text(res: unknown): string {
 
 describe('stdio aggregation', () => {
   it('merges tools, prompts and resources of several servers and routes calls', async () => {
-    const { client } = await proxy({ a: fixtureEntry('a'), b: fixtureEntry('b'), everything: { command: process.execPath, args: [EVERYTHING] } });
+    const { client } = await proxy({
+      a: fixtureEntry('a'),
+      b: fixtureEntry('b'),
+      everything: { command: process.execPath, args: [EVERYTHING] },
+    });
     const tools = (await client.listTools()).tools.map((t) => t.name);
     expect(tools).toContain('a__echo');
     expect(tools).toContain('b__echo'); // the same tool name on two servers does not collide
@@ -82,7 +105,10 @@ describe('stdio aggregation', () => {
   });
 
   it('applies allow/deny filters to listing and calling', async () => {
-    const { client } = await proxy({ a: { ...fixtureEntry('a'), tools: { deny: ['d*', 'slow'] } } }, ['--deny-tools', 'blob']);
+    const { client } = await proxy({ a: { ...fixtureEntry('a'), tools: { deny: ['d*', 'slow'] } } }, [
+      '--deny-tools',
+      'blob',
+    ]);
     const tools = (await client.listTools()).tools.map((t) => t.name);
     expect(tools).toContain('a__echo');
     expect(tools).not.toContain('a__die');
@@ -97,16 +123,24 @@ describe('stdio aggregation', () => {
     const state = `${dir.path}/state.jsonl`;
     const { client } = await proxy({ a: fixtureEntry('a', [], state) });
     const progress: number[] = [];
-    const res = await client.callTool({ name: 'a__slow', arguments: { ms: 200, steps: 4 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const res = await client.callTool({ name: 'a__slow', arguments: { ms: 200, steps: 4 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(text(res)).toBe('slept 200');
     expect(progress).toEqual([1, 2, 3, 4]);
 
     const ctrl = new AbortController();
-    const call = client.callTool({ name: 'a__slow', arguments: { ms: 5000, steps: 2 } }, undefined, { signal: ctrl.signal });
+    const call = client.callTool({ name: 'a__slow', arguments: { ms: 5000, steps: 2 } }, undefined, {
+      signal: ctrl.signal,
+    });
     await new Promise((r) => setTimeout(r, 300));
     ctrl.abort('user stop');
     await expect(call).rejects.toThrow();
-    await waitFor(() => readState(state).some((e) => e.event === 'cancelled'), 5000, 'upstream to see the cancellation');
+    await waitFor(
+      () => readState(state).some((e) => e.event === 'cancelled'),
+      5000,
+      'upstream to see the cancellation',
+    );
   });
 
   it('forwards sampling from an upstream to the client and the answer back', async () => {
@@ -128,7 +162,10 @@ describe('stdio aggregation', () => {
       [
         CLI,
         '--config',
-        JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } } }),
+        JSON.stringify({
+          clientCapabilities: { roots: true },
+          mcpServers: { everything: { command: process.execPath, args: [EVERYTHING] } },
+        }),
         '--no-watchdog',
       ],
       {
@@ -147,11 +184,17 @@ describe('stdio aggregation', () => {
         const m = JSON.parse(buf.slice(0, i)) as Record<string, unknown>;
         buf = buf.slice(i + 1);
         messages.push(m);
-        if (m.method === 'roots/list') send({ jsonrpc: '2.0', id: m.id, result: { roots: [{ uri: 'file:///tmp/qiming-root', name: 'qiming-root' }] } });
+        if (m.method === 'roots/list')
+          send({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: { roots: [{ uri: 'file:///tmp/qiming-root', name: 'qiming-root' }] },
+          });
       }
     });
     const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
-    const reply = (id: number) => waitFor(() => messages.find((m) => m.id === id && !('method' in m)), 15_000, `reply ${id}`);
+    const reply = (id: number) =>
+      waitFor(() => messages.find((m) => m.id === id && !('method' in m)), 15_000, `reply ${id}`);
     // The upstream is up (its handshake done, with roots advertised) before the client initialises.
     await waitFor(
       () => /\[everything\] ready: \d+ tools/.test(stderr),
@@ -162,14 +205,23 @@ describe('stdio aggregation', () => {
       jsonrpc: '2.0',
       id: 1,
       method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true } }, clientInfo: { name: 'raw', version: '1' } },
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: 'raw', version: '1' },
+      },
     });
     await reply(1);
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const roots = await waitFor(
       async () => {
         const id = 100 + messages.length;
-        send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'everything__get-roots-list', arguments: {} } });
+        send({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'everything__get-roots-list', arguments: {} },
+        });
         const r = JSON.stringify(await reply(id));
         return r.includes('qiming-root') ? r : undefined;
       },
@@ -182,7 +234,11 @@ describe('stdio aggregation', () => {
 
   it('waits for a slow server on the first list, and a later server arrives with list_changed', async () => {
     const { client } = await proxy(
-      { fast: fixtureEntry('fast'), slow: fixtureEntry('slow', ['--start-delay', '1000']), late: fixtureEntry('late', ['--start-delay', '9000']) },
+      {
+        fast: fixtureEntry('fast'),
+        slow: fixtureEntry('slow', ['--start-delay', '1000']),
+        late: fixtureEntry('late', ['--start-delay', '9000']),
+      },
       ['--ready-timeout', '6000'],
     );
     let changed = 0;

@@ -38,7 +38,11 @@ it('answers initialize while a server is still starting, lists its tools once it
   dir = tempDir();
   const slowGate = join(dir.path, 'slow.go');
   const laterGate = join(dir.path, 'later.go');
-  const node = (args: string[], extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [SLOW, ...args], ...extra });
+  const node = (args: string[], extra: Record<string, unknown> = {}) => ({
+    command: process.execPath,
+    args: [SLOW, ...args],
+    ...extra,
+  });
   const config = {
     mcpServers: {
       quick: node([]),
@@ -57,7 +61,11 @@ it('answers initialize while a server is still starting, lists its tools once it
   const c = (client = new Client({ name: 'test-client', version: '1.0.0' }));
   await within(c.connect(transport), 45_000, 'initialize was not answered while the slow server waited for its gate');
   expect(existsSync(slowGate)).toBe(false); // the slow server was still starting when initialize was answered
-  expect(c.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } });
+  expect(c.getServerCapabilities()).toMatchObject({
+    tools: { listChanged: true },
+    prompts: { listChanged: true },
+    resources: { listChanged: true },
+  });
   let changes = 0;
   c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
 
@@ -71,6 +79,12 @@ it('answers initialize while a server is still starting, lists its tools once it
   // A server that comes up after that list arrives with list_changed.
   writeFileSync(laterGate, '');
   await waitFor(() => changes > 0, 30_000, 'tools/list_changed once the later server is up');
-  await waitFor(async () => (await c.listTools()).tools.some((t) => t.name === 'later__echo'), 10_000, 'later__echo listed');
-  expect(await c.callTool({ name: 'later__echo', arguments: { text: 'late' } })).toMatchObject({ content: [{ type: 'text', text: 'late' }] });
+  await waitFor(
+    async () => (await c.listTools()).tools.some((t) => t.name === 'later__echo'),
+    10_000,
+    'later__echo listed',
+  );
+  expect(await c.callTool({ name: 'later__echo', arguments: { text: 'late' } })).toMatchObject({
+    content: [{ type: 'text', text: 'late' }],
+  });
 }, 90_000);

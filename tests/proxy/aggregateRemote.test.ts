@@ -40,7 +40,9 @@ describe('aggregation of remote servers', () => {
       expect(JSON.parse(text(await h.client.callTool({ name: `${id}__whoami`, arguments: {} }))).name).toBe(name);
     }
     const progress: number[] = [];
-    await h.client.callTool({ name: 's__slow', arguments: { ms: 90, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    await h.client.callTool({ name: 's__slow', arguments: { ms: 90, steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(progress).toEqual([1, 2, 3]);
   });
 });

@@ -6,7 +6,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, rawRequest, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  rawRequest,
+  startBridge,
+  tempDir,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 
 const SECRETS = {
   bearer: 'tok-BEARER1secret9',
@@ -44,10 +52,12 @@ const req = (method: string, path: string, body?: unknown) => {
     body: text,
   });
 };
-const storedArgs = () => (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> }).mcpServers.remote.args;
+const storedArgs = () =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> }).mcpServers.remote.args;
 
 function expectClean(surface: string, text: string): void {
-  for (const [what, secret] of Object.entries(SECRETS)) expect(text.includes(secret), `${what} secret in ${surface}`).toBe(false);
+  for (const [what, secret] of Object.entries(SECRETS))
+    expect(text.includes(secret), `${what} secret in ${surface}`).toBe(false);
 }
 
 beforeAll(async () => {
@@ -55,9 +65,22 @@ beforeAll(async () => {
   file = join(dir, 'mcp.json');
   logFile = join(dir, 'proxy.log');
   writeFileSync(file, JSON.stringify({ mcpServers: { remote: { command: process.execPath, args: ARGS } } }));
-  bridge = await startBridge({ config: file, args: ['--ready-timeout', '3000'], env: { MCP_PROXY_LOG_FILE: logFile, MCP_PROXY_LOG_LEVEL: 'debug' } });
-  await waitFor(() => /\[remote\].*argv:/.test(readFileSync(logFile, 'utf8')), 15_000, 'the server to print its argv into the log');
-  await bridge.waitServer('remote', (s) => s.stderrTail.some((l) => l.includes('argv:')), 10_000, 'its argv in the status');
+  bridge = await startBridge({
+    config: file,
+    args: ['--ready-timeout', '3000'],
+    env: { MCP_PROXY_LOG_FILE: logFile, MCP_PROXY_LOG_LEVEL: 'debug' },
+  });
+  await waitFor(
+    () => /\[remote\].*argv:/.test(readFileSync(logFile, 'utf8')),
+    15_000,
+    'the server to print its argv into the log',
+  );
+  await bridge.waitServer(
+    'remote',
+    (s) => s.stderrTail.some((l) => l.includes('argv:')),
+    10_000,
+    'its argv in the status',
+  );
 }, 45_000);
 
 afterAll(async () => {
@@ -93,12 +116,15 @@ describe('credentials in args', () => {
     expect(surfaces['the log file']).toMatch(
       /\[remote\] started pid \d+: .* --header Authorization: Bearer \*\*\* --header=Authorization:Bearer \*\*\* -H X-API-Key: \*\*\*/,
     );
-    expect(status.servers[0].stderrTail.join('\n')).toContain('argv: https://mcp.example.com/sse --header Authorization: Bearer *** ');
+    expect(status.servers[0].stderrTail.join('\n')).toContain(
+      'argv: https://mcp.example.com/sse --header Authorization: Bearer *** ',
+    );
   });
 
   it('survive an edit that sends the masked args back, in place or moved; a masked arg with no stored value is refused', async () => {
     const shown = (JSON.parse((await req('GET', '/config')).body) as { servers: { args: string[] }[] }).servers[0].args;
-    const put = (args: string[]) => req('PUT', '/config/servers/remote', { entry: { kind: 'stdio', command: process.execPath, args } });
+    const put = (args: string[]) =>
+      req('PUT', '/config/servers/remote', { entry: { kind: 'stdio', command: process.execPath, args } });
 
     const same = await put(shown);
     expect(same.status).toBe(200);

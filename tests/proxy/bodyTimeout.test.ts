@@ -21,7 +21,12 @@ function rssMiB(pid: number): number {
 }
 
 /** Sends `head` and then `bodyBytes` of body, never the rest; resolves with what came back and when the socket closed. */
-function stalledRequest(port: number, head: string, bodyBytes: number, waitMs: number): Promise<{ text: string; closedAfterMs?: number }> {
+function stalledRequest(
+  port: number,
+  head: string,
+  bodyBytes: number,
+  waitMs: number,
+): Promise<{ text: string; closedAfterMs?: number }> {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const socket = net.connect(port, '127.0.0.1');
@@ -44,7 +49,11 @@ function stalledRequest(port: number, head: string, bodyBytes: number, waitMs: n
 describe('bridge: --body-timeout', () => {
   it('answers bodies and heads that never finish with 408 and closes them, and cuts no stream or long call', async () => {
     const token = 'a-test-token-of-sufficient-length';
-    const b = await startBridge({ config: { mcpServers: { fx: fixtureEntry('fx') } }, token, args: ['--body-timeout', '1000'] });
+    const b = await startBridge({
+      config: { mcpServers: { fx: fixtureEntry('fx') } },
+      token,
+      args: ['--body-timeout', '1000'],
+    });
     const host = `127.0.0.1:${b.port}`;
     const postHead = (length: number) =>
       `POST /mcp/fx HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\n` +
@@ -52,13 +61,18 @@ describe('bridge: --body-timeout', () => {
 
     // Long-lived things that must survive the deadline: an /events stream, a stream link, a 2.5 s call.
     let eventsClosed = false;
-    const events = http.get({ host: '127.0.0.1', port: b.port, path: '/events', headers: { Authorization: `Bearer ${token}` }, agent: false }, (res) => {
-      res.resume();
-      res.on('close', () => (eventsClosed = true));
-    });
+    const events = http.get(
+      { host: '127.0.0.1', port: b.port, path: '/events', headers: { Authorization: `Bearer ${token}` }, agent: false },
+      (res) => {
+        res.resume();
+        res.on('close', () => (eventsClosed = true));
+      },
+    );
     events.on('error', () => undefined);
     const link = new Client({ name: 'link', version: '1' });
-    await link.connect(new StreamClientTransport(new URL(`${b.url}/mcp/fx`), { headers: { Authorization: `Bearer ${token}` } }));
+    await link.connect(
+      new StreamClientTransport(new URL(`${b.url}/mcp/fx`), { headers: { Authorization: `Bearer ${token}` } }),
+    );
     const { client } = await b.client('/mcp/fx');
     const slow = client.callTool({ name: 'slow', arguments: { ms: 2500, steps: 1 } }, undefined, { timeout: 10_000 });
 
@@ -84,7 +98,9 @@ describe('bridge: --body-timeout', () => {
     expect(rss[2]! - rss[1]!).toBeLessThan(80);
 
     expect((await slow).content).toEqual([{ type: 'text', text: 'slept 2500' }]);
-    expect((await link.callTool({ name: 'echo', arguments: { text: 'still linked' } })).content).toEqual([{ type: 'text', text: 'still linked' }]);
+    expect((await link.callTool({ name: 'echo', arguments: { text: 'still linked' } })).content).toEqual([
+      { type: 'text', text: 'still linked' },
+    ]);
     expect(eventsClosed).toBe(false);
     events.destroy();
     await link.close();

@@ -7,7 +7,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SECRET_MASK } from '../../src/shared/configContract.js';
-import { cleanupBridges, fixture, nodeEntry, rawRequest, startBridge, tempDir, waitNotRunning, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  rawRequest,
+  startBridge,
+  tempDir,
+  waitNotRunning,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -15,7 +24,12 @@ const SECRET = 'sk-live-only-in-the-file-0123456789';
 const PID_SERVER = fixture('pidServer.mjs');
 
 /** A change through the panel's routes, as the page sends it. */
-async function change(b: BridgeProcess, method: string, path: string, body: unknown): Promise<{ status: number; json: Record<string, any> }> {
+async function change(
+  b: BridgeProcess,
+  method: string,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; json: Record<string, any> }> {
   const text = JSON.stringify(body);
   const r = await rawRequest(b.port, {
     method,
@@ -36,8 +50,13 @@ describe('bridge: one bad entry', () => {
   it('starts the others, shows the bad one failed with its reason, and the panel fix starts it', async () => {
     const dir = tempDir();
     const file = join(dir, 'mcp.json');
-    const badEntry = nodeEntry(PID_SERVER, [join(dir, 'bad.pids')], { env: { API_KEY: SECRET, DATA: '${QIMING_TEST_UNSET_DIR}' } });
-    writeFileSync(file, JSON.stringify({ mcpServers: { good: nodeEntry(PID_SERVER, [join(dir, 'good.pids')]), bad: badEntry } }));
+    const badEntry = nodeEntry(PID_SERVER, [join(dir, 'bad.pids')], {
+      env: { API_KEY: SECRET, DATA: '${QIMING_TEST_UNSET_DIR}' },
+    });
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { good: nodeEntry(PID_SERVER, [join(dir, 'good.pids')]), bad: badEntry } }),
+    );
     const b = await startBridge({ config: file, env: { QIMING_TEST_UNSET_DIR: undefined } });
 
     const reason = 'invalid config entry: env.DATA references ${QIMING_TEST_UNSET_DIR}, but that variable is not set';
@@ -46,7 +65,11 @@ describe('bridge: one bad entry', () => {
       { id: 'bad', state: 'failed', tools: 0, error: expect.stringContaining(reason) },
     ]);
     const status = await b.status();
-    expect(status.servers.find((s) => s.id === 'bad')).toMatchObject({ state: 'failed', transport: 'stdio', lastError: expect.stringContaining(reason) });
+    expect(status.servers.find((s) => s.id === 'bad')).toMatchObject({
+      state: 'failed',
+      transport: 'stdio',
+      lastError: expect.stringContaining(reason),
+    });
     expect(JSON.stringify(status)).not.toContain(SECRET);
     expect(b.stdout + b.stderr).not.toContain(SECRET);
     expect(b.stderr).toContain('not started: server "bad": env.DATA references ${QIMING_TEST_UNSET_DIR}');
@@ -58,11 +81,21 @@ describe('bridge: one bad entry', () => {
 
     // The panel's fix (the secret sent back masked, kept), applied by the bridge itself.
     const fixed = await change(b, 'PUT', '/config/servers/bad', {
-      entry: { kind: 'stdio', command: badEntry.command, args: badEntry.args, env: { API_KEY: SECRET_MASK, DATA: dir } },
+      entry: {
+        kind: 'stdio',
+        command: badEntry.command,
+        args: badEntry.args,
+        env: { API_KEY: SECRET_MASK, DATA: dir },
+      },
     });
     expect(fixed.status).toBe(200);
     expect(fixed.json.applied).toMatchObject({ ok: true, added: ['bad'], unchanged: ['good'] });
-    const running = await b.waitServer('bad', (s) => s.state === 'ready' && s.pid !== undefined, 15_000, 'the fixed entry running');
+    const running = await b.waitServer(
+      'bad',
+      (s) => s.state === 'ready' && s.pid !== undefined,
+      15_000,
+      'the fixed entry running',
+    );
     b.remember(running.pid);
     expect(JSON.stringify(await b.status())).not.toContain(SECRET);
     expect(JSON.stringify(b.history)).not.toContain(SECRET);
@@ -80,8 +113,20 @@ describe('bridge: one bad entry', () => {
       entry: { kind: 'stdio', command: process.execPath, args: [PID_SERVER, join(dir, 'x.pids')] },
     });
     expect(added.status).toBe(200);
-    expect(added.json.applied).toEqual({ ok: true, added: ['extra'], removed: [], restarted: [], unchanged: ['a'], options: [] });
-    const extra = await b.waitServer('extra', (s) => s.state === 'ready' && s.pid !== undefined, 15_000, 'the added server running');
+    expect(added.json.applied).toEqual({
+      ok: true,
+      added: ['extra'],
+      removed: [],
+      restarted: [],
+      unchanged: ['a'],
+      options: [],
+    });
+    const extra = await b.waitServer(
+      'extra',
+      (s) => s.state === 'ready' && s.pid !== undefined,
+      15_000,
+      'the added server running',
+    );
     b.remember(extra.pid);
     expect(b.stderr).toMatch(/config reloaded \(the panel changed the config\): added extra/);
 

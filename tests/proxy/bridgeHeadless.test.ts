@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultMcpConfig } from '../../src/main/config/defaultMcpConfig.js';
 import { userDataDir } from '../../src/proxy/cli/defaultBridgeConfig.js';
-import { CLI, cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
+import {
+  CLI,
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  waitFor,
+  waitNotRunning,
+} from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -48,7 +57,9 @@ describe('headless bridge without --config', () => {
       arguments: { entities: [{ name: 'headless', entityType: 'test', observations: ['first run'] }] },
     });
     expect(readFileSync(join(userData, 'mcp', 'memory.jsonl'), 'utf8')).toContain('headless');
-    expect(text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))).toContain(join(userData, 'mcp', 'files'));
+    expect(text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))).toContain(
+      join(userData, 'mcp', 'files'),
+    );
 
     // The file is the user's: an edit (filesystem removed) applies on SIGHUP; memory stays.
     const before = await b.status();
@@ -78,9 +89,18 @@ describe('headless bridge with a bad entry in the user file', () => {
     const file = join(userData, 'mcp.json');
     writeFileSync(
       file,
-      JSON.stringify({ mcpServers: { mine: nodeEntry(fixture('pidServer.mjs'), [join(home, 'pids')]), typo: { command: 'npx', args: ['-y', 7] } } }),
+      JSON.stringify({
+        mcpServers: {
+          mine: nodeEntry(fixture('pidServer.mjs'), [join(home, 'pids')]),
+          typo: { command: 'npx', args: ['-y', 7] },
+        },
+      }),
     );
-    const b = await startBridge({ config: undefined, cli: CLI, env: { HOME: home, XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') } });
+    const b = await startBridge({
+      config: undefined,
+      cli: CLI,
+      env: { HOME: home, XDG_CONFIG_HOME: xdg, APPDATA: join(home, 'appdata') },
+    });
     expect(b.ready!.servers.map((s) => [s.id, s.state, s.error])).toEqual([
       ['mine', 'ready', undefined],
       ['typo', 'failed', 'invalid config entry: args[1] must be a string'],

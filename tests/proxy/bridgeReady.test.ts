@@ -69,7 +69,9 @@ describe('bridge start-up', () => {
   it('answers on its port before the servers are ready; a new session on a server not ready gets 503 with its state', async () => {
     const dir = tempDir();
     const gate = join(dir, 'start');
-    const b = spawnBridge({ config: { mcpServers: { slow: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', gate]) } } });
+    const b = spawnBridge({
+      config: { mcpServers: { slow: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', gate]) } },
+    });
     const { port } = await b.waitListening();
     expect((await b.fetch('/health')).status).toBe(200);
     const status = await b.status();
@@ -100,7 +102,9 @@ describe('bridge start-up', () => {
     const ready = await b.waitReady();
     expect(ready.servers).toEqual([{ id: 'slow', state: 'ready', tools: 4 }]);
     const { client } = await b.client('/mcp/slow');
-    expect(await client.callTool({ name: 'echo', arguments: { text: 'late but here' } })).toMatchObject({ content: [{ type: 'text', text: 'late but here' }] });
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'late but here' } })).toMatchObject({
+      content: [{ type: 'text', text: 'late but here' }],
+    });
   });
 
   it('reports a server that cannot start with its reason: spawn error, exit code and stderr tail, start timeout', async () => {
@@ -138,7 +142,12 @@ describe('bridge start-up', () => {
     const gate = join(tempDir(), 'start');
     const b = await startBridge({
       args: ['--ready-timeout', '1500'],
-      config: { mcpServers: { quick: nodeEntry(fixture('slowStartServer.mjs')), late: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', gate]) } },
+      config: {
+        mcpServers: {
+          quick: nodeEntry(fixture('slowStartServer.mjs')),
+          late: nodeEntry(fixture('slowStartServer.mjs'), ['--gate', gate]),
+        },
+      },
     });
     const [quick, late] = b.ready!.servers;
     expect(late).toMatchObject({ id: 'late', state: 'starting', tools: 0 });
@@ -160,7 +169,10 @@ describe('bridge start-up', () => {
     const dir = tempDir();
     const pidFile = join(dir, 'pids');
     try {
-      const b = spawnBridge({ port, config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs'), ['--pid-file', pidFile]) } } });
+      const b = spawnBridge({
+        port,
+        config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs'), ['--pid-file', pidFile]) } },
+      });
       const exit = await b.waitExit(15_000);
       expect(exit.code).not.toBe(0);
       expect(exit.code).not.toBeNull();

@@ -9,7 +9,16 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerStatus } from '../../src/shared/status.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, waitNotRunning, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  waitFor,
+  waitNotRunning,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
@@ -35,7 +44,11 @@ function pidsOf(file: string): { role: string; pid: number }[] {
     .map((l) => JSON.parse(l) as { role: string; pid: number });
 }
 
-function threeServers(dir: string): { file: string; config: { mcpServers: Record<string, Record<string, unknown>> }; pidFile: string } {
+function threeServers(dir: string): {
+  file: string;
+  config: { mcpServers: Record<string, Record<string, unknown>> };
+  pidFile: string;
+} {
   const pidFile = join(dir, 'c.pids');
   const config = {
     mcpServers: {
@@ -50,7 +63,12 @@ function threeServers(dir: string): { file: string; config: { mcpServers: Record
 }
 
 /** Polls /status until server `id` exists and `pred` holds (waitServer fails at once on a missing id). */
-async function waitFor2(b: BridgeProcess, id: string, pred: (s: ServerStatus) => boolean, what: string): Promise<ServerStatus> {
+async function waitFor2(
+  b: BridgeProcess,
+  id: string,
+  pred: (s: ServerStatus) => boolean,
+  what: string,
+): Promise<ServerStatus> {
   return waitFor(
     async () => {
       const s = (await b.status()).servers.find((x) => x.id === id);
@@ -98,13 +116,22 @@ describe('bridge config reload (SIGHUP)', () => {
     // a edited (another tool set), c removed, d added; b untouched.
     const dPids = join(dir, 'd.pids');
     const edited = {
-      mcpServers: { a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo,whoami']), b: config.mcpServers.b, d: nodeEntry(fixture('pidServer.mjs'), [dPids]) },
+      mcpServers: {
+        a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo,whoami']),
+        b: config.mcpServers.b,
+        d: nodeEntry(fixture('pidServer.mjs'), [dPids]),
+      },
     };
     writeFileSync(file, JSON.stringify(edited));
     b.child.kill('SIGHUP');
 
     const d = await waitFor2(b, 'd', (s) => s.state === 'ready', 'the added server ready');
-    const a1 = await waitFor2(b, 'a', (s) => s.state === 'ready' && s.pid !== a0, 'the edited server ready with a new pid');
+    const a1 = await waitFor2(
+      b,
+      'a',
+      (s) => s.state === 'ready' && s.pid !== a0,
+      'the edited server ready with a new pid',
+    );
     b.remember(d.pid, a1.pid);
     expect(await waitNotRunning(a0, 5000)).toBe(true);
     for (const pid of cTree) expect(await waitNotRunning(pid, 5000), `c's process ${pid} is gone`).toBe(true);
@@ -127,8 +154,13 @@ describe('bridge config reload (SIGHUP)', () => {
     // A removed server's sessions are closed and its route is gone.
     await expect(onC.callTool({ name: 'echo', arguments: { text: 'c' } })).rejects.toThrow(/unknown server \\"c\\"/);
     expect(
-      (await b.fetch('/mcp/c', { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' }, body: '{}' }))
-        .status,
+      (
+        await b.fetch('/mcp/c', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+          body: '{}',
+        })
+      ).status,
     ).toBe(404);
     expect(b.stderr).toMatch(/config reloaded \(SIGHUP\): added d; removed c; changed a/);
     expect(b.exit).toBeUndefined();
@@ -143,22 +175,40 @@ describe('bridge config reload (SIGHUP)', () => {
     const bEdited = { ...config.mcpServers.b, timeoutMs: 30_000 };
 
     // a broken, b edited, e added broken.
-    writeFileSync(file, JSON.stringify({ mcpServers: { ...config.mcpServers, a: { command: 42 }, b: bEdited, e: { url: 'not a url' } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { ...config.mcpServers, a: { command: 42 }, b: bEdited, e: { url: 'not a url' } } }),
+    );
     b.child.kill('SIGHUP');
-    const b1 = await waitFor2(b, 'b', (s) => s.state === 'ready' && s.pid !== pidBefore('b'), 'b restarted on its edit');
+    const b1 = await waitFor2(
+      b,
+      'b',
+      (s) => s.state === 'ready' && s.pid !== pidBefore('b'),
+      'b restarted on its edit',
+    );
     b.remember(b1.pid);
     const st = await b.status();
     expect(st.bridge.state).toBe('ready');
-    expect(st.bridge.configError).toBe('server "a" keeps running on its previous entry: invalid config entry: command must be a string');
+    expect(st.bridge.configError).toBe(
+      'server "a" keeps running on its previous entry: invalid config entry: command must be a string',
+    );
     expect(st.servers.find((s) => s.id === 'a')).toMatchObject({ state: 'ready', pid: pidBefore('a') });
     expect(st.servers.find((s) => s.id === 'c')).toMatchObject({ state: 'ready', pid: pidBefore('c') });
-    expect(st.servers.find((s) => s.id === 'e')).toMatchObject({ state: 'failed', lastError: 'invalid config entry: url is not a valid absolute URL' });
+    expect(st.servers.find((s) => s.id === 'e')).toMatchObject({
+      state: 'failed',
+      lastError: 'invalid config entry: url is not a valid absolute URL',
+    });
     expect(b.stderr).toContain('config entry not applied (SIGHUP): server "a": command must be a string');
 
     // The runtime's route says the same (applied, with the entries it could not read); it needs the token.
     const viaHttp = await b.fetch('/config/reload', { method: 'POST' });
     expect(viaHttp.status).toBe(200);
-    expect(await viaHttp.json()).toMatchObject({ ok: true, invalid: ['a', 'e'], restarted: [], unchanged: ['b', 'c', 'a'] });
+    expect(await viaHttp.json()).toMatchObject({
+      ok: true,
+      invalid: ['a', 'e'],
+      restarted: [],
+      unchanged: ['b', 'c', 'a'],
+    });
     expect((await fetch(`${b.url}/config/reload`, { method: 'POST' })).status).toBe(401);
     expect((await b.fetch('/config/reload')).status).toBe(405);
 
@@ -166,7 +216,11 @@ describe('bridge config reload (SIGHUP)', () => {
     const pids = (await b.status()).servers.map((s) => [s.id, s.pid]);
     writeFileSync(file, '{"mcpServers": {"a": ');
     b.child.kill('SIGHUP');
-    await waitFor(async () => /not valid JSON/.test((await b.status()).bridge.configError ?? ''), 10_000, 'the JSON error in the status');
+    await waitFor(
+      async () => /not valid JSON/.test((await b.status()).bridge.configError ?? ''),
+      10_000,
+      'the JSON error in the status',
+    );
     expect(b.stderr).toMatch(/config not applied \(SIGHUP\); the servers keep running as they were: .*not valid JSON/);
     const refused = await b.fetch('/config/reload', { method: 'POST' });
     expect(refused.status).toBe(422);
@@ -174,9 +228,19 @@ describe('bridge config reload (SIGHUP)', () => {
     expect((await b.status()).servers.map((s) => [s.id, s.pid])).toEqual(pids);
 
     // Fixed: a restarts on its entry, e is gone with its line, and the problem is no longer shown.
-    writeFileSync(file, JSON.stringify({ mcpServers: { ...config.mcpServers, a: { ...config.mcpServers.a, timeoutMs: 30_000 }, b: bEdited } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mcpServers: { ...config.mcpServers, a: { ...config.mcpServers.a, timeoutMs: 30_000 }, b: bEdited },
+      }),
+    );
     b.child.kill('SIGHUP');
-    const a1 = await waitFor2(b, 'a', (s) => s.state === 'ready' && s.pid !== pidBefore('a'), 'a restarted after the fix');
+    const a1 = await waitFor2(
+      b,
+      'a',
+      (s) => s.state === 'ready' && s.pid !== pidBefore('a'),
+      'a restarted after the fix',
+    );
     b.remember(a1.pid);
     const after = await b.status();
     expect(after.bridge.configError).toBeUndefined();

@@ -10,7 +10,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
-import { builtCli, cleanupBridges, fixture, nodeEntry, startBridge, tempDir, trackPids, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  builtCli,
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  trackPids,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 
 const FIXTURE = fixture('mcpFixtureServer.mjs');
 const agents: Client[] = [];
@@ -54,7 +64,10 @@ describe('bridge --watch', () => {
   it('follows a file replaced by rename: toolNaming without restarts, an added server, a broken edit reported', async () => {
     const dir = tempDir();
     const file = join(dir, 'mcp.json');
-    const servers = { a: nodeEntry(FIXTURE, ['--name', 'a']), b: nodeEntry(fixture('pidServer.mjs'), [join(dir, 'b.pids')]) };
+    const servers = {
+      a: nodeEntry(FIXTURE, ['--name', 'a']),
+      b: nodeEntry(fixture('pidServer.mjs'), [join(dir, 'b.pids')]),
+    };
     writeFileSync(file, JSON.stringify({ mcpServers: servers }));
     const b = await startBridge({ config: file, args: ['--watch'] });
     const before = await b.status();
@@ -73,7 +86,10 @@ describe('bridge --watch', () => {
     expect(b.stderr).toMatch(/config reloaded \(the config file changed\): options toolNaming, toolTimeouts/);
 
     // An added server, by rename again.
-    replaceByRename(file, { toolNaming: 'original', mcpServers: { ...servers, c: nodeEntry(FIXTURE, ['--name', 'c', '--tools', 'whoami']) } });
+    replaceByRename(file, {
+      toolNaming: 'original',
+      mcpServers: { ...servers, c: nodeEntry(FIXTURE, ['--name', 'c', '--tools', 'whoami']) },
+    });
     const added = await waitStatus(b, (s) => s.servers.length === 3 && ready(s), 'c added and ready');
     b.remember(...added.servers.map((x) => x.pid));
     expect(pids(added)).toMatchObject(pids(before));
@@ -89,11 +105,18 @@ describe('bridge --watch', () => {
   it("an agent's stdio proxy over the stream link sees list_changed and the new tools of a server restarted by a reload", async () => {
     const dir = tempDir();
     const file = join(dir, 'mcp.json');
-    const servers = { a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo']), b: nodeEntry(FIXTURE, ['--name', 'b', '--tools', 'echo']) };
+    const servers = {
+      a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo']),
+      b: nodeEntry(FIXTURE, ['--name', 'b', '--tools', 'echo']),
+    };
     writeFileSync(file, JSON.stringify({ mcpServers: servers }));
     const b = await startBridge({ config: file, args: ['--watch'] });
     const before = await b.status();
-    const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } });
+    const link = (id: string) => ({
+      type: 'bridge',
+      url: `${b.url}/mcp/${id}`,
+      headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+    });
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [builtCli(), '--config', JSON.stringify({ mcpServers: { a: link('a'), b: link('b') } })],
@@ -107,12 +130,18 @@ describe('bridge --watch', () => {
     trackPids(transport.pid ?? undefined);
     expect((await agent.listTools()).tools.map((t) => t.name).sort()).toEqual(['a__echo', 'b__echo']);
 
-    replaceByRename(file, { mcpServers: { ...servers, a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo,whoami']) } });
+    replaceByRename(file, {
+      mcpServers: { ...servers, a: nodeEntry(FIXTURE, ['--name', 'a', '--tools', 'echo,whoami']) },
+    });
     const after = await waitStatus(b, (s) => ready(s) && s.servers[0].pid !== before.servers[0].pid, 'a restarted');
     b.remember(after.servers[0].pid);
     expect(after.servers[1].pid).toBe(before.servers[1].pid);
     await waitFor(() => changed.count >= 1, 10_000, 'tools/list_changed at the agent');
-    await waitFor(async () => (await agent.listTools()).tools.map((t) => t.name).includes('a__whoami'), 10_000, "a's new tool at the agent");
+    await waitFor(
+      async () => (await agent.listTools()).tools.map((t) => t.name).includes('a__whoami'),
+      10_000,
+      "a's new tool at the agent",
+    );
     const who = await agent.callTool({ name: 'a__whoami', arguments: {} });
     expect(JSON.parse((who.content as { text: string }[])[0]!.text).pid).toBe(after.servers[0].pid);
     expect((await agent.callTool({ name: 'b__echo', arguments: { text: 'still' } })).content).toEqual([
@@ -145,7 +174,11 @@ describe('bridge --watch', () => {
     renameSync(tmpLink, link);
     await waitStatus(b, (s) => s.servers.length === 1, 'c removed by the re-pointed link');
     replaceByRename(other, { mcpServers: { ...a, d: nodeEntry(FIXTURE, ['--name', 'd', '--tools', 'echo']) } });
-    const withD = await waitStatus(b, (s) => s.servers.map((x) => x.id).join() === 'a,d' && ready(s), 'd added in the new target');
+    const withD = await waitStatus(
+      b,
+      (s) => s.servers.map((x) => x.id).join() === 'a,d' && ready(s),
+      'd added in the new target',
+    );
     b.remember(...withD.servers.map((x) => x.pid));
     expect(pids(withD).a).toBe(aPid);
   });

@@ -20,7 +20,11 @@ function text(result: unknown): string {
 
 /** Each client answers sampling with its own name. */
 function answerWithName(client: Client, name: string): void {
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: name } }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: 'assistant',
+    model: 'm',
+    content: { type: 'text', text: name },
+  }));
 }
 
 describe('sampling routed by the call it belongs to', () => {
@@ -33,7 +37,9 @@ describe('sampling routed by the call it belongs to', () => {
       const server = await startSamplingServer();
       servers.push(server);
       trackPids(server.child.pid!);
-      const b = await startBridge({ config: { mcpServers: { s: { type: 'http', url: server.url, clientCapabilities: { sampling: true } } } } });
+      const b = await startBridge({
+        config: { mcpServers: { s: { type: 'http', url: server.url, clientCapabilities: { sampling: true } } } },
+      });
       for (const n of [2, 4]) {
         const clients = await Promise.all(
           Array.from({ length: n }, async (_, i) => {
@@ -49,7 +55,11 @@ describe('sampling routed by the call it belongs to', () => {
           // Every call is in flight when the server samples (it waits 150 ms first).
           const results = await Promise.all(
             clients.map(({ client }, i) =>
-              client.callTool({ name: tool, arguments: { prompt: `round ${round}`, delayMs: 150 + 10 * i } }, undefined, { timeout: 15_000 }),
+              client.callTool(
+                { name: tool, arguments: { prompt: `round ${round}`, delayMs: 150 + 10 * i } },
+                undefined,
+                { timeout: 15_000 },
+              ),
             ),
           );
           for (const [i, r] of results.entries()) {
@@ -66,7 +76,9 @@ describe('sampling routed by the call it belongs to', () => {
 
   it('a stdio server that names the call by its progress token: 2 concurrent clients get their own (10 of 10)', async () => {
     const b = await startBridge({
-      config: { mcpServers: { t: { ...nodeEntry(fixture('tokenSamplingServer.mjs')), clientCapabilities: { sampling: true } } } },
+      config: {
+        mcpServers: { t: { ...nodeEntry(fixture('tokenSamplingServer.mjs')), clientCapabilities: { sampling: true } } },
+      },
     });
     const clients = await Promise.all(
       ['first', 'second'].map(async (name) => {

@@ -24,7 +24,9 @@ const ONE_SERVER = { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) 
 describe('bridge security', () => {
   it('requires the bearer token on every route (401), then checks Host (403) and Origin (403)', async () => {
     const secret = 'sk-live-do-not-leak-0123456789';
-    const b = await startBridge({ config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs'), [], { env: { API_KEY: secret } }) } } });
+    const b = await startBridge({
+      config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs'), [], { env: { API_KEY: secret } }) } },
+    });
     const pid = (await b.server('s')).pid;
     const routes: [string, string][] = [
       ['GET', '/health'],
@@ -37,11 +39,26 @@ describe('bridge security', () => {
       ['POST', '/servers/s/restart'],
     ];
     const host = `127.0.0.1:${b.port}`;
-    const bad = [undefined, 'Bearer wrong-token-wrong-token', `Basic ${b.bearer}`, `Bearer ${b.bearer.toUpperCase()}`, `Bearer ${b.bearer}x`];
+    const bad = [
+      undefined,
+      'Bearer wrong-token-wrong-token',
+      `Basic ${b.bearer}`,
+      `Bearer ${b.bearer.toUpperCase()}`,
+      `Bearer ${b.bearer}x`,
+    ];
     for (const [method, path] of routes) {
       for (const authorization of bad) {
-        const headers: Record<string, string> = { Host: host, ...MCP_POST_HEADERS, ...(authorization ? { Authorization: authorization } : {}) };
-        const res = await rawRequest(b.port, { method, path, headers, body: method === 'POST' ? initializeBody() : undefined });
+        const headers: Record<string, string> = {
+          Host: host,
+          ...MCP_POST_HEADERS,
+          ...(authorization ? { Authorization: authorization } : {}),
+        };
+        const res = await rawRequest(b.port, {
+          method,
+          path,
+          headers,
+          body: method === 'POST' ? initializeBody() : undefined,
+        });
         expect(res.status, `${method} ${path} with ${authorization ?? 'no token'}`).toBe(401);
         expect(res.headers['www-authenticate']).toMatch(/^Bearer realm=/);
       }
@@ -49,16 +66,28 @@ describe('bridge security', () => {
     // Nothing happened behind the refusals.
     expect(await b.server('s')).toMatchObject({ pid, restarts: 0, sessions: 0 });
 
-    const ok = (headers: Record<string, string>) => rawRequest(b.port, { path: '/health', headers: { ...b.auth, ...headers } });
+    const ok = (headers: Record<string, string>) =>
+      rawRequest(b.port, { path: '/health', headers: { ...b.auth, ...headers } });
     expect((await ok({ Host: host })).status).toBe(200);
     expect((await ok({ Host: `localhost:${b.port}` })).status).toBe(200);
-    for (const evil of ['evil.example', `evil.example:${b.port}`, `127.0.0.1:${b.port + 1}`, '127.0.0.1', `attacker.127.0.0.1.nip.io:${b.port}`]) {
+    for (const evil of [
+      'evil.example',
+      `evil.example:${b.port}`,
+      `127.0.0.1:${b.port + 1}`,
+      '127.0.0.1',
+      `attacker.127.0.0.1.nip.io:${b.port}`,
+    ]) {
       const res = await ok({ Host: evil });
       expect(res.status, `Host ${evil}`).toBe(403);
       expect(res.body).toMatch(/Host header/);
     }
     expect((await ok({ Host: host, Origin: `http://127.0.0.1:${b.port}` })).status).toBe(200);
-    for (const origin of ['http://evil.example', 'null', `https://127.0.0.1:${b.port}`, `http://localhost:${b.port + 1}`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `https://127.0.0.1:${b.port}`,
+      `http://localhost:${b.port + 1}`,
+    ]) {
       const res = await ok({ Host: host, Origin: origin });
       expect(res.status, `Origin ${origin}`).toBe(403);
     }
@@ -84,10 +113,18 @@ describe('bridge security', () => {
 
   it('refuses a body over the default 10 MiB cap with 413', async () => {
     const b = await startBridge({ config: ONE_SERVER });
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(10 * 1024 * 1024) } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { pad: 'x'.repeat(10 * 1024 * 1024) },
+    });
     const res = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: big });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', error: { message: expect.stringMatching(/10485760 bytes/) } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { message: expect.stringMatching(/10485760 bytes/) },
+    });
     // Streamed without a declared length: noticed while reading, same answer.
     const chunks = [big.slice(0, 6 * 1024 * 1024), big.slice(6 * 1024 * 1024)];
     const stream = new ReadableStream<Uint8Array>({
@@ -97,7 +134,12 @@ describe('bridge security', () => {
         else controller.enqueue(new TextEncoder().encode(next));
       },
     });
-    const streamed = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: stream, duplex: 'half' } as RequestInit);
+    const streamed = await b.fetch('/mcp/s', {
+      method: 'POST',
+      headers: MCP_POST_HEADERS,
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(streamed.status).toBe(413);
     await streamed.body?.cancel();
     expect((await b.server('s')).sessions).toBe(0);
@@ -125,7 +167,11 @@ describe('bridge security', () => {
     const dir = tempDir();
     const file = join(dir, 'token');
     writeFileSync(file, 'file-token-0123456789-abcdef\n');
-    const b = await startBridge({ config: NO_SERVERS, token: 'env-token-0123456789-abcdef', args: ['--token-file', file] });
+    const b = await startBridge({
+      config: NO_SERVERS,
+      token: 'env-token-0123456789-abcdef',
+      args: ['--token-file', file],
+    });
     expect(b.ready!.token).toBe('file-token-0123456789-abcdef');
     const withFile = await rawRequest(b.port, {
       path: '/health',
@@ -160,28 +206,47 @@ describe('bridge security', () => {
     expect(short.stderr).toMatch(/MCP_BRIDGE_TOKEN is too short/);
     expect(short.stdout).toBe('');
 
-    const [r1, r2] = await Promise.all([startBridge({ config: NO_SERVERS, token: null }), startBridge({ config: NO_SERVERS, token: null })]);
+    const [r1, r2] = await Promise.all([
+      startBridge({ config: NO_SERVERS, token: null }),
+      startBridge({ config: NO_SERVERS, token: null }),
+    ]);
     for (const r of [r1, r2]) {
       expect(r.ready!.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect((await r.fetch('/health')).status).toBe(200);
     }
     expect(r1.ready!.token).not.toBe(r2.ready!.token);
-    expect((await rawRequest(r1.port, { path: '/health', headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${r2.ready!.token}` } })).status).toBe(
-      401,
-    );
+    expect(
+      (
+        await rawRequest(r1.port, {
+          path: '/health',
+          headers: { Host: `127.0.0.1:${r1.port}`, Authorization: `Bearer ${r2.ready!.token}` },
+        })
+      ).status,
+    ).toBe(401);
   });
 
   it('refuses a non-loopback host unless explicitly allowed, and keeps the token out of the log file', async () => {
     const refused = spawnBridge({ config: NO_SERVERS, args: ['--host', '0.0.0.0'] });
     expect((await refused.waitExit(10_000)).code).toBe(2);
-    expect(refused.stderr).toMatch(/refusing to serve on non-loopback host 0\.0\.0\.0.*--dangerously-allow-non-loopback/);
+    expect(refused.stderr).toMatch(
+      /refusing to serve on non-loopback host 0\.0\.0\.0.*--dangerously-allow-non-loopback/,
+    );
     expect(refused.stdout).toBe('');
 
     const logFile = join(tempDir(), 'proxy.log');
-    const b = await startBridge({ config: ONE_SERVER, env: { MCP_PROXY_LOG_FILE: logFile, MCP_PROXY_LOG_LEVEL: 'debug' } });
+    const b = await startBridge({
+      config: ONE_SERVER,
+      env: { MCP_PROXY_LOG_FILE: logFile, MCP_PROXY_LOG_LEVEL: 'debug' },
+    });
     expect(b.url).toBe(`http://127.0.0.1:${b.port}`);
-    await rawRequest(b.port, { path: '/status', headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer a-wrong-token-that-is-long' } });
-    await rawRequest(b.port, { path: '/status', headers: { Host: 'evil.example', Authorization: `Bearer ${b.bearer}` } });
+    await rawRequest(b.port, {
+      path: '/status',
+      headers: { Host: `127.0.0.1:${b.port}`, Authorization: 'Bearer a-wrong-token-that-is-long' },
+    });
+    await rawRequest(b.port, {
+      path: '/status',
+      headers: { Host: 'evil.example', Authorization: `Bearer ${b.bearer}` },
+    });
     const { client } = await b.client('/mcp/s');
     await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     b.child.kill('SIGTERM');

@@ -42,7 +42,9 @@ describe('bridge sessions', () => {
   it('20 concurrent sessions on one server share its one process', async () => {
     const b = await startBridge({ config: { mcpServers: { memory: memoryEntry(tempDir()) } } });
     const pid = (await b.server('memory')).pid!;
-    const sessions = await Promise.all(Array.from({ length: 20 }, (_, i) => b.client('/mcp/memory', { name: `agent-${i}` })));
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => b.client('/mcp/memory', { name: `agent-${i}` })),
+    );
     // One write per session, in turn (server-memory's own file writes do not survive
     // concurrent calls), then every session reads at once and sees all 20: one process.
     for (const [i, { client }] of sessions.entries()) {
@@ -51,14 +53,21 @@ describe('bridge sessions', () => {
         arguments: { entities: [{ name: `entity-${i}`, entityType: 'test', observations: [`made by session ${i}`] }] },
       });
     }
-    const graphs = await Promise.all(sessions.map(({ client }) => client.callTool({ name: 'read_graph', arguments: {} })));
+    const graphs = await Promise.all(
+      sessions.map(({ client }) => client.callTool({ name: 'read_graph', arguments: {} })),
+    );
     const expected = Array.from({ length: 20 }, (_, i) => `entity-${i}`).sort();
-    for (const g of graphs) expect((JSON.parse(text(g)) as { entities: { name: string }[] }).entities.map((e) => e.name).sort()).toEqual(expected);
+    for (const g of graphs)
+      expect((JSON.parse(text(g)) as { entities: { name: string }[] }).entities.map((e) => e.name).sort()).toEqual(
+        expected,
+      );
     const status = await b.server('memory');
     expect(status).toMatchObject({ state: 'ready', pid, sessions: 20, restarts: 0 });
 
     // DELETE ends a session and frees its slot.
-    await Promise.all(sessions.slice(0, 5).map(({ transport }) => (transport as StreamableHTTPClientTransport).terminateSession()));
+    await Promise.all(
+      sessions.slice(0, 5).map(({ transport }) => (transport as StreamableHTTPClientTransport).terminateSession()),
+    );
     await b.waitServer('memory', (s) => s.sessions === 15, 5000, '15 sessions after 5 DELETEs');
     expect((await b.server('memory')).pid).toBe(pid);
   });
@@ -82,7 +91,9 @@ describe('bridge sessions', () => {
   });
 
   it('serves every server on /mcp under <id>__<tool> names and routes calls by name', async () => {
-    const b = await startBridge({ config: { mcpServers: { everything: everythingEntry(), memory: memoryEntry(tempDir()) } } });
+    const b = await startBridge({
+      config: { mcpServers: { everything: everythingEntry(), memory: memoryEntry(tempDir()) } },
+    });
     const { client } = await b.client('/mcp');
     const names = (await client.listTools()).tools.map((t) => t.name);
     const status = await b.status();
@@ -90,8 +101,13 @@ describe('bridge sessions', () => {
     expect(names.sort()).toEqual(expected.sort());
     expect(names).toContain('everything__echo');
     expect(names).toContain('memory__read_graph');
-    expect(text(await client.callTool({ name: 'everything__echo', arguments: { message: 'through the hub' } }))).toContain('through the hub');
-    expect(JSON.parse(text(await client.callTool({ name: 'memory__read_graph', arguments: {} })))).toEqual({ entities: [], relations: [] });
+    expect(
+      text(await client.callTool({ name: 'everything__echo', arguments: { message: 'through the hub' } })),
+    ).toContain('through the hub');
+    expect(JSON.parse(text(await client.callTool({ name: 'memory__read_graph', arguments: {} })))).toEqual({
+      entities: [],
+      relations: [],
+    });
     const unknown = await client.callTool({ name: 'memory__nope', arguments: {} }).catch((e: Error) => e);
     expect(String(unknown)).toMatch(/Unknown tool/);
     // An aggregated session counts for every server it reaches.
@@ -99,10 +115,18 @@ describe('bridge sessions', () => {
   });
 
   it('serves the same over HTTP from stdio aggregation mode with --transport http', async () => {
-    const b = await startBridge({ mode: 'aggregate-http', config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } } });
+    const b = await startBridge({
+      mode: 'aggregate-http',
+      config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } },
+    });
     expect(b.ready!.servers).toEqual([{ id: 's', state: 'ready', tools: 4 }]);
     const { client } = await b.client('/mcp');
-    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['s__block', 's__echo', 's__pid', 's__sample']);
+    expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      's__block',
+      's__echo',
+      's__pid',
+      's__sample',
+    ]);
     expect(text(await client.callTool({ name: 's__echo', arguments: { text: 'over http' } }))).toBe('over http');
   });
 
@@ -110,13 +134,16 @@ describe('bridge sessions', () => {
     const b = await startBridge({ config: { mcpServers: { memory: memoryEntry(tempDir()) } } });
     // The stream's head and its endpoint event, read raw.
     const head = await new Promise<{ headers: http.IncomingHttpHeaders; first: string }>((resolve, reject) => {
-      const req = http.get({ host: '127.0.0.1', port: b.port, path: '/sse/memory', headers: { ...b.auth, Accept: 'text/event-stream' } }, (res) => {
-        res.setEncoding('utf8');
-        res.once('data', (d: string) => {
-          resolve({ headers: res.headers, first: d });
-          req.destroy();
-        });
-      });
+      const req = http.get(
+        { host: '127.0.0.1', port: b.port, path: '/sse/memory', headers: { ...b.auth, Accept: 'text/event-stream' } },
+        (res) => {
+          res.setEncoding('utf8');
+          res.once('data', (d: string) => {
+            resolve({ headers: res.headers, first: d });
+            req.destroy();
+          });
+        },
+      );
       req.on('error', reject);
     });
     expect(head.headers['content-type']).toMatch(/^text\/event-stream/);
@@ -126,7 +153,10 @@ describe('bridge sessions', () => {
 
     const { client } = await b.client('/sse/memory', { sse: true });
     expect((await client.listTools()).tools.map((t) => t.name)).toContain('create_entities');
-    await client.callTool({ name: 'create_entities', arguments: { entities: [{ name: 'via-sse', entityType: 't', observations: [] }] } });
+    await client.callTool({
+      name: 'create_entities',
+      arguments: { entities: [{ name: 'via-sse', entityType: 't', observations: [] }] },
+    });
     expect(text(await client.callTool({ name: 'read_graph', arguments: {} }))).toContain('via-sse');
     await b.waitServer('memory', (s) => s.sessions === 1, 5000, 'one session');
     await client.close();
@@ -134,13 +164,19 @@ describe('bridge sessions', () => {
   });
 
   it('passes progress notifications and sampling through /mcp/<id> with server-everything', async () => {
-    const b = await startBridge({ config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } } });
+    const b = await startBridge({
+      config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } },
+    });
     const { client } = await b.client('/mcp/everything', { capabilities: { sampling: {} } });
     const sampled = answerSampling(client, 'a sampled answer');
     const progress: Progress[] = [];
-    const done = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 4 } }, undefined, {
-      onprogress: (p) => progress.push(p),
-    });
+    const done = await client.callTool(
+      { name: 'trigger-long-running-operation', arguments: { duration: 1, steps: 4 } },
+      undefined,
+      {
+        onprogress: (p) => progress.push(p),
+      },
+    );
     expect(text(done)).toContain('Long running operation completed');
     expect(progress.map((p) => [p.progress, p.total])).toEqual([
       [1, 4],
@@ -148,13 +184,19 @@ describe('bridge sessions', () => {
       [3, 4],
       [4, 4],
     ]);
-    const result = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 5 } });
+    const result = await client.callTool({
+      name: 'trigger-sampling-request',
+      arguments: { prompt: 'hello', maxTokens: 5 },
+    });
     expect(text(result)).toContain('a sampled answer');
     expect(sampled.count).toBe(1);
   });
 
   it('closes a session idle past --idle-timeout, and one ended with DELETE; a connected client with its stream open stays', async () => {
-    const b = await startBridge({ config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } }, args: ['--idle-timeout', '1500'] });
+    const b = await startBridge({
+      config: { mcpServers: { s: nodeEntry(fixture('slowStartServer.mjs')) } },
+      args: ['--idle-timeout', '1500'],
+    });
     const open = async () => {
       const res = await b.fetch('/mcp/s', { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
       expect(res.status).toBe(200);
@@ -169,7 +211,10 @@ describe('bridge sessions', () => {
       });
     const { client } = await b.client('/mcp/s');
     const deleted = await open();
-    const del = await b.fetch('/mcp/s', { method: 'DELETE', headers: { 'Mcp-Session-Id': deleted, 'MCP-Protocol-Version': '2025-06-18' } });
+    const del = await b.fetch('/mcp/s', {
+      method: 'DELETE',
+      headers: { 'Mcp-Session-Id': deleted, 'MCP-Protocol-Version': '2025-06-18' },
+    });
     expect(del.status).toBe(200);
     expect((await post(deleted, { jsonrpc: '2.0', id: 2, method: 'ping' })).status).toBe(404);
 
@@ -183,7 +228,9 @@ describe('bridge sessions', () => {
 
   it('sends a sampling request to the session whose call is in flight, not the most recently active one', async () => {
     const gate = join(tempDir(), 'gate');
-    const b: BridgeProcess = await startBridge({ config: { mcpServers: { slow: nodeEntry(fixture('slowStartServer.mjs')) } } });
+    const b: BridgeProcess = await startBridge({
+      config: { mcpServers: { slow: nodeEntry(fixture('slowStartServer.mjs')) } },
+    });
     const a = await b.client('/mcp/slow', { capabilities: { sampling: {} }, name: 'A' });
     const other = await b.client('/mcp/slow', { capabilities: { sampling: {} }, name: 'B' });
     const toA = answerSampling(a.client, 'answered by A');

@@ -35,7 +35,9 @@ const EXIT_BOUND_MS = 5_000 + 1_500;
  * (sh -> node, ignoring SIGTERM and stdin EOF; its graceful stop takes the whole stdin and
  * SIGTERM grace, about 4 s, so only some tests pay for it).
  */
-async function bridgeWithStubbornServer(opts: { ipc?: boolean; args?: string[]; stubborn?: boolean } = {}): Promise<{ b: BridgeProcess; pids: number[] }> {
+async function bridgeWithStubbornServer(
+  opts: { ipc?: boolean; args?: string[]; stubborn?: boolean } = {},
+): Promise<{ b: BridgeProcess; pids: number[] }> {
   const dir = tempDir();
   const pidFile = join(dir, 'stubborn.pids');
   const stubborn = opts.stubborn ?? true;
@@ -76,24 +78,27 @@ describe('bridge shutdown', () => {
     ['the IPC channel closing', (b) => b.child.disconnect(), true, false],
   ];
 
-  it.each(triggers)('on %s: stops accepting, exits 0 within the bound, and no server process is left', async (_name, trigger, ipc, stubborn) => {
-    const { b, pids } = await bridgeWithStubbornServer({ ipc, stubborn });
-    const { client } = await b.client('/mcp/memory');
-    await client.listTools();
-    const t0 = Date.now();
-    trigger(b);
-    await waitFor(() => b.stderr.includes('shutting down') || b.exit, 5000, 'the shutdown to begin');
-    // New requests are refused from now on (the listener is closed, or answers 503).
-    const late = await b.fetch('/health').then(
-      (r) => r.status,
-      (e: Error) => String(e.cause ?? e),
-    );
-    expect(String(late)).toMatch(/503|ECONNREFUSED|ECONNRESET|other side closed|SocketError/);
-    const exit = await b.waitExit(EXIT_BOUND_MS + 2000);
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(Date.now() - t0).toBeLessThan(EXIT_BOUND_MS);
-    await expectAllGone(pids);
-  });
+  it.each(triggers)(
+    'on %s: stops accepting, exits 0 within the bound, and no server process is left',
+    async (_name, trigger, ipc, stubborn) => {
+      const { b, pids } = await bridgeWithStubbornServer({ ipc, stubborn });
+      const { client } = await b.client('/mcp/memory');
+      await client.listTools();
+      const t0 = Date.now();
+      trigger(b);
+      await waitFor(() => b.stderr.includes('shutting down') || b.exit, 5000, 'the shutdown to begin');
+      // New requests are refused from now on (the listener is closed, or answers 503).
+      const late = await b.fetch('/health').then(
+        (r) => r.status,
+        (e: Error) => String(e.cause ?? e),
+      );
+      expect(String(late)).toMatch(/503|ECONNREFUSED|ECONNRESET|other side closed|SocketError/);
+      const exit = await b.waitExit(EXIT_BOUND_MS + 2000);
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(Date.now() - t0).toBeLessThan(EXIT_BOUND_MS);
+      await expectAllGone(pids);
+    },
+  );
 
   it('with a call in flight on a blocked server: the caller gets an error, the bridge exits 0 within the bound', async () => {
     const gate = join(tempDir(), 'gate');
@@ -179,7 +184,9 @@ describe('bridge shutdown', () => {
     await waitFor(() => out.includes('\n'), 30_000, `the ready line (stderr: ${err.slice(-1000)})`);
     const ready = JSON.parse(out.split('\n')[0]) as ReadyLine;
     trackPids(ready.pid);
-    const status = (await (await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })).json()) as {
+    const status = (await (
+      await fetch(`${ready.url}/status`, { headers: { Authorization: `Bearer ${ready.token}` } })
+    ).json()) as {
       servers: { pid: number }[];
     };
     const serverPid = status.servers[0].pid;

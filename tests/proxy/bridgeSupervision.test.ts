@@ -36,7 +36,9 @@ function countListChanged(client: Client): { count: number } {
 describe('bridge supervision', () => {
   it('restarts a crashed server: restarting then ready, new pid, restarts counted, sessions get tools/list_changed', async () => {
     const pidFile = join(tempDir(), 'pids');
-    const b = await startBridge({ config: { mcpServers: { flaky: nodeEntry(fixture('crashingServer.mjs'), ['--pid-file', pidFile]) } } });
+    const b = await startBridge({
+      config: { mcpServers: { flaky: nodeEntry(fixture('crashingServer.mjs'), ['--pid-file', pidFile]) } },
+    });
     const before = await b.server('flaky');
     const { client } = await b.client('/mcp/flaky');
     const changed = countListChanged(client);
@@ -44,11 +46,20 @@ describe('bridge supervision', () => {
 
     const crash = await client.callTool({ name: 'crash', arguments: { code: 9 } }).catch((e: Error) => e);
     expect(String(crash)).toMatch(/exited with code 9/);
-    const after = await b.waitServer('flaky', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== before.pid, 15_000, 'ready again with a new pid');
+    const after = await b.waitServer(
+      'flaky',
+      (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== before.pid,
+      15_000,
+      'ready again with a new pid',
+    );
     expect(after.restarts).toBe(1);
     expect(await waitNotRunning(before.pid!, 5000)).toBe(true);
     // /events told the story too: ready, restarting, ready.
-    await waitFor(() => b.statesOf('flaky').join() === 'ready,restarting,ready', 5000, `events ready,restarting,ready (got ${b.statesOf('flaky')})`);
+    await waitFor(
+      () => b.statesOf('flaky').join() === 'ready,restarting,ready',
+      5000,
+      `events ready,restarting,ready (got ${b.statesOf('flaky')})`,
+    );
     expect(readPidFile(pidFile)).toEqual([before.pid, after.pid]);
 
     // The same session goes on, told twice: tools gone, tools back.
@@ -105,11 +116,23 @@ describe('bridge supervision', () => {
     expect(await res.json()).toEqual({ ok: true });
     // Never 'ready' without a live process in between: the old pid goes, the state changes at once.
     const during = await b.server('a');
-    expect(during.state === 'restarting' || (during.state === 'ready' && during.pid !== undefined && during.pid !== pidOf('a'))).toBe(true);
-    const after = await b.waitServer('a', (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== pidOf('a'), 15_000, 'ready with a new pid');
+    expect(
+      during.state === 'restarting' ||
+        (during.state === 'ready' && during.pid !== undefined && during.pid !== pidOf('a')),
+    ).toBe(true);
+    const after = await b.waitServer(
+      'a',
+      (s) => s.state === 'ready' && s.pid !== undefined && s.pid !== pidOf('a'),
+      15_000,
+      'ready with a new pid',
+    );
     expect(after.restarts).toBe(1);
     expect(await waitNotRunning(pidOf('a'), 5000)).toBe(true);
-    await waitFor(() => b.statesOf('a').join() === 'ready,restarting,ready', 5000, `events ready,restarting,ready (got ${b.statesOf('a')})`);
+    await waitFor(
+      () => b.statesOf('a').join() === 'ready,restarting,ready',
+      5000,
+      `events ready,restarting,ready (got ${b.statesOf('a')})`,
+    );
     // The other server was not touched.
     expect(await b.server('b')).toMatchObject({ state: 'ready', pid: pidOf('b'), restarts: 0 });
     await waitFor(() => changed.count >= 1, 5000, 'tools/list_changed after the restart');

@@ -23,7 +23,11 @@ describe('stdio proxy over bridge upstreams', () => {
     const token = 'a-test-token-of-sufficient-length';
     const first = await startBridge({ config, token });
     const port = first.ready!.port;
-    const upstream = (id: string) => ({ type: 'bridge', url: `${first.ready!.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } });
+    const upstream = (id: string) => ({
+      type: 'bridge',
+      url: `${first.ready!.url}/mcp/${id}`,
+      headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+    });
     proxy = await connectProxy(
       ['--config', JSON.stringify({ mcpServers: { memory: upstream('memory'), fx: upstream('fx') } }), '--no-watchdog'],
       {},

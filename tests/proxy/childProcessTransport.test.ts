@@ -5,7 +5,11 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { ChildProcessTransport, OversizeMessageError, type ChildProcessTransportOptions } from '../../src/proxy/process/childProcessTransport.js';
+import {
+  ChildProcessTransport,
+  OversizeMessageError,
+  type ChildProcessTransportOptions,
+} from '../../src/proxy/process/childProcessTransport.js';
 import { Logger } from '../../src/proxy/common/logger.js';
 import { killTreeSync } from '../../src/proxy/process/processTree.js';
 import { expectGone, expectStoppedThenGone } from '../helpers/expectGone.js';
@@ -50,7 +54,12 @@ async function until<T>(what: string, get: () => T | undefined, timeoutMs = 10_0
 }
 
 /** Sends a request and resolves with the reply carrying its id. */
-function request(t: ChildProcessTransport, id: number, method: string, params: Record<string, unknown> = {}): Promise<JSONRPCMessage> {
+function request(
+  t: ChildProcessTransport,
+  id: number,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<JSONRPCMessage> {
   return new Promise((resolve, reject) => {
     const prev = t.onmessage;
     const timer = setTimeout(() => reject(new Error(`no reply to ${method}`)), 10_000);
@@ -87,7 +96,11 @@ describe('ChildProcessTransport', () => {
     t.onclose = () => closes++;
     await t.start();
     const pid = t.pid!;
-    const init = await request(t, 1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } });
+    const init = await request(t, 1, 'initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 't', version: '1' },
+    });
     expect(init).toMatchObject({ id: 1, result: { serverInfo: expect.any(Object) } });
     await t.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const list = (await request(t, 2, 'tools/list')) as unknown as { result: { tools: { name: string }[] } };
@@ -132,7 +145,12 @@ describe('ChildProcessTransport', () => {
   });
 
   it('a second close() while the first waits kills at once', async () => {
-    const t = make({ command: node, args: [stubborn, join(dir, 'pids'), 'child'], stdinGraceMs: 20_000, termGraceMs: 20_000 });
+    const t = make({
+      command: node,
+      args: [stubborn, join(dir, 'pids'), 'child'],
+      stdinGraceMs: 20_000,
+      termGraceMs: 20_000,
+    });
     await t.start();
     const pid = t.pid!;
     await until('ready', () => t.stderrTail().includes('child ready'));
@@ -199,7 +217,11 @@ describe('ChildProcessTransport', () => {
   });
 
   it('gives the child a clean env (no ELECTRON_RUN_AS_NODE / MCP_BRIDGE_TOKEN unless configured) and its cwd', async () => {
-    const saved = { a: process.env.ELECTRON_RUN_AS_NODE, b: process.env.MCP_BRIDGE_TOKEN, c: process.env.SOME_PARENT_SECRET };
+    const saved = {
+      a: process.env.ELECTRON_RUN_AS_NODE,
+      b: process.env.MCP_BRIDGE_TOKEN,
+      c: process.env.SOME_PARENT_SECRET,
+    };
     process.env.ELECTRON_RUN_AS_NODE = '1';
     process.env.MCP_BRIDGE_TOKEN = 'parent-token';
     process.env.SOME_PARENT_SECRET = 's3cret';
@@ -245,7 +267,9 @@ describe('ChildProcessTransport', () => {
     expect(errors[0]?.message).toMatch(/not JSON-RPC: this is not json/);
     expect(errors[1]).toBeInstanceOf(OversizeMessageError);
     expect(errors[1]).toMatchObject({ idHint: 77 });
-    expect(logLines.some((l) => l.includes('[warn] [noisy] non-JSON-RPC line on stdout ignored: this is not json'))).toBe(true);
+    expect(
+      logLines.some((l) => l.includes('[warn] [noisy] non-JSON-RPC line on stdout ignored: this is not json')),
+    ).toBe(true);
     // Still working afterwards.
     expect(await request(t, 5, 'echo')).toMatchObject({ id: 5, result: { method: 'echo' } });
   });

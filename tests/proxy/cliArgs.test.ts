@@ -28,7 +28,17 @@ describe('parseArgs token forms', () => {
   });
 
   it('-H / --header repeat and keep the last value of a name; --allow-tools takes a comma list', () => {
-    const o = parseArgs(['convert', 'http://127.0.0.1:9/mcp', '-H', 'A: 1', '--header=B: two: parts', '-H', 'A: 3', '--allow-tools', ' x, y ,,z ']);
+    const o = parseArgs([
+      'convert',
+      'http://127.0.0.1:9/mcp',
+      '-H',
+      'A: 1',
+      '--header=B: two: parts',
+      '-H',
+      'A: 3',
+      '--allow-tools',
+      ' x, y ,,z ',
+    ]);
     expect(o.mode).toBe('convert');
     expect(o.url).toBe('http://127.0.0.1:9/mcp');
     expect(o.headers).toEqual({ A: '3', B: 'two: parts' });
@@ -38,7 +48,9 @@ describe('parseArgs token forms', () => {
   it('booleans: --no-watchdog turns the watchdog off, --dangerously-allow-non-loopback on; neither takes a value', () => {
     expect(parseArgs(['--config', CFG]).watchdog).toBe(true);
     expect(parseArgs(['--config', CFG, '--no-watchdog']).watchdog).toBe(false);
-    expect(parseArgs(['proxy', '--port', '0', '--config', CFG, '--dangerously-allow-non-loopback']).allowNonLoopback).toBe(true);
+    expect(
+      parseArgs(['proxy', '--port', '0', '--config', CFG, '--dangerously-allow-non-loopback']).allowNonLoopback,
+    ).toBe(true);
     expect(usageError(['--config', CFG, '--no-watchdog=0'])).toBe('option --no-watchdog takes no value, got "0"');
   });
 
@@ -55,7 +67,9 @@ describe('parseArgs token forms', () => {
     expect(usageError(['--config', CFG, '--', 'x'])).toBe('unknown option --');
     expect(usageError(['convert', 'http://127.0.0.1:9/mcp', '-n', '--ping-interval'])).toBe('option -n needs a value');
     // A value that merely starts with a dash is a value, judged by its kind.
-    expect(usageError(['--config', CFG, '--idle-timeout', '-5'])).toBe('option --idle-timeout takes a non-negative whole number, got "-5"');
+    expect(usageError(['--config', CFG, '--idle-timeout', '-5'])).toBe(
+      'option --idle-timeout takes a non-negative whole number, got "-5"',
+    );
     expect(usageError(['--config', CFG, '-n', 'x'])).toBe('option -n does not apply to stdio aggregation mode');
   });
 
@@ -71,7 +85,9 @@ describe('proxy mode: --watch and the default config', () => {
   it('takes --watch in proxy mode only, with a config file', () => {
     expect(parseArgs(['proxy', '--port', '0', '--config', 'mcp.json', '--watch']).watch).toBe(true);
     expect(parseArgs(['proxy', '--port', '0', '--config-file', 'mcp.json']).watch).toBeUndefined();
-    expect(usageError(['proxy', '--port', '0', '--config', CFG, '--watch'])).toBe('--watch needs a config file, not inline JSON');
+    expect(usageError(['proxy', '--port', '0', '--config', CFG, '--watch'])).toBe(
+      '--watch needs a config file, not inline JSON',
+    );
     expect(usageError(['--config', CFG, '--watch'])).toBe('option --watch does not apply to stdio aggregation mode');
   });
 

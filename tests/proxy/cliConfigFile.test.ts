@@ -5,7 +5,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, ROOT, cleanup, configJson, pidServerEntry, readPids, runCli, tempDir, trackPids, waitFor, waitNoProcess } from '../helpers/cliProcess.js';
+import {
+  CliProcess,
+  ROOT,
+  cleanup,
+  configJson,
+  pidServerEntry,
+  readPids,
+  runCli,
+  tempDir,
+  trackPids,
+  waitFor,
+  waitNoProcess,
+} from '../helpers/cliProcess.js';
 
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
 const servers: ChildProcess[] = [];
@@ -23,7 +35,9 @@ afterEach(async () => {
 
 /** The SDK fixture server over HTTP ('http' = streamable HTTP at /mcp, 'sse' at /sse) on a free port. */
 async function remoteFixture(kind: 'http' | 'sse'): Promise<string> {
-  const child = spawn(process.execPath, [FIXTURE, '--transport', kind, '--port', '0', '--name', `remote-${kind}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [FIXTURE, '--transport', kind, '--port', '0', '--name', `remote-${kind}`], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   servers.push(child);
   trackPids(child.pid!);
   let out = '';
@@ -52,16 +66,26 @@ async function toolNames(p: CliProcess): Promise<string[]> {
 describe('--config-file in every mode', () => {
   it('stdio aggregation reads the file', async () => {
     const { dir, file } = writeConfig({ srv: pidServerEntry(join(tempDir(), 'pids.jsonl')) });
-    expect(await toolNames(new CliProcess(['--config-file', file], { cwd: dir }))).toEqual(['srv__echo', 'srv__add', 'srv__secret_tool']);
+    expect(await toolNames(new CliProcess(['--config-file', file], { cwd: dir }))).toEqual([
+      'srv__echo',
+      'srv__add',
+      'srv__secret_tool',
+    ]);
   });
 
   it('proxy mode reads the file and reports its servers in the ready line', async () => {
     const pidFile = join(tempDir(), 'pids.jsonl');
     const { file } = writeConfig({ srv: pidServerEntry(pidFile), off: { command: 'node', disabled: true } });
     const p = new CliProcess(['proxy', '--port', '0', '--config-file', file]);
-    const ready = await waitFor(() => (p.lines().length > 0 ? (JSON.parse(p.lines()[0]) as Record<string, any>) : undefined), 15_000, 'the ready line');
+    const ready = await waitFor(
+      () => (p.lines().length > 0 ? (JSON.parse(p.lines()[0]) as Record<string, any>) : undefined),
+      15_000,
+      'the ready line',
+    );
     expect(ready).toMatchObject({ event: 'ready', pid: p.pid });
-    expect(ready.servers).toEqual(expect.arrayContaining([expect.objectContaining({ id: 'srv', state: 'ready', tools: 3 })]));
+    expect(ready.servers).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: 'srv', state: 'ready', tools: 3 })]),
+    );
     const pids = readPids(pidFile).server;
     expect(pids).toHaveLength(1);
     p.child.stdin!.end(); // stdin EOF stops the bridge too
@@ -77,8 +101,12 @@ describe('--config-file in every mode', () => {
       dead: { url: 'http://127.0.0.1:9/mcp' },
       live: { url, type: 'http' },
     });
-    expect(await toolNames(new CliProcess(['convert', '--config-file', file, '-n', 'live', '--no-watchdog']))).toContain('echo');
-    expect(await toolNames(new CliProcess(['convert', '--config-file', file, '--name', 'live', '--no-watchdog']))).toContain('whoami');
+    expect(
+      await toolNames(new CliProcess(['convert', '--config-file', file, '-n', 'live', '--no-watchdog'])),
+    ).toContain('echo');
+    expect(
+      await toolNames(new CliProcess(['convert', '--config-file', file, '--name', 'live', '--no-watchdog'])),
+    ).toContain('whoami');
 
     const r1 = await runCli(['convert', '--config-file', file, '-n', 'nope']);
     expect(r1).toMatchObject({ code: 2, stdout: '' });
@@ -112,8 +140,17 @@ describe('--config-file written for another client, and bad entries', () => {
       }`,
     );
     const pidsDir = tempDir();
-    const p = new CliProcess(['--config-file', file], { env: { ...process.env, MCP_INPUT_API_KEY: 'k-123', PIDS_DIR: pidsDir } });
-    expect((await toolNames(p)).sort()).toEqual(['cursor__add', 'cursor__echo', 'cursor__secret_tool', 'vs__add', 'vs__echo', 'vs__secret_tool']);
+    const p = new CliProcess(['--config-file', file], {
+      env: { ...process.env, MCP_INPUT_API_KEY: 'k-123', PIDS_DIR: pidsDir },
+    });
+    expect((await toolNames(p)).sort()).toEqual([
+      'cursor__add',
+      'cursor__echo',
+      'cursor__secret_tool',
+      'vs__add',
+      'vs__echo',
+      'vs__secret_tool',
+    ]);
     // ${workspaceFolder} of a .vscode/mcp.json is the project; ${env:PIDS_DIR} the variable.
     expect(readPids(join(project, 'vs.pids')).server).toHaveLength(1);
     expect(readPids(join(pidsDir, 'cursor.pids')).server).toHaveLength(1);
@@ -163,10 +200,30 @@ describe('convert arguments', () => {
   it('--protocol stream and --protocol sse pick the transport', async () => {
     const httpUrl = await remoteFixture('http');
     const sseUrl = await remoteFixture('sse');
-    const viaStream = new CliProcess(['convert', httpUrl, '--protocol', 'stream', '--ping-interval', '0', '--no-watchdog', '--log-level', 'debug']);
+    const viaStream = new CliProcess([
+      'convert',
+      httpUrl,
+      '--protocol',
+      'stream',
+      '--ping-interval',
+      '0',
+      '--no-watchdog',
+      '--log-level',
+      'debug',
+    ]);
     expect(await toolNames(viaStream)).toContain('echo');
     expect(viaStream.stderr).toMatch(/\(streamable HTTP\) over stdio/);
-    const viaSse = new CliProcess(['convert', sseUrl, '--protocol', 'sse', '--ping-interval', '500', '--ping-timeout', '200', '--no-watchdog']);
+    const viaSse = new CliProcess([
+      'convert',
+      sseUrl,
+      '--protocol',
+      'sse',
+      '--ping-interval',
+      '500',
+      '--ping-timeout',
+      '200',
+      '--no-watchdog',
+    ]);
     expect(await toolNames(viaSse)).toContain('echo');
     expect(viaSse.stderr).toMatch(/\(SSE\) over stdio/);
   });

@@ -37,13 +37,22 @@ async function session(args: string[]): Promise<{ client: Client; tools: string[
 }
 
 async function expectRefused(client: Client, name: string): Promise<void> {
-  await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(new RegExp(`Tool ${name} is not allowed by the proxy configuration`));
+  await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(
+    new RegExp(`Tool ${name} is not allowed by the proxy configuration`),
+  );
 }
 
 describe('--allow-tools / --deny-tools in stdio aggregation', () => {
   it('without filters every tool of both servers is there', async () => {
     const s = await session(['--config', twoServers()]);
-    expect(s.tools).toEqual(['other__add', 'other__echo', 'other__secret_tool', 'srv__add', 'srv__echo', 'srv__secret_tool']);
+    expect(s.tools).toEqual([
+      'other__add',
+      'other__echo',
+      'other__secret_tool',
+      'srv__add',
+      'srv__echo',
+      'srv__secret_tool',
+    ]);
     await s.close();
   });
 
@@ -75,7 +84,14 @@ describe('--allow-tools / --deny-tools in stdio aggregation', () => {
 
   it('deny wins over allow, and the command line cannot widen an entry filter', async () => {
     // The entry itself hides add; the command line allows add and echo and denies echo on srv.
-    const s = await session(['--config', twoServers({ tools: { deny: ['add'] } }), '--allow-tools', 'add,echo', '--deny-tools', 'srv__echo']);
+    const s = await session([
+      '--config',
+      twoServers({ tools: { deny: ['add'] } }),
+      '--allow-tools',
+      'add,echo',
+      '--deny-tools',
+      'srv__echo',
+    ]);
     expect(s.tools).toEqual(['other__add', 'other__echo']);
     await expectRefused(s.client, 'srv__add');
     await expectRefused(s.client, 'srv__echo');

@@ -42,12 +42,18 @@ async function startUnderHoldingParent(args: string[], dir: string) {
   // O_RDWR never blocks on a FIFO (Linux), and keeps a writer open for as long as we like.
   const stdinFd = openSync(fifo, constants.O_RDWR);
   const proxyPidFile = join(dir, 'proxy.pid');
-  const parent = spawn(process.execPath, [HOLDING_PARENT, proxyPidFile, fifo, CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const parent = spawn(process.execPath, [HOLDING_PARENT, proxyPidFile, fifo, CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out = { stdout: '', stderr: '' };
   parent.stdout!.on('data', (d: Buffer) => (out.stdout += d.toString('utf8')));
   parent.stderr!.on('data', (d: Buffer) => (out.stderr += d.toString('utf8')));
   trackPids(parent.pid!);
-  const proxyPid = await waitFor(() => existsSync(proxyPidFile) && Number(readFileSync(proxyPidFile, 'utf8')), 10_000, 'the proxy pid');
+  const proxyPid = await waitFor(
+    () => existsSync(proxyPidFile) && Number(readFileSync(proxyPidFile, 'utf8')),
+    10_000,
+    'the proxy pid',
+  );
   trackPids(proxyPid);
   let closed = false;
   return {
@@ -93,53 +99,71 @@ describe('CLI lifecycle', () => {
     for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
   });
 
-  it.skipIf(process.platform === 'win32')('exits through the parent watchdog when the process that spawned it is SIGKILLed', async () => {
-    const dir = tempDir();
-    const pidFile = join(dir, 'pids.jsonl');
-    const args = ['--config', configJson({ srv: pidServerEntry(pidFile, ['--grandchild']) }), '--watchdog-interval', '200'];
-    const h = await startUnderHoldingParent(args, dir);
-    try {
-      // The proxy really serves through the FIFO before its parent dies.
-      h.send({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      });
-      await waitFor(() => h.out.stdout.includes('"id":1'), 10_000, 'the initialize reply');
-      const pids = await upstreamPids(pidFile);
+  it.skipIf(process.platform === 'win32')(
+    'exits through the parent watchdog when the process that spawned it is SIGKILLed',
+    async () => {
+      const dir = tempDir();
+      const pidFile = join(dir, 'pids.jsonl');
+      const args = [
+        '--config',
+        configJson({ srv: pidServerEntry(pidFile, ['--grandchild']) }),
+        '--watchdog-interval',
+        '200',
+      ];
+      const h = await startUnderHoldingParent(args, dir);
+      try {
+        // The proxy really serves through the FIFO before its parent dies.
+        h.send({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        });
+        await waitFor(() => h.out.stdout.includes('"id":1'), 10_000, 'the initialize reply');
+        const pids = await upstreamPids(pidFile);
 
-      await h.killParent();
-      expect(await waitNoProcess(h.proxyPid, 5000)).toBe(true);
-      for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
-      // It was the watchdog, not an EOF (our writer on its stdin is still open).
-      expect(h.out.stderr).toMatch(/shutting down: parent process \d+ is gone/);
-      expect(h.out.stderr).not.toMatch(/client closed the connection/);
-    } finally {
-      h.closeStdin();
-    }
-  });
+        await h.killParent();
+        expect(await waitNoProcess(h.proxyPid, 5000)).toBe(true);
+        for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
+        // It was the watchdog, not an EOF (our writer on its stdin is still open).
+        expect(h.out.stderr).toMatch(/shutting down: parent process \d+ is gone/);
+        expect(h.out.stderr).not.toMatch(/client closed the connection/);
+      } finally {
+        h.closeStdin();
+      }
+    },
+  );
 
-  it.skipIf(process.platform === 'win32')('with --no-watchdog stays up after its parent is SIGKILLed, until stdin ends', async () => {
-    const dir = tempDir();
-    const pidFile = join(dir, 'pids.jsonl');
-    // The interval of the test above: were --no-watchdog ignored, the proxy would exit within
-    // 200 ms of its parent's death (the default interval, 2 s, is longer than the wait below).
-    const h = await startUnderHoldingParent(['--config', configJson({ srv: pidServerEntry(pidFile) }), '--no-watchdog', '--watchdog-interval', '200'], dir);
-    try {
-      const pids = await waitFor(() => readPids(pidFile).server.length > 0 && readPids(pidFile).server, 10_000, 'the server pid');
-      await h.killParent();
-      // The control for the test above: without the watchdog nothing notices the parent's death.
-      await sleep(1500);
-      expect(isAlive(h.proxyPid)).toBe(true);
-      h.closeStdin();
-      expect(await waitNoProcess(h.proxyPid, 10_000)).toBe(true);
-      for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
-      expect(h.out.stderr).toMatch(/client closed the connection/);
-    } finally {
-      h.closeStdin();
-    }
-  });
+  it.skipIf(process.platform === 'win32')(
+    'with --no-watchdog stays up after its parent is SIGKILLed, until stdin ends',
+    async () => {
+      const dir = tempDir();
+      const pidFile = join(dir, 'pids.jsonl');
+      // The interval of the test above: were --no-watchdog ignored, the proxy would exit within
+      // 200 ms of its parent's death (the default interval, 2 s, is longer than the wait below).
+      const h = await startUnderHoldingParent(
+        ['--config', configJson({ srv: pidServerEntry(pidFile) }), '--no-watchdog', '--watchdog-interval', '200'],
+        dir,
+      );
+      try {
+        const pids = await waitFor(
+          () => readPids(pidFile).server.length > 0 && readPids(pidFile).server,
+          10_000,
+          'the server pid',
+        );
+        await h.killParent();
+        // The control for the test above: without the watchdog nothing notices the parent's death.
+        await sleep(1500);
+        expect(isAlive(h.proxyPid)).toBe(true);
+        h.closeStdin();
+        expect(await waitNoProcess(h.proxyPid, 10_000)).toBe(true);
+        for (const pid of pids) expect(await waitNoProcess(pid, 5000)).toBe(true);
+        expect(h.out.stderr).toMatch(/client closed the connection/);
+      } finally {
+        h.closeStdin();
+      }
+    },
+  );
 
   it('--parent-pid watches another process than its parent', async () => {
     const watched = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
@@ -210,11 +234,19 @@ describe('CLI lifecycle', () => {
 
     async function start(extra: string[]): Promise<{ p: CliProcess; serverPid: number }> {
       const pidFile = join(tempDir(), 'pid.txt');
-      const p = new CliProcess(['--config', configJson({ stubborn: { command: 'sh', args: [IGNORES_TERM, pidFile] } }), ...extra]);
+      const p = new CliProcess([
+        '--config',
+        configJson({ stubborn: { command: 'sh', args: [IGNORES_TERM, pidFile] } }),
+        ...extra,
+      ]);
       await p.initialize();
       p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
       expect((await p.reply(2)).result.tools.map((t: { name: string }) => t.name)).toContain('stubborn__pid');
-      const serverPid = await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()), 10_000, 'the server pid');
+      const serverPid = await waitFor(
+        () => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8').trim()),
+        10_000,
+        'the server pid',
+      );
       trackPids(serverPid);
       return { p, serverPid };
     }

@@ -12,13 +12,25 @@ afterEach(cleanup);
 const LINE = /^\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3})\] \[(debug|info|warn|error)\] \[([^\]]+)\] (.*)$/;
 
 /** A full session (initialize, tools/list, a call, EOF) with the given env and args. */
-async function runSession(serverId: string, env: NodeJS.ProcessEnv, args: string[] = [], serverArgs: string[] = []): Promise<CliProcess> {
+async function runSession(
+  serverId: string,
+  env: NodeJS.ProcessEnv,
+  args: string[] = [],
+  serverArgs: string[] = [],
+): Promise<CliProcess> {
   const pidFile = join(tempDir(), 'pids.jsonl');
-  const p = new CliProcess(['--config', configJson({ [serverId]: pidServerEntry(pidFile, serverArgs) }), ...args], { env: { ...process.env, ...env } });
+  const p = new CliProcess(['--config', configJson({ [serverId]: pidServerEntry(pidFile, serverArgs) }), ...args], {
+    env: { ...process.env, ...env },
+  });
   await p.initialize();
   p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
   await p.reply(2);
-  p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: `${serverId}__echo`, arguments: { text: 'hi' } } });
+  p.send({
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: `${serverId}__echo`, arguments: { text: 'hi' } },
+  });
   await p.reply(3);
   p.child.stdin!.end();
   expect((await p.waitExit(10_000)).code).toBe(0);
@@ -42,14 +54,25 @@ function entries(text: string): { ts: string; level: string; tag: string; messag
 describe('CLI logging', () => {
   it('writes the same formatted lines to stderr and MCP_PROXY_LOG_FILE (folder created), server stderr under its id', async () => {
     const file = join(tempDir(), 'not', 'yet', 'there', 'proxy.log');
-    const p = await runSession('memo', { MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' }, [], ['--stderr', 'hello from the server: é 漢字']);
+    const p = await runSession(
+      'memo',
+      { MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' },
+      [],
+      ['--stderr', 'hello from the server: é 漢字'],
+    );
     const text = readFileSync(file, 'utf8');
     expect(text).toBe(p.stderr);
     const list = entries(text);
     expect(list.length).toBeGreaterThanOrEqual(3);
-    expect(list).toContainEqual(expect.objectContaining({ level: 'info', tag: 'memo', message: 'hello from the server: é 漢字' }));
     expect(list).toContainEqual(
-      expect.objectContaining({ level: 'info', tag: 'proxy', message: expect.stringMatching(/^stdio aggregation of 1 server\(s\): memo$/) }),
+      expect.objectContaining({ level: 'info', tag: 'memo', message: 'hello from the server: é 漢字' }),
+    );
+    expect(list).toContainEqual(
+      expect.objectContaining({
+        level: 'info',
+        tag: 'proxy',
+        message: expect.stringMatching(/^stdio aggregation of 1 server\(s\): memo$/),
+      }),
     );
     expect(list).toContainEqual(expect.objectContaining({ tag: 'memo', message: 'ready: 3 tools' }));
     expect(list.some((e) => e.level === 'debug')).toBe(false);
@@ -67,12 +90,20 @@ describe('CLI logging', () => {
     expect(debug.some((e) => e.level === 'debug')).toBe(true);
 
     const warnFile = join(dir, 'warn.log');
-    const quiet = await runSession('srv', { MCP_PROXY_LOG_FILE: warnFile, MCP_PROXY_LOG_LEVEL: 'warn' }, [], ['--stderr', 'server chatter']);
+    const quiet = await runSession(
+      'srv',
+      { MCP_PROXY_LOG_FILE: warnFile, MCP_PROXY_LOG_LEVEL: 'warn' },
+      [],
+      ['--stderr', 'server chatter'],
+    );
     expect(quiet.stderr).toBe('');
     expect(() => readFileSync(warnFile, 'utf8')).toThrow(/ENOENT/); // nothing at warn or above: no file at all
 
     const overrideFile = join(dir, 'override.log');
-    await runSession('srv', { MCP_PROXY_LOG_FILE: overrideFile, MCP_PROXY_LOG_LEVEL: 'debug' }, ['--log-level', 'info']);
+    await runSession('srv', { MCP_PROXY_LOG_FILE: overrideFile, MCP_PROXY_LOG_LEVEL: 'debug' }, [
+      '--log-level',
+      'info',
+    ]);
     const overridden = entries(readFileSync(overrideFile, 'utf8'));
     expect(overridden.length).toBeGreaterThan(0);
     expect(overridden.some((e) => e.level === 'debug')).toBe(false);
@@ -81,7 +112,10 @@ describe('CLI logging', () => {
   it('lets several proxies share one log file, every line whole', async () => {
     const file = join(tempDir(), 'shared.log');
     const env = { MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'debug' };
-    const [a, b] = await Promise.all([runSession('alpha', env, [], ['--stderr', 'alpha says hi']), runSession('beta', env, [], ['--stderr', 'beta says hi'])]);
+    const [a, b] = await Promise.all([
+      runSession('alpha', env, [], ['--stderr', 'alpha says hi']),
+      runSession('beta', env, [], ['--stderr', 'beta says hi']),
+    ]);
     const text = readFileSync(file, 'utf8');
     const list = entries(text);
     expect(list).toContainEqual(expect.objectContaining({ tag: 'alpha', message: 'alpha says hi' }));
@@ -105,17 +139,29 @@ describe('CLI logging', () => {
     const file = join(tempDir(), 'after-stderr.log');
     const pidFile = join(tempDir(), 'pids.jsonl');
     const p = new CliProcess(
-      ['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server line after the reader left']) }), '--log-level', 'debug'],
+      [
+        '--config',
+        configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server line after the reader left']) }),
+        '--log-level',
+        'debug',
+      ],
       {
         env: { ...process.env, MCP_PROXY_LOG_FILE: file },
       },
     );
     p.child.stderr!.destroy();
     await p.initialize();
-    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'still answering' } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'srv__echo', arguments: { text: 'still answering' } },
+    });
     expect((await p.reply(2)).result.content[0].text).toBe('still answering');
     p.child.stdin!.end();
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
-    expect(entries(readFileSync(file, 'utf8'))).toContainEqual(expect.objectContaining({ tag: 'srv', message: 'server line after the reader left' }));
+    expect(entries(readFileSync(file, 'utf8'))).toContainEqual(
+      expect.objectContaining({ tag: 'srv', message: 'server line after the reader left' }),
+    );
   });
 });

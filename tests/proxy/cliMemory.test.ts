@@ -55,7 +55,14 @@ describe('stdio aggregation with server-memory', () => {
 
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['memory__create_entities', 'memory__read_graph', 'memory__open_nodes', 'memory__search_nodes']));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'memory__create_entities',
+        'memory__read_graph',
+        'memory__open_nodes',
+        'memory__search_nodes',
+      ]),
+    );
 
     const created = await client.callTool({
       name: 'memory__create_entities',
@@ -67,7 +74,11 @@ describe('stdio aggregation with server-memory', () => {
     // The server really wrote its file where the config's env told it to.
     expect(readFileSync(`${dir}/memory.jsonl`, 'utf8')).toContain('Ada');
 
-    const servers = await waitFor(() => childPids(proxyPid).length > 0 && childPids(proxyPid), 5000, 'the upstream server pid');
+    const servers = await waitFor(
+      () => childPids(proxyPid).length > 0 && childPids(proxyPid),
+      5000,
+      'the upstream server pid',
+    );
     trackPids(...servers);
     await client.close();
     expect(await waitNoProcess(proxyPid, 8000)).toBe(true);
@@ -83,12 +94,20 @@ describe('stdio aggregation with server-memory', () => {
       jsonrpc: '2.0',
       id: 3,
       method: 'tools/call',
-      params: { name: 'memory__create_entities', arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['COBOL'] }] } },
+      params: {
+        name: 'memory__create_entities',
+        arguments: { entities: [{ name: 'Grace', entityType: 'person', observations: ['COBOL'] }] },
+      },
     });
     expect((await p.reply(2)).result.tools.length).toBeGreaterThan(5);
     expect((await p.reply(3)).error).toBeUndefined();
     // server-memory handles requests concurrently: search only once the write is answered.
-    p.send({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'memory__search_nodes', arguments: { query: 'COBOL' } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 4,
+      method: 'tools/call',
+      params: { name: 'memory__search_nodes', arguments: { query: 'COBOL' } },
+    });
     expect(textOf((await p.reply(4)).result)).toContain('Grace');
     p.child.stdin!.end();
     expect(await p.waitExit(10_000)).toEqual({ code: 0, signal: null });
@@ -121,7 +140,10 @@ describe('stdio aggregation with server-memory', () => {
         jsonrpc: '2.0',
         id: 2,
         method: 'tools/call',
-        params: { name: 'memory__create_entities', arguments: { entities: [{ name, entityType: 'café', observations: ['naïve résumé 日本語'] }] } },
+        params: {
+          name: 'memory__create_entities',
+          arguments: { entities: [{ name, entityType: 'café', observations: ['naïve résumé 日本語'] }] },
+        },
       }),
     );
 
@@ -139,10 +161,18 @@ describe('stdio aggregation with server-memory', () => {
       }
       return frames;
     };
-    const hasReply = (id: number) => parse().some((x) => (JSON.parse(x.body.toString('utf8')) as { id?: number }).id === id);
+    const hasReply = (id: number) =>
+      parse().some((x) => (JSON.parse(x.body.toString('utf8')) as { id?: number }).id === id);
     await waitFor(() => hasReply(2), 15_000, 'the reply to id 2');
     // server-memory handles requests concurrently: read back only once the write is answered.
-    p.write(frame({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'memory__open_nodes', arguments: { names: [name] } } }));
+    p.write(
+      frame({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'memory__open_nodes', arguments: { names: [name] } },
+      }),
+    );
     const frames = await waitFor(
       () => {
         const f = parse();
@@ -188,7 +218,10 @@ describe('stdio aggregation with server-memory', () => {
       .map((m) => JSON.stringify(m))
       .join('\n');
     // No trailing newline: the last message ends at EOF.
-    const { code, stdout } = await runCli(['--config', configJson({ memory: memoryEntry(dir) })], { input, timeoutMs: 20_000 });
+    const { code, stdout } = await runCli(['--config', configJson({ memory: memoryEntry(dir) })], {
+      input,
+      timeoutMs: 20_000,
+    });
     expect(code).toBe(0);
     const replies = stdout
       .split('\n')
@@ -196,7 +229,9 @@ describe('stdio aggregation with server-memory', () => {
       .map((l) => JSON.parse(l) as Record<string, any>);
     const ids = replies.filter((m) => m.id !== undefined).map((m) => m.id);
     expect(ids).toEqual(expect.arrayContaining([1, 2, 3, 4]));
-    expect(replies.find((m) => m.id === 2)?.result.tools.map((t: { name: string }) => t.name)).toContain('memory__create_entities');
+    expect(replies.find((m) => m.id === 2)?.result.tools.map((t: { name: string }) => t.name)).toContain(
+      'memory__create_entities',
+    );
     expect(replies.find((m) => m.id === 3)?.error).toBeUndefined();
     expect(replies.find((m) => m.id === 4)?.result).toEqual({});
   });

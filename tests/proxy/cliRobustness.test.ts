@@ -44,13 +44,20 @@ describe('CLI under hostile input', () => {
     await writeAll(p, huge);
     const noise = randomBytes(1024 * 1024);
     await writeAll(p, Buffer.concat([noise, Buffer.from('\n')]));
-    p.send({ jsonrpc: '2.0', id: 42, method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'still here' } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 42,
+      method: 'tools/call',
+      params: { name: 'srv__echo', arguments: { text: 'still here' } },
+    });
 
     const served = await p.reply(42, 30_000);
     expect(served.result.content[0].text).toBe('still here');
 
     const errors = p.messages().filter((m) => m.error !== undefined);
-    const oversize = errors.filter((m) => m.error.code === -32600 && /exceeds the 10485760-byte limit/.test(m.error.message));
+    const oversize = errors.filter(
+      (m) => m.error.code === -32600 && /exceeds the 10485760-byte limit/.test(m.error.message),
+    );
     expect(oversize).toHaveLength(1);
     expect(['huge', null]).toContain(oversize[0].id);
     // The random bytes hold many newline-separated pieces: each one is an error with id null.
@@ -79,9 +86,21 @@ describe('CLI under hostile input', () => {
     const pidFile = join(tempDir(), 'pids.jsonl');
     const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile) }), '--max-message-bytes', '1000']);
     await p.initialize();
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 'big', method: 'tools/call', params: { name: 'srv__echo', arguments: { text: 'y'.repeat(5000) } } });
-    const ok = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'srv__add', arguments: { a: 2, b: 3 } } });
-    p.write(`Content-Length: ${Buffer.byteLength(big)}\r\n\r\n${big}Content-Length: ${Buffer.byteLength(ok)}\r\n\r\n${ok}`);
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'big',
+      method: 'tools/call',
+      params: { name: 'srv__echo', arguments: { text: 'y'.repeat(5000) } },
+    });
+    const ok = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'srv__add', arguments: { a: 2, b: 3 } },
+    });
+    p.write(
+      `Content-Length: ${Buffer.byteLength(big)}\r\n\r\n${big}Content-Length: ${Buffer.byteLength(ok)}\r\n\r\n${ok}`,
+    );
     const bodies = await waitFor(
       () => {
         const text = p.stdout.toString('utf8');

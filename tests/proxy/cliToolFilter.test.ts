@@ -11,9 +11,15 @@ describe('cliToolFilterFor', () => {
   });
 
   it('gives an exposed name to its server only, with the longest matching id', () => {
-    expect(cliToolFilterFor('a', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({ denyExact: ['x', 'plain'] });
-    expect(cliToolFilterFor('a__b', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({ denyExact: ['y', 'plain'] });
-    expect(cliToolFilterFor('c', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({ denyExact: ['z', 'plain'] });
+    expect(cliToolFilterFor('a', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({
+      denyExact: ['x', 'plain'],
+    });
+    expect(cliToolFilterFor('a__b', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({
+      denyExact: ['y', 'plain'],
+    });
+    expect(cliToolFilterFor('c', ids, undefined, ['a__x', 'a__b__y', 'c__z', 'plain'])).toEqual({
+      denyExact: ['z', 'plain'],
+    });
   });
 
   it('keeps a bare prefix ("a__") as a plain name, and restricts a server the allow list does not name', () => {

@@ -47,15 +47,27 @@ describe('CLI usage', () => {
   });
 
   it('validates numbers', async () => {
-    await expectExit2(['--config', EMPTY, '--idle-timeout', 'abc'], /--idle-timeout takes a non-negative whole number, got "abc"/);
-    await expectExit2(['--config', EMPTY, '--idle-timeout', '-1'], /--idle-timeout takes a non-negative whole number, got "-1"/);
+    await expectExit2(
+      ['--config', EMPTY, '--idle-timeout', 'abc'],
+      /--idle-timeout takes a non-negative whole number, got "abc"/,
+    );
+    await expectExit2(
+      ['--config', EMPTY, '--idle-timeout', '-1'],
+      /--idle-timeout takes a non-negative whole number, got "-1"/,
+    );
     await expectExit2(['--config', EMPTY, '--idle-timeout', '1e3'], /--idle-timeout takes a non-negative whole number/);
     // Beyond 2^31-1 ms a Node timer fires after 1 ms instead: that would exit at once.
-    await expectExit2(['--config', EMPTY, '--idle-timeout', '99999999999'], /--idle-timeout: 99999999999 is too large \(at most 2147483647\)/);
+    await expectExit2(
+      ['--config', EMPTY, '--idle-timeout', '99999999999'],
+      /--idle-timeout: 99999999999 is too large \(at most 2147483647\)/,
+    );
     await expectExit2(['--config', EMPTY, '--watchdog-interval', '0'], /--watchdog-interval must be at least 1 ms/);
     await expectExit2(['--config', EMPTY, '--parent-pid', '0'], /--parent-pid must be a process id/);
     await expectExit2(['--config', EMPTY, '--max-message-bytes', '0'], /--max-message-bytes must be at least 1/);
-    await expectExit2(['--config', EMPTY, '--ready-timeout', '5s'], /--ready-timeout takes a non-negative whole number, got "5s"/);
+    await expectExit2(
+      ['--config', EMPTY, '--ready-timeout', '5s'],
+      /--ready-timeout takes a non-negative whole number, got "5s"/,
+    );
     await expectExit2(['proxy', '--config', EMPTY, '--port', '70000'], /--port must be 0\.\.65535/);
     await expectExit2(['--config', EMPTY, '--log-level', 'loud'], /--log-level takes debug, info, warn or error/);
   });
@@ -76,9 +88,15 @@ describe('CLI usage', () => {
 
   it('rejects options of another mode', async () => {
     await expectExit2(['--config', EMPTY, '--name', 'x'], /option --name does not apply to stdio aggregation mode/);
-    await expectExit2(['proxy', '--port', '0', '--config', EMPTY, '--allow-tools', 'a'], /option --allow-tools does not apply to proxy mode/);
+    await expectExit2(
+      ['proxy', '--port', '0', '--config', EMPTY, '--allow-tools', 'a'],
+      /option --allow-tools does not apply to proxy mode/,
+    );
     await expectExit2(['--config', EMPTY, '--port', '8080'], /--port applies only with --transport http/);
-    await expectExit2(['--config', EMPTY, '--token-file', '/tmp/t', '--host', 'localhost'], /--token-file, --host apply only with --transport http/);
+    await expectExit2(
+      ['--config', EMPTY, '--token-file', '/tmp/t', '--host', 'localhost'],
+      /--token-file, --host apply only with --transport http/,
+    );
     await expectExit2(['--config', EMPTY, '--transport', 'sse'], /--transport sse is not valid here/);
   });
 
@@ -86,7 +104,10 @@ describe('CLI usage', () => {
     const file = join(tempDir(), 'c.json');
     writeFileSync(file, EMPTY);
     await expectExit2(['--config', EMPTY, '--config-file', file], /give either --config or --config-file, not both/);
-    await expectExit2(['convert', '--config', EMPTY, '--config-file', file, '-n', 'x'], /give either --config or --config-file, not both/);
+    await expectExit2(
+      ['convert', '--config', EMPTY, '--config-file', file, '-n', 'x'],
+      /give either --config or --config-file, not both/,
+    );
   });
 });
 
@@ -118,7 +139,9 @@ describe('CLI config errors', () => {
     writeFileSync(bad, '{"mcpServers": {"a": {"command" "node"}}}');
     await expectExit2(
       ['--config', bad],
-      new RegExp(`invalid MCP config: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: syntax error at line 1`),
+      new RegExp(
+        `invalid MCP config: ${bad.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: syntax error at line 1`,
+      ),
     );
     const missing = join(dir, 'missing.json');
     for (const flag of ['--config', '--config-file']) {

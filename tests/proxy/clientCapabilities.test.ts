@@ -9,7 +9,13 @@ import { CreateMessageRequestSchema, type ClientCapabilities } from '@modelconte
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/proxy/config/config.js';
 import { declaredCapabilities } from '../../src/proxy/config/clientCapabilities.js';
-import { cleanupBridges, everythingEntry, EVERYTHING_SERVER, startBridge, waitNotRunning } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  everythingEntry,
+  EVERYTHING_SERVER,
+  startBridge,
+  waitNotRunning,
+} from '../helpers/bridgeProcess.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
 
 const handles: ProxyHandle[] = [];
@@ -20,7 +26,11 @@ afterEach(async () => {
 
 /** server-everything's tools for a client connected to it directly. */
 async function directTools(capabilities: ClientCapabilities): Promise<string[]> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [EVERYTHING_SERVER], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [EVERYTHING_SERVER],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'direct', version: '1' }, { capabilities });
   await client.connect(transport);
   const pid = transport.pid!;
@@ -50,26 +60,44 @@ describe('client capabilities declared to upstreams', () => {
     const direct = await directTools(declaredCapabilities({ sampling: true }));
     expect(direct).toContain('trigger-sampling-request');
     expect(direct).toContain('trigger-sampling-request-async');
-    const b = await startBridge({ config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } } });
+    const b = await startBridge({
+      config: { mcpServers: { everything: { ...everythingEntry(), clientCapabilities: { sampling: true } } } },
+    });
     const { client } = await b.client('/mcp/everything', { capabilities: { sampling: {} } });
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(direct);
-    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'sampled here' } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: 'sampled here' },
+    }));
     const res = await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } });
     expect(JSON.stringify(res)).toContain('sampled here');
   });
 
   it('stdio aggregation: the top-level default applies, and none is the default', async () => {
     const direct = await directTools({});
-    const none = await connectProxy(['--config', JSON.stringify({ mcpServers: { everything: everythingEntry() } }), '--no-watchdog']);
+    const none = await connectProxy([
+      '--config',
+      JSON.stringify({ mcpServers: { everything: everythingEntry() } }),
+      '--no-watchdog',
+    ]);
     handles.push(none);
-    expect((await none.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(direct);
+    expect((await none.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(
+      direct,
+    );
     const withRoots = await directTools({ roots: {} });
     const roots = await connectProxy(
-      ['--config', JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: everythingEntry() } }), '--no-watchdog'],
+      [
+        '--config',
+        JSON.stringify({ clientCapabilities: { roots: true }, mcpServers: { everything: everythingEntry() } }),
+        '--no-watchdog',
+      ],
       { roots: {} },
     );
     handles.push(roots);
-    expect((await roots.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(withRoots);
+    expect((await roots.client.listTools()).tools.map((t) => t.name.replace(/^everything__/, '')).sort()).toEqual(
+      withRoots,
+    );
   });
 
   it('config: the entry wins over the top-level default per key; bad values are refused by name', () => {
@@ -82,7 +110,11 @@ describe('client capabilities declared to upstreams', () => {
       { sampling: true, roots: true },
     ]);
     expect(parseConfig({ mcpServers: { a: { command: 'x' } } }).servers[0]!.clientCapabilities).toBeUndefined();
-    const bad = () => parseConfig({ clientCapabilities: { sampeling: true }, mcpServers: { a: { command: 'x', clientCapabilities: { sampling: 'yes' } } } });
+    const bad = () =>
+      parseConfig({
+        clientCapabilities: { sampeling: true },
+        mcpServers: { a: { command: 'x', clientCapabilities: { sampling: 'yes' } } },
+      });
     expect(bad).toThrow(ConfigError);
     try {
       bad();

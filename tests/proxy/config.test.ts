@@ -2,7 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig, type ProxyConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config/config.js';
+import {
+  ConfigError,
+  loadConfig,
+  parseConfig,
+  type ProxyConfig,
+  type RemoteEntry,
+  type StdioEntry,
+} from '../../src/proxy/config/config.js';
 import { toolTimeoutFor } from '../../src/proxy/config/toolFilter.js';
 
 let dir: string;
@@ -74,7 +81,12 @@ describe('loadConfig: input forms', () => {
     });
     expect((fromFile.servers[1] as StdioEntry).env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_realtoken1234' });
     const remote = fromFile.servers[2] as RemoteEntry;
-    expect(remote).toMatchObject({ kind: 'remote', type: 'auto', url: 'https://api.example.com/mcp', connectionTimeoutMs: 20_000 });
+    expect(remote).toMatchObject({
+      kind: 'remote',
+      type: 'auto',
+      url: 'https://api.example.com/mcp',
+      connectionTimeoutMs: 20_000,
+    });
     expect(remote.headers).toEqual({ 'X-Team': 'core' });
     expect(fromFile.servers[3]).toMatchObject({ kind: 'remote', type: 'sse', disabled: true });
     expect(fromFile).toMatchObject({ toolNaming: 'prefixed', readyTimeoutMs: 30_000, toolTimeouts: {} });
@@ -105,7 +117,10 @@ describe('loadConfig: input forms', () => {
     expect(inline.message).toContain('inline JSON is not valid JSON');
     expect(inline.message).not.toContain('hunter2-secret');
     // A comment before the error: the position is still the file's own line and column.
-    const path = writeConfig('bad.json', '{\n  // servers\n  "mcpServers": {\n    "a": {"command" "hunter2-secret"}\n  }\n}');
+    const path = writeConfig(
+      'bad.json',
+      '{\n  // servers\n  "mcpServers": {\n    "a": {"command" "hunter2-secret"}\n  }\n}',
+    );
     const fromFile = thrown(() => loadConfig(path));
     expect(fromFile.message).toContain(path);
     expect(fromFile.message).toContain('syntax error at line 4, column 21');
@@ -115,10 +130,16 @@ describe('loadConfig: input forms', () => {
   });
 
   it('prefixes top-level errors from a file with its path', () => {
-    const path = writeConfig('mcp.json', { toolNaming: 'short', mcpServers: { fs: { command: 'npx', args: ['-y', 42] } } });
+    const path = writeConfig('mcp.json', {
+      toolNaming: 'short',
+      mcpServers: { fs: { command: 'npx', args: ['-y', 42] } },
+    });
     const err = thrown(() => loadConfig(path));
     expect(err.message).toContain(path);
-    expect(err.issues).toEqual(['toolNaming must be one of "prefixed", "original"', 'server "fs": args[1] must be a string']);
+    expect(err.issues).toEqual([
+      'toolNaming must be one of "prefixed", "original"',
+      'server "fs": args[1] must be a string',
+    ]);
   });
 });
 
@@ -146,14 +167,26 @@ describe('loadConfig: a bad entry is set aside, the others load', () => {
       },
       {
         id: 'remote',
-        issues: ['server "remote": url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)'],
-        reason: 'invalid config entry: url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)',
+        issues: [
+          'server "remote": url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)',
+        ],
+        reason:
+          'invalid config entry: url references ${NOPE}, but that variable is not set (write ${NOPE:-default} to give a fallback)',
         transport: 'sse',
         disabled: false,
         persistent: true,
       },
-      expect.objectContaining({ id: 'bad id', transport: 'stdio', reason: expect.stringMatching(/^invalid config entry: has an invalid id/) }),
-      expect.objectContaining({ id: 'perSession', reason: 'invalid config entry: command must be a string', disabled: true, persistent: false }),
+      expect.objectContaining({
+        id: 'bad id',
+        transport: 'stdio',
+        reason: expect.stringMatching(/^invalid config entry: has an invalid id/),
+      }),
+      expect.objectContaining({
+        id: 'perSession',
+        reason: 'invalid config entry: command must be a string',
+        disabled: true,
+        persistent: false,
+      }),
     ]);
   });
 
@@ -191,38 +224,67 @@ describe('loadConfig: configs written for other clients', () => {
       ['old', 'remote', 'sse'],
     ]);
     // The project of a .vscode/mcp.json is the folder above it; a string keeps its "//" and ",}".
-    expect((cfg.servers[0] as StdioEntry).args).toEqual(['-y', 'server-filesystem', join(dir, 'proj'), `${homedir()}${sep}notes`, 'a,}b //c']);
+    expect((cfg.servers[0] as StdioEntry).args).toEqual([
+      '-y',
+      'server-filesystem',
+      join(dir, 'proj'),
+      `${homedir()}${sep}notes`,
+      'a,}b //c',
+    ]);
     expect((cfg.servers[1] as RemoteEntry).headers).toEqual({ Authorization: 'Bearer ghp_fromEnv' });
   });
 
   it('a VS Code ${input:...} without its variable fails that entry alone, naming the input and the variable', () => {
     const path = writeConfig('mcp.json', {
-      servers: { gh: { type: 'stdio', command: 'gh-mcp', env: { TOKEN: '${input:gh-token}' } }, ok: { command: 'node' } },
+      servers: {
+        gh: { type: 'stdio', command: 'gh-mcp', env: { TOKEN: '${input:gh-token}' } },
+        ok: { command: 'node' },
+      },
     });
     const cfg = loadConfig(path, { env: {} });
     expect(cfg.servers.map((s) => s.id)).toEqual(['ok']);
     expect(cfg.invalid?.map((e) => e.issues)).toEqual([
-      ['server "gh": env.TOKEN uses ${input:gh-token}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_GH_TOKEN to its value'],
+      [
+        'server "gh": env.TOKEN uses ${input:gh-token}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_GH_TOKEN to its value',
+      ],
     ]);
     // A disabled entry may leave it unset, as it may an unset variable.
-    const off = loadConfig(JSON.stringify({ servers: { gh: { command: 'x', args: ['${input:k}', '${command:pick}'], disabled: true } } }), { env: {} });
+    const off = loadConfig(
+      JSON.stringify({ servers: { gh: { command: 'x', args: ['${input:k}', '${command:pick}'], disabled: true } } }),
+      { env: {} },
+    );
     expect(off.servers.map((s) => s.id)).toEqual(['gh']);
-    const editorOnly = loadConfig(JSON.stringify({ servers: { gh: { command: 'x', args: ['${config:mcp.path}'] } } }), { env: {} });
-    expect(editorOnly.invalid?.[0].issues).toEqual(['server "gh": args[0] uses ${config:...}, which only VS Code can fill in']);
+    const editorOnly = loadConfig(JSON.stringify({ servers: { gh: { command: 'x', args: ['${config:mcp.path}'] } } }), {
+      env: {},
+    });
+    expect(editorOnly.invalid?.[0].issues).toEqual([
+      'server "gh": args[0] uses ${config:...}, which only VS Code can fill in',
+    ]);
   });
 
   it("reads Cursor's ${env:NAME}, and ${workspaceFolder} as the file's own folder (or the current folder for inline JSON)", () => {
     const e = { API_KEY: 'k-123', HOME_DIR: '/h' };
     const path = writeConfig('mcp.json', {
-      mcpServers: { c: { command: 'node', args: ['${workspaceFolder}', '${workspaceFolderBasename}'], env: { KEY: '${env:API_KEY}', D: '${env:NOPE:-d}' } } },
+      mcpServers: {
+        c: {
+          command: 'node',
+          args: ['${workspaceFolder}', '${workspaceFolderBasename}'],
+          env: { KEY: '${env:API_KEY}', D: '${env:NOPE:-d}' },
+        },
+      },
     });
     const fromFile = loadConfig(path, { env: e }).servers[0] as StdioEntry;
     expect(fromFile.args).toEqual([dir, basename(dir)]);
     expect(fromFile.env).toEqual({ KEY: 'k-123', D: 'd' });
-    const inline = loadConfig(JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }), { cwd: dir }).servers[0] as StdioEntry;
+    const inline = loadConfig(
+      JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }),
+      { cwd: dir },
+    ).servers[0] as StdioEntry;
     expect(inline.args).toEqual([dir]);
     // An environment variable of that name wins; a missing ${env:NAME} is named as written.
-    const own = loadConfig(JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }), { env: { workspaceFolder: '/mine' } });
+    const own = loadConfig(JSON.stringify({ mcpServers: { c: { command: 'node', args: ['${workspaceFolder}'] } } }), {
+      env: { workspaceFolder: '/mine' },
+    });
     expect((own.servers[0] as StdioEntry).args).toEqual(['/mine']);
     const missing = loadConfig(JSON.stringify({ mcpServers: { c: { command: '${env:NOPE}' } } }), { env: {} });
     expect(missing.invalid?.[0].issues).toEqual([
@@ -245,8 +307,12 @@ describe('loadConfig: configs written for other clients', () => {
   });
 
   it('a top level without a servers map, or with a malformed one, is fatal', () => {
-    expect(thrown(() => loadConfig('{"servers": []}')).issues).toEqual(['servers must be an object mapping server ids to server entries']);
-    expect(thrown(() => loadConfig('{"mcpServers": [], "servers": {}}')).issues).toEqual(['mcpServers must be an object mapping server ids to server entries']);
+    expect(thrown(() => loadConfig('{"servers": []}')).issues).toEqual([
+      'servers must be an object mapping server ids to server entries',
+    ]);
+    expect(thrown(() => loadConfig('{"mcpServers": [], "servers": {}}')).issues).toEqual([
+      'mcpServers must be an object mapping server ids to server entries',
+    ]);
     expect(thrown(() => loadConfig('{"inputs": []}')).issues).toEqual(['mcpServers is required']);
     expect(thrown(() => loadConfig(writeConfig('list.json', '[1,]'))).issues).toEqual(['config must be a JSON object']);
   });
@@ -294,17 +360,27 @@ describe('parseConfig: entries', () => {
     }).servers[0] as RemoteEntry;
     expect(entry.headers).toEqual({ 'X-Other': 'v', Authorization: 'Bearer ghp_realtoken1234' });
     // An empty token (optional auth through a default) leaves the headers alone.
-    const empty = one({ url: 'https://h/mcp', headers: { Authorization: 'Basic x' }, authToken: '${NOPE:-}' }).servers[0] as RemoteEntry;
+    const empty = one({ url: 'https://h/mcp', headers: { Authorization: 'Basic x' }, authToken: '${NOPE:-}' })
+      .servers[0] as RemoteEntry;
     expect(empty.headers).toEqual({ Authorization: 'Basic x' });
   });
 
   it('expands ${VAR} in command, args, env values, cwd, url, headers and authToken, never in keys', () => {
     const e = { BIN: '/usr/bin/node', DIR: '/srv', KEY: 'k1', HOST: 'h.example' };
-    const stdio = one({ command: '${BIN}', args: ['${DIR}/a', '$${DIR}', '${MISSING:-dflt}'], env: { '${KEY}': '${KEY}' }, cwd: '${DIR}' }, {}, e)
-      .servers[0] as StdioEntry;
+    const stdio = one(
+      {
+        command: '${BIN}',
+        args: ['${DIR}/a', '$${DIR}', '${MISSING:-dflt}'],
+        env: { '${KEY}': '${KEY}' },
+        cwd: '${DIR}',
+      },
+      {},
+      e,
+    ).servers[0] as StdioEntry;
     expect(stdio).toMatchObject({ command: '/usr/bin/node', args: ['/srv/a', '${DIR}', 'dflt'], cwd: '/srv' });
     expect(stdio.env).toEqual({ '${KEY}': 'k1' });
-    const remote = one({ url: 'https://${HOST}/m', headers: { 'X-Key': '${KEY}' }, authToken: '${KEY}' }, {}, e).servers[0] as RemoteEntry;
+    const remote = one({ url: 'https://${HOST}/m', headers: { 'X-Key': '${KEY}' }, authToken: '${KEY}' }, {}, e)
+      .servers[0] as RemoteEntry;
     expect(remote.url).toBe('https://h.example/m');
     expect(remote.headers).toEqual({ 'X-Key': 'k1', Authorization: 'Bearer k1' });
   });
@@ -337,7 +413,9 @@ describe('parseConfig: entries', () => {
   });
 
   it('keeps ping settings, and 0 (heartbeat off) is allowed for pingIntervalMs only', () => {
-    expect(one({ type: 'bridge', url: 'http://127.0.0.1:1/mcp/a', pingIntervalMs: 0, pingTimeoutMs: 500 }).servers[0]).toMatchObject({
+    expect(
+      one({ type: 'bridge', url: 'http://127.0.0.1:1/mcp/a', pingIntervalMs: 0, pingTimeoutMs: 500 }).servers[0],
+    ).toMatchObject({
       type: 'bridge',
       pingIntervalMs: 0,
       pingTimeoutMs: 500,
@@ -346,7 +424,10 @@ describe('parseConfig: entries', () => {
   });
 
   it('ignores unknown fields at both levels, and empty fields of the other kind', () => {
-    const cfg = one({ command: 'x', autoApprove: ['a'], alwaysAllow: [], description: 'y', headers: {} }, { someEditorSetting: { nested: true } });
+    const cfg = one(
+      { command: 'x', autoApprove: ['a'], alwaysAllow: [], description: 'y', headers: {} },
+      { someEditorSetting: { nested: true } },
+    );
     expect(cfg.servers[0]).not.toHaveProperty('autoApprove');
     expect(one({ url: 'http://h/', args: [], env: {} }).servers[0].kind).toBe('remote');
   });

@@ -34,7 +34,11 @@ describe('diffConfigs', () => {
     const next = {
       toolNaming: 'original',
       toolTimeouts: { 'slow*': 1000 },
-      mcpServers: { a: { command: 'node', args: ['a.js'], env: { K: 'other' } }, b: base.mcpServers.b, d: { command: 'node', args: ['d.js'] } },
+      mcpServers: {
+        a: { command: 'node', args: ['a.js'], env: { K: 'other' } },
+        b: base.mcpServers.b,
+        d: { command: 'node', args: ['d.js'] },
+      },
     };
     const d = diffConfigs(cfg(base), cfg(next));
     expect(d.added.map((s) => s.id)).toEqual(['d']);
@@ -48,11 +52,20 @@ describe('diffConfigs', () => {
   });
 
   it('counts a change of what a server is given: disabled, a filter, a header, a top-level default merged into it', () => {
-    const changedBy = (edit: (raw: typeof base) => unknown) => diffConfigs(cfg(base), cfg(edit(structuredClone(base)))).changed.map((s) => s.id);
-    expect(changedBy((r) => ({ mcpServers: { ...r.mcpServers, c: { ...r.mcpServers.c, disabled: true } } }))).toEqual(['c']);
-    expect(changedBy((r) => ({ mcpServers: { ...r.mcpServers, a: { ...r.mcpServers.a, allowTools: ['x'] } } }))).toEqual(['a']);
-    expect(changedBy((r) => ({ mcpServers: { ...r.mcpServers, b: { ...r.mcpServers.b, headers: { X: '2' } } } }))).toEqual(['b']);
-    expect(changedBy((r) => ({ mcpServers: { ...r.mcpServers, b: { ...r.mcpServers.b, authToken: '${TOKEN}' } } }))).toEqual(['b']);
+    const changedBy = (edit: (raw: typeof base) => unknown) =>
+      diffConfigs(cfg(base), cfg(edit(structuredClone(base)))).changed.map((s) => s.id);
+    expect(changedBy((r) => ({ mcpServers: { ...r.mcpServers, c: { ...r.mcpServers.c, disabled: true } } }))).toEqual([
+      'c',
+    ]);
+    expect(
+      changedBy((r) => ({ mcpServers: { ...r.mcpServers, a: { ...r.mcpServers.a, allowTools: ['x'] } } })),
+    ).toEqual(['a']);
+    expect(
+      changedBy((r) => ({ mcpServers: { ...r.mcpServers, b: { ...r.mcpServers.b, headers: { X: '2' } } } })),
+    ).toEqual(['b']);
+    expect(
+      changedBy((r) => ({ mcpServers: { ...r.mcpServers, b: { ...r.mcpServers.b, authToken: '${TOKEN}' } } })),
+    ).toEqual(['b']);
     // A top-level clientCapabilities default is merged into every entry: all three change.
     expect(changedBy((r) => ({ ...r, clientCapabilities: { sampling: false } })).sort()).toEqual(['a', 'b', 'c']);
     expect(diffConfigs(cfg(base), cfg({ ...base, readyTimeoutMs: 5000 })).options).toEqual({ readyTimeoutMs: 5000 });

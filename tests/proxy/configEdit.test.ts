@@ -3,7 +3,17 @@
 // that never come back to the page yet survive a save that keeps their mask, JSONC files,
 // entry versions against an editor saving meanwhile, duplicate keys, and the depth limit.
 import { afterEach, describe, expect, it } from 'vitest';
-import { chmodSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigStore } from '../../src/proxy/config/configStore.js';
@@ -25,14 +35,27 @@ function configFile(doc: unknown, text?: string): { dir: string; path: string; s
   return { dir, path, store: new ConfigStore(path, { HOME: '/home/me', LOG_LEVEL: 'info' }) };
 }
 
-const read = (p: string) => JSON.parse(readFileSync(p, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+const read = (p: string) =>
+  JSON.parse(readFileSync(p, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> } & Record<
+    string,
+    unknown
+  >;
 
 const START = {
   toolNaming: 'original',
   someOtherApp: { keep: [1, 2] },
   mcpServers: {
-    first: { command: 'node', args: ['a.js', '--api-key', 'sk-live-123456'], env: { TOKEN: 'ghp_abcdefghijklmnop', LEVEL: '${LOG_LEVEL}' }, x_vendor: true },
-    web: { url: 'https://user:pw@example.com/mcp?key=k123', headers: { Authorization: 'Bearer tok-1234567890' }, timeoutMs: 5000 },
+    first: {
+      command: 'node',
+      args: ['a.js', '--api-key', 'sk-live-123456'],
+      env: { TOKEN: 'ghp_abcdefghijklmnop', LEVEL: '${LOG_LEVEL}' },
+      x_vendor: true,
+    },
+    web: {
+      url: 'https://user:pw@example.com/mcp?key=k123',
+      headers: { Authorization: 'Bearer tok-1234567890' },
+      timeoutMs: 5000,
+    },
     last: { command: 'python3', args: ['-m', 'srv'], disabled: true },
   },
 };
@@ -50,7 +73,8 @@ describe('ConfigStore: reading for the page', () => {
     expect(web.url).not.toContain('k123');
     expect(last.disabled).toBe(true);
     const text = JSON.stringify(view);
-    for (const secret of ['sk-live-123456', 'ghp_abcdefghijklmnop', 'tok-1234567890', 'k123', ':pw@']) expect(text).not.toContain(secret);
+    for (const secret of ['sk-live-123456', 'ghp_abcdefghijklmnop', 'tok-1234567890', 'k123', ':pw@'])
+      expect(text).not.toContain(secret);
   });
 });
 
@@ -67,7 +91,11 @@ describe('ConfigStore: changes', () => {
     expect(r).toMatchObject({ ok: true });
     const after = read(path);
     expect(Object.keys(after.mcpServers)).toEqual(['first', 'web', 'last', 'memory']);
-    expect(after.mcpServers.memory).toEqual({ command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: { A: '1' } });
+    expect(after.mcpServers.memory).toEqual({
+      command: 'npx',
+      args: ['-y', '@modelcontextprotocol/server-memory'],
+      env: { A: '1' },
+    });
     expect(after.someOtherApp).toEqual({ keep: [1, 2] });
     expect(after.mcpServers.first.x_vendor).toBe(true);
     expect(readFileSync(path, 'utf8')).toMatch(/^\{\n {4}"toolNaming"/);
@@ -76,13 +104,22 @@ describe('ConfigStore: changes', () => {
     expect(statSync(`${path}.bak`).mode & 0o777).toBe(0o640);
     expect(readdirSync(dir).sort()).toEqual(['mcp.json', 'mcp.json.bak']); // no temp file left
     // The CLI reads the result as it reads any config.
-    expect(loadConfig(path, { env: { LOG_LEVEL: 'x' } }).servers.map((s) => s.id)).toEqual(['first', 'web', 'last', 'memory']);
+    expect(loadConfig(path, { env: { LOG_LEVEL: 'x' } }).servers.map((s) => s.id)).toEqual([
+      'first',
+      'web',
+      'last',
+      'memory',
+    ]);
   });
 
   it('a save that keeps the masks keeps every secret; a changed value replaces it; other fields stay', () => {
     const { path, store } = configFile(START);
     const first = store.view().servers[0]!;
-    const r = store.apply({ op: 'update', id: 'first', entry: { kind: 'stdio', command: 'node', args: first.args, env: { ...first.env, NEW: 'v' } } });
+    const r = store.apply({
+      op: 'update',
+      id: 'first',
+      entry: { kind: 'stdio', command: 'node', args: first.args, env: { ...first.env, NEW: 'v' } },
+    });
     expect(r.ok).toBe(true);
     expect(JSON.stringify(r)).not.toContain('ghp_');
     const saved = read(path).mcpServers.first;
@@ -91,15 +128,32 @@ describe('ConfigStore: changes', () => {
     store.apply({
       op: 'update',
       id: 'web',
-      entry: { kind: 'remote', url: web.url, headers: { Authorization: 'Bearer new-one', 'X-A': 'b' }, transport: 'sse' },
+      entry: {
+        kind: 'remote',
+        url: web.url,
+        headers: { Authorization: 'Bearer new-one', 'X-A': 'b' },
+        transport: 'sse',
+      },
     });
     const w = read(path).mcpServers.web;
-    expect(w).toEqual({ url: START.mcpServers.web.url, headers: { Authorization: 'Bearer new-one', 'X-A': 'b' }, timeoutMs: 5000, type: 'sse' });
+    expect(w).toEqual({
+      url: START.mcpServers.web.url,
+      headers: { Authorization: 'Bearer new-one', 'X-A': 'b' },
+      timeoutMs: 5000,
+      type: 'sse',
+    });
   });
 
   it('renames in place and refuses a taken name, an invalid name and an unknown server, writing nothing', () => {
     const { path, store } = configFile(START);
-    expect(store.apply({ op: 'update', id: 'last', newId: 'renamed', entry: { kind: 'stdio', command: 'python3', args: ['-m', 'srv'] } }).ok).toBe(true);
+    expect(
+      store.apply({
+        op: 'update',
+        id: 'last',
+        newId: 'renamed',
+        entry: { kind: 'stdio', command: 'python3', args: ['-m', 'srv'] },
+      }).ok,
+    ).toBe(true);
     expect(Object.keys(read(path).mcpServers)).toEqual(['first', 'web', 'renamed']);
     expect(read(path).mcpServers.renamed.disabled).toBe(true);
     const text = readFileSync(path, 'utf8');
@@ -108,7 +162,10 @@ describe('ConfigStore: changes', () => {
       status: 409,
       error: 'a server named "web" already exists',
     });
-    expect(store.apply({ op: 'add', id: 'bad id!', entry: { kind: 'stdio', command: 'x' } })).toMatchObject({ ok: false, status: 400 });
+    expect(store.apply({ op: 'add', id: 'bad id!', entry: { kind: 'stdio', command: 'x' } })).toMatchObject({
+      ok: false,
+      status: 400,
+    });
     expect(store.apply({ op: 'remove', id: 'nope' })).toMatchObject({ ok: false, status: 404 });
     expect(readFileSync(path, 'utf8')).toBe(text);
   });
@@ -118,7 +175,11 @@ describe('ConfigStore: changes', () => {
     const text = readFileSync(path, 'utf8');
     const r = store.apply({ op: 'add', id: 'broken', entry: { kind: 'remote', url: 'not a url' } });
     expect(r).toMatchObject({ ok: false, status: 400, issues: ['server "broken": url is not a valid absolute URL'] });
-    const r2 = store.apply({ op: 'add', id: 'noenv', entry: { kind: 'stdio', command: 'x', env: { K: '${NOT_SET_ANYWHERE}' } } });
+    const r2 = store.apply({
+      op: 'add',
+      id: 'noenv',
+      entry: { kind: 'stdio', command: 'x', env: { K: '${NOT_SET_ANYWHERE}' } },
+    });
     expect(r2.issues?.[0]).toContain('references ${NOT_SET_ANYWHERE}, but that variable is not set');
     const r3 = store.apply({ op: 'add', id: 'ghost', entry: { kind: 'stdio', command: 'x', env: { K: SECRET_MASK } } });
     expect(r3).toMatchObject({ ok: false, issues: ['env "K" has no stored value to keep: type its value'] });
@@ -164,7 +225,9 @@ describe('ConfigStore: changes', () => {
   it('reads and edits a JSONC file (comments, trailing commas) and refuses one that is not JSON at all, naming where', () => {
     const { path, store } = configFile(undefined, '{ // mine\n "mcpServers": {}, }');
     expect(store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } }).ok).toBe(true);
-    expect(readFileSync(path, 'utf8')).toMatch(/^\{ \/\/ mine\n "mcpServers": \{\n {2}"a": \{\n {3}"command": "x"\n {2}\}\n \}, \}$/);
+    expect(readFileSync(path, 'utf8')).toMatch(
+      /^\{ \/\/ mine\n "mcpServers": \{\n {2}"a": \{\n {3}"command": "x"\n {2}\}\n \}, \}$/,
+    );
     const broken = configFile(undefined, '{ "mcpServers": { "a": { "command": "x" } }');
     const r = broken.store.apply({ op: 'add', id: 'b', entry: { kind: 'stdio', command: 'x' } });
     expect(r).toMatchObject({
@@ -199,13 +262,25 @@ describe('ConfigStore: versions (an editor saving while the panel is open)', () 
       { op: 'tool' as const, id: 'a', tool: 't', enabled: false, version },
       { op: 'remove' as const, id: 'a', version },
     ]) {
-      expect(store.apply(change)).toMatchObject({ ok: false, status: 409, code: 'conflict', error: expect.stringContaining('"a" was changed in') });
+      expect(store.apply(change)).toMatchObject({
+        ok: false,
+        status: 409,
+        code: 'conflict',
+        error: expect.stringContaining('"a" was changed in'),
+      });
     }
     expect(readFileSync(path, 'utf8')).toBe(edited);
     // Read again: the new version is accepted.
     const now = store.view().servers[0]!;
     expect(now.args).toEqual(['edited.js']);
-    expect(store.apply({ op: 'update', id: 'a', entry: { ...draft, args: ['edited.js', '--fresh-form'] }, version: now.version }).ok).toBe(true);
+    expect(
+      store.apply({
+        op: 'update',
+        id: 'a',
+        entry: { ...draft, args: ['edited.js', '--fresh-form'] },
+        version: now.version,
+      }).ok,
+    ).toBe(true);
     expect(read(path).mcpServers.a!.args).toEqual(['edited.js', '--fresh-form']);
   });
 
@@ -214,7 +289,10 @@ describe('ConfigStore: versions (an editor saving while the panel is open)', () 
     const version = store.view().servers[0]!.version;
     writeFileSync(path, TEXT.replace('"b.js"', '"b-by-editor.js"'));
     expect(store.apply({ op: 'enable', id: 'a', enabled: false, version }).ok).toBe(true);
-    expect(read(path).mcpServers).toEqual({ a: { command: 'node', args: ['a.js'], disabled: true }, b: { command: 'node', args: ['b-by-editor.js'] } });
+    expect(read(path).mcpServers).toEqual({
+      a: { command: 'node', args: ['a.js'], disabled: true },
+      b: { command: 'node', args: ['b-by-editor.js'] },
+    });
   });
 
   it('a change made from an entry that is gone is a conflict too; an unchanged entry keeps its version', () => {
@@ -224,7 +302,10 @@ describe('ConfigStore: versions (an editor saving while the panel is open)', () 
     expect(store.view().servers[0]!.version).toBe(a!.version);
     expect(store.view().servers[1]!.version).not.toBe(b!.version);
     writeFileSync(path, `${JSON.stringify({ mcpServers: { b: { command: 'node' } } })}\n`);
-    expect(store.apply({ op: 'remove', id: 'a', version: a!.version })).toMatchObject({ status: 409, code: 'conflict' });
+    expect(store.apply({ op: 'remove', id: 'a', version: a!.version })).toMatchObject({
+      status: 409,
+      code: 'conflict',
+    });
   });
 
   it('writes nothing when the file changed between the read and the write (checked again just before the rename)', () => {
@@ -264,7 +345,11 @@ describe('ConfigStore: duplicate keys and depth', () => {
       `${path}: duplicate key "twice" in mcpServers (line 6): the last one counts`,
     ]);
     const r = store.apply({ op: 'update', id: 'twice', entry: { kind: 'stdio', command: 'z' } });
-    expect(r).toMatchObject({ ok: false, status: 409, error: 'mcpServers.twice appears more than once in the file: remove one of them in an editor first' });
+    expect(r).toMatchObject({
+      ok: false,
+      status: 409,
+      error: 'mcpServers.twice appears more than once in the file: remove one of them in an editor first',
+    });
     expect(readFileSync(path, 'utf8')).toBe(DUP);
     const ok = store.apply({ op: 'enable', id: 'once', enabled: false });
     expect(ok.config?.warnings).toHaveLength(2);
@@ -277,13 +362,23 @@ describe('ConfigStore: duplicate keys and depth', () => {
       const { path, store } = configFile(undefined, text);
       const message = `${path} nests arrays and objects more than 100 levels deep (the limit is 100); fix it by hand first (the panel only writes valid files)`;
       expect(() => store.view()).toThrow(message);
-      expect(store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } })).toEqual({ ok: false, status: 500, error: message });
-      expect(store.apply({ op: 'import', text: '{"b": {"command": "x"}}' })).toEqual({ ok: false, status: 500, error: message });
+      expect(store.apply({ op: 'add', id: 'a', entry: { kind: 'stdio', command: 'x' } })).toEqual({
+        ok: false,
+        status: 500,
+        error: message,
+      });
+      expect(store.apply({ op: 'import', text: '{"b": {"command": "x"}}' })).toEqual({
+        ok: false,
+        status: 500,
+        error: message,
+      });
     }
   });
 
   it('the CLI refuses such a config too, with the same limit, instead of overflowing later', () => {
     const deep = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(5_000)}${']'.repeat(5_000)}}}}`;
-    expect(() => loadConfig(deep)).toThrow('the config nests arrays and objects more than 100 levels deep (the limit is 100)');
+    expect(() => loadConfig(deep)).toThrow(
+      'the config nests arrays and objects more than 100 levels deep (the limit is 100)',
+    );
   });
 });

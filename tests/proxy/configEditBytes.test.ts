@@ -16,7 +16,10 @@ afterEach(() => {
 
 const NOT_UTF8 = Buffer.from([0xff, 0xfe, 0xc3]);
 const lines = (...l: (string | Buffer)[]) =>
-  Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), ...l.map((x) => Buffer.concat([Buffer.from(x), Buffer.from('\r\n')]))]);
+  Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    ...l.map((x) => Buffer.concat([Buffer.from(x), Buffer.from('\r\n')])),
+  ]);
 
 /** The file, as JSONC (a comment, trailing commas) or as strict JSON. */
 const file = (jsonc: boolean) => {
@@ -50,7 +53,10 @@ const JSON_FILE = file(false);
 const targetOf = (f: Buffer) => ({ start: f.indexOf('    "target"'), end: f.indexOf('    "bytes"') });
 const appendOf = (f: Buffer) => {
   const last = f.indexOf('"x": 9007199254740993 }') + '"x": 9007199254740993 }'.length;
-  return { start: f.includes('/* trailing */') ? f.indexOf('/* trailing */') + '/* trailing */'.length : last, end: f.lastIndexOf('\r\n  }') };
+  return {
+    start: f.includes('/* trailing */') ? f.indexOf('/* trailing */') + '/* trailing */'.length : last,
+    end: f.lastIndexOf('\r\n  }'),
+  };
 };
 
 function setup(text = FILE): { path: string; store: ConfigStore } {
@@ -65,13 +71,21 @@ function setup(text = FILE): { path: string; store: ConfigStore } {
 function changedOnlyWithin(before: Buffer, after: Buffer, range: { start: number; end: number }): boolean {
   const head = before.subarray(0, range.start);
   const tail = before.subarray(range.end);
-  return after.length >= head.length + tail.length && after.subarray(0, head.length).equals(head) && after.subarray(after.length - tail.length).equals(tail);
+  return (
+    after.length >= head.length + tail.length &&
+    after.subarray(0, head.length).equals(head) &&
+    after.subarray(after.length - tail.length).equals(tail)
+  );
 }
 
 const target = { kind: 'stdio' as const, command: 'node', args: ['t.js', '--flag'] };
 const CHANGES: [string, ConfigChange, (f: Buffer) => { start: number; end: number }][] = [
   ['edit (command)', { op: 'update', id: 'target', entry: { ...target, command: process.execPath } }, targetOf],
-  ['edit (arguments)', { op: 'update', id: 'target', entry: { ...target, args: ['t.js', '--flag', '--more'] } }, targetOf],
+  [
+    'edit (arguments)',
+    { op: 'update', id: 'target', entry: { ...target, args: ['t.js', '--flag', '--more'] } },
+    targetOf,
+  ],
   ['rename', { op: 'update', id: 'target', newId: 'renamed', entry: target }, targetOf],
   ['disable', { op: 'enable', id: 'target', enabled: false }, targetOf],
   ['tool off', { op: 'tool', id: 'target', tool: 'echo', enabled: false }, targetOf],
@@ -93,7 +107,15 @@ describe.each([
       expect(changedOnlyWithin(text, after, rangeOf(text))).toBe(true);
       // The new bytes use the file's line ends: no bare LF.
       expect(after.toString('latin1').replace(/\r\n/g, '')).not.toMatch(/[\r\n]/);
-      for (const kept of ['12345678901234567890', '9007199254740993', '"f": 1.0', '[1,2,  3]', '"dup": 1,', '"dup": 2,', '["a.js",   "b.js"]']) {
+      for (const kept of [
+        '12345678901234567890',
+        '9007199254740993',
+        '"f": 1.0',
+        '[1,2,  3]',
+        '"dup": 1,',
+        '"dup": 2,',
+        '["a.js",   "b.js"]',
+      ]) {
         expect(after.includes(kept), kept).toBe(true);
       }
       if (text === FILE) expect(after.includes('// the user')).toBe(true);
@@ -101,8 +123,10 @@ describe.each([
       expect(after.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
       if (change.op !== 'remove') {
         // Inside the edited entry, what the change does not own is kept too.
-        for (const kept of ['"x_big": 12345678901234567890', '"x_float": 1.0', '"__proto__": { "kept": true }']) expect(after.includes(kept), kept).toBe(true);
-        if (change.op !== 'update' || change.newId) expect(after.includes('"args": [ "t.js",\r\n                "--flag" ]')).toBe(true);
+        for (const kept of ['"x_big": 12345678901234567890', '"x_float": 1.0', '"__proto__": { "kept": true }'])
+          expect(after.includes(kept), kept).toBe(true);
+        if (change.op !== 'update' || change.newId)
+          expect(after.includes('"args": [ "t.js",\r\n                "--flag" ]')).toBe(true);
       }
     });
   }
@@ -118,19 +142,32 @@ describe('a panel change on that file', () => {
       ['bytes', []],
       ['after', ['c.js']],
     ]);
-    expect(r.config?.warnings).toEqual([expect.stringContaining('duplicate key "dup" in the top level (line 5): the last one counts')]);
+    expect(r.config?.warnings).toEqual([
+      expect.stringContaining('duplicate key "dup" in the top level (line 5): the last one counts'),
+    ]);
   });
 
   it('refuses, with a clear error and nothing written, a change that would rewrite bytes that are not UTF-8', () => {
     const { path, store } = setup();
     const bytes = store.view().servers.find((s) => s.id === 'bytes')!;
     // Its own arguments are not the problem: rewriting its note would be, and removing it deletes the bytes whole.
-    expect(store.apply({ op: 'update', id: 'bytes', entry: { kind: 'stdio', command: 'node', args: ['x.js'] }, version: bytes.version }).ok).toBe(true);
+    expect(
+      store.apply({
+        op: 'update',
+        id: 'bytes',
+        entry: { kind: 'stdio', command: 'node', args: ['x.js'] },
+        version: bytes.version,
+      }).ok,
+    ).toBe(true);
     writeFileSync(path, FILE);
     const text = FILE.toString('latin1').replace('"x_note": "', '"args": ["');
     const withArgs = Buffer.from(text.replace('\u00ff\u00fe\u00c3" },', '\u00ff\u00fe\u00c3"] },'), 'latin1');
     writeFileSync(path, withArgs);
-    const r = store.apply({ op: 'update', id: 'bytes', entry: { kind: 'stdio', command: 'node', args: ['\ufffd\ufffd\ufffd', 'more'] } });
+    const r = store.apply({
+      op: 'update',
+      id: 'bytes',
+      entry: { kind: 'stdio', command: 'node', args: ['\ufffd\ufffd\ufffd', 'more'] },
+    });
     expect(r).toMatchObject({
       ok: false,
       status: 409,

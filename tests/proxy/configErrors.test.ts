@@ -31,15 +31,23 @@ describe('config validation errors', () => {
     expect(issues({ command: 'x', args: ['a', 5] })).toEqual(['server "s": args[1] must be a string']);
     expect(issues({ command: 'x', args: 'a b' })).toEqual(['server "s": args must be an array of strings']);
     expect(issues({ command: 7 })).toEqual(['server "s": command must be a string']);
-    expect(issues({ command: 'x', env: { PORT: 3000 } })).toEqual(['server "s": env.PORT must be a string (quote numbers and booleans)']);
-    expect(issues({ url: 'http://h/', headers: { 'X-Api-Key': 12345678 } })).toEqual(['server "s": headers["X-Api-Key"] must be a string']);
+    expect(issues({ command: 'x', env: { PORT: 3000 } })).toEqual([
+      'server "s": env.PORT must be a string (quote numbers and booleans)',
+    ]);
+    expect(issues({ url: 'http://h/', headers: { 'X-Api-Key': 12345678 } })).toEqual([
+      'server "s": headers["X-Api-Key"] must be a string',
+    ]);
     expect(issues({ command: 'x', disabled: 'yes' })).toEqual(['server "s": disabled must be true or false']);
     expect(issues({ command: 'x', tools: ['a'] })[0]).toMatch(/^server "s": tools must be an object/);
-    expect(issues({ command: 'x', tools: { allow: 'a*' } })).toEqual(['server "s": tools.allow must be an array of strings']);
+    expect(issues({ command: 'x', tools: { allow: 'a*' } })).toEqual([
+      'server "s": tools.allow must be an array of strings',
+    ]);
     expect(issues({ command: 'x', denyTools: [1] })).toEqual(['server "s": denyTools[0] must be a string']);
     expect(issues('npx foo')).toEqual(['server "s": must be an object']);
     expect(issues(null)).toEqual(['server "s": must be an object']);
-    expect(issues({ url: 'http://h/', type: 'websocket' })[0]).toMatch(/^server "s": type must be one of "stdio", "http"/);
+    expect(issues({ url: 'http://h/', type: 'websocket' })[0]).toMatch(
+      /^server "s": type must be one of "stdio", "http"/,
+    );
     expect(issues({ url: 'http://h/', transport: 'bridge' })[0]).toMatch(/^server "s": transport must be one of/);
   });
 
@@ -49,19 +57,33 @@ describe('config validation errors', () => {
       expect(got, String(bad)).toHaveLength(1);
       expect(got[0]).toMatch(/^server "s": timeoutMs must be (a positive integer \(milliseconds\)|at most 2147483647)/);
     }
-    expect(issues({ command: 'x', connectionTimeoutMs: 0 })).toEqual(['server "s": connectionTimeoutMs must be a positive integer (milliseconds)']);
+    expect(issues({ command: 'x', connectionTimeoutMs: 0 })).toEqual([
+      'server "s": connectionTimeoutMs must be a positive integer (milliseconds)',
+    ]);
     expect(issues({ url: 'http://h/', pingTimeoutMs: 0 })).toHaveLength(1);
-    expect(issues({ url: 'http://h/', pingIntervalMs: -1 })).toEqual(['server "s": pingIntervalMs must be a non-negative integer (milliseconds; 0 disables)']);
-    expect(issues({ command: 'x', toolTimeouts: { 'fs_*': 0 } })).toEqual(['server "s": toolTimeouts["fs_*"] must be a positive integer (milliseconds)']);
-    expect(issues({ command: 'x', toolTimeouts: { '': 5 } })).toEqual(['server "s": toolTimeouts must not have an empty tool pattern']);
+    expect(issues({ url: 'http://h/', pingIntervalMs: -1 })).toEqual([
+      'server "s": pingIntervalMs must be a non-negative integer (milliseconds; 0 disables)',
+    ]);
+    expect(issues({ command: 'x', toolTimeouts: { 'fs_*': 0 } })).toEqual([
+      'server "s": toolTimeouts["fs_*"] must be a positive integer (milliseconds)',
+    ]);
+    expect(issues({ command: 'x', toolTimeouts: { '': 5 } })).toEqual([
+      'server "s": toolTimeouts must not have an empty tool pattern',
+    ]);
   });
 
   it('rejects command with url, neither, and kind/type mismatches', () => {
-    expect(issues({ command: 'x', url: 'http://h/' })).toEqual(['server "s": has both command and url: a server is either stdio (command) or remote (url)']);
-    expect(issues({ args: ['a'] })).toEqual(['server "s": needs either command (a stdio server) or url (a remote server)']);
+    expect(issues({ command: 'x', url: 'http://h/' })).toEqual([
+      'server "s": has both command and url: a server is either stdio (command) or remote (url)',
+    ]);
+    expect(issues({ args: ['a'] })).toEqual([
+      'server "s": needs either command (a stdio server) or url (a remote server)',
+    ]);
     expect(issues({ disabled: true })).toHaveLength(1);
     expect(issues({ command: 'x', type: 'sse' })).toEqual(['server "s": type "sse" needs url, not command']);
-    expect(issues({ command: 'x', transport: 'http' })).toEqual(['server "s": transport "http" needs url, not command']);
+    expect(issues({ command: 'x', transport: 'http' })).toEqual([
+      'server "s": transport "http" needs url, not command',
+    ]);
     expect(issues({ url: 'http://h/', type: 'stdio' })).toEqual(['server "s": type "stdio" needs command, not url']);
     expect(issues({ url: 'http://h/', type: 'sse', transport: 'http' })).toEqual([
       'server "s": transport ("http") contradicts type ("sse"); give only one of them',
@@ -78,7 +100,9 @@ describe('config validation errors', () => {
   });
 
   it('restricts ids and explains the rule', () => {
-    const ok = parseConfig({ mcpServers: { a: { command: 'x' }, 'A9_.-z': { command: 'x' }, ['x'.repeat(64)]: { command: 'x' } } });
+    const ok = parseConfig({
+      mcpServers: { a: { command: 'x' }, 'A9_.-z': { command: 'x' }, ['x'.repeat(64)]: { command: 'x' } },
+    });
     expect(ok.servers).toHaveLength(3);
     for (const id of ['bad id', '-lead', '.x', 'x'.repeat(65), 'a/b', 'é', '']) {
       let err: unknown;
@@ -97,7 +121,9 @@ describe('config validation errors', () => {
     expect(issues({ url: 'ws://h/mcp' })).toEqual(['server "s": url must be an http or https URL (got scheme "ws:")']);
     expect(issues({ url: 'file:///etc/passwd' })).toHaveLength(1);
     expect(issues({ url: '/relative/mcp' })).toEqual(['server "s": url is not a valid absolute URL']);
-    expect(issues({ url: 'http://h/', headers: { 'Bad Name': 'x' } })).toEqual(['server "s": headers["Bad Name"] is not a valid HTTP header name']);
+    expect(issues({ url: 'http://h/', headers: { 'Bad Name': 'x' } })).toEqual([
+      'server "s": headers["Bad Name"] is not a valid HTTP header name',
+    ]);
   });
 
   it('reports a missing variable with server, field and variable name', () => {
@@ -105,7 +131,9 @@ describe('config validation errors', () => {
       'server "s": env.GH references ${GH_TOKEN}, but that variable is not set (write ${GH_TOKEN:-default} to give a fallback)',
     ]);
     expect(issues({ url: '${BASE}/mcp' }, {}, {})).toHaveLength(1); // no extra "invalid URL" issue
-    expect(issues({ command: 'x', args: ['${A', 'ok'] })).toEqual(['server "s": args[0] has an unterminated "${" at character 1']);
+    expect(issues({ command: 'x', args: ['${A', 'ok'] })).toEqual([
+      'server "s": args[0] has an unterminated "${" at character 1',
+    ]);
   });
 
   it('reports every problem of every server and the top level together', () => {
@@ -140,7 +168,9 @@ describe('config validation errors', () => {
     expect(top({})).toEqual(['mcpServers is required']);
     expect(top({ mcpServers: [] })).toEqual(['mcpServers must be an object mapping server ids to server entries']);
     expect(top([])).toEqual(['config must be a JSON object']);
-    expect(top({ mcpServers: {}, toolTimeouts: { x: 'slow' } })).toEqual(['toolTimeouts.x must be a positive integer (milliseconds)']);
+    expect(top({ mcpServers: {}, toolTimeouts: { x: 'slow' } })).toEqual([
+      'toolTimeouts.x must be a positive integer (milliseconds)',
+    ]);
   });
 });
 
@@ -172,7 +202,10 @@ describe('config errors never print secret values', () => {
 
   it('from a real file as well, in the issues and in the reason the status shows', () => {
     const path = join(dir, 'mcp.json');
-    writeFileSync(path, JSON.stringify({ mcpServers: { gh: { url: `gopher://x:${SECRET}@h/`, headers: { Authorization: SECRET } } } }));
+    writeFileSync(
+      path,
+      JSON.stringify({ mcpServers: { gh: { url: `gopher://x:${SECRET}@h/`, headers: { Authorization: SECRET } } } }),
+    );
     const [bad] = loadConfig(path).invalid ?? [];
     expect(bad.issues).toEqual(['server "gh": url must be an http or https URL (got scheme "gopher:")']);
     expect(bad.reason).toBe('invalid config entry: url must be an http or https URL (got scheme "gopher:")');

@@ -16,7 +16,11 @@ afterEach(() => {
 const CLAUDE = JSON.stringify({
   mcpServers: {
     memory: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] },
-    github: { command: 'docker', args: ['run', '-i', 'ghcr.io/github/github-mcp-server'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secretsecretsecret' } },
+    github: {
+      command: 'docker',
+      args: ['run', '-i', 'ghcr.io/github/github-mcp-server'],
+      env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_secretsecretsecret' },
+    },
   },
   globalShortcut: 'Ctrl+Space',
 });
@@ -48,24 +52,40 @@ describe('planImport', () => {
     const plan = planImport(VSCODE, [], { HOME: '/home/me' });
     expect(plan.preview.format).toBe('VS Code mcp.json');
     expect(plan.preview.add.map((a) => a.id)).toEqual(['fetch', 'remote']);
-    expect(plan.entries.fetch).toEqual({ type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'], env: { HOME_DIR: '${HOME}' } });
+    expect(plan.entries.fetch).toEqual({
+      type: 'stdio',
+      command: 'uvx',
+      args: ['mcp-server-fetch'],
+      env: { HOME_DIR: '${HOME}' },
+    });
     expect(plan.preview.add[1]!.summary).not.toContain('abc123');
     expect(plan.preview.skip).toEqual([
       { id: 'keyed', reason: 'uses ${input:...}, which only the other app can fill in: add it with the form instead' },
-      { id: 'withfile', reason: 'uses ${workspaceFolder}, which only the other app can fill in: add it with the form instead' },
+      {
+        id: 'withfile',
+        reason: 'uses ${workspaceFolder}, which only the other app can fill in: add it with the form instead',
+      },
     ]);
   });
 
   it('skips existing names, invalid names and entries the CLI refuses, with its message', () => {
     const text = JSON.stringify({
-      mcpServers: { memory: { command: 'x' }, 'bad name': { command: 'x' }, both: { command: 'x', url: 'http://a' }, env: { command: 'x', env: { A: 1 } } },
+      mcpServers: {
+        memory: { command: 'x' },
+        'bad name': { command: 'x' },
+        both: { command: 'x', url: 'http://a' },
+        env: { command: 'x', env: { A: 1 } },
+      },
     });
     const plan = planImport(text, ['memory'], {});
     expect(plan.preview.add).toEqual([]);
     expect(plan.preview.skip).toEqual([
       { id: 'memory', reason: 'a server with this name is already in your config' },
       { id: 'bad name', reason: expect.stringContaining('invalid name') },
-      { id: 'both', reason: 'server "both": has both command and url: a server is either stdio (command) or remote (url)' },
+      {
+        id: 'both',
+        reason: 'server "both": has both command and url: a server is either stdio (command) or remote (url)',
+      },
       { id: 'env', reason: 'server "env": env.A must be a string (quote numbers and booleans)' },
     ]);
   });
@@ -73,14 +93,23 @@ describe('planImport', () => {
   it('accepts a bare servers map and a pasted "id": {...} fragment; says clearly what is not a snippet', () => {
     expect(planImport('{"a": {"command": "x"}}', [], {}).preview.add.map((a) => a.id)).toEqual(['a']);
     expect(planImport('"a": {"command": "x"},', [], {}).preview.add.map((a) => a.id)).toEqual(['a']);
-    expect(planImport('not json', [], {}).preview).toEqual({ ok: false, add: [], skip: [], error: 'The snippet is not valid JSON.' });
+    expect(planImport('not json', [], {}).preview).toEqual({
+      ok: false,
+      add: [],
+      skip: [],
+      error: 'The snippet is not valid JSON.',
+    });
     expect(planImport('{"x": 1}', [], {}).preview.error).toContain('No servers found');
     expect(planImport('   ', [], {}).preview.error).toBe('Paste a snippet first.');
   });
 
   it('reads comments and trailing commas as JSONC and leaves strings alone: //, /* and ",]" inside them are kept', () => {
-    const text = '{"mcpServers": {"s": {"command": "x", "args": ["http://a//b", "/*x*/", "keep,]this", "keep,}that",], /* c */}, // end\n}}';
-    expect(planImport(text, [], {}).entries.s).toEqual({ command: 'x', args: ['http://a//b', '/*x*/', 'keep,]this', 'keep,}that'] });
+    const text =
+      '{"mcpServers": {"s": {"command": "x", "args": ["http://a//b", "/*x*/", "keep,]this", "keep,}that",], /* c */}, // end\n}}';
+    expect(planImport(text, [], {}).entries.s).toEqual({
+      command: 'x',
+      args: ['http://a//b', '/*x*/', 'keep,]this', 'keep,}that'],
+    });
   });
 
   it('refuses a snippet nested deeper than the limit with a message naming it, however deep', () => {
@@ -112,6 +141,9 @@ describe('ConfigStore import', () => {
     const servers = JSON.parse(readFileSync(path, 'utf8')).mcpServers;
     expect(Object.keys(servers)).toEqual(['memory', 'github']);
     expect(servers.memory).toEqual({ command: 'keep-me' });
-    expect(store.apply({ op: 'import', text: CLAUDE })).toMatchObject({ ok: false, error: 'nothing to import: every server in the snippet is skipped' });
+    expect(store.apply({ op: 'import', text: CLAUDE })).toMatchObject({
+      ok: false,
+      error: 'nothing to import: every server in the snippet is skipped',
+    });
   });
 });

@@ -7,7 +7,16 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, rawRequest, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  EVERYTHING_SERVER,
+  fixture,
+  nodeEntry,
+  rawRequest,
+  startBridge,
+  tempDir,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { SECRET_MASK } from '../../src/shared/configContract.js';
 
 const SECRET = 'sk-live-never-to-the-page-0123456789';
@@ -70,14 +79,22 @@ describe('config routes: security', () => {
 
   it('a change needs a JSON body (415 for a form post or text) and an Origin (403); nothing is written', async () => {
     const before = fileText();
-    const form = await req('POST', '/config/servers', 'id=x&entry=y', { 'Content-Type': 'application/x-www-form-urlencoded' });
+    const form = await req('POST', '/config/servers', 'id=x&entry=y', {
+      'Content-Type': 'application/x-www-form-urlencoded',
+    });
     expect(form.status).toBe(415);
     expect((await req('POST', '/config/servers', '{"id":"x"}', { 'Content-Type': 'text/plain' })).status).toBe(415);
-    expect((await req('DELETE', '/config/servers/chatty', {}, { 'Content-Type': 'multipart/form-data; boundary=x' })).status).toBe(415);
+    expect(
+      (await req('DELETE', '/config/servers/chatty', {}, { 'Content-Type': 'multipart/form-data; boundary=x' })).status,
+    ).toBe(415);
     const noOrigin = await rawRequest(bridge.port, {
       method: 'POST',
       path: '/config/servers/chatty/enabled',
-      headers: { Host: `127.0.0.1:${bridge.port}`, Authorization: `Bearer ${bridge.bearer}`, 'Content-Type': 'application/json' },
+      headers: {
+        Host: `127.0.0.1:${bridge.port}`,
+        Authorization: `Bearer ${bridge.bearer}`,
+        'Content-Type': 'application/json',
+      },
       body: '{"enabled":false}',
     });
     expect(noOrigin.status).toBe(403);
@@ -107,7 +124,12 @@ describe('config routes: reading and changing the file', () => {
     expect(add.status).toBe(200);
     expect(add.body).not.toContain('tok-abcdef123456');
     const put = await req('PUT', '/config/servers/chatty', {
-      entry: { kind: 'stdio', command: process.execPath, args: [fixture('chattyServer.mjs')], env: { API_KEY: SECRET_MASK } },
+      entry: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [fixture('chattyServer.mjs')],
+        env: { API_KEY: SECRET_MASK },
+      },
     });
     expect(put.status).toBe(200);
     expect(put.body).not.toContain(SECRET);
@@ -138,12 +160,20 @@ describe('config routes: reading and changing the file', () => {
     writeFileSync(file, edited);
     const r = await req('POST', '/config/servers/everything/enabled', { enabled: false, version });
     expect(r.status).toBe(409);
-    expect(JSON.parse(r.body)).toMatchObject({ ok: false, code: 'conflict', error: expect.stringContaining('"everything" was changed in') });
+    expect(JSON.parse(r.body)).toMatchObject({
+      ok: false,
+      code: 'conflict',
+      error: expect.stringContaining('"everything" was changed in'),
+    });
     expect(fileText()).toBe(edited);
     expect((await req('POST', '/config/servers/everything/enabled', { enabled: false, version: 7 })).status).toBe(400);
-    const fresh = JSON.parse((await req('GET', '/config')).body).servers.find((s: { id: string }) => s.id === 'everything').version as string;
+    const fresh = JSON.parse((await req('GET', '/config')).body).servers.find(
+      (s: { id: string }) => s.id === 'everything',
+    ).version as string;
     expect(fresh).not.toBe(version);
-    expect((await req('POST', '/config/servers/everything/enabled', { enabled: false, version: fresh })).status).toBe(200);
+    expect((await req('POST', '/config/servers/everything/enabled', { enabled: false, version: fresh })).status).toBe(
+      200,
+    );
     expect(JSON.parse(fileText()).mcpServers.everything).toMatchObject({ x_editor: 1, disabled: true });
     expect((await req('POST', '/config/servers/everything/enabled', { enabled: true })).status).toBe(200);
   });
@@ -151,14 +181,24 @@ describe('config routes: reading and changing the file', () => {
   it('refuses bodies and snippets nested deeper than the limit with a 400 naming it, and changes after that still work', async () => {
     const before = fileText();
     const deep = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
-    const body = await req('POST', '/config/servers', `{"id": "d", "entry": {"kind": "stdio", "command": "x", "args": ${deep(100_000)}}}`);
+    const body = await req(
+      'POST',
+      '/config/servers',
+      `{"id": "d", "entry": {"kind": "stdio", "command": "x", "args": ${deep(100_000)}}}`,
+    );
     expect(body.status).toBe(400);
-    expect(JSON.parse(body.body).error).toBe('the request body nests arrays and objects more than 100 levels deep (the limit is 100)');
+    expect(JSON.parse(body.body).error).toBe(
+      'the request body nests arrays and objects more than 100 levels deep (the limit is 100)',
+    );
     const text = `{"mcpServers": {"d": {"command": "x", "x_deep": ${deep(100_000)}}}}`;
     const preview = await req('POST', '/config/import/preview', { text });
     expect(preview.status).toBe(400);
-    expect(JSON.parse(preview.body).error).toBe('The snippet nests arrays and objects more than 100 levels deep (the limit is 100).');
-    const apply = await req('POST', '/config/import', { text: `{"mcpServers": {"d": {"command": "x", "x_deep": ${deep(5_000)}}}}` });
+    expect(JSON.parse(preview.body).error).toBe(
+      'The snippet nests arrays and objects more than 100 levels deep (the limit is 100).',
+    );
+    const apply = await req('POST', '/config/import', {
+      text: `{"mcpServers": {"d": {"command": "x", "x_deep": ${deep(5_000)}}}}`,
+    });
     expect(apply.status).toBe(400);
     expect(fileText()).toBe(before);
     expect((await req('POST', '/config/servers/chatty/tools', { tool: 'noisy', enabled: false })).status).toBe(200);
@@ -167,7 +207,9 @@ describe('config routes: reading and changing the file', () => {
 
   it('import preview then apply', async () => {
     // Disabled: the bridge applies what it writes, and this one is never to be started.
-    const text = JSON.stringify({ mcpServers: { chatty: { command: 'x' }, pasted: { command: 'npx', args: ['-y', 'pkg'], disabled: true } } });
+    const text = JSON.stringify({
+      mcpServers: { chatty: { command: 'x' }, pasted: { command: 'npx', args: ['-y', 'pkg'], disabled: true } },
+    });
     const p = JSON.parse((await req('POST', '/config/import/preview', { text })).body);
     expect(p.add.map((a: { id: string }) => a.id)).toEqual(['pasted']);
     expect(p.skip).toEqual([{ id: 'chatty', reason: 'a server with this name is already in your config' }]);
@@ -192,14 +234,24 @@ describe('log and Test routes', () => {
   });
 
   it('GET /servers/<id>/tools gives schemas; POST /servers/<id>/tools/call calls through the hub', async () => {
-    const tools = JSON.parse((await req('GET', '/servers/everything/tools')).body) as { tools: { name: string; inputSchema: unknown }[] };
-    expect(tools.tools.find((t) => t.name === 'get-sum')?.inputSchema).toMatchObject({ properties: { a: { type: 'number' }, b: { type: 'number' } } });
-    const call = JSON.parse((await req('POST', '/servers/everything/tools/call', { name: 'get-sum', arguments: { a: 2, b: 40 } })).body);
+    const tools = JSON.parse((await req('GET', '/servers/everything/tools')).body) as {
+      tools: { name: string; inputSchema: unknown }[];
+    };
+    expect(tools.tools.find((t) => t.name === 'get-sum')?.inputSchema).toMatchObject({
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+    const call = JSON.parse(
+      (await req('POST', '/servers/everything/tools/call', { name: 'get-sum', arguments: { a: 2, b: 40 } })).body,
+    );
     expect(call.ok).toBe(true);
     expect(JSON.stringify(call.result.content)).toContain('42');
-    const unknown = JSON.parse((await req('POST', '/servers/everything/tools/call', { name: 'no-such-tool', arguments: {} })).body);
+    const unknown = JSON.parse(
+      (await req('POST', '/servers/everything/tools/call', { name: 'no-such-tool', arguments: {} })).body,
+    );
     expect(unknown.ok === false || unknown.result?.isError === true).toBe(true);
-    expect((await req('POST', '/servers/everything/tools/call', { name: 'echo', arguments: {} }, { Origin: '' })).status).toBe(403);
+    expect(
+      (await req('POST', '/servers/everything/tools/call', { name: 'echo', arguments: {} }, { Origin: '' })).status,
+    ).toBe(403);
   });
 });
 
@@ -209,12 +261,21 @@ describe('inline config', () => {
     const headers = { Host: `127.0.0.1:${inline.port}`, Authorization: `Bearer ${inline.bearer}` };
     const r = await rawRequest(inline.port, { method: 'GET', path: '/config', headers });
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toMatchObject({ ok: false, editable: false, error: expect.stringContaining('--config-file') });
+    expect(JSON.parse(r.body)).toMatchObject({
+      ok: false,
+      editable: false,
+      error: expect.stringContaining('--config-file'),
+    });
     const body = '{"enabled":false}';
     const w = await rawRequest(inline.port, {
       method: 'POST',
       path: '/config/servers/x/enabled',
-      headers: { ...headers, Origin: `http://127.0.0.1:${inline.port}`, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+      headers: {
+        ...headers,
+        Origin: `http://127.0.0.1:${inline.port}`,
+        'Content-Type': 'application/json',
+        'Content-Length': String(body.length),
+      },
       body,
     });
     expect(w.status).toBe(409);

@@ -92,7 +92,9 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     const direct = await startModernHttp('m', 'reject', MODERN_EVERYTHING);
     // One bridge per run: the runs go at once and the fixture's list-change hook is per process.
     const single = await startBridge({ config: { mcpServers: { m: modernEverythingEntry('m') } } });
-    const aggregate = await startBridge({ config: { toolNaming: 'original', mcpServers: { m: modernEverythingEntry('m'), side: modernEntry('side') } } });
+    const aggregate = await startBridge({
+      config: { toolNaming: 'original', mcpServers: { m: modernEverythingEntry('m'), side: modernEntry('side') } },
+    });
     const old = await startBridge({
       config: {
         clientCapabilities: { sampling: true, elicitation: true, roots: true },
@@ -115,7 +117,9 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     }
 
     const tables = runs.map(([, c]) => byScenario(c));
-    const rows = [...tables[0]!.keys()].map((s) => `| ${s} | ${tables.map((t) => t.get(s)?.join('/') ?? '-').join(' | ')} |`);
+    const rows = [...tables[0]!.keys()].map(
+      (s) => `| ${s} | ${tables.map((t) => t.get(s)?.join('/') ?? '-').join(' | ')} |`,
+    );
     const totals = runs.map(([, c]) => `${passed(c).length}/${c.size}`).join(' | ');
     const table = [
       `| scenario | ${runs.map(([n]) => n).join(' | ')} |`,
@@ -126,13 +130,16 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     console.log(table.join('\n'));
     if (process.env.QIMING_CONFORMANCE2026_TABLE) {
       const failing = runs.flatMap(([name, c]) =>
-        [...c].filter(([, v]) => v !== 'SUCCESS').map(([id, v]) => `- ${name}: \`${id}\` ${v}: ${messages.get(name)?.get(id)?.slice(0, 300) ?? ''}`),
+        [...c]
+          .filter(([, v]) => v !== 'SUCCESS')
+          .map(([id, v]) => `- ${name}: \`${id}\` ${v}: ${messages.get(name)?.get(id)?.slice(0, 300) ?? ''}`),
       );
       writeFileSync(process.env.QIMING_CONFORMANCE2026_TABLE, [...table, '', ...failing, ''].join('\n'));
     }
 
     const [d, m, agg, o] = runs.map(([, c]) => c) as [Checks, Checks, Checks, Checks];
-    const lostIn = (c: Checks, except: (id: string) => boolean = () => false) => passed(d).filter((k) => c.get(k) !== 'SUCCESS' && !except(k));
+    const lostIn = (c: Checks, except: (id: string) => boolean = () => false) =>
+      passed(d).filter((k) => c.get(k) !== 'SUCCESS' && !except(k));
     // The suite found the fixture's whole surface: every check passes direct but the suite's
     // own INFO (server-sse-streams-functional) and SKIPPED (tasks-status-notifications).
     expect(d.size - passed(d).length, 'checks not passed direct').toBe(2);
@@ -142,7 +149,10 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     expect(lostIn(o, pending), 'passed direct, not through /mcp/old').toEqual([]);
     // Every listed check is one the 2026 server passes direct (the lists name real checks).
     expect([...Object.keys(OLD_TRANSLATION_GAPS), ...OLD_NO_TASKS].filter((k) => d.get(k) !== 'SUCCESS')).toEqual([]);
-    const early = [...Object.keys(OLD_TRANSLATION_GAPS).filter((k) => o.get(k) === 'SUCCESS'), ...OLD_NO_TASKS.filter((k) => o.get(k) === 'SUCCESS')];
+    const early = [
+      ...Object.keys(OLD_TRANSLATION_GAPS).filter((k) => o.get(k) === 'SUCCESS'),
+      ...OLD_NO_TASKS.filter((k) => o.get(k) === 'SUCCESS'),
+    ];
     if (early.length > 0) console.log('listed as not passing yet, but passed (shorten the lists):', early);
   }, 120_000);
 
@@ -160,19 +170,33 @@ describe('conformance 2026-07-28 (0.2.0-alpha.12)', () => {
     const caps = { clientCapabilities: { sampling: true, elicitation: true, roots: true } };
     const single = await startBridge({ config: { ...caps, mcpServers: { m: modernEverythingEntry('m') } } });
     const aggregate = await startBridge({
-      config: { ...caps, toolNaming: 'original', mcpServers: { m: modernEverythingEntry('m'), side: modernEntry('side') } },
+      config: {
+        ...caps,
+        toolNaming: 'original',
+        mcpServers: { m: modernEverythingEntry('m'), side: modernEntry('side') },
+      },
     });
     const fronts = await Promise.all([single, aggregate].map((b) => authForwarder(b.url, b.auth)));
     const [fwSingle, fwAggregate] = fronts as [Front, Front];
     let runs: [string, Checks][];
     try {
-      runs = await Promise.all([run('direct', direct.url), run('bridge /mcp/m', `${fwSingle.url}/mcp/m`), run('bridge /mcp', `${fwAggregate.url}/mcp`)]);
+      runs = await Promise.all([
+        run('direct', direct.url),
+        run('bridge /mcp/m', `${fwSingle.url}/mcp/m`),
+        run('bridge /mcp', `${fwAggregate.url}/mcp`),
+      ]);
     } finally {
       await Promise.all([direct.stop(), ...fronts.map((f) => f.close())]);
     }
     const tables = runs.map(([, c]) => byScenario(c));
-    const rows = [...tables[0]!.keys()].map((s) => `| ${s} | ${tables.map((t) => t.get(s)?.join('/') ?? '-').join(' | ')} |`);
-    console.log([`| scenario | ${runs.map(([n]) => n).join(' | ')} |`, `|---|${runs.map(() => '---').join('|')}|`, ...rows].join('\n'));
+    const rows = [...tables[0]!.keys()].map(
+      (s) => `| ${s} | ${tables.map((t) => t.get(s)?.join('/') ?? '-').join(' | ')} |`,
+    );
+    console.log(
+      [`| scenario | ${runs.map(([n]) => n).join(' | ')} |`, `|---|${runs.map(() => '---').join('|')}|`, ...rows].join(
+        '\n',
+      ),
+    );
 
     const [d, m, agg] = runs.map(([, c]) => c) as [Checks, Checks, Checks];
     // The scenarios where the server asks the client mid-call, and the subscription, pass direct.

@@ -2,7 +2,15 @@
 // 127.0.0.1) exposed over stdio by the built CLI, through the reconnecting wrapper.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, readState, startHttpFixture, tempDir, waitFor, type ProxyHandle } from '../helpers/proxyCli.js';
+import {
+  connectProxy,
+  ensureBuilt,
+  readState,
+  startHttpFixture,
+  tempDir,
+  waitFor,
+  type ProxyHandle,
+} from '../helpers/proxyCli.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
@@ -29,9 +37,15 @@ describe.each(['http', 'sse'] as const)('convert over %s', (kind) => {
     expect(tools).toContain('echo'); // no prefix: one server, passed through
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'ünï' } }))).toBe('ünï');
     const progress: number[] = [];
-    await h.client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    await h.client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(progress).toEqual([1, 2, 3]);
-    h.client.setRequestHandler(CreateMessageRequestSchema, async () => ({ model: 'm', role: 'assistant', content: { type: 'text', text: 'yes' } }));
+    h.client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      model: 'm',
+      role: 'assistant',
+      content: { type: 'text', text: 'yes' },
+    }));
     expect(text(await h.client.callTool({ name: 'sample', arguments: { prompt: 'q' } }))).toBe('sampled: yes');
     const res = await h.client.readResource({ uri: 'fixture://info' });
     expect(JSON.stringify(res.contents)).toContain(`info of remote-${kind}`);
@@ -56,14 +70,20 @@ describe.each(['http', 'sse'] as const)('convert over %s', (kind) => {
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'before' } }))).toBe('before');
     await first.stop();
     // Calls made while the server is down wait in the queue.
-    const queued = [1, 2, 3].map((i) => h.client.callTool({ name: 'echo', arguments: { text: `queued ${i}` } }, undefined, { timeout: 30_000 }));
+    const queued = [1, 2, 3].map((i) =>
+      h.client.callTool({ name: 'echo', arguments: { text: `queued ${i}` } }, undefined, { timeout: 30_000 }),
+    );
     await new Promise((r) => setTimeout(r, 700));
     const second = await startHttpFixture(kind, { port: first.port, stateFile: state });
     cleanups.push(second.stop);
     const results = await Promise.all(queued);
     expect(results.map(text)).toEqual(['queued 1', 'queued 2', 'queued 3']);
     // The new server process was initialized by the replay.
-    await waitFor(() => readState(state).some((e) => e.event === 'initialized' && e.pid === second.child.pid), 5000, 'initialize replayed');
+    await waitFor(
+      () => readState(state).some((e) => e.event === 'initialized' && e.pid === second.child.pid),
+      5000,
+      'initialize replayed',
+    );
     const who = JSON.parse(text(await h.client.callTool({ name: 'whoami', arguments: {} })));
     expect(who.pid).toBe(second.child.pid);
   });
@@ -91,7 +111,10 @@ describe('convert', () => {
     const server = await startHttpFixture('sse');
     cleanups.push(server.stop);
     const config = JSON.stringify({
-      mcpServers: { other: { url: 'http://127.0.0.1:9/mcp' }, mine: { url: server.url, type: 'sse', headers: { 'X-Test': '1' } } },
+      mcpServers: {
+        other: { url: 'http://127.0.0.1:9/mcp' },
+        mine: { url: server.url, type: 'sse', headers: { 'X-Test': '1' } },
+      },
     });
     const h = await convert(['--config', config, '--name', 'mine']);
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'named' } }))).toBe('named');

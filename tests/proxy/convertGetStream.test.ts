@@ -39,12 +39,25 @@ async function samplesOnce(url: string, waitMs: number): Promise<boolean> {
     params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: 't', version: '1' } },
   });
   await p.reply(1);
-  const call = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'sample_standalone', arguments: { prompt: 'q' } } };
+  const call = {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'sample_standalone', arguments: { prompt: 'q' } },
+  };
   p.write(`${JSON.stringify(INITIALIZED)}\n${JSON.stringify(call)}\n`);
-  const sampling = await waitFor(() => p.messages().find((m) => m.method === 'sampling/createMessage'), waitMs, 'a sampling request').catch(() => undefined);
+  const sampling = await waitFor(
+    () => p.messages().find((m) => m.method === 'sampling/createMessage'),
+    waitMs,
+    'a sampling request',
+  ).catch(() => undefined);
   let ok = false;
   if (sampling) {
-    p.send({ jsonrpc: '2.0', id: sampling.id, result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'from the client' } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: sampling.id,
+      result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'from the client' } },
+    });
     const reply = await p.reply(2, 5000);
     ok = JSON.stringify(reply.result).includes('sampled: from the client');
   }
@@ -83,8 +96,13 @@ async function rawServer(get: '405' | 'never'): Promise<{ url: URL; seen: string
       const m = JSON.parse(body) as { id?: number; method: string };
       seen.push(m.method);
       if (m.id === undefined) return void res.writeHead(202).end();
-      const result = m.method === 'initialize' ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } : {};
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
+      const result =
+        m.method === 'initialize'
+          ? { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'raw', version: '1' } }
+          : {};
+      res
+        .writeHead(200, { 'Content-Type': 'application/json', 'Mcp-Session-Id': 's1' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -101,22 +119,25 @@ async function rawServer(get: '405' | 'never'): Promise<{ url: URL; seen: string
 }
 
 describe('LeanHttpClientTransport holds messages after initialized until the GET stream is answered', () => {
-  it.each(['405', 'never'] as const)('GET answered %s: the next request waits for it, within the bound', async (get) => {
-    const srv = await rawServer(get);
-    const t = new LeanHttpClientTransport(srv.url, { getStreamWaitMs: 300 });
-    const replies: Record<string, unknown>[] = [];
-    t.onmessage = (m) => void replies.push(m as Record<string, unknown>);
-    try {
-      await t.start();
-      await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} } as JSONRPCMessage);
-      // initialized and the next request leave in the same tick, as convert forwards them.
-      void t.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-      void t.send({ jsonrpc: '2.0', id: 2, method: 'ping' } as JSONRPCMessage);
-      await waitFor(() => replies.find((m) => m.id === 2), 3000, 'the ping answer');
-      expect(srv.seen).toEqual(['initialize', 'notifications/initialized', 'GET', 'ping']);
-    } finally {
-      await t.close();
-      await srv.close();
-    }
-  });
+  it.each(['405', 'never'] as const)(
+    'GET answered %s: the next request waits for it, within the bound',
+    async (get) => {
+      const srv = await rawServer(get);
+      const t = new LeanHttpClientTransport(srv.url, { getStreamWaitMs: 300 });
+      const replies: Record<string, unknown>[] = [];
+      t.onmessage = (m) => void replies.push(m as Record<string, unknown>);
+      try {
+        await t.start();
+        await t.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} } as JSONRPCMessage);
+        // initialized and the next request leave in the same tick, as convert forwards them.
+        void t.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+        void t.send({ jsonrpc: '2.0', id: 2, method: 'ping' } as JSONRPCMessage);
+        await waitFor(() => replies.find((m) => m.id === 2), 3000, 'the ping answer');
+        expect(srv.seen).toEqual(['initialize', 'notifications/initialized', 'GET', 'ping']);
+      } finally {
+        await t.close();
+        await srv.close();
+      }
+    },
+  );
 });

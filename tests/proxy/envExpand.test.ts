@@ -100,7 +100,9 @@ describe('expandVars: the variables of other clients', () => {
   });
 
   it('fills ${userHome}, ${workspaceFolder}, its basename and the path separator; an environment variable of that name wins', () => {
-    expect(expandVars('${userHome}${/}a${pathSeparator}${workspaceFolder}:${workspaceFolderBasename}', env, vars).value).toBe('/home/u/a//work/proj:proj');
+    expect(
+      expandVars('${userHome}${/}a${pathSeparator}${workspaceFolder}:${workspaceFolderBasename}', env, vars).value,
+    ).toBe('/home/u/a//work/proj:proj');
     expect(expandVars('${userHome}', { userHome: '/mine' }, vars).value).toBe('/mine');
     // Without a value for it, it is an ordinary variable that is not set.
     expect(expandVars('${workspaceFolder}', {}, {}).missing).toEqual(['workspaceFolder']);
@@ -109,11 +111,19 @@ describe('expandVars: the variables of other clients', () => {
 
   it('takes ${input:ID} from MCP_INPUT_<ID>, and says which variable to set when it is not', () => {
     expect(inputVarName('gh-token.v2')).toBe('MCP_INPUT_GH_TOKEN_V2');
-    expect(expandVars('Bearer ${input:gh-token}', { MCP_INPUT_GH_TOKEN: 'ghp_x' })).toEqual({ value: 'Bearer ghp_x', missing: [], errors: [] });
+    expect(expandVars('Bearer ${input:gh-token}', { MCP_INPUT_GH_TOKEN: 'ghp_x' })).toEqual({
+      value: 'Bearer ghp_x',
+      missing: [],
+      errors: [],
+    });
     const r = expandVars('${input:gh-token} ${input:gh-token}', {});
     expect(r.value).toBe('${input:gh-token} ${input:gh-token}');
-    expect(r.unavailable).toEqual(['uses ${input:gh-token}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_GH_TOKEN to its value']);
-    expect(expandVars('${command:pickFile}', {}).unavailable).toEqual(['uses ${command:...}, which only VS Code can fill in']);
+    expect(r.unavailable).toEqual([
+      'uses ${input:gh-token}, which VS Code asks the user for; this runtime cannot ask: set MCP_INPUT_GH_TOKEN to its value',
+    ]);
+    expect(expandVars('${command:pickFile}', {}).unavailable).toEqual([
+      'uses ${command:...}, which only VS Code can fill in',
+    ]);
     // A malformed input id is not quoted (it might be a pasted secret).
     expect(expandVars('${input:sk live SECRET}', {}).unavailable?.[0]).not.toContain('SECRET');
   });

@@ -16,7 +16,14 @@ function slowEntry(delayMs: number) {
 
 describe('requests received before stdin EOF', () => {
   it('answers a tools/list that waits for a server still starting past the drain bound', async () => {
-    const p = new CliProcess(['--config', configJson({ slow: slowEntry(3000) }), '--drain-timeout', '1000', '--ready-timeout', '20000']);
+    const p = new CliProcess([
+      '--config',
+      configJson({ slow: slowEntry(3000) }),
+      '--drain-timeout',
+      '1000',
+      '--ready-timeout',
+      '20000',
+    ]);
     p.send(INIT);
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     p.child.stdin!.end();

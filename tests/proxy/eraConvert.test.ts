@@ -37,7 +37,12 @@ const convertArgs = (url: string, ...extra: string[]) => [CLI, 'convert', url, '
 describe.each(['http', 'sse'] as const)('convert of a 2025 server over %s, 2026-07-28 client', (kind) => {
   it('gets discover and every tool, resource and prompt as direct', async () => {
     const want = await scenario(await stdioClient(node, [FIXTURE, '--name', 'old'], 'auto'), 'fixture://info');
-    const client = await stdioClient(node, convertArgs(await legacyRemote(kind), '--transport', kind), { pin: '2026-07-28' }, { sampling: {} });
+    const client = await stdioClient(
+      node,
+      convertArgs(await legacyRemote(kind), '--transport', kind),
+      { pin: '2026-07-28' },
+      { sampling: {} },
+    );
     expect(client.getProtocolEra()).toBe('modern');
     const d = client.getDiscoverResult()!;
     expect(d.supportedVersions).toContain('2026-07-28');
@@ -45,10 +50,17 @@ describe.each(['http', 'sse'] as const)('convert of a 2025 server over %s, 2026-
     expect(d.capabilities.tools).toBeDefined();
     expect(await scenario(client, 'fixture://info')).toEqual(want);
     const progress: number[] = [];
-    await client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    await client.callTool(
+      { name: 'slow', arguments: { ms: 100, steps: 3 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     expect(progress).toEqual([1, 2, 3]);
     // The server's mid-call sampling request: the hub holds the call and asks in input_required (heldCall.ts).
-    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'yes' } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: 'yes' },
+    }));
     expect(text(await client.callTool({ name: 'sample', arguments: { prompt: 'q' } }))).toBe('sampled: yes');
   });
 });
@@ -63,15 +75,30 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
     const list = await raw.request('tools/list', { _meta: meta });
     expect(list.result.resultType).toBe('complete');
     // The wire carries the server's tool fields as they are (2025-11-25 `execution` included).
-    expect(list.result.tools.find((t: { name: string }) => t.name === 'echo')).toMatchObject({ execution: { taskSupport: 'forbidden' } });
+    expect(list.result.tools.find((t: { name: string }) => t.name === 'echo')).toMatchObject({
+      execution: { taskSupport: 'forbidden' },
+    });
     const call = await raw.request('tools/call', { name: 'echo', arguments: { text: 'x' }, _meta: meta });
     expect(call.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'x' }] });
     expect((await raw.request('tools/list', {})).error.code).toBe(-32602);
     expect((await raw.request('ping', { _meta: meta })).error.code).toBe(-32601);
-    raw.send({ jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: meta } });
-    await waitFor(() => raw.messages.find((m) => m.method === 'notifications/subscriptions/acknowledged'), 5_000, 'the listen acknowledgement');
+    raw.send({
+      jsonrpc: '2.0',
+      id: 'listen',
+      method: 'subscriptions/listen',
+      params: { notifications: { toolsListChanged: true }, _meta: meta },
+    });
+    await waitFor(
+      () => raw.messages.find((m) => m.method === 'notifications/subscriptions/acknowledged'),
+      5_000,
+      'the listen acknowledgement',
+    );
     await raw.request('tools/call', { name: 'add_tool', arguments: { id: 'later' }, _meta: meta });
-    const changed = await waitFor(() => raw.messages.find((m) => m.method === 'notifications/tools/list_changed'), 10_000, 'tools list_changed');
+    const changed = await waitFor(
+      () => raw.messages.find((m) => m.method === 'notifications/tools/list_changed'),
+      10_000,
+      'tools list_changed',
+    );
     expect(changed.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('listen');
     const names = (await raw.request('tools/list', { _meta: meta })).result.tools.map((t: { name: string }) => t.name);
     expect(names).toContain('later');
@@ -90,9 +117,18 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
   it('answers a lone 2026 request followed by the end of input (echo request | convert)', async () => {
     const raw = new RawLines(node, convertArgs(await legacyRemote('http')));
     const id = 'lone';
-    raw.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: 'z' }, _meta: envelope() } });
+    raw.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'z' }, _meta: envelope() },
+    });
     raw.child.stdin!.end();
-    const reply = await waitFor(() => raw.messages.find((m) => m.id === id), 15_000, `the answer (stderr: ${raw.stderr.slice(-400)})`);
+    const reply = await waitFor(
+      () => raw.messages.find((m) => m.id === id),
+      15_000,
+      `the answer (stderr: ${raw.stderr.slice(-400)})`,
+    );
     expect(reply.result).toEqual({ resultType: 'complete', content: [{ type: 'text', text: 'z' }] });
   });
 
@@ -102,7 +138,11 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
     cleanups.push(() => h.close());
     expect(h.client.getServerVersion()?.name).toBe('old');
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'p' } }))).toBe('p');
-    await waitFor(() => h.stderr.some((l) => /exposing .* \(streamable HTTP\) over stdio/.test(l)), 5_000, "the pipe's start line");
+    await waitFor(
+      () => h.stderr.some((l) => /exposing .* \(streamable HTTP\) over stdio/.test(l)),
+      5_000,
+      "the pipe's start line",
+    );
     expect(h.stderr.join('\n')).not.toMatch(/one-server hub/);
   });
 });
@@ -110,18 +150,29 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
 describe('convert of a 2026 server, 2026-07-28 client', () => {
   function answerInput(client: Client): void {
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
-    client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'forty-two' } }));
+    client.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      model: 'm',
+      content: { type: 'text', text: 'forty-two' },
+    }));
     client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
   }
 
   it("gets every tool, resource and prompt as direct, and the server's input_required rounds (SDK v2 client)", async () => {
     const want = await scenario(await stdioClient(node, [MODERN_FIXTURE, '--name', 'm']), 'fixture://hello');
-    const client = await stdioClient(node, convertArgs(await modernRemote()), { pin: '2026-07-28' }, { elicitation: {}, sampling: {}, roots: {} });
+    const client = await stdioClient(
+      node,
+      convertArgs(await modernRemote()),
+      { pin: '2026-07-28' },
+      { elicitation: {}, sampling: {}, roots: {} },
+    );
     expect(client.getDiscoverResult()!.instructions).toBe('m: echo and add things.');
     expect(await scenario(client, 'fixture://hello')).toEqual(want);
     answerInput(client);
     // A `--url` convert declares no capabilities of its own: the client's envelope is what the server sees.
-    expect(text(await client.callTool({ name: 'confirm', arguments: { what: 'go' } }))).toBe('go: first=true second=true');
+    expect(text(await client.callTool({ name: 'confirm', arguments: { what: 'go' } }))).toBe(
+      'go: first=true second=true',
+    );
     expect(text(await client.callTool({ name: 'sample', arguments: { prompt: 'q' } }))).toBe('model said: forty-two');
     expect(text(await client.callTool({ name: 'roots', arguments: {} }))).toBe('file:///work');
   });
@@ -129,10 +180,17 @@ describe('convert of a 2026 server, 2026-07-28 client', () => {
   it('passes each input_required round and the cache hints unchanged (raw JSON-RPC, convert beside direct)', async () => {
     const rounds = async (raw: RawLines) => {
       const meta = envelope({ elicitation: {} });
-      const call = (extra: Record<string, unknown>) => raw.request('tools/call', { name: 'confirm', arguments: { what: 'go' }, _meta: meta, ...extra });
+      const call = (extra: Record<string, unknown>) =>
+        raw.request('tools/call', { name: 'confirm', arguments: { what: 'go' }, _meta: meta, ...extra });
       const first = await call({});
-      const second = await call({ inputResponses: { first: { action: 'accept', content: { ok: true } } }, requestState: first.result?.requestState });
-      const last = await call({ inputResponses: { second: { action: 'accept', content: { ok: false } } }, requestState: second.result?.requestState });
+      const second = await call({
+        inputResponses: { first: { action: 'accept', content: { ok: true } } },
+        requestState: first.result?.requestState,
+      });
+      const last = await call({
+        inputResponses: { second: { action: 'accept', content: { ok: false } } },
+        requestState: second.result?.requestState,
+      });
       const read = await raw.request('resources/read', { uri: 'fixture://cached', _meta: meta });
       return [first.result, second.result, last.result, read.result] as Record<string, unknown>[];
     };

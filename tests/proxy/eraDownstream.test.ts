@@ -15,8 +15,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const modernClient = (servers: Record<string, unknown>, mode: Negotiation, capabilities: Record<string, unknown> = {}) =>
-  stdioClient(process.execPath, proxyArgs(servers), mode, capabilities);
+const modernClient = (
+  servers: Record<string, unknown>,
+  mode: Negotiation,
+  capabilities: Record<string, unknown> = {},
+) => stdioClient(process.execPath, proxyArgs(servers), mode, capabilities);
 
 describe('a 2026-07-28 client of the stdio aggregation', () => {
   it('negotiates the modern era by server/discover and gets merged capabilities and instructions', async () => {
@@ -26,7 +29,9 @@ describe('a 2026-07-28 client of the stdio aggregation', () => {
     expect(d.supportedVersions).toContain('2026-07-28');
     expect(Object.keys(d.capabilities).sort()).toEqual(expect.arrayContaining(['prompts', 'resources', 'tools']));
     expect(d.instructions).toContain('## m\nm: echo and add things.');
-    expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe('qiming-mcp-stdio-proxy');
+    expect((d._meta as Record<string, { name: string }>)['io.modelcontextprotocol/serverInfo']!.name).toBe(
+      'qiming-mcp-stdio-proxy',
+    );
   });
 
   it('calls the tools, reads the resources and gets the prompts of a 2025 and a 2026 server', async () => {
@@ -46,7 +51,10 @@ describe('a 2026-07-28 client of the stdio aggregation', () => {
   it('refuses a protocol version it does not serve with -32022 naming the ones it does', async () => {
     const client = await modernClient({ old: fixtureEntry('old') }, { pin: '2026-07-28' });
     const res = await client
-      .request({ method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } } } as never)
+      .request({
+        method: 'server/discover',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '1900-01-01' } },
+      } as never)
       .catch((e: { code?: number; data?: unknown }) => e);
     expect((res as { code?: number }).code).toBe(-32022);
   });
@@ -58,7 +66,9 @@ describe('a 2026-07-28 client of the stdio aggregation', () => {
       asked.push(String((r.params as { message: string }).message));
       return { action: 'accept', content: { ok: true } };
     });
-    expect(text(await client.callTool({ name: 'm__confirm', arguments: { what: 'go' } }))).toBe('go: first=true second=true');
+    expect(text(await client.callTool({ name: 'm__confirm', arguments: { what: 'go' } }))).toBe(
+      'go: first=true second=true',
+    );
     expect(asked).toEqual(['Really go?', 'Sure about go?']);
   });
 });

@@ -46,7 +46,8 @@ const answering = (asked: string[]) => (client: Client) => {
   let n = 0;
   client.setRequestHandler('elicitation/create', async (r) => {
     asked.push(`elicit:${r.params.message}`);
-    const content: Record<string, string | boolean> = r.params.message === 'Your name?' ? { name: 'Ada' } : { ok: ++n === 1 };
+    const content: Record<string, string | boolean> =
+      r.params.message === 'Your name?' ? { name: 'Ada' } : { ok: ++n === 1 };
     return { action: 'accept', content };
   });
   client.setRequestHandler('sampling/createMessage', async (r) => {
@@ -66,7 +67,8 @@ function answeringClient(mode: Negotiation, asked: string[]): Client {
   return client;
 }
 
-const heldClient = (args: string[], mode: Negotiation, asked: string[]) => stdioClient(process.execPath, args, mode, CAPS, { setup: answering(asked) });
+const heldClient = (args: string[], mode: Negotiation, asked: string[]) =>
+  stdioClient(process.execPath, args, mode, CAPS, { setup: answering(asked) });
 
 /** The scenario every path must answer alike: each tool, what it asked, and the prompt. */
 async function scenario(client: Client, prefix: string) {
@@ -98,7 +100,12 @@ async function raw(b: BridgeProcess, path: string, id: number, method: string, p
       'mcp-method': method,
       'mcp-name': String(params.name),
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...ENVELOPE, ...(params._meta ?? {}) } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: { ...params, _meta: { ...ENVELOPE, ...(params._meta ?? {}) } },
+    }),
   });
   return { status: res.status, body: (await res.json()) as Json };
 }
@@ -116,7 +123,13 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     const got = await scenario(viaProxy, 'a__');
     expect(got.texts).toEqual(want.texts);
     expect(askedProxy).toEqual(askedDirect);
-    expect(want.texts).toEqual(['deploy: first=true second=false', 'model said: green', 'file:///a,file:///b', 'Ada likes green', 'Write about tea']);
+    expect(want.texts).toEqual([
+      'deploy: first=true second=false',
+      'model said: green',
+      'file:///a,file:///b',
+      'Ada likes green',
+      'Write about tea',
+    ]);
   });
 
   it('on stdio the 2026 client is never sent a server-to-client request: it gets input_required, then the result', async () => {
@@ -129,7 +142,12 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     const next = async () => JSON.parse(String((await lines.next()).value)) as Json;
     const call = (id: number, extra: Json = {}) =>
       child.stdin!.write(
-        JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'a__roots', arguments: {}, _meta: ENVELOPE, ...extra } }) + '\n',
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'a__roots', arguments: {}, _meta: ENVELOPE, ...extra },
+        }) + '\n',
       );
     call(1);
     const first = await next();
@@ -147,7 +165,12 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
           jsonrpc: '2.0',
           id,
           method: 'tools/call',
-          params: { name: 'a__ask_then_work', arguments: { ms: 20_000 }, _meta: { ...ENVELOPE, progressToken: token }, ...extra },
+          params: {
+            name: 'a__ask_then_work',
+            arguments: { ms: 20_000 },
+            _meta: { ...ENVELOPE, progressToken: token },
+            ...extra,
+          },
         }) + '\n',
       );
     work(3, 'first');
@@ -158,9 +181,19 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     });
     const progress = await next();
     expect(progress).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'second' } });
-    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'user' } }) + '\n');
+    child.stdin!.write(
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'user' } }) +
+        '\n',
+    );
     await new Promise((r) => setTimeout(r, 300));
-    child.stdin!.write(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'a__outcome', arguments: {}, _meta: ENVELOPE } }) + '\n');
+    child.stdin!.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'a__outcome', arguments: {}, _meta: ENVELOPE },
+      }) + '\n',
+    );
     let outcome = await next();
     while (outcome.id !== 5) outcome = await next();
     expect(JSON.parse(outcome.result.content[0].text)).toMatchObject({ last: 'answered', cancelled: true });
@@ -174,7 +207,9 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     ] as const) {
       const asked: string[] = [];
       const client = answeringClient({ pin: '2026-07-28' }, asked);
-      await client.connect(new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }),
+      );
       cleanups.push(() => client.close().catch(() => undefined));
       expect(client.getProtocolEra()).toBe('modern');
       expect((await scenario(client, prefix)).texts[3]).toBe('Ada likes green');
@@ -191,7 +226,9 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
   });
 
   it('the stdio aggregation served over HTTP (--transport http) serves a 2026 client the same way', async () => {
-    const child = spawn(process.execPath, [...proxyArgs({ a: asking() }), '--transport', 'http', '--port', '0'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [...proxyArgs({ a: asking() }), '--transport', 'http', '--port', '0'], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     cleanups.push(async () => {
       child.kill('SIGTERM');
       if (child.pid) await waitNoProcess(child.pid, 8000);
@@ -244,7 +281,10 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
       requestState: r1.requestState,
       _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'someone-else', version: '1' } },
     });
-    expect(foreign.body.error).toMatchObject({ code: -32602, message: 'Invalid params: requestState was issued to another client' });
+    expect(foreign.body.error).toMatchObject({
+      code: -32602,
+      message: 'Invalid params: requestState was issued to another client',
+    });
     const otherCall = await raw(b, '/mcp/a', 4, 'tools/call', {
       name: 'confirm',
       arguments: { what: 'x' },
@@ -252,9 +292,22 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
       requestState: r1.requestState,
     });
     expect(otherCall.body.error.message).toBe('Invalid params: requestState belongs to another request');
-    const done = await raw(b, '/mcp/a', 5, 'tools/call', { name: 'both', arguments: {}, inputResponses: answers, requestState: r1.requestState });
-    expect(done.body.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text', text: 'Bo likes red' }] });
-    const replay = await raw(b, '/mcp/a', 6, 'tools/call', { name: 'both', arguments: {}, inputResponses: answers, requestState: r1.requestState });
+    const done = await raw(b, '/mcp/a', 5, 'tools/call', {
+      name: 'both',
+      arguments: {},
+      inputResponses: answers,
+      requestState: r1.requestState,
+    });
+    expect(done.body.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'Bo likes red' }],
+    });
+    const replay = await raw(b, '/mcp/a', 6, 'tools/call', {
+      name: 'both',
+      arguments: {},
+      inputResponses: answers,
+      requestState: r1.requestState,
+    });
     expect(replay.body.error.message).toBe('Invalid params: requestState refers to a call that has ended');
   });
 
@@ -262,7 +315,12 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     const b = await startBridge({ config: { mcpServers: { a: asking() } } });
     const r1 = (await raw(b, '/mcp/a', 1, 'tools/call', { name: 'both', arguments: {} })).body.result;
     const [k1, k2] = Object.keys(r1.inputRequests);
-    const bad = await raw(b, '/mcp/a', 2, 'tools/call', { name: 'both', arguments: {}, inputResponses: { [k1!]: 12345 }, requestState: r1.requestState });
+    const bad = await raw(b, '/mcp/a', 2, 'tools/call', {
+      name: 'both',
+      arguments: {},
+      inputResponses: { [k1!]: 12345 },
+      requestState: r1.requestState,
+    });
     expect(bad.body.error.code).toBe(-32602);
     const wrongKind = await raw(b, '/mcp/a', 3, 'tools/call', {
       name: 'both',
@@ -276,7 +334,12 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
         ? { action: 'accept', content: { name: 'Cy' } }
         : { role: 'assistant', content: { type: 'text', text: 'blue' }, model: 'm' };
     const partial = (
-      await raw(b, '/mcp/a', 4, 'tools/call', { name: 'both', arguments: {}, inputResponses: { [k1!]: answerFor(k1!) }, requestState: r1.requestState })
+      await raw(b, '/mcp/a', 4, 'tools/call', {
+        name: 'both',
+        arguments: {},
+        inputResponses: { [k1!]: answerFor(k1!) },
+        requestState: r1.requestState,
+      })
     ).body.result;
     expect(partial.resultType).toBe('input_required');
     expect(Object.keys(partial.inputRequests)).toEqual([k2]);
@@ -290,7 +353,8 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
 
     // Only sampling declared: the elicitation is refused toward the server, never asked.
     const samplingOnly = { 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
-    const s1 = (await raw(b, '/mcp/a', 6, 'tools/call', { name: 'both', arguments: {}, _meta: samplingOnly })).body.result;
+    const s1 = (await raw(b, '/mcp/a', 6, 'tools/call', { name: 'both', arguments: {}, _meta: samplingOnly })).body
+      .result;
     expect(Object.values(s1.inputRequests).map((x: any) => x.method)).toEqual(['sampling/createMessage']);
     const [sk] = Object.keys(s1.inputRequests);
     const s2 = await raw(b, '/mcp/a', 7, 'tools/call', {
@@ -302,7 +366,11 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     });
     expect(s2.body.result.content[0].text).toBe('? likes blue');
     // A server that fails without what the client did not declare: -32021 naming it (HTTP 400).
-    const needs = await raw(b, '/mcp/a', 8, 'tools/call', { name: 'must_sample', arguments: {}, _meta: { 'io.modelcontextprotocol/clientCapabilities': {} } });
+    const needs = await raw(b, '/mcp/a', 8, 'tools/call', {
+      name: 'must_sample',
+      arguments: {},
+      _meta: { 'io.modelcontextprotocol/clientCapabilities': {} },
+    });
     expect(needs.status).toBe(400);
     expect(needs.body.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { sampling: {} } } });
   });

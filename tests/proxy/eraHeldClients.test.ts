@@ -13,7 +13,11 @@ import { waitFor } from '../helpers/waitFor.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 
 const ASKING = join(FIXTURES, 'askingServer.mjs');
-const asking = { command: process.execPath, args: [ASKING], clientCapabilities: { elicitation: true, sampling: true, roots: true } };
+const asking = {
+  command: process.execPath,
+  args: [ASKING],
+  clientCapabilities: { elicitation: true, sampling: true, roots: true },
+};
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
 afterEach(async () => {
@@ -29,7 +33,15 @@ const envelope = (client: string): Json => ({
 });
 
 /** A raw 2026-07-28 `tools/call` POST on `/mcp/a` as `client`; `extra` goes into params (`_meta` merged into the envelope). */
-function post(b: BridgeProcess, client: string, id: number, name: string, args: Json, extra: Json = {}, signal?: AbortSignal): Promise<Response> {
+function post(
+  b: BridgeProcess,
+  client: string,
+  id: number,
+  name: string,
+  args: Json,
+  extra: Json = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   const { _meta, ...rest } = extra;
   return fetch(`${b.url}/mcp/a`, {
     method: 'POST',
@@ -42,7 +54,12 @@ function post(b: BridgeProcess, client: string, id: number, name: string, args: 
       'mcp-method': 'tools/call',
       'mcp-name': name,
     },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...rest, _meta: { ...envelope(client), ..._meta } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name, arguments: args, ...rest, _meta: { ...envelope(client), ..._meta } },
+    }),
   });
 }
 
@@ -84,7 +101,9 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
           asked.push(r.params.message);
           return accept;
         });
-        await client.connect(new StreamableHTTPClientTransport(new URL(`${b.url}/mcp/a`), { requestInit: { headers: b.auth } }));
+        await client.connect(
+          new StreamableHTTPClientTransport(new URL(`${b.url}/mcp/a`), { requestInit: { headers: b.auth } }),
+        );
         cleanups.push(() => client.close().catch(() => undefined));
         return { client, asked, what: `job${i}` };
       }),
@@ -103,13 +122,20 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
 
   it('a requestState is redeemed by one retry: a second one while the first waits is refused at once, and the first goes on', async () => {
     const b = await startBridge({ config: { mcpServers: { a: asking } } });
-    const first = (await (await post(b, 'c', 1, 'ask_then_work', { ms: 1500 }, { _meta: { progressToken: 'first' } })).json()) as Json;
+    const first = (await (
+      await post(b, 'c', 1, 'ask_then_work', { ms: 1500 }, { _meta: { progressToken: 'first' } })
+    ).json()) as Json;
     expect(first.result.resultType).toBe('input_required');
-    const retry = { inputResponses: { [Object.keys(first.result.inputRequests)[0]!]: accept }, requestState: first.result.requestState };
+    const retry = {
+      inputResponses: { [Object.keys(first.result.inputRequests)[0]!]: accept },
+      requestState: first.result.requestState,
+    };
 
     const stop = new AbortController();
     cleanups.push(() => stop.abort());
-    const a = messages(await post(b, 'c', 2, 'ask_then_work', { ms: 1500 }, { ...retry, _meta: { progressToken: 'a' } }, stop.signal));
+    const a = messages(
+      await post(b, 'c', 2, 'ask_then_work', { ms: 1500 }, { ...retry, _meta: { progressToken: 'a' } }, stop.signal),
+    );
     // The first retry waits on the server's call: its progress is arriving.
     expect((await a.next()).value).toMatchObject({ method: 'notifications/progress', params: { progressToken: 'a' } });
 
@@ -144,7 +170,10 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
           () => undefined,
         );
     }
-    const ended = () => greedy.filter((m) => /this client had more than 64 calls held by the proxy; its oldest was ended/.test(m?.error?.message ?? '')).length;
+    const ended = () =>
+      greedy.filter((m) =>
+        /this client had more than 64 calls held by the proxy; its oldest was ended/.test(m?.error?.message ?? ''),
+      ).length;
     // Its own oldest 196 end (the rest wait behind the victim's call); were they held as they came, all 260 would be answered.
     const answered = () => greedy.filter(Boolean).length;
     await waitFor(
@@ -160,7 +189,10 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
         2,
         'confirm',
         { what: 'mine' },
-        { inputResponses: { [Object.keys(v1.result.inputRequests)[0]!]: accept }, requestState: v1.result.requestState },
+        {
+          inputResponses: { [Object.keys(v1.result.inputRequests)[0]!]: accept },
+          requestState: v1.result.requestState,
+        },
       )
     ).json()) as Json;
     expect(v2.result?.resultType).toBe('input_required');
@@ -171,7 +203,10 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
         3,
         'confirm',
         { what: 'mine' },
-        { inputResponses: { [Object.keys(v2.result.inputRequests)[0]!]: accept }, requestState: v2.result.requestState },
+        {
+          inputResponses: { [Object.keys(v2.result.inputRequests)[0]!]: accept },
+          requestState: v2.result.requestState,
+        },
       )
     ).json()) as Json;
     expect(v3.result).toMatchObject({ resultType: 'complete', content: [{ text: 'mine: first=true second=true' }] });
@@ -184,10 +219,16 @@ describe('held calls of several 2026 clients on one 2025 stdio server', () => {
     const waited = (await (await post(b, 'second', 2, 'sample', { prompt: 'p' })).json()) as Json;
     expect(waited.error).toEqual({
       code: -32603,
-      message: 'server "a" is running another call that may ask for client input, and this call waited 1000 ms for its turn',
+      message:
+        'server "a" is running another call that may ask for client input, and this call waited 1000 ms for its turn',
     });
-    const retry = { inputResponses: { [Object.keys(held.result.inputRequests)[0]!]: accept }, requestState: held.result.requestState };
+    const retry = {
+      inputResponses: { [Object.keys(held.result.inputRequests)[0]!]: accept },
+      requestState: held.result.requestState,
+    };
     const next = (await (await post(b, 'first', 3, 'confirm', { what: 'x' }, retry)).json()) as Json;
-    expect(Object.values(next.result.inputRequests)).toEqual([{ method: 'elicitation/create', params: expect.objectContaining({ message: 'Sure about x?' }) }]);
+    expect(Object.values(next.result.inputRequests)).toEqual([
+      { method: 'elicitation/create', params: expect.objectContaining({ message: 'Sure about x?' }) },
+    ]);
   });
 });

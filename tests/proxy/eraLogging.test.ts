@@ -75,8 +75,12 @@ describe('a 2026 client of a 2025 server', () => {
     expect(logs.map((l) => l.data)).toEqual(['warning: b']);
 
     // The shared 2025 server's level is left alone.
-    const state = JSON.parse(text(await client.callTool({ name: 'old__state', arguments: {} }))) as { events: string[] };
+    const state = JSON.parse(text(await client.callTool({ name: 'old__state', arguments: {} }))) as {
+      events: string[];
+    };
     expect(state.events.filter((e) => e.startsWith('setLevel'))).toEqual([]);
-    await expect(client.callTool({ name: 'old__log', arguments: { text: 'x' }, _meta: { [LOG_LEVEL]: 'loud' } })).rejects.toThrow(/log level/);
+    await expect(
+      client.callTool({ name: 'old__log', arguments: { text: 'x' }, _meta: { [LOG_LEVEL]: 'loud' } }),
+    ).rejects.toThrow(/log level/);
   });
 });

@@ -23,16 +23,26 @@ describe('Mcp-Param-* headers', () => {
   it('the proxy sends them to a 2026 HTTP server (plain and Base64 values)', async () => {
     const server = await startModernHttp('m');
     cleanups.push(server.stop);
-    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { m: { url: server.url, type: 'http' } } }), '--no-watchdog']);
+    const h = await connectProxy([
+      '--config',
+      JSON.stringify({ mcpServers: { m: { url: server.url, type: 'http' } } }),
+      '--no-watchdog',
+    ]);
     cleanups.push(() => h.close());
-    expect(text(await h.client.callTool({ name: 'm__region', arguments: { region: 'us-west1', query: 'q' } }))).toBe('q in us-west1');
-    expect(text(await h.client.callTool({ name: 'm__region', arguments: { region: ' 東京 ', query: 'q' } }))).toBe('q in  東京 ');
+    expect(text(await h.client.callTool({ name: 'm__region', arguments: { region: 'us-west1', query: 'q' } }))).toBe(
+      'q in us-west1',
+    );
+    expect(text(await h.client.callTool({ name: 'm__region', arguments: { region: ' 東京 ', query: 'q' } }))).toBe(
+      'q in  東京 ',
+    );
   });
 
   it('the bridge checks them as the conformance scenario http-custom-header-server-validation asks', async () => {
     const server = await startModernHttp('h');
     cleanups.push(server.stop);
-    const b = await startBridge({ config: { mcpServers: { m: modernEntry('m'), h: { url: server.url, type: 'http' } } } });
+    const b = await startBridge({
+      config: { mcpServers: { m: modernEntry('m'), h: { url: server.url, type: 'http' } } },
+    });
     const fw = await authForwarder(b.url, b.auth);
     cleanups.push(fw.close);
     for (const path of ['/mcp/m', '/mcp/h', '/mcp']) {
@@ -48,7 +58,10 @@ describe('Mcp-Param-* headers', () => {
         id: 1,
         method: 'tools/call',
         params: {
-          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
           name: 'region',
           arguments: { region, query: 'q' },
         },
@@ -74,15 +87,28 @@ describe('Mcp-Param-* headers', () => {
   }, 120_000);
 
   it('reads the annotations by the rules of the schema extension', () => {
-    expect(paramHeadersOf({ type: 'object', properties: { r: { type: 'string', 'x-mcp-header': 'Region' }, q: { type: 'string' } } })).toEqual([
-      { path: ['r'], name: 'Region' },
-    ]);
-    expect(paramHeadersOf({ properties: { o: { type: 'object', properties: { n: { type: 'integer', 'x-mcp-header': 'N' } } } } })).toEqual([
-      { path: ['o', 'n'], name: 'N' },
-    ]);
-    expect(paramHeadersOf({ properties: { x: { type: 'number', 'x-mcp-header': 'X' } } })).toMatch(/primitive|string, integer or boolean/);
+    expect(
+      paramHeadersOf({
+        type: 'object',
+        properties: { r: { type: 'string', 'x-mcp-header': 'Region' }, q: { type: 'string' } },
+      }),
+    ).toEqual([{ path: ['r'], name: 'Region' }]);
+    expect(
+      paramHeadersOf({
+        properties: { o: { type: 'object', properties: { n: { type: 'integer', 'x-mcp-header': 'N' } } } },
+      }),
+    ).toEqual([{ path: ['o', 'n'], name: 'N' }]);
+    expect(paramHeadersOf({ properties: { x: { type: 'number', 'x-mcp-header': 'X' } } })).toMatch(
+      /primitive|string, integer or boolean/,
+    );
     expect(paramHeadersOf({ properties: { x: { type: 'string', 'x-mcp-header': 'a b' } } })).toMatch(/token/);
-    expect(paramHeadersOf({ properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } } })).toMatch(/twice/);
-    expect(paramHeadersOf({ properties: { l: { type: 'array', items: { type: 'string', 'x-mcp-header': 'L' } } } })).toMatch(/reachable/);
+    expect(
+      paramHeadersOf({
+        properties: { a: { type: 'string', 'x-mcp-header': 'A' }, b: { type: 'string', 'x-mcp-header': 'a' } },
+      }),
+    ).toMatch(/twice/);
+    expect(
+      paramHeadersOf({ properties: { l: { type: 'array', items: { type: 'string', 'x-mcp-header': 'L' } } } }),
+    ).toMatch(/reachable/);
   });
 });

@@ -46,7 +46,11 @@ describe('re-probing the era when a server comes back', () => {
     cleanups.push(dir.remove);
     const eraFile = join(dir.path, 'era');
     writeFileSync(eraFile, '2025');
-    const b = await startBridge({ config: { mcpServers: { s: { command: process.execPath, args: [SWITCH, '--era-file', eraFile, '--name', 's'] } } } });
+    const b = await startBridge({
+      config: {
+        mcpServers: { s: { command: process.execPath, args: [SWITCH, '--era-file', eraFile, '--name', 's'] } },
+      },
+    });
     expect(await echo(b, 's')).toBe('hi');
 
     writeFileSync(eraFile, '2026');
@@ -69,14 +73,20 @@ describe('re-probing the era when a server comes back', () => {
     let child: ChildProcess | undefined;
     const serve = async (era: string, port = 0) => {
       writeFileSync(eraFile, era);
-      child = spawn(process.execPath, [SWITCH, '--era-file', eraFile, '--transport', 'http', '--port', String(port), '--name', 'h'], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
+      child = spawn(
+        process.execPath,
+        [SWITCH, '--era-file', eraFile, '--transport', 'http', '--port', String(port), '--name', 'h'],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       return listeningPort(child, 'era switch fixture');
     };
     cleanups.push(() => child && stopChild(child));
     const port = await serve('2025');
-    const b = await startBridge({ config: { mcpServers: { h: { url: `http://127.0.0.1:${port}/mcp`, type: 'http' } } } });
+    const b = await startBridge({
+      config: { mcpServers: { h: { url: `http://127.0.0.1:${port}/mcp`, type: 'http' } } },
+    });
     expect(await echo(b, 'h')).toBe('hi');
 
     await stopChild(child!);

@@ -43,7 +43,11 @@ function answerInput(client: Client, asked: string[]): void {
     asked.push(String((r.params as { message: string }).message));
     return { action: 'accept', content: { ok: true } };
   });
-  client.setRequestHandler('sampling/createMessage', async () => ({ role: 'assistant', model: 'm', content: { type: 'text', text: 'forty-two' } }));
+  client.setRequestHandler('sampling/createMessage', async () => ({
+    role: 'assistant',
+    model: 'm',
+    content: { type: 'text', text: 'forty-two' },
+  }));
   client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }));
 }
 
@@ -53,7 +57,12 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
   it('with every tool, resource and prompt of a 2025 and a 2026 server, as direct, and the discover of the stdio aggregation', async () => {
     const wantModern = await scenario(await stdioClient(node, [MODERN_FIXTURE, '--name', 'm']), 'fixture://hello');
     const wantLegacy = await scenario(await stdioClient(node, [FIXTURE, '--name', 'old'], 'auto'), 'fixture://info');
-    const aggregation = await stdioClient(node, [CLI, '--config', JSON.stringify({ mcpServers: SERVERS }), '--no-watchdog']);
+    const aggregation = await stdioClient(node, [
+      CLI,
+      '--config',
+      JSON.stringify({ mcpServers: SERVERS }),
+      '--no-watchdog',
+    ]);
 
     const b = await bridge();
     const chain = await stdioClient(node, chainArgs(b));
@@ -62,7 +71,10 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     expect(await scenario(chain, 'fixture://info', 'old__')).toEqual(wantLegacy);
     expect((await chain.callTool({ name: 'm__add', arguments: { a: 2, b: 3 } })).structuredContent).toEqual({ sum: 5 });
     const progress: number[] = [];
-    const slow = await chain.callTool({ name: 'old__slow', arguments: { ms: 100, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+    const slow = await chain.callTool(
+      { name: 'old__slow', arguments: { ms: 100, steps: 3 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
     expect(text(slow)).toBe('slept 100');
     expect(progress).toEqual([1, 2, 3]);
     // discover: what the stdio aggregation of the same servers (no bridge) answers.
@@ -95,7 +107,9 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     const chain = await stdioClient(node, chainArgs(b), { pin: '2026-07-28' }, INPUT_CAPS);
     const asked: string[] = [];
     answerInput(chain, asked);
-    expect(text(await chain.callTool({ name: 'm__confirm', arguments: { what: 'go' } }))).toBe('go: first=true second=true');
+    expect(text(await chain.callTool({ name: 'm__confirm', arguments: { what: 'go' } }))).toBe(
+      'go: first=true second=true',
+    );
     expect(asked).toEqual(['Really go?', 'Sure about go?']);
     expect(text(await chain.callTool({ name: 'm__sample', arguments: { prompt: 'q' } }))).toBe('model said: forty-two');
     expect(text(await chain.callTool({ name: 'm__roots', arguments: {} }))).toBe('file:///work');
@@ -105,7 +119,12 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     const b = await bridge();
     // The bridge routes a server's request to the link only for what the link declared (as for a 2025 client);
     // the stdio proxy then holds the call (heldCall.ts) and asks its 2026 client in input_required.
-    const chain = await stdioClient(node, chainArgs(b, { clientCapabilities: { sampling: true } }), { pin: '2026-07-28' }, INPUT_CAPS);
+    const chain = await stdioClient(
+      node,
+      chainArgs(b, { clientCapabilities: { sampling: true } }),
+      { pin: '2026-07-28' },
+      INPUT_CAPS,
+    );
     answerInput(chain, []);
     expect(text(await chain.callTool({ name: 'old__sample', arguments: { prompt: 'q' } }))).toBe('sampled: forty-two');
     // The 2026 server behind the same link still answers input_required itself.
@@ -117,10 +136,17 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
     const rounds = async (raw: RawLines, name: string) => {
       const meta = envelope({ elicitation: {} });
       await raw.request('server/discover', { _meta: meta });
-      const call = (extra: Record<string, unknown>) => raw.request('tools/call', { name, arguments: { what: 'go' }, _meta: meta, ...extra });
+      const call = (extra: Record<string, unknown>) =>
+        raw.request('tools/call', { name, arguments: { what: 'go' }, _meta: meta, ...extra });
       const first = await call({});
-      const second = await call({ inputResponses: { first: { action: 'accept', content: { ok: true } } }, requestState: first.result?.requestState });
-      const last = await call({ inputResponses: { second: { action: 'accept', content: { ok: true } } }, requestState: second.result?.requestState });
+      const second = await call({
+        inputResponses: { first: { action: 'accept', content: { ok: true } } },
+        requestState: first.result?.requestState,
+      });
+      const last = await call({
+        inputResponses: { second: { action: 'accept', content: { ok: true } } },
+        requestState: second.result?.requestState,
+      });
       // The server's own cache hints on a read (ttlMs 60000, public) pass through too.
       const read = await raw.request('resources/read', { uri: 'fixture://cached', _meta: meta });
       return [first.result, second.result, last.result, read.result] as Record<string, unknown>[];
@@ -136,7 +162,9 @@ describe('the ACP chain serves a 2026-07-28 client', () => {
 
   it('a 2025 client on the same chain is still asked by the bridge, as 2025 server-to-client requests', async () => {
     const b = await bridge();
-    const h = await connectProxy(chainArgs(b, { clientCapabilities: { elicitation: true } }).slice(1), { elicitation: {} });
+    const h = await connectProxy(chainArgs(b, { clientCapabilities: { elicitation: true } }).slice(1), {
+      elicitation: {},
+    });
     closers.push(() => h.close());
     const asked: string[] = [];
     h.client.setRequestHandler(ElicitRequestSchema, async (r) => {

@@ -40,7 +40,11 @@ describe('a 2026 client listening for resource updates of a 2025 server', () => 
     expect(a.honoredFilter.resourceSubscriptions).toEqual(['test://watched', 'fixture://hello']);
     const b = await client.listen({ resourceSubscriptions: ['test://watched'] });
     expect(b.honoredFilter.resourceSubscriptions).toEqual(['test://watched']);
-    const state = async () => JSON.parse(text(await client.callTool({ name: 'old__state', arguments: {} }))) as { subscribed: string[]; events: string[] };
+    const state = async () =>
+      JSON.parse(text(await client.callTool({ name: 'old__state', arguments: {} }))) as {
+        subscribed: string[];
+        events: string[];
+      };
     expect((await state()).events).toEqual(['subscribe test://watched']);
 
     expect(text(await client.callTool({ name: 'old__touch', arguments: { uri: 'test://watched' } }))).toBe('sent');
@@ -62,9 +66,14 @@ describe('a 2026 client listening for resource updates of a 2025 server', () => 
 describe('a 2026 client listening through the bridge (stateless HTTP)', () => {
   it('gets the updates on the listen stream; closing the stream unsubscribes upstream', async () => {
     const b = await startBridge({ config: { mcpServers: { old: SUBS_2025 } } });
-    const client = new Client({ name: 'modern-http', version: '1' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const client = new Client(
+      { name: 'modern-http', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
     cleanups.push(() => client.close().catch(() => undefined));
-    await client.connect(new StreamableHTTPClientTransport(new URL(b.url + '/mcp/old'), { requestInit: { headers: b.auth } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(b.url + '/mcp/old'), { requestInit: { headers: b.auth } }),
+    );
     const updates: unknown[] = [];
     client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params));
     const sub = await client.listen({ resourceSubscriptions: ['test://other'] });
@@ -73,8 +82,13 @@ describe('a 2026 client listening through the bridge (stateless HTTP)', () => {
     await waitFor(() => updates.length > 0, 5000, 'the update on the listen stream');
     expect(updates[0]).toMatchObject({ uri: 'test://other' });
     await sub.close();
-    const state = async () => JSON.parse(text(await client.callTool({ name: 'state', arguments: {} }))) as { events: string[] };
-    await waitFor(async () => (await state()).events.includes('unsubscribe test://other'), 5000, 'the upstream unsubscribe');
+    const state = async () =>
+      JSON.parse(text(await client.callTool({ name: 'state', arguments: {} }))) as { events: string[] };
+    await waitFor(
+      async () => (await state()).events.includes('unsubscribe test://other'),
+      5000,
+      'the upstream unsubscribe',
+    );
   });
 });
 
@@ -99,11 +113,18 @@ describe('a 2025 client subscribing to resources of a 2026 server', () => {
     cleanups.push(dir.remove);
     const log = join(dir.path, 'requests.jsonl');
     // The entry's timeout would bound a wait for an acknowledgement this server never sends.
-    const entry = { command: process.execPath, args: [join(FIXTURES, 'unsubscribableModernServer.mjs'), log], timeoutMs: 3000 };
+    const entry = {
+      command: process.execPath,
+      args: [join(FIXTURES, 'unsubscribableModernServer.mjs'), log],
+      timeoutMs: 3000,
+    };
     const b = await startBridge({ config: { mcpServers: { u: entry } } });
     const { client } = await b.client('/mcp/u');
     expect(client.getServerCapabilities()?.resources?.subscribe).toBeUndefined();
-    const err = (await client.subscribeResource({ uri: 'test://plain' }).catch((e: unknown) => e)) as { code?: number; message?: string };
+    const err = (await client.subscribeResource({ uri: 'test://plain' }).catch((e: unknown) => e)) as {
+      code?: number;
+      message?: string;
+    };
     expect(err.code).toBe(-32601);
     expect(err.message).toMatch(/server "u" does not offer resource subscriptions/);
     expect((await client.readResource({ uri: 'test://plain' })).contents).toHaveLength(1);
@@ -111,7 +132,9 @@ describe('a 2025 client subscribing to resources of a 2026 server', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { method: string; notifications?: Record<string, unknown> });
-    expect(seen.filter((r) => r.method === 'subscriptions/listen' && r.notifications?.resourceSubscriptions)).toEqual([]);
+    expect(seen.filter((r) => r.method === 'subscriptions/listen' && r.notifications?.resourceSubscriptions)).toEqual(
+      [],
+    );
   });
 
   for (const kind of ['stdio', 'http'] as const) {

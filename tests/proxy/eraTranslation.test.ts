@@ -4,7 +4,11 @@
 // roots/list), and the proxy re-issues the call with the answers and the server's
 // requestState, over as many rounds as the server asks for.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
 import { modernEntry } from '../helpers/modernFixture.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
@@ -19,7 +23,10 @@ afterEach(async () => {
 
 const ALL = { elicitation: true, sampling: true, roots: true };
 
-async function proxy(capabilities: Record<string, unknown>, entryCaps: Record<string, boolean> = ALL): Promise<ProxyHandle> {
+async function proxy(
+  capabilities: Record<string, unknown>,
+  entryCaps: Record<string, boolean> = ALL,
+): Promise<ProxyHandle> {
   const config = { mcpServers: { m: modernEntry('m', { clientCapabilities: entryCaps }) } };
   const h = await connectProxy(['--config', JSON.stringify(config), '--no-watchdog'], capabilities);
   cleanups.push(() => h.close());
@@ -46,8 +53,12 @@ describe('a 2025 client, a 2026 server asking for input mid-call', () => {
       expect((r.params.messages[0]!.content as { text: string }).text).toBe('capital of France?');
       return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'test', stopReason: 'endTurn' };
     });
-    h.client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }] }));
-    expect(text(await h.client.callTool({ name: 'm__sample', arguments: { prompt: 'capital of France?' } }))).toBe('model said: Paris');
+    h.client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: [{ uri: 'file:///a' }, { uri: 'file:///b' }],
+    }));
+    expect(text(await h.client.callTool({ name: 'm__sample', arguments: { prompt: 'capital of France?' } }))).toBe(
+      'model said: Paris',
+    );
     expect(text(await h.client.callTool({ name: 'm__roots', arguments: {} }))).toBe('file:///a,file:///b');
   });
 
@@ -60,7 +71,9 @@ describe('a 2025 client, a 2026 server asking for input mid-call', () => {
 
   it('without clientCapabilities on the entry the server is told none and refuses (-32021)', async () => {
     const h = await proxy({ elicitation: {} }, {});
-    const err = await h.client.callTool({ name: 'm__confirm', arguments: { what: 'x' } }).catch((e: Error & { code?: number }) => e);
+    const err = await h.client
+      .callTool({ name: 'm__confirm', arguments: { what: 'x' } })
+      .catch((e: Error & { code?: number }) => e);
     expect(err).toBeInstanceOf(Error);
     expect((err as { code?: number }).code).toBe(-32021);
   });
@@ -74,7 +87,9 @@ describe('a 2025 client, a 2026 server asking for input mid-call', () => {
       const { client } = await b.client(path!, { capabilities: { elicitation: {} } });
       let n = 0;
       client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ok: ++n === 2 } }));
-      expect(text(await client.callTool({ name: tool!, arguments: { what: 'ship' } }))).toBe('ship: first=false second=true');
+      expect(text(await client.callTool({ name: tool!, arguments: { what: 'ship' } }))).toBe(
+        'ship: first=false second=true',
+      );
     }
   });
 });

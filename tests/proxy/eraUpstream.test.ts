@@ -70,7 +70,12 @@ function core(r: Scenario) {
     return rest;
   };
   return {
-    tools: r.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema })),
+    tools: r.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
+    })),
     echo: strip(r.echo),
     add: strip(r.add),
     read: strip(r.read),
@@ -93,7 +98,9 @@ describe('a 2025-11-25 client reaches a 2026-07-28-only server through the proxy
   it('stdio, protocol "2026-07-28" forced (no initialize at all)', async () => {
     const h = await proxy({ m: modernEntry('m', { protocol: '2026-07-28' }) });
     expect(text(await h.client.callTool({ name: 'm__echo', arguments: { text: 'forced' } }))).toBe('echo: forced');
-    expect((await h.client.readResource({ uri: 'fixture://hello' })).contents[0]).toMatchObject({ text: 'hello from the 2026 fixture' });
+    expect((await h.client.readResource({ uri: 'fixture://hello' })).contents[0]).toMatchObject({
+      text: 'hello from the 2026 fixture',
+    });
   });
 
   it('streamable HTTP, protocol auto (server/discover probe) and forced', async () => {
@@ -110,13 +117,17 @@ describe('a 2025-11-25 client reaches a 2026-07-28-only server through the proxy
     const tools = (await h.client.listTools()).tools.map((t) => t.name);
     expect(tools.some((t) => t.startsWith('m__'))).toBe(false);
     const res = await h.client.callTool({ name: 'm__echo', arguments: { text: 'x' } }).catch((e: Error) => e);
-    expect(String(res instanceof Error ? res.message : text(res))).toMatch(/Unsupported protocol version|not ready|unknown tool/i);
+    expect(String(res instanceof Error ? res.message : text(res))).toMatch(
+      /Unsupported protocol version|not ready|unknown tool/i,
+    );
   });
 
   it('refuses a bad protocol value with a clear config error', async () => {
-    const err = await connectProxy(['--config', JSON.stringify({ mcpServers: { m: modernEntry('m', { protocol: '2026' }) } }), '--no-watchdog']).catch(
-      (e: Error) => e,
-    );
+    const err = await connectProxy([
+      '--config',
+      JSON.stringify({ mcpServers: { m: modernEntry('m', { protocol: '2026' }) } }),
+      '--no-watchdog',
+    ]).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
   });
 });
@@ -132,7 +143,9 @@ describe('convert reaches a 2026-07-28-only server', () => {
     expect(h.client.getInstructions()).toBe('m: echo and add things.');
     expect(core(await through(h, ''))).toEqual(want);
     // No clientCapabilities for a --url convert: the server is told none and says so.
-    const err = await h.client.callTool({ name: 'confirm', arguments: { what: 'x' } }).catch((e: { code?: number }) => e);
+    const err = await h.client
+      .callTool({ name: 'confirm', arguments: { what: 'x' } })
+      .catch((e: { code?: number }) => e);
     expect((err as { code?: number }).code).toBe(-32021);
   });
 
@@ -141,12 +154,25 @@ describe('convert reaches a 2026-07-28-only server', () => {
     cleanups.push(remote.stop);
     const old = await startHttpFixture('http', { name: 'old' });
     cleanups.push(old.stop);
-    const config = { mcpServers: { m: { url: remote.url, clientCapabilities: { elicitation: true } }, old: { url: old.url } } };
-    const h = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'm', '--no-watchdog'], { elicitation: {} });
+    const config = {
+      mcpServers: { m: { url: remote.url, clientCapabilities: { elicitation: true } }, old: { url: old.url } },
+    };
+    const h = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'm', '--no-watchdog'], {
+      elicitation: {},
+    });
     cleanups.push(() => h.close());
     h.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ok: true } }));
-    expect(text(await h.client.callTool({ name: 'confirm', arguments: { what: 'y' } }))).toBe('y: first=true second=true');
-    const legacy = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'old', '--no-watchdog']);
+    expect(text(await h.client.callTool({ name: 'confirm', arguments: { what: 'y' } }))).toBe(
+      'y: first=true second=true',
+    );
+    const legacy = await connectProxy([
+      'convert',
+      '--config',
+      JSON.stringify(config),
+      '--name',
+      'old',
+      '--no-watchdog',
+    ]);
     cleanups.push(() => legacy.close());
     expect(text(await legacy.client.callTool({ name: 'echo', arguments: { text: 'z' } }))).toContain('z');
   });

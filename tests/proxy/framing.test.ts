@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing } from '../../src/proxy/stdio/framing.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  FrameDecoder,
+  encodeFrame,
+  type DecodedFrame,
+  type Framing,
+} from '../../src/proxy/stdio/framing.js';
 import { extractIdHint, extractTailIdHint, frameHint } from '../../src/proxy/stdio/idHint.js';
 
 const MiB = 1024 * 1024;
@@ -92,9 +98,13 @@ describe('FrameDecoder', () => {
         const frames = decodeSplit(data, cuts, new FrameDecoder({ maxMessageBytes: cap }));
         const expected = msgs.map((m) => {
           const bytes = Buffer.byteLength(m.body);
-          return bytes > cap ? { kind: 'oversize', framing: m.framing, bytes } : { kind: 'message', body: m.body, framing: m.framing };
+          return bytes > cap
+            ? { kind: 'oversize', framing: m.framing, bytes }
+            : { kind: 'message', body: m.body, framing: m.framing };
         });
-        expect(frames.map((f) => (f.kind === 'oversize' ? { kind: f.kind, framing: f.framing, bytes: f.bytes } : f))).toEqual(expected);
+        expect(
+          frames.map((f) => (f.kind === 'oversize' ? { kind: f.kind, framing: f.framing, bytes: f.bytes } : f)),
+        ).toEqual(expected);
         frames.forEach((f, i) => {
           if (f.kind === 'oversize' && f.idHint !== undefined) expect(f.idHint).toBe(JSON.parse(msgs[i]!.body).id);
         });
@@ -163,7 +173,11 @@ describe('FrameDecoder', () => {
     const cap = 16;
     const at = 'x'.repeat(cap);
     const over = 'y'.repeat(cap + 1);
-    const frames = decodeSplit(Buffer.from(`${at}\r\n${over}\n${over}\r\n${at}\n`), [3, 20], new FrameDecoder({ maxMessageBytes: cap }));
+    const frames = decodeSplit(
+      Buffer.from(`${at}\r\n${over}\n${over}\r\n${at}\n`),
+      [3, 20],
+      new FrameDecoder({ maxMessageBytes: cap }),
+    );
     expect(frames).toEqual([
       { kind: 'message', body: at, framing: 'newline' },
       { kind: 'oversize', framing: 'newline', bytes: cap + 1 },

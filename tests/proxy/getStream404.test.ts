@@ -31,7 +31,9 @@ describe('GET stream answered 404', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     cleanups.push(() => new Promise((r) => server.close(r)));
-    const t = new LeanHttpClientTransport(new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`));
+    const t = new LeanHttpClientTransport(
+      new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/mcp`),
+    );
     cleanups.push(() => t.close());
     const errors: Error[] = [];
     const replies: unknown[] = [];

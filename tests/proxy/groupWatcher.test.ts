@@ -33,7 +33,9 @@ async function stubbornGroup(): Promise<{ leader: number; escaped: number; start
     setTimeout(() => {}, 60000);`;
   const leader = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'ignore'], detached: true });
   pids.push(leader.pid!);
-  const escaped = await new Promise<number>((resolve) => leader.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))));
+  const escaped = await new Promise<number>((resolve) =>
+    leader.stdout!.once('data', (d: Buffer) => resolve(Number(String(d).trim()))),
+  );
   pids.push(escaped);
   return { leader: leader.pid!, escaped, start: startTimeOf(leader.pid!)! };
 }
@@ -50,7 +52,11 @@ it.skipIf(process.platform !== 'linux')(
     await new Promise((r) => setTimeout(r, 200));
     expect(isRunning(watcher.pid!)).toBe(true);
     watcher.close();
-    await waitFor(() => !isRunning(doomed.leader) && !isRunning(doomed.escaped), 5000, 'the listed group and its escaped child to be killed');
+    await waitFor(
+      () => !isRunning(doomed.leader) && !isRunning(doomed.escaped),
+      5000,
+      'the listed group and its escaped child to be killed',
+    );
     await waitFor(() => !isRunning(watcher.pid!), 3000, 'the watcher to exit');
     expect(isRunning(spared.leader), 'a group whose leader has another start time is not touched').toBe(true);
     expect(isRunning(spared.escaped)).toBe(true);

@@ -9,7 +9,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
 import { ROOT } from '../helpers/paths.js';
-import { INITIALIZE, MCP_POST_HEADERS, rawRequest, rawStream, startBridge, waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
+import {
+  INITIALIZE,
+  MCP_POST_HEADERS,
+  rawRequest,
+  rawStream,
+  startBridge,
+  waitFor,
+  type Harness,
+  bridgePerTest,
+} from '../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
 
@@ -32,15 +41,18 @@ async function sseClient(h: Harness, path: string) {
 /** Opens a GET SSE stream with a raw request; resolves once the first bytes arrived. */
 function openRawSse(h: Harness, path: string): Promise<{ ended: Promise<string> }> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port: h.port, path, headers: { ...h.auth, Accept: 'text/event-stream' }, agent: false }, (res) => {
-      const ended = new Promise<string>((done) => {
-        res.on('end', () => done('ended'));
-        res.on('error', () => done('ended'));
-        res.on('close', () => done('ended'));
-      });
-      res.once('data', () => resolve({ ended }));
-      res.resume();
-    });
+    const req = http.request(
+      { host: '127.0.0.1', port: h.port, path, headers: { ...h.auth, Accept: 'text/event-stream' }, agent: false },
+      (res) => {
+        const ended = new Promise<string>((done) => {
+          res.on('end', () => done('ended'));
+          res.on('error', () => done('ended'));
+          res.on('close', () => done('ended'));
+        });
+        res.once('data', () => resolve({ ended }));
+        res.resume();
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -51,7 +63,11 @@ function text(result: unknown): string {
 }
 
 async function postInitialize(h: Harness, path = '/mcp/alpha'): Promise<string> {
-  const res = await fetch(h.url + path, { method: 'POST', headers: { ...h.auth, ...MCP_POST_HEADERS }, body: JSON.stringify(INITIALIZE) });
+  const res = await fetch(h.url + path, {
+    method: 'POST',
+    headers: { ...h.auth, ...MCP_POST_HEADERS },
+    body: JSON.stringify(INITIALIZE),
+  });
   expect(res.status).toBe(200);
   await res.text();
   const id = res.headers.get('mcp-session-id');
@@ -74,7 +90,9 @@ describe('BridgeHttpServer: streamable HTTP', () => {
 
     // Progress tied to a request must reach the caller (the reason replies are SSE, not JSON).
     const progress: number[] = [];
-    const counted = await client.callTool({ name: 'count', arguments: { steps: 4 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const counted = await client.callTool({ name: 'count', arguments: { steps: 4 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(text(counted)).toBe('counted 4');
     expect(progress).toEqual([1, 2, 3, 4]);
 
@@ -103,7 +121,9 @@ describe('BridgeHttpServer: streamable HTTP', () => {
     const h = await bridge();
     const clients = await Promise.all(Array.from({ length: 20 }, () => streamableClient(h, '/mcp/alpha')));
     expect(h.server.sessionCount).toBe(20);
-    const answers = await Promise.all(clients.map(({ client }, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })));
+    const answers = await Promise.all(
+      clients.map(({ client }, i) => client.callTool({ name: 'echo', arguments: { text: `n${i}` } })),
+    );
     expect(answers.map(text)).toEqual(clients.map((_, i) => `alpha:streamable:n${i}`));
     expect(new Set(clients.map(({ transport }) => transport.sessionId)).size).toBe(20);
     await Promise.all(clients.map(({ transport }) => transport.terminateSession()));
@@ -154,21 +174,32 @@ describe('BridgeHttpServer: streamable HTTP', () => {
     await noSession.text();
     // A session belongs to its route: the same id on another route is unknown there.
     const sessionId = await postInitialize(h, '/mcp/alpha');
-    const elsewhere = await fetch(h.url + '/mcp', { method: 'DELETE', headers: { ...h.auth, 'mcp-session-id': sessionId } });
+    const elsewhere = await fetch(h.url + '/mcp', {
+      method: 'DELETE',
+      headers: { ...h.auth, 'mcp-session-id': sessionId },
+    });
     expect(elsewhere.status).toBe(404);
     expect(h.server.sessionCount).toBe(1);
   });
 
   it('answers 404 for unknown routes and 503 with the state for a route that is not ready', async () => {
     const h = await bridge();
-    const unknownServer = await fetch(h.url + '/mcp/nope', { method: 'POST', headers: { ...h.auth, ...MCP_POST_HEADERS }, body: JSON.stringify(INITIALIZE) });
+    const unknownServer = await fetch(h.url + '/mcp/nope', {
+      method: 'POST',
+      headers: { ...h.auth, ...MCP_POST_HEADERS },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(unknownServer.status).toBe(404);
     await unknownServer.text();
     const unknownPath = await fetch(h.url + '/nothing/here', { headers: h.auth });
     expect(unknownPath.status).toBe(404);
     await unknownPath.text();
 
-    const notReady = await fetch(h.url + '/mcp/beta', { method: 'POST', headers: { ...h.auth, ...MCP_POST_HEADERS }, body: JSON.stringify(INITIALIZE) });
+    const notReady = await fetch(h.url + '/mcp/beta', {
+      method: 'POST',
+      headers: { ...h.auth, ...MCP_POST_HEADERS },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toMatchObject({ state: 'starting', serverId: 'beta' });
     const sseNotReady = await fetch(h.url + '/sse/beta', { headers: { ...h.auth, Accept: 'text/event-stream' } });
@@ -197,7 +228,11 @@ describe('BridgeHttpServer: streamable HTTP', () => {
     });
     expect(chunked.status).toBe(413);
 
-    const bad = await fetch(h.url + '/mcp/alpha', { method: 'POST', headers: { ...h.auth, ...MCP_POST_HEADERS }, body: '{"jsonrpc": "2.0", "id": 1,' });
+    const bad = await fetch(h.url + '/mcp/alpha', {
+      method: 'POST',
+      headers: { ...h.auth, ...MCP_POST_HEADERS },
+      body: '{"jsonrpc": "2.0", "id": 1,',
+    });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     expect(h.server.sessionCount).toBe(0);
@@ -206,7 +241,11 @@ describe('BridgeHttpServer: streamable HTTP', () => {
   it('refuses the session with 500 when the handler throws', async () => {
     const h = await bridge();
     h.handler.failConnect = true;
-    const res = await fetch(h.url + '/mcp/alpha', { method: 'POST', headers: { ...h.auth, ...MCP_POST_HEADERS }, body: JSON.stringify(INITIALIZE) });
+    const res = await fetch(h.url + '/mcp/alpha', {
+      method: 'POST',
+      headers: { ...h.auth, ...MCP_POST_HEADERS },
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(res.status).toBe(500);
     await res.text();
     expect(h.server.sessionCount).toBe(0);
@@ -221,7 +260,9 @@ describe('BridgeHttpServer: legacy SSE', () => {
     expect(h.handler.connected[0].route).toEqual({ serverId: 'alpha', kind: 'sse' });
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hey' } }))).toBe('alpha:sse:hey');
     const progress: number[] = [];
-    await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(progress).toEqual([1, 2, 3]);
     await client.close();
     await waitFor(() => h.server.sessionCount === 0, 5_000, 'SSE session removed when its stream closed');
@@ -244,7 +285,9 @@ describe('BridgeHttpServer: legacy SSE', () => {
 
   it('sends the endpoint event, no-cache and X-Accel-Buffering headers, and keep-alive comments', async () => {
     const h = await bridge({ sseKeepAliveMs: 50 });
-    const got = await rawStream(h.port, '/sse/alpha', { ...h.auth, Accept: 'text/event-stream' }, (t) => t.includes(': keepalive'));
+    const got = await rawStream(h.port, '/sse/alpha', { ...h.auth, Accept: 'text/event-stream' }, (t) =>
+      t.includes(': keepalive'),
+    );
     expect(got.status).toBe(200);
     expect(got.headers['content-type']).toContain('text/event-stream');
     expect(got.headers['cache-control']).toContain('no-cache');
@@ -288,10 +331,14 @@ describe('BridgeHttpServer: health, status, events, restart', () => {
       }
     };
     await readUntil((b) => b.includes('\n\n'));
-    expect(buf.startsWith(`event: status\ndata: ${JSON.stringify({ bridge: { state: 'starting' }, servers: [] })}\n\n`)).toBe(true);
+    expect(
+      buf.startsWith(`event: status\ndata: ${JSON.stringify({ bridge: { state: 'starting' }, servers: [] })}\n\n`),
+    ).toBe(true);
     h.bus.publish({ bridge: { state: 'ready' }, servers: [{ id: 'alpha' }] });
     await readUntil((b) => b.includes('"ready"'));
-    expect(buf).toContain(`event: status\ndata: ${JSON.stringify({ bridge: { state: 'ready' }, servers: [{ id: 'alpha' }] })}\n\n`);
+    expect(buf).toContain(
+      `event: status\ndata: ${JSON.stringify({ bridge: { state: 'ready' }, servers: [{ id: 'alpha' }] })}\n\n`,
+    );
     await readUntil((b) => b.includes(': keepalive\n\n'));
     expect(h.bus.listenerCount).toBe(1);
     ac.abort();
@@ -341,14 +388,22 @@ describe('BridgeHttpServer: static panel', () => {
     const directives = STATIC_CSP.split(';').map((d) => d.trim());
     expect(directives).toEqual(expect.arrayContaining(["base-uri 'none'", "form-action 'none'"]));
     // The page carries the same policy for file:// (Electron), where there is no header.
-    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]*)"/.exec(readFileSync(join(ROOT, 'src/renderer/index.html'), 'utf8'));
+    const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]*)"/.exec(
+      readFileSync(join(ROOT, 'src/renderer/index.html'), 'utf8'),
+    );
     expect(meta?.[1]).toBe(STATIC_CSP);
     expect(await index.text()).toContain('<title>panel</title>');
     const js = await fetch(h.url + '/app.js');
     expect(js.headers.get('content-type')).toContain('text/javascript');
     await js.text();
 
-    for (const path of ['/%2e%2e/secret.txt', '/..%2fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/assets', '/missing.js']) {
+    for (const path of [
+      '/%2e%2e/secret.txt',
+      '/..%2fsecret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt',
+      '/assets',
+      '/missing.js',
+    ]) {
       const res = await rawRequest(h.port, { path, headers: { Host: `127.0.0.1:${h.port}` } });
       expect(res.status, path).toBe(404);
       expect(res.body).not.toContain('secret');
@@ -373,7 +428,10 @@ describe('BridgeHttpServer: close()', () => {
     expect(h.server.sessionCount).toBe(3);
 
     const closed = h.server.close();
-    const outcome = await Promise.race([closed.then(() => 'closed'), new Promise((r) => setTimeout(() => r('timeout'), 8_000))]);
+    const outcome = await Promise.race([
+      closed.then(() => 'closed'),
+      new Promise((r) => setTimeout(() => r('timeout'), 8_000)),
+    ]);
     expect(outcome).toBe('closed');
     expect(h.server.sessionCount).toBe(0);
     expect(h.handler.connected.every((c) => c.closed)).toBe(true);

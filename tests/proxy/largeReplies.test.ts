@@ -81,7 +81,11 @@ async function bridgeWithSized(args: string[] = []): Promise<BridgeProcess> {
 
 /** A stdio proxy whose only upstream is the bridge's `sized` server over the stream link, as the app builds it for an agent. */
 function chainClient(bridge: BridgeProcess, cliArgs: string[] = []): Promise<Client> {
-  const entry = { type: 'bridge', url: `${bridge.url}/mcp/sized`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
+  const entry = {
+    type: 'bridge',
+    url: `${bridge.url}/mcp/sized`,
+    headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+  };
   return stdioClient([CLI, '--config', configJson({ sized: entry }), ...cliArgs], { MCP_BRIDGE_TOKEN: bridge.bearer });
 }
 
@@ -173,15 +177,21 @@ describe("a reply over a server's cap (twice --max-message-bytes) settles its ca
   it("answers a request of the server's over the cap with an error, so the server does not wait for ever", async () => {
     const client = await limitedProxy();
     const res = await call(client, 'sized__ask', { bytes: over });
-    expect(res.content[0]!.text).toMatch(/^refused: .*Invalid Request: message of 21000\d\d bytes exceeds the 2000000-byte limit for a server's messages/);
+    expect(res.content[0]!.text).toMatch(
+      /^refused: .*Invalid Request: message of 21000\d\d bytes exceeds the 2000000-byte limit for a server's messages/,
+    );
   });
 
-  it('fails the call at once when the reply is over the cap on the stream link of the ACP chain', { timeout: 120_000 }, async () => {
-    const bridge = await bridgeWithSized();
-    const client = await chainClient(bridge, LIMITED);
-    await expect(call(client, 'sized__text', { bytes: over })).rejects.toThrow(
-      /the bridge at http:\/\/127\.0\.0\.1:\d+\/mcp\/sized answered with a 21000\d\d-byte message, over the 2000000-byte limit for a server's messages/,
-    );
-    expect((await call(client, 'sized__echo', { text: 'same link' })).content[0]!.text).toBe('same link');
-  });
+  it(
+    'fails the call at once when the reply is over the cap on the stream link of the ACP chain',
+    { timeout: 120_000 },
+    async () => {
+      const bridge = await bridgeWithSized();
+      const client = await chainClient(bridge, LIMITED);
+      await expect(call(client, 'sized__text', { bytes: over })).rejects.toThrow(
+        /the bridge at http:\/\/127\.0\.0\.1:\d+\/mcp\/sized answered with a 21000\d\d-byte message, over the 2000000-byte limit for a server's messages/,
+      );
+      expect((await call(client, 'sized__echo', { text: 'same link' })).content[0]!.text).toBe('same link');
+    },
+  );
 });

@@ -67,11 +67,20 @@ async function relay(target: string, keepAliveTimeoutMs = 5_000) {
   const to = new URL(target);
   const server = http.createServer((req, res) => {
     methods.push(req.method!);
-    const up = http.request({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers: { ...req.headers, host: to.host } }, (ures) => {
-      res.writeHead(ures.statusCode!, ures.headers);
-      res.flushHeaders();
-      ures.pipe(res);
-    });
+    const up = http.request(
+      {
+        host: to.hostname,
+        port: to.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: to.host },
+      },
+      (ures) => {
+        res.writeHead(ures.statusCode!, ures.headers);
+        res.flushHeaders();
+        ures.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     res.on('close', () => up.destroy());
     req.pipe(up);
@@ -97,14 +106,25 @@ async function exercise(peer: Peer, lean: LeanHttpClientTransport, toolPrefix = 
   expect(list.result.tools.map((t: Msg) => t.name)).toContain(`${toolPrefix}echo`);
 
   // Progress notifications and the result arrive on the POST's event-stream reply.
-  const slow = await peer.request('tools/call', { name: `${toolPrefix}slow`, arguments: { ms: 80, steps: 3 }, _meta: { progressToken: 'p1' } });
+  const slow = await peer.request('tools/call', {
+    name: `${toolPrefix}slow`,
+    arguments: { ms: 80, steps: 3 },
+    _meta: { progressToken: 'p1' },
+  });
   expect(slow.result.content[0].text).toBe('slept 80');
-  const progress = peer.received.filter((m) => m.method === 'notifications/progress' && m.params.progressToken === 'p1');
+  const progress = peer.received.filter(
+    (m) => m.method === 'notifications/progress' && m.params.progressToken === 'p1',
+  );
   expect(progress.map((m) => m.params.progress)).toEqual([1, 2, 3]);
 
   // A server->client request (sampling), answered through send().
   const id = 100;
-  await lean.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: `${toolPrefix}sample`, arguments: { prompt: 'hi' } } } as JSONRPCMessage);
+  await lean.send({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: `${toolPrefix}sample`, arguments: { prompt: 'hi' } },
+  } as JSONRPCMessage);
   const ask = await peer.wait((m) => m.method === 'sampling/createMessage', 10_000, 'the sampling request');
   expect(ask.params.messages[0].content.text).toBe('hi');
   await lean.send({
@@ -176,9 +196,15 @@ describe('LeanHttpClientTransport', () => {
     cleanups.push(() => wrapper.close());
     const wpeer = new Peer(wrapper);
     await wrapper.start();
-    await wpeer.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'w', version: '1' } });
+    await wpeer.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'w', version: '1' },
+    });
     await wrapper.send({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
-    expect((await wpeer.request('tools/call', { name: 'echo', arguments: { text: 'before' } })).result.content[0].text).toBe('before');
+    expect(
+      (await wpeer.request('tools/call', { name: 'echo', arguments: { text: 'before' } })).result.content[0].text,
+    ).toBe('before');
 
     await first.stop();
     const second = await fixtureServer(first.port);
@@ -194,7 +220,9 @@ describe('LeanHttpClientTransport', () => {
     // The wrapper reconnects (a new session, initialize replayed) and serves calls again.
     const again = await waitFor(
       async () => {
-        const res = await wpeer.request('tools/call', { name: 'echo', arguments: { text: 'after' } }).catch(() => undefined);
+        const res = await wpeer
+          .request('tools/call', { name: 'echo', arguments: { text: 'after' } })
+          .catch(() => undefined);
         return res && 'result' in res ? res : undefined;
       },
       15_000,
@@ -231,7 +259,9 @@ describe('LeanHttpClientTransport', () => {
     const lean = new LeanHttpClientTransport(new URL(`http://127.0.0.1:${port}/mcp`));
     cleanups.push(() => lean.close());
     const peer = new Peer(lean);
-    await expect(lean.send({ jsonrpc: '2.0', id: 1, method: 'ping' } as JSONRPCMessage)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(lean.send({ jsonrpc: '2.0', id: 1, method: 'ping' } as JSONRPCMessage)).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
     expect(peer.errors.map((e) => (e as NodeJS.ErrnoException).code)).toEqual(['ECONNREFUSED']);
   });
 });

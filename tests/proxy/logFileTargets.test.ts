@@ -6,7 +6,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CLI, CliProcess, cleanup, configJson, INIT, pidServerEntry, readPids, tempDir, waitFor } from '../helpers/cliProcess.js';
+import {
+  CLI,
+  CliProcess,
+  cleanup,
+  configJson,
+  INIT,
+  pidServerEntry,
+  readPids,
+  tempDir,
+  waitFor,
+} from '../helpers/cliProcess.js';
 import { exitOf, exitWithin } from '../helpers/childExit.js';
 
 afterEach(cleanup);
@@ -41,9 +51,12 @@ describe.skipIf(process.platform !== 'linux')('MCP_PROXY_LOG_FILE that is not a 
   it.each(TARGETS)('$name: one warning, answers initialize + tools/list, exits on $end', async ({ path, end }) => {
     const file = path();
     const pidFile = join(tempDir(), 'pids.jsonl');
-    const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server says hi']) })], {
-      env: { ...process.env, MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' },
-    });
+    const p = new CliProcess(
+      ['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', 'server says hi']) })],
+      {
+        env: { ...process.env, MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' },
+      },
+    );
     await p.initialize();
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     expect((await p.reply(2, 5000)).result.tools.map((t: { name: string }) => t.name)).toContain('srv__echo');
@@ -55,7 +68,9 @@ describe.skipIf(process.platform !== 'linux')('MCP_PROXY_LOG_FILE that is not a 
     console.log(`${file}: exited ${Date.now() - t0} ms after ${end}`);
     const warnings = p.stderr.split('\n').filter((l) => l.includes('log file'));
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/\[warn\] \[logger\] cannot write log file .*: .*not a regular file; not logging to it$/);
+    expect(warnings[0]).toMatch(
+      /\[warn\] \[logger\] cannot write log file .*: .*not a regular file; not logging to it$/,
+    );
     expect(p.stderr).toContain('[info] [srv] server says hi');
     for (const line of p.lines()) expect(JSON.parse(line).jsonrpc).toBe('2.0');
   });
@@ -94,9 +109,12 @@ describe.skipIf(process.platform !== 'linux')('MCP_PROXY_LOG_FILE that is not a 
     const file = join(tempDir(), 'new', 'proxy.log');
     for (const round of [1, 2]) {
       const pidFile = join(tempDir(), 'pids.jsonl');
-      const p = new CliProcess(['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', `round ${round}`]) })], {
-        env: { ...process.env, MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' },
-      });
+      const p = new CliProcess(
+        ['--config', configJson({ srv: pidServerEntry(pidFile, ['--stderr', `round ${round}`]) })],
+        {
+          env: { ...process.env, MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info' },
+        },
+      );
       await p.initialize();
       readPids(pidFile);
       p.child.stdin!.end();

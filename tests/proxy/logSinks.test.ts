@@ -7,7 +7,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { formatEntry, Logger, streamSink } from '../../src/proxy/common/logger.js';
 import { CUT_MARKER, MAX_STDERR_LINE_CHARS, StderrLines } from '../../src/proxy/process/stderrLines.js';
-import { ChildProcessTransport, STDERR_LOG_BURST, STDERR_LOG_PER_SECOND } from '../../src/proxy/process/childProcessTransport.js';
+import {
+  ChildProcessTransport,
+  STDERR_LOG_BURST,
+  STDERR_LOG_PER_SECOND,
+} from '../../src/proxy/process/childProcessTransport.js';
 import { printable } from '../../src/proxy/common/printable.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { waitFor } from '../helpers/waitFor.js';
@@ -50,7 +54,11 @@ describe('streamSink (the stderr sink)', () => {
     let got = '';
     peer.on('data', (d: Buffer) => (got += d.toString('utf8')));
     peer.resume();
-    const m = await waitFor(() => /\[warn\] \[logger\] (\d+) lines dropped: stderr was not read fast enough/.exec(got), 5000, 'the dropped notice');
+    const m = await waitFor(
+      () => /\[warn\] \[logger\] (\d+) lines dropped: stderr was not read fast enough/.exec(got),
+      5000,
+      'the dropped notice',
+    );
     expect(Number(m[1])).toBeGreaterThan(50_000);
     // Later lines flow again.
     sink.write(formatEntry('info', 'srv', 'after the stall'));

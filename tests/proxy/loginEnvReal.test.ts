@@ -27,9 +27,20 @@ function world() {
     chmodSync(join(dir, file), 0o755);
   };
   const profile = (text: string) => writeFileSync(join(root, '.bash_profile'), text);
-  const env = (extra: Record<string, string> = {}) => ({ HOME: root, PATH: GUI_PATH, SHELL: '/bin/bash', QIMING_LOGIN_PATH: undefined, ...extra });
+  const env = (extra: Record<string, string> = {}) => ({
+    HOME: root,
+    PATH: GUI_PATH,
+    SHELL: '/bin/bash',
+    QIMING_LOGIN_PATH: undefined,
+    ...extra,
+  });
   /** For connectProxy (which starts from process.env): the same without the removals. */
-  const proxyEnv = (extra: Record<string, string> = {}) => ({ HOME: root, PATH: GUI_PATH, SHELL: '/bin/bash', ...extra });
+  const proxyEnv = (extra: Record<string, string> = {}) => ({
+    HOME: root,
+    PATH: GUI_PATH,
+    SHELL: '/bin/bash',
+    ...extra,
+  });
   return { root, tools: join(root, 'tools'), server, profile, env, proxyEnv };
 }
 
@@ -54,8 +65,16 @@ describe('servers start in the login-shell environment', () => {
     ]);
     const s = await b.server('s');
     // The login folder is added behind the bridge's own PATH, home written ~.
-    expect(s.launch).toEqual({ command: '~/tools/qiming-test-server', path: expect.stringMatching(/^\/usr\/bin:\/bin:.*~\/tools/), pathFrom: 'login-shell' });
-    expect((await b.server('e')).launch).toEqual({ command: '~/mine/qiming-test-server', path: `~/mine:${GUI_PATH}`, pathFrom: 'entry' });
+    expect(s.launch).toEqual({
+      command: '~/tools/qiming-test-server',
+      path: expect.stringMatching(/^\/usr\/bin:\/bin:.*~\/tools/),
+      pathFrom: 'login-shell',
+    });
+    expect((await b.server('e')).launch).toEqual({
+      command: '~/mine/qiming-test-server',
+      path: `~/mine:${GUI_PATH}`,
+      pathFrom: 'entry',
+    });
     const { client } = await b.client('/mcp/s');
     expect((await client.listTools()).tools.find((t) => t.name === 'echo')?.description).toBe('echo from viashell');
     const { client: ce } = await b.client('/mcp/e');
@@ -70,11 +89,19 @@ describe('servers start in the login-shell environment', () => {
     w.server(w.tools, 'qiming-test-server', 'viadash');
     writeFileSync(join(w.root, 'shrc'), `echo dash says hi\nPATH="$PATH:${w.tools}"; export PATH\n`);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
-    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ SHELL: '/bin/sh', ENV: join(w.root, 'shrc') }));
+    const p = await connectProxy(
+      ['--config', config, '--log-level', 'debug'],
+      {},
+      w.proxyEnv({ SHELL: '/bin/sh', ENV: join(w.root, 'shrc') }),
+    );
     try {
-      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from viadash');
+      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe(
+        'echo from viadash',
+      );
       // /etc/profile (dash reads it as a login shell) may add system folders before ours.
-      expect(p.stderr.join('\n')).toMatch(/\[debug\] \[s\] command ~\/tools\/qiming-test-server, PATH \(login-shell\) \/usr\/bin:\/bin:(\S+:)?~\/tools\n/);
+      expect(p.stderr.join('\n')).toMatch(
+        /\[debug\] \[s\] command ~\/tools\/qiming-test-server, PATH \(login-shell\) \/usr\/bin:\/bin:(\S+:)?~\/tools\n/,
+      );
     } finally {
       await p.close();
     }
@@ -88,14 +115,25 @@ describe('servers start in the login-shell environment', () => {
     const own = join(w.root, 'own');
     mkdirSync(own);
     const script = join(own, 'qiming-envnode-server');
-    writeFileSync(script, `#!/usr/bin/env qiming-node\nprocess.argv.push('--name', 'envnode');\nimport(${JSON.stringify(pathToFileURL(FIXTURE).href)});\n`);
+    writeFileSync(
+      script,
+      `#!/usr/bin/env qiming-node\nprocess.argv.push('--name', 'envnode');\nimport(${JSON.stringify(pathToFileURL(FIXTURE).href)});\n`,
+    );
     chmodSync(script, 0o755);
     w.profile(`export PATH="$PATH:${w.tools}"\n`);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-envnode-server' } } });
-    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ PATH: `${GUI_PATH}:${own}` }));
+    const p = await connectProxy(
+      ['--config', config, '--log-level', 'debug'],
+      {},
+      w.proxyEnv({ PATH: `${GUI_PATH}:${own}` }),
+    );
     try {
-      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from envnode');
-      expect(p.stderr.join('\n')).toMatch(/\[debug\] \[s\] command ~\/own\/qiming-envnode-server, PATH \(login-shell\) \/usr\/bin:\/bin:~\/own:.*~\/tools/);
+      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe(
+        'echo from envnode',
+      );
+      expect(p.stderr.join('\n')).toMatch(
+        /\[debug\] \[s\] command ~\/own\/qiming-envnode-server, PATH \(login-shell\) \/usr\/bin:\/bin:~\/own:.*~\/tools/,
+      );
     } finally {
       await p.close();
     }
@@ -105,9 +143,15 @@ describe('servers start in the login-shell environment', () => {
     const w = world();
     w.server(join(w.root, '.local', 'bin'), 'qiming-test-server', 'fallback');
     w.profile(`echo $$ > "${w.root}/shell.pid"\nsleep 60\n`);
-    const b = await startBridge({ env: w.env({ QIMING_LOGIN_SHELL_TIMEOUT_MS: '1500' }), config: { mcpServers: { s: { command: 'qiming-test-server' } } } });
+    const b = await startBridge({
+      env: w.env({ QIMING_LOGIN_SHELL_TIMEOUT_MS: '1500' }),
+      config: { mcpServers: { s: { command: 'qiming-test-server' } } },
+    });
     expect(b.ready!.servers[0]).toMatchObject({ id: 's', state: 'ready' });
-    expect((await b.server('s')).launch).toMatchObject({ pathFrom: 'fallback', path: expect.stringContaining(`${GUI_PATH}:~/.local/bin`) });
+    expect((await b.server('s')).launch).toMatchObject({
+      pathFrom: 'fallback',
+      path: expect.stringContaining(`${GUI_PATH}:~/.local/bin`),
+    });
     expect(b.stderr).toMatch(
       /\[warn\] \[s\] cannot read the login shell's PATH \(\/bin\/bash: no answer within 1500 ms.*\); using well-known tool folders: ~\/.local\/bin/,
     );
@@ -120,7 +164,10 @@ describe('servers start in the login-shell environment', () => {
     const w = world();
     w.profile(`echo $$ > "${w.root}/shell.pid"\nsleep 60\n`);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
-    const proxy = spawn(process.execPath, [CLI, '--config', config], { env: { ...process.env, ...w.proxyEnv() }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const proxy = spawn(process.execPath, [CLI, '--config', config], {
+      env: { ...process.env, ...w.proxyEnv() },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     trackPids(proxy.pid);
     const pidFile = join(w.root, 'shell.pid');
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 10_000, 'the login shell');
@@ -136,7 +183,10 @@ describe('servers start in the login-shell environment', () => {
   it('a missing shell: the well-known folders are used', async () => {
     const w = world();
     w.server(join(w.root, '.cargo', 'bin'), 'qiming-test-server', 'cargo');
-    const b = await startBridge({ env: w.env({ SHELL: join(w.root, 'no-such', 'zsh') }), config: { mcpServers: { s: { command: 'qiming-test-server' } } } });
+    const b = await startBridge({
+      env: w.env({ SHELL: join(w.root, 'no-such', 'zsh') }),
+      config: { mcpServers: { s: { command: 'qiming-test-server' } } },
+    });
     expect(b.ready!.servers[0]).toMatchObject({ id: 's', state: 'ready' });
     expect(b.stderr).toMatch(/no-such\/zsh not found\); using well-known tool folders: ~\/.cargo\/bin/);
   }, 30_000);
@@ -152,7 +202,9 @@ describe('servers start in the login-shell environment', () => {
     expect(b.ready!.servers[0].error).toMatch(/^start failed: cannot start server 's': /);
     expect(b.ready!.servers[0].error).toMatch(want);
     expect((await b.server('s')).lastError).toMatch(want);
-    expect(b.stderr).toMatch(/\[error\] \[s\] cannot start server 's': command 'qiming-absent-server' not found on PATH .*~\/tools; install/);
+    expect(b.stderr).toMatch(
+      /\[error\] \[s\] cannot start server 's': command 'qiming-absent-server' not found on PATH .*~\/tools; install/,
+    );
   }, 30_000);
 
   it('folders handed down in QIMING_LOGIN_PATH: no shell runs, the server gets them', async () => {
@@ -162,9 +214,15 @@ describe('servers start in the login-shell environment', () => {
     writeFileSync(shell, `#!/bin/sh\ntouch "${w.root}/shell-ran"\n`);
     chmodSync(shell, 0o755);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
-    const p = await connectProxy(['--config', config, '--log-level', 'debug'], {}, w.proxyEnv({ SHELL: shell, QIMING_LOGIN_PATH: w.tools }));
+    const p = await connectProxy(
+      ['--config', config, '--log-level', 'debug'],
+      {},
+      w.proxyEnv({ SHELL: shell, QIMING_LOGIN_PATH: w.tools }),
+    );
     try {
-      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe('echo from handed');
+      expect((await p.client.listTools()).tools.find((t) => t.name === 's__echo')?.description).toBe(
+        'echo from handed',
+      );
       expect(p.stderr.join('\n')).toContain(`PATH (handed) ${GUI_PATH}:~/tools`);
       expect(existsSync(join(w.root, 'shell-ran'))).toBe(false);
     } finally {

@@ -4,7 +4,13 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loginShellArgs, newMarkers, readLoginShellPath, shellFamily, textBetween } from '../../src/proxy/process/loginShellEnv.js';
+import {
+  loginShellArgs,
+  newMarkers,
+  readLoginShellPath,
+  shellFamily,
+  textBetween,
+} from '../../src/proxy/process/loginShellEnv.js';
 import { discoverLoginPath } from '../../src/proxy/process/loginPath.js';
 import { tempDir } from '../helpers/proxyCli.js';
 import { waitNotRunning } from '../helpers/processGone.js';
@@ -15,13 +21,22 @@ afterEach(() => {
 });
 
 /** A temp HOME whose bash login profile is `profile`, and a folder `tools` for it to add. */
-function home(profile: (tools: string, root: string) => string): { root: string; tools: string; env: NodeJS.ProcessEnv } {
+function home(profile: (tools: string, root: string) => string): {
+  root: string;
+  tools: string;
+  env: NodeJS.ProcessEnv;
+} {
   const d = tempDir('qiming-login-');
   dirs.push(d);
   const tools = join(d.path, 'tools');
   mkdirSync(tools);
   writeFileSync(join(d.path, '.bash_profile'), profile(tools, d.path));
-  const env = { HOME: d.path, PATH: '/usr/bin:/bin', SHELL: '/bin/bash', MCP_BRIDGE_TOKEN: 'secret-token-for-the-bridge-only' };
+  const env = {
+    HOME: d.path,
+    PATH: '/usr/bin:/bin',
+    SHELL: '/bin/bash',
+    MCP_BRIDGE_TOKEN: 'secret-token-for-the-bridge-only',
+  };
   return { root: d.path, tools, env };
 }
 
@@ -42,7 +57,8 @@ describe('login shell command selection', () => {
     expect(fish[3]).not.toContain('"$PATH"');
     // csh takes -l only alone.
     expect(loginShellArgs('/bin/tcsh', m)!.slice(0, 2)).toEqual(['-i', '-c']);
-    for (const other of ['/usr/bin/nu', '/usr/bin/xonsh', '/usr/bin/pwsh', '/bin/elvish']) expect(loginShellArgs(other, m), other).toBeUndefined();
+    for (const other of ['/usr/bin/nu', '/usr/bin/xonsh', '/usr/bin/pwsh', '/bin/elvish'])
+      expect(loginShellArgs(other, m), other).toBeUndefined();
   });
 
   it('never puts a whole marker in argv, so only the shell output can hold one', () => {
@@ -57,7 +73,9 @@ describe('login shell command selection', () => {
 
 describe('readLoginShellPath with real shells', () => {
   it('bash: reads the PATH its login profile sets, ignoring what the profile prints', async () => {
-    const h = home((tools) => `echo "welcome to the box"; printf 'no newline'\nexport PATH="$PATH:${tools}"\necho bye\n`);
+    const h = home(
+      (tools) => `echo "welcome to the box"; printf 'no newline'\nexport PATH="$PATH:${tools}"\necho bye\n`,
+    );
     const r = await readLoginShellPath({ env: h.env });
     expect(r).toMatchObject({ ok: true, shell: '/bin/bash' });
     expect(r.ok && r.path.split(':')).toContain(h.tools);
@@ -73,7 +91,10 @@ describe('readLoginShellPath with real shells', () => {
   });
 
   it('does not hang on a prompt (stdin is /dev/null) and gives the shell no terminal', async () => {
-    const h = home((tools, root) => `read -r answer; echo "$answer" > ${root}/answer; tty > ${root}/tty 2>&1\nexport PATH="$PATH:${tools}"\n`);
+    const h = home(
+      (tools, root) =>
+        `read -r answer; echo "$answer" > ${root}/answer; tty > ${root}/tty 2>&1\nexport PATH="$PATH:${tools}"\n`,
+    );
     const r = await readLoginShellPath({ env: h.env });
     expect(r.ok && r.path.split(':')).toContain(h.tools);
     expect(readFileSync(join(h.root, 'tty'), 'utf8')).toMatch(/not a tty/);
@@ -90,7 +111,11 @@ describe('readLoginShellPath with real shells', () => {
     expect(await waitNotRunning(shellPid, 3000), 'the shell').toBe(true);
     expect(await waitNotRunning(sleepPid, 3000), 'its job').toBe(true);
     // The same through discoverLoginPath: well-known folders that exist under HOME.
-    const lp = await discoverLoginPath({ env: { ...h.env, QIMING_LOGIN_SHELL_TIMEOUT_MS: '1000' }, home: h.root, platform: 'linux' });
+    const lp = await discoverLoginPath({
+      env: { ...h.env, QIMING_LOGIN_SHELL_TIMEOUT_MS: '1000' },
+      home: h.root,
+      platform: 'linux',
+    });
     expect(lp.source).toBe('fallback');
     expect(lp.folders[0]).toBe(join(h.root, '.local', 'bin'));
     expect(lp.note).toMatch(/cannot read the login shell's PATH \(\/bin\/bash: no answer within 1000 ms/);
@@ -98,7 +123,9 @@ describe('readLoginShellPath with real shells', () => {
   }, 15_000);
 
   it('a job the profile leaves behind after printing goes with the shell', async () => {
-    const h = home((tools, root) => `export PATH="$PATH:${tools}"\n(trap '' HUP; exec sleep 60) & echo $! > ${root}/job.pid\n`);
+    const h = home(
+      (tools, root) => `export PATH="$PATH:${tools}"\n(trap '' HUP; exec sleep 60) & echo $! > ${root}/job.pid\n`,
+    );
     const r = await readLoginShellPath({ env: h.env });
     expect(r.ok).toBe(true);
     const job = Number(readFileSync(join(h.root, 'job.pid'), 'utf8'));
@@ -117,22 +144,37 @@ describe('readLoginShellPath with real shells', () => {
     const h = home(() => '');
     const gone = await readLoginShellPath({ shell: join(h.root, 'no', 'zsh'), env: h.env });
     expect(gone).toMatchObject({ ok: false, reason: expect.stringMatching(/zsh not found/) });
-    expect(await readLoginShellPath({ shell: '', env: h.env })).toMatchObject({ ok: false, reason: 'SHELL is not set' });
-    expect(await readLoginShellPath({ shell: 'bash', env: h.env })).toMatchObject({ ok: false, reason: 'SHELL is not an absolute path' });
+    expect(await readLoginShellPath({ shell: '', env: h.env })).toMatchObject({
+      ok: false,
+      reason: 'SHELL is not set',
+    });
+    expect(await readLoginShellPath({ shell: 'bash', env: h.env })).toMatchObject({
+      ok: false,
+      reason: 'SHELL is not an absolute path',
+    });
     expect(await readLoginShellPath({ shell: '/usr/bin/nu', env: h.env })).toMatchObject({
       ok: false,
       reason: expect.stringMatching(/not a shell we can read/),
     });
-    const lp = await discoverLoginPath({ env: { ...h.env, SHELL: join(h.root, 'no', 'zsh') }, home: h.root, platform: 'linux' });
+    const lp = await discoverLoginPath({
+      env: { ...h.env, SHELL: join(h.root, 'no', 'zsh') },
+      home: h.root,
+      platform: 'linux',
+    });
     expect(lp.source).toBe('fallback');
     expect(existsSync(join(h.root, 'no'))).toBe(false);
   });
 
   it('a folder handed down in QIMING_LOGIN_PATH is used without running any shell', async () => {
     const h = home((_t, root) => `touch ${root}/ran\n`);
-    const lp = await discoverLoginPath({ env: { ...h.env, QIMING_LOGIN_PATH: `${h.tools}:/opt/x` }, platform: 'linux' });
+    const lp = await discoverLoginPath({
+      env: { ...h.env, QIMING_LOGIN_PATH: `${h.tools}:/opt/x` },
+      platform: 'linux',
+    });
     expect(lp).toMatchObject({ source: 'handed', folders: [h.tools, '/opt/x'] });
     expect(existsSync(join(h.root, 'ran'))).toBe(false);
-    expect((await discoverLoginPath({ env: { ...h.env, QIMING_LOGIN_PATH: '' }, platform: 'linux' })).folders).toEqual([]);
+    expect((await discoverLoginPath({ env: { ...h.env, QIMING_LOGIN_PATH: '' }, platform: 'linux' })).folders).toEqual(
+      [],
+    );
   });
 });

@@ -28,10 +28,13 @@ describe('namespacedName', () => {
   it('always yields a valid, unique name (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.tuple(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1, maxLength: 90 })), {
-          selector: ([s, n]) => `${s}\0${n}`,
-          maxLength: 30,
-        }),
+        fc.uniqueArray(
+          fc.tuple(fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,20}$/), fc.string({ minLength: 1, maxLength: 90 })),
+          {
+            selector: ([s, n]) => `${s}\0${n}`,
+            maxLength: 30,
+          },
+        ),
         (pairs) => {
           const names = pairs.map(([s, n]) => namespacedName(s, n));
           for (const n of names) {

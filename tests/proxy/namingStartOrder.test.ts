@@ -22,7 +22,11 @@ afterEach(async () => {
 });
 
 /** The exposed name of each server's `pid` tool, and who answers each name, while `ready` are up. */
-async function pidToolOwners(h: ProxyHandle, pidFiles: Record<string, string>, toolCount: number): Promise<Map<string, string>> {
+async function pidToolOwners(
+  h: ProxyHandle,
+  pidFiles: Record<string, string>,
+  toolCount: number,
+): Promise<Map<string, string>> {
   const names = await waitFor(
     async () => {
       const tools = (await h.client.listTools()).tools.map((t) => t.name);
@@ -54,7 +58,13 @@ it('gives each of two colliding tools one name, answered by its own server, in e
     });
     const servers = { a: entry('a', ['--tool-prefix', 'b__']), a__b: entry('a__b') };
     // Lists do not wait for starting servers: what each shows is what is up at the time.
-    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: servers }), '--no-watchdog', '--ready-timeout', '1']);
+    const h = await connectProxy([
+      '--config',
+      JSON.stringify({ mcpServers: servers }),
+      '--no-watchdog',
+      '--ready-timeout',
+      '1',
+    ]);
     handles.push(h);
     const second = first === 'a' ? 'a__b' : 'a';
     writeFileSync(gate(first), '');

@@ -6,7 +6,18 @@
 // every one of those pids must stop running within 5 s. Plus the sweep at the next start.
 import { afterEach, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isRunning } from '../../src/proxy/process/processTree.js';
@@ -52,7 +63,11 @@ function tempDir(): string {
 
 /** Env for everything a test starts: a private registry folder, no shared log file. */
 function envFor(dir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, QIMING_MCP_RUNTIME_DIR: join(dir, 'run'), MCP_BRIDGE_TOKEN: 'orphans-test-token' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    QIMING_MCP_RUNTIME_DIR: join(dir, 'run'),
+    MCP_BRIDGE_TOKEN: 'orphans-test-token',
+  };
   delete env.MCP_PROXY_LOG_FILE;
   delete env.MCP_PROXY_LOG_LEVEL;
   return env;
@@ -75,7 +90,13 @@ function servers(dir: string): { config: unknown; ready: () => number[] | undefi
         // Behind `sh -c`, which ignores SIGTERM too; the node server under it ignores SIGTERM and EOF.
         stubborn: {
           command: 'sh',
-          args: ['-c', `trap '' TERM; "$0" "$1" "$2" --stubborn; exit $?`, process.execPath, join(FIXTURES, 'escapingServer.mjs'), stubborn],
+          args: [
+            '-c',
+            `trap '' TERM; "$0" "$1" "$2" --stubborn; exit $?`,
+            process.execPath,
+            join(FIXTURES, 'escapingServer.mjs'),
+            stubborn,
+          ],
         },
         escaping: { command: process.execPath, args: [join(FIXTURES, 'escapingServer.mjs'), escaping] },
       },
@@ -114,10 +135,24 @@ function startChain(scenario: Scenario, dir: string, config: unknown): number {
       const fifo = join(dir, 'stdin.fifo');
       execFileSync('mkfifo', [fifo]);
       fds.push(openSync(fifo, constants.O_RDWR));
-      return spawnIt([join(FIXTURES, 'holdingParent.mjs'), join(dir, 'proxy.pid'), fifo, CLI, '--config-file', configFile]);
+      return spawnIt([
+        join(FIXTURES, 'holdingParent.mjs'),
+        join(dir, 'proxy.pid'),
+        fifo,
+        CLI,
+        '--config-file',
+        configFile,
+      ]);
     }
     case 'agent':
-      return spawnIt([join(FIXTURES, 'killableParent.mjs'), 'agent', join(dir, 'proxy.pid'), CLI, '--config-file', configFile]);
+      return spawnIt([
+        join(FIXTURES, 'killableParent.mjs'),
+        'agent',
+        join(dir, 'proxy.pid'),
+        CLI,
+        '--config-file',
+        configFile,
+      ]);
     case 'app':
       // As src/main/runtime/bridgeProcess.ts spawns the bridge.
       return spawnIt([
@@ -151,7 +186,11 @@ describe.skipIf(!linux)('no process outlives a SIGKILLed proxy chain', () => {
       const killedAt = Date.now();
       kill(target);
       let left: number[] = [];
-      await waitFor(() => (left = [...tree].filter((p) => isRunning(p))).length === 0, KILL_DEADLINE_MS, 'survivors').catch(() => undefined);
+      await waitFor(
+        () => (left = [...tree].filter((p) => isRunning(p))).length === 0,
+        KILL_DEADLINE_MS,
+        'survivors',
+      ).catch(() => undefined);
       expect(left, `still running ${Date.now() - killedAt} ms after SIGKILL of the ${scenario}`).toEqual([]);
     }, 30_000);
   }
@@ -184,12 +223,19 @@ describe.skipIf(!linux)('the sweep at the next start', () => {
     const file = (name: string, group: { pid: number; start: string }) =>
       writeFileSync(
         join(run, name),
-        JSON.stringify({ owner: { pid: owner.pid, start: owner.start }, groups: [{ pgid: group.pid, start: group.start }], pids: [] }),
+        JSON.stringify({
+          owner: { pid: owner.pid, start: owner.start },
+          groups: [{ pgid: group.pid, start: group.start }],
+          pids: [],
+        }),
       );
     file(`${owner.pid}-${owner.start}.json`, orphan);
     // The same pid, but not the process that was recorded: it must be left alone.
     file(`${owner.pid}-${owner.start}-b.json`, { pid: innocent.pid, start: String(Number(innocent.start) + 1) });
-    const proxy = spawn(process.execPath, [CLI, '--config', JSON.stringify({ mcpServers: {} })], { env: envFor(dir), stdio: ['pipe', 'pipe', 'pipe'] });
+    const proxy = spawn(process.execPath, [CLI, '--config', JSON.stringify({ mcpServers: {} })], {
+      env: envFor(dir),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     started.push(proxy);
     proxy.stdout.resume();
     proxy.stderr.resume();

@@ -81,7 +81,11 @@ describe('isProcessAlive', () => {
 let code = 'none';
 try { process.kill(1, 0); } catch (e) { code = e.code; }
 process.stdout.write(JSON.stringify({ code, alive: isProcessAlive(1), uid: process.getuid() }));`;
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe], { uid: 65534, gid: 65534, timeout: 10_000 }).toString();
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe], {
+      uid: 65534,
+      gid: 65534,
+      timeout: 10_000,
+    }).toString();
     expect(JSON.parse(out)).toEqual({ code: 'EPERM', alive: true, uid: 65534 });
   });
 });

@@ -22,6 +22,12 @@ describe.runIf(process.platform === 'linux')('procStat (the one /proc/<pid>/stat
 
   it('reads the fields after the last ")", whatever the command name holds', () => {
     const fields = ['Z', '7', '9', ...Array.from({ length: 16 }, (_, i) => String(i)), '424242', 'x'];
-    expect(parseProcStat(5, `5 (a ) (b) ${fields.join(' ')}`)).toEqual({ pid: 5, state: 'Z', ppid: 7, pgid: 9, start: '424242' });
+    expect(parseProcStat(5, `5 (a ) (b) ${fields.join(' ')}`)).toEqual({
+      pid: 5,
+      state: 'Z',
+      ppid: 7,
+      pgid: 9,
+      start: '424242',
+    });
   });
 });

@@ -5,7 +5,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { isAlive, isGroupAlive, killTree, killTreeSync, signalGroup, waitForExit, waitForGroupExit } from '../../src/proxy/process/processTree.js';
+import {
+  isAlive,
+  isGroupAlive,
+  killTree,
+  killTreeSync,
+  signalGroup,
+  waitForExit,
+  waitForGroupExit,
+} from '../../src/proxy/process/processTree.js';
 import { expectGone } from '../helpers/expectGone.js';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -113,7 +121,14 @@ describe.skipIf(!posix)('processTree (POSIX)', () => {
        setInterval(() => { if (existsSync(pf) && readFileSync(pf, 'utf8').trim().split('\\n').length >= 2) process.exit(0); }, 20);`,
     );
     const ownerJs = join(dir, 'owner.mjs');
-    await build({ entryPoints: [ownerSrc], outfile: ownerJs, bundle: true, platform: 'node', format: 'esm', logLevel: 'silent' });
+    await build({
+      entryPoints: [ownerSrc],
+      outfile: ownerJs,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      logLevel: 'silent',
+    });
     const owner = spawn(process.execPath, [ownerJs], { stdio: 'ignore' });
     const ownerExited = new Promise((r) => owner.once('exit', r));
     const pids = await pidsFrom(pidFile, 2);

@@ -37,10 +37,13 @@ function rawHttp(port: number, text: string, ms = 3000): Promise<string> {
 /** Every message on the CLI's stdout, whatever its framing (replies keep their request's). */
 function framed(p: CliProcess): Array<Record<string, any>> {
   const decoder = new FrameDecoder();
-  return [...decoder.push(p.stdout), ...decoder.end()].map((f) => (f.kind === 'message' ? JSON.parse(f.body) : { oversize: f.bytes }) as Record<string, any>);
+  return [...decoder.push(p.stdout), ...decoder.end()].map(
+    (f) => (f.kind === 'message' ? JSON.parse(f.body) : { oversize: f.bytes }) as Record<string, any>,
+  );
 }
 
-const framedReply = (p: CliProcess, id: number) => waitFor(() => framed(p).find((m) => m.id === id), 5000, `reply ${id}; stderr: ${p.stderr.slice(-500)}`);
+const framedReply = (p: CliProcess, id: number) =>
+  waitFor(() => framed(p).find((m) => m.id === id), 5000, `reply ${id}; stderr: ${p.stderr.slice(-500)}`);
 
 describe('stdio proxy: protocol edges', () => {
   it('answers requests with an invalid or null id with -32600 and id null, never echoing the id', async () => {
@@ -90,7 +93,12 @@ describe('stdio proxy: protocol edges', () => {
     await p.initialize();
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' }); // the server is ready after this
     await p.reply(2);
-    const call = { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 1500, steps: 3 } } };
+    const call = {
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'fx__slow', arguments: { ms: 1500, steps: 3 } },
+    };
     p.send(call);
     await sleep(100);
     p.send(call);
@@ -116,7 +124,12 @@ describe("stdio proxy: a refused duplicate id does not take the first request's 
     await p.initialize();
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await p.reply(2);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 800, steps: 1 } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'fx__slow', arguments: { ms: 800, steps: 1 } },
+    });
     p.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     await sleep(100);
     p.send(JSON.parse(body));
@@ -132,18 +145,33 @@ describe("stdio proxy: a refused duplicate id does not take the first request's 
 describe('stdio proxy: a cancel that arrives before its request was forwarded', () => {
   it('is not lost: the request, still waiting for its server to start, is never sent', async () => {
     const state = join(tempDir(), 'state.jsonl');
-    const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx', ['--start-delay', '1500'], state) }), '--idle-timeout', '0']);
+    const p = new CliProcess([
+      '--config',
+      configJson({ fx: fixtureEntry('fx', ['--start-delay', '1500'], state) }),
+      '--idle-timeout',
+      '0',
+    ]);
     // The aggregate initialize waits for the server's first start, and what a client pipelines
     // behind it waits too: the call and its cancel arrive while the server is still starting.
     p.send(INIT);
     p.send(INITIALIZED);
-    p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } },
+    });
     p.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'test' } });
     p.send({ jsonrpc: '2.0', id: 4, method: 'tools/list' });
     expect((await p.reply(1, 10_000)).result.protocolVersion).toBeTruthy();
     expect((await p.reply(4, 10_000)).result.tools.length).toBeGreaterThan(0);
     // Had id 3 been forwarded, its result would come before this call's (same length, sent later).
-    p.send({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'fx__slow', arguments: { ms: 300, steps: 1 } },
+    });
     expect((await p.reply(5, 10_000)).result.content[0].text).toBe('slept 300');
     expect(p.messages().filter((m) => m.id === 3)).toEqual([]);
     // Never sent, so the server never saw it cancelled either.
@@ -164,7 +192,10 @@ describe('bridge: request-target and Content-Length edges', () => {
     const evil = await rawHttp(b.port, head('http://evil.com/status'));
     expect(evil).toMatch(/^HTTP\/1\.1 403 /);
     expect(evil).not.toMatch(/"servers"/);
-    const evilUpgrade = await rawHttp(b.port, head('http://evil.com/mcp/fx', 'Upgrade: mcp-stream\r\nConnection: Upgrade\r\n'));
+    const evilUpgrade = await rawHttp(
+      b.port,
+      head('http://evil.com/mcp/fx', 'Upgrade: mcp-stream\r\nConnection: Upgrade\r\n'),
+    );
     expect(evilUpgrade).toMatch(/^HTTP\/1\.1 403 /);
     const own = await rawHttp(b.port, head(`http://${host}/status`));
     expect(own).toMatch(/^HTTP\/1\.1 200 /);

@@ -27,7 +27,15 @@ describe('entrySecrets', () => {
       mcpServers: {
         gh: {
           command: 'npx',
-          args: ['-y', 'server-github', '--token', SECRET, '--api-key=abc123456', 'postgres://u:pw12345@db/x', 'ghp_abcdef123'],
+          args: [
+            '-y',
+            'server-github',
+            '--token',
+            SECRET,
+            '--api-key=abc123456',
+            'postgres://u:pw12345@db/x',
+            'ghp_abcdef123',
+          ],
           env: { GITHUB_TOKEN: SECRET, DEBUG: '1', FLAG: 'true' },
           cwd: '/srv',
         },
@@ -46,7 +54,9 @@ describe('entrySecrets', () => {
 
   it('lists env and header values, the credentials in args, the bare token and url credentials, skipping trivial values', () => {
     expect(entrySecrets(gh)).toEqual([SECRET, 'ghp_abcdef123', 'abc123456', 'pw12345']);
-    expect(entrySecrets(remote)).toEqual(expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']));
+    expect(entrySecrets(remote)).toEqual(
+      expect.arrayContaining([SECRET, 'bobby', 'hdr-value-1', 'Bearer tok-value-22', 'tok-value-22']),
+    );
     expect(entrySecrets(off)).toEqual([]);
   });
 });
@@ -58,7 +68,13 @@ describe('which values are masked everywhere', () => {
         mcpServers: {
           s: {
             command: 'node',
-            env: { LOG_LEVEL: 'debug', MEMORY_FILE_PATH: '/home/me/memory.jsonl', DB_PASSWORD: 'hunter22', OPAQUE: 'a1b2c3d4e5f6g7h8i9', OTHER: 'ghp_abc' },
+            env: {
+              LOG_LEVEL: 'debug',
+              MEMORY_FILE_PATH: '/home/me/memory.jsonl',
+              DB_PASSWORD: 'hunter22',
+              OPAQUE: 'a1b2c3d4e5f6g7h8i9',
+              OTHER: 'ghp_abc',
+            },
           },
           r: {
             url: 'https://me:pw99@h.example/mcp?format=json&sig=abcd1234&x=QWERTY123456uiop',
@@ -71,7 +87,8 @@ describe('which values are masked everywhere', () => {
     const [s, r] = cfg.servers;
     expect(entrySecrets(s).sort()).toEqual(['a1b2c3d4e5f6g7h8i9', 'ghp_abc', 'hunter22'].sort());
     const rs = entrySecrets(r);
-    for (const v of ['me', 'pw99', 'abcd1234', 'QWERTY123456uiop', 'k-1234']) if (v.length >= 4) expect(rs).toContain(v);
+    for (const v of ['me', 'pw99', 'abcd1234', 'QWERTY123456uiop', 'k-1234'])
+      if (v.length >= 4) expect(rs).toContain(v);
     for (const v of ['json', 'application/json']) expect(rs).not.toContain(v);
   });
 
@@ -99,9 +116,9 @@ describe('redactUrl on path segments and urls inside text', () => {
     ]) {
       expect(redactUrl(plain)).toBe(plain);
     }
-    expect(redactUrlsInText(`HTTP 401 from http://u:${SECRET}@h:1/x?api_key=${SECRET}: no; again https://h/sk-abcdef`)).toBe(
-      'HTTP 401 from http://h:1/x?api_key=***: no; again https://h/***',
-    );
+    expect(
+      redactUrlsInText(`HTTP 401 from http://u:${SECRET}@h:1/x?api_key=${SECRET}: no; again https://h/sk-abcdef`),
+    ).toBe('HTTP 401 from http://h:1/x?api_key=***: no; again https://h/***');
   });
 });
 

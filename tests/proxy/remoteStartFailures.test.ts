@@ -22,7 +22,11 @@ const USERPW = 'SECRETUSERPW77';
 const APIKEY = 'SECRETAPIKEY4242';
 const CONNECT_MS = 1500;
 
-async function faultyEntries(): Promise<{ entries: Record<string, Record<string, unknown>>; denied: FaultyServer; silent: FaultyServer }> {
+async function faultyEntries(): Promise<{
+  entries: Record<string, Record<string, unknown>>;
+  denied: FaultyServer;
+  silent: FaultyServer;
+}> {
   const refused = await refusedPort();
   const denied = await unauthorizedServer();
   const silent = await silentServer();
@@ -30,9 +34,21 @@ async function faultyEntries(): Promise<{ entries: Record<string, Record<string,
   const entries: Record<string, Record<string, unknown>> = {};
   for (const [name, type] of Object.entries(KINDS)) {
     const t = type ? { type } : {};
-    entries[`refused_${name}`] = { url: `http://user:${USERPW}@127.0.0.1:${refused}/${name}?api_key=${APIKEY}`, ...t, connectionTimeoutMs: CONNECT_MS };
-    entries[`denied_${name}`] = { url: `http://user:${USERPW}@127.0.0.1:${denied.port}/${name}?api_key=${APIKEY}`, ...t, connectionTimeoutMs: CONNECT_MS };
-    entries[`silent_${name}`] = { url: `http://127.0.0.1:${silent.port}/${name}?api_key=${APIKEY}`, ...t, connectionTimeoutMs: CONNECT_MS };
+    entries[`refused_${name}`] = {
+      url: `http://user:${USERPW}@127.0.0.1:${refused}/${name}?api_key=${APIKEY}`,
+      ...t,
+      connectionTimeoutMs: CONNECT_MS,
+    };
+    entries[`denied_${name}`] = {
+      url: `http://user:${USERPW}@127.0.0.1:${denied.port}/${name}?api_key=${APIKEY}`,
+      ...t,
+      connectionTimeoutMs: CONNECT_MS,
+    };
+    entries[`silent_${name}`] = {
+      url: `http://127.0.0.1:${silent.port}/${name}?api_key=${APIKEY}`,
+      ...t,
+      connectionTimeoutMs: CONNECT_MS,
+    };
   }
   return { entries, denied, silent };
 }
@@ -47,7 +63,10 @@ describe('remote servers that never come up', () => {
     const dir = tempDir();
     const logFile = join(dir, 'proxy.log');
     const t0 = Date.now();
-    const b = spawnBridge({ config: { mcpServers: entries, readyTimeoutMs: 20_000 }, env: { MCP_PROXY_LOG_FILE: logFile } });
+    const b = spawnBridge({
+      config: { mcpServers: entries, readyTimeoutMs: 20_000 },
+      env: { MCP_PROXY_LOG_FILE: logFile },
+    });
     // Before the fix the ready line came only at the 20 s ready timeout.
     const ready = await b.waitReady(12_000);
     const readyAfterMs = Date.now() - t0;
@@ -66,7 +85,8 @@ describe('remote servers that never come up', () => {
     // 2026-07-28 era probe, the transport probe of an auto entry, initialize), not in a loop;
     // the other failures went through the restart policy (restarts counted, reason kept).
     await sleep(4_000);
-    for (const name of Object.keys(KINDS)) expect(denied.counts.get(`/${name}`) ?? 0, `401 requests for ${name}`).toBeLessThanOrEqual(3);
+    for (const name of Object.keys(KINDS))
+      expect(denied.counts.get(`/${name}`) ?? 0, `401 requests for ${name}`).toBeLessThanOrEqual(3);
     const status = await b.status();
     for (const s of status.servers) {
       if (s.id.startsWith('denied_')) expect(s.state, s.id).toBe('failed');

@@ -130,7 +130,9 @@ describe('ResilientTransportWrapper', () => {
     expect(t.w.failure?.message).toMatch(/connection refused by 127\.0\.0\.1/);
     const denied = await unauthorizedServer();
     cleanups.push(denied.stop);
-    const u = wrapper(`http://127.0.0.1:${denied.port}/mcp`, { factory: () => new LeanHttpClientTransport(new URL(`http://127.0.0.1:${denied.port}/mcp`)) });
+    const u = wrapper(`http://127.0.0.1:${denied.port}/mcp`, {
+      factory: () => new LeanHttpClientTransport(new URL(`http://127.0.0.1:${denied.port}/mcp`)),
+    });
     await u.w.start();
     await expect(u.w.send(INIT)).rejects.toThrow(/HTTP 401 Unauthorized/);
     expect((u.w.failure as { status?: number }).status).toBe(401);
@@ -167,9 +169,13 @@ describe('ResilientTransportWrapper', () => {
     await t.w.start();
     await t.w.send(INIT);
     await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
-    const queued = Array.from({ length: 100 }, (_, i) => t.w.send({ jsonrpc: '2.0', id: 100 + i, method: 'ping' } as JSONRPCMessage));
+    const queued = Array.from({ length: 100 }, (_, i) =>
+      t.w.send({ jsonrpc: '2.0', id: 100 + i, method: 'ping' } as JSONRPCMessage),
+    );
     expect(t.w.queued).toBe(100);
-    await expect(t.w.send({ jsonrpc: '2.0', id: 999, method: 'ping' } as JSONRPCMessage)).rejects.toThrow(/100 messages are already queued/);
+    await expect(t.w.send({ jsonrpc: '2.0', id: 999, method: 'ping' } as JSONRPCMessage)).rejects.toThrow(
+      /100 messages are already queued/,
+    );
     await t.w.close();
     const settled = await Promise.allSettled(queued);
     expect(settled.every((s) => s.status === 'rejected')).toBe(true);
@@ -201,7 +207,12 @@ describe('ResilientTransportWrapper', () => {
     const t = wrapper(server.url);
     await t.w.start();
     await handshake(t);
-    await t.w.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms: 5000 } } } as JSONRPCMessage);
+    await t.w.send({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { ms: 5000 } },
+    } as JSONRPCMessage);
     await new Promise((r) => setTimeout(r, 200));
     await server.stop();
     const reply = await t.reply(7);

@@ -5,7 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { refusedPort } from '../helpers/faultyRemotes.js';
 import { launchPanelBrowser, type PanelBrowser } from '../helpers/panelBrowser.js';
 
@@ -52,11 +60,19 @@ beforeAll(async () => {
   });
   // Both have failed at least once (the leaky server printed, the remote was refused).
   await waitFor(
-    () => existsSync(logFile) && /\[leaky\].*peer settings/.test(readFileSync(logFile, 'utf8')) && /\[remote\]/.test(readFileSync(logFile, 'utf8')),
+    () =>
+      existsSync(logFile) &&
+      /\[leaky\].*peer settings/.test(readFileSync(logFile, 'utf8')) &&
+      /\[remote\]/.test(readFileSync(logFile, 'utf8')),
     15_000,
     'both servers to have logged',
   );
-  await bridge.waitServer('leaky', (s) => s.stderrTail.some((l) => l.includes('peer settings')), 10_000, 'leaky stderr in status');
+  await bridge.waitServer(
+    'leaky',
+    (s) => s.stderrTail.some((l) => l.includes('peer settings')),
+    10_000,
+    'leaky stderr in status',
+  );
 }, 45_000);
 
 afterAll(async () => {
@@ -94,7 +110,9 @@ describe('configured secrets never leave the proxy', () => {
     const { page } = await chrome.newPage();
     await page.goto(url);
     await page.locator('li.server').nth(1).waitFor();
-    await page.waitForFunction(() => document.body.textContent!.includes('peer settings'), undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.body.textContent!.includes('peer settings'), undefined, {
+      timeout: 10_000,
+    });
     expectClean('the panel', await page.content());
   });
 });

@@ -16,7 +16,14 @@ import {
   tokenEquals,
 } from '../../src/proxy/bridge/security.js';
 import { Logger } from '../../src/proxy/common/logger.js';
-import { INITIALIZE, MCP_POST_HEADERS, rawRequest, startBridge, TestHandler, type Harness } from '../helpers/httpBridgeHarness.js';
+import {
+  INITIALIZE,
+  MCP_POST_HEADERS,
+  rawRequest,
+  startBridge,
+  TestHandler,
+  type Harness,
+} from '../helpers/httpBridgeHarness.js';
 
 const open: Harness[] = [];
 afterEach(async () => {
@@ -58,8 +65,10 @@ describe('security rules', () => {
   });
 
   it('recognises loopback hosts and refuses to bind elsewhere unless allowed', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(h), h).toBe(true);
-    for (const h of ['0.0.0.0', '::', '192.168.1.5', 'example.com', '128.0.0.1']) expect(isLoopbackHost(h), h).toBe(false);
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '192.168.1.5', 'example.com', '128.0.0.1'])
+      expect(isLoopbackHost(h), h).toBe(false);
     expect(() => assertBindAllowed('127.0.0.1')).not.toThrow();
     expect(() => assertBindAllowed('0.0.0.0')).toThrow(/non-loopback/);
     expect(() => assertBindAllowed('192.168.1.5')).toThrow(/allowNonLoopback/);
@@ -68,8 +77,16 @@ describe('security rules', () => {
 
   it('accepts exactly the loopback Host spellings on the port, and a specific opted-in bind host', () => {
     const allowed = allowedHostHeaders(4000);
-    for (const h of ['127.0.0.1:4000', 'localhost:4000', 'LOCALHOST:4000', '[::1]:4000']) expect(hostAllowed(h, allowed), h).toBe(true);
-    for (const h of ['127.0.0.1', '127.0.0.1:4001', 'evil.example:4000', 'localhost.evil.example:4000', '', undefined]) {
+    for (const h of ['127.0.0.1:4000', 'localhost:4000', 'LOCALHOST:4000', '[::1]:4000'])
+      expect(hostAllowed(h, allowed), h).toBe(true);
+    for (const h of [
+      '127.0.0.1',
+      '127.0.0.1:4001',
+      'evil.example:4000',
+      'localhost.evil.example:4000',
+      '',
+      undefined,
+    ]) {
       expect(hostAllowed(h, allowed), String(h)).toBe(false);
     }
     expect(hostAllowed('192.168.1.5:4000', allowedHostHeaders(4000, '192.168.1.5'))).toBe(true);
@@ -125,7 +142,11 @@ describe('security over HTTP', () => {
         await res.text();
       }
     }
-    const post = await fetch(h.url + '/mcp/alpha', { method: 'POST', headers: MCP_POST_HEADERS, body: JSON.stringify(INITIALIZE) });
+    const post = await fetch(h.url + '/mcp/alpha', {
+      method: 'POST',
+      headers: MCP_POST_HEADERS,
+      body: JSON.stringify(INITIALIZE),
+    });
     expect(post.status).toBe(401);
     await post.text();
     // The token is never accepted in the URL (the panel uses fetch with the header).
@@ -140,7 +161,12 @@ describe('security over HTTP', () => {
 
   it('answers 403 for a Host that is not the bridge, and accepts each loopback spelling', async () => {
     const h = await bridge();
-    for (const host of ['evil.example', `evil.example:${h.port}`, `127.0.0.1:${h.port + 1}`, `192.168.0.10:${h.port}`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${h.port}`,
+      `127.0.0.1:${h.port + 1}`,
+      `192.168.0.10:${h.port}`,
+    ]) {
       const res = await rawRequest(h.port, { path: '/health', headers: { ...h.auth, Host: host } });
       expect(res.status, host).toBe(403);
     }
@@ -155,7 +181,12 @@ describe('security over HTTP', () => {
 
   it('answers 403 for a foreign Origin, even with the token, and accepts its own', async () => {
     const h = await bridge();
-    for (const origin of ['http://evil.example', 'null', `http://127.0.0.1:${h.port + 1}`, `https://127.0.0.1:${h.port}`]) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      `http://127.0.0.1:${h.port + 1}`,
+      `https://127.0.0.1:${h.port}`,
+    ]) {
       const res = await rawRequest(h.port, {
         method: 'POST',
         path: '/mcp/alpha',
@@ -165,7 +196,10 @@ describe('security over HTTP', () => {
       expect(res.status, origin).toBe(403);
     }
     expect(h.handler.connected).toHaveLength(0);
-    const own = await rawRequest(h.port, { path: '/status', headers: { ...h.auth, Host: `localhost:${h.port}`, Origin: `http://localhost:${h.port}` } });
+    const own = await rawRequest(h.port, {
+      path: '/status',
+      headers: { ...h.auth, Host: `localhost:${h.port}`, Origin: `http://localhost:${h.port}` },
+    });
     expect(own.status).toBe(200);
   });
 
@@ -176,7 +210,14 @@ describe('security over HTTP', () => {
       const h = await bridge({ staticDir: dir });
       expect((await rawRequest(h.port, { path: '/', headers: { Host: `127.0.0.1:${h.port}` } })).status).toBe(200);
       expect((await rawRequest(h.port, { path: '/', headers: { Host: `evil.example:${h.port}` } })).status).toBe(403);
-      expect((await rawRequest(h.port, { path: '/', headers: { Host: `127.0.0.1:${h.port}`, Origin: 'http://evil.example' } })).status).toBe(403);
+      expect(
+        (
+          await rawRequest(h.port, {
+            path: '/',
+            headers: { Host: `127.0.0.1:${h.port}`, Origin: 'http://evil.example' },
+          })
+        ).status,
+      ).toBe(403);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

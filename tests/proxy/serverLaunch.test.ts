@@ -94,7 +94,9 @@ describe('planServerLaunch (POSIX, real files)', () => {
     expect(l.plan.command).toBe(mine);
     expect(l.env.PATH).toBe(w.at('mine'));
     expect(l.info.pathFrom).toBe('entry');
-    await expect(planServerLaunch(posix(w, { login, command: 'npx', entryEnv: { PATH: w.at('mine') } }))).rejects.toThrow(/'npx' not found on PATH ~\/mine;/);
+    await expect(
+      planServerLaunch(posix(w, { login, command: 'npx', entryEnv: { PATH: w.at('mine') } })),
+    ).rejects.toThrow(/'npx' not found on PATH ~\/mine;/);
     expect(calls.n).toBe(0);
   });
 
@@ -102,7 +104,9 @@ describe('planServerLaunch (POSIX, real files)', () => {
     const w = world();
     w.bin(w.at('own'), 'tool');
     const { login } = loginOf([w.at('handed')], 'handed');
-    const l = await planServerLaunch(posix(w, { login, parentEnv: { PATH: w.at('own'), QIMING_LOGIN_PATH: w.at('handed') } }));
+    const l = await planServerLaunch(
+      posix(w, { login, parentEnv: { PATH: w.at('own'), QIMING_LOGIN_PATH: w.at('handed') } }),
+    );
     expect(l.env.PATH).toBe(`${w.at('own')}:${w.at('handed')}`);
     expect(l.info.pathFrom).toBe('handed');
   });
@@ -110,12 +114,16 @@ describe('planServerLaunch (POSIX, real files)', () => {
   it('not found anywhere: names the command, the PATH searched with ~, and what to do', async () => {
     const w = world();
     const { login } = loginOf([w.at('.nvm', 'bin'), '/opt/homebrew/bin']);
-    const err = await planServerLaunch(posix(w, { login, command: 'npx', parentEnv: { PATH: `${w.at('own')}:/nonexistent/bin` } })).catch((e: Error) => e);
+    const err = await planServerLaunch(
+      posix(w, { login, command: 'npx', parentEnv: { PATH: `${w.at('own')}:/nonexistent/bin` } }),
+    ).catch((e: Error) => e);
     expect((err as Error).message).toBe(
       "cannot start server 'srv': command 'npx' not found on PATH ~/own:/nonexistent/bin:~/.nvm/bin:/opt/homebrew/bin; install Node.js, or set \"command\" to an absolute path",
     );
     expect((err as NodeJS.ErrnoException).code).toBe('ENOENT');
-    const uvx = await planServerLaunch(posix(w, { login, command: 'uvx', parentEnv: { PATH: w.at('own') } })).catch((e: Error) => e.message);
+    const uvx = await planServerLaunch(posix(w, { login, command: 'uvx', parentEnv: { PATH: w.at('own') } })).catch(
+      (e: Error) => e.message,
+    );
     expect(uvx).toMatch(/; install uv, or set "command" to an absolute path$/);
   });
 
@@ -162,15 +170,21 @@ describe('planServerLaunch on Windows (platform seam)', () => {
 
   it('PATHEXT is honoured in its order (.JS before .CMD runs the .js)', async () => {
     const env: NodeJS.ProcessEnv = { ...win({}).parentEnv, PATHEXT: '.COM;.EXE;.JS;.CMD' };
-    expect(findCommand('both', env.Path, undefined, { platform: 'win32', isExecutable: exists }, env.PATHEXT)).toBe('C:\\Users\\ann\\bin\\both.js');
-    expect(findCommand('both', env.Path, undefined, { platform: 'win32', isExecutable: exists })).toBe('C:\\Users\\ann\\bin\\both.cmd');
+    expect(findCommand('both', env.Path, undefined, { platform: 'win32', isExecutable: exists }, env.PATHEXT)).toBe(
+      'C:\\Users\\ann\\bin\\both.js',
+    );
+    expect(findCommand('both', env.Path, undefined, { platform: 'win32', isExecutable: exists })).toBe(
+      'C:\\Users\\ann\\bin\\both.cmd',
+    );
   });
 
   it('a .ps1 runs as its .cmd sibling, and a lone .ps1 through powershell -File', async () => {
     const pathext = '.COM;.EXE;.PS1;.BAT;.CMD';
     const viaCmd = await planServerLaunch(win({ parentEnv: { ...win({}).parentEnv, PATHEXT: pathext } }));
     expect(viaCmd.plan.command).toBe('C:\\Program Files\\nodejs\\node.exe');
-    const lone = await planServerLaunch(win({ command: 'tool', args: ['a b'], parentEnv: { ...win({}).parentEnv, PATHEXT: pathext } }));
+    const lone = await planServerLaunch(
+      win({ command: 'tool', args: ['a b'], parentEnv: { ...win({}).parentEnv, PATHEXT: pathext } }),
+    );
     expect(lone.plan.command).toBe('C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe');
     expect(lone.plan.args).toEqual(['-NoLogo', '-NoProfile', '-File', 'C:\\Users\\ann\\scoop\\shims\\tool.ps1', 'a b']);
     expect(lone.plan.windowsVerbatimArguments).toBe(false);
@@ -191,7 +205,9 @@ describe('PATH helpers', () => {
   });
 
   it('shortenHome rewrites the home folder only where it starts a path', () => {
-    expect(shortenHome('/home/ann/.local/bin:/home/anna/bin:/x/home/ann', '/home/ann')).toBe('~/.local/bin:/home/anna/bin:/x/home/ann');
+    expect(shortenHome('/home/ann/.local/bin:/home/anna/bin:/x/home/ann', '/home/ann')).toBe(
+      '~/.local/bin:/home/anna/bin:/x/home/ann',
+    );
     expect(shortenHome('/home/ann', '/home/ann/')).toBe('~');
   });
 
@@ -223,21 +239,38 @@ describe('well-known tool folders (the fallback)', () => {
     symlinkSync(w.at('fnm-node'), w.at('.local/share/fnm/aliases/default'));
     mkdirSync(w.at('.nvm/alias'), { recursive: true });
     writeFileSync(w.at('.nvm/alias/default'), '20\n');
-    const got = wellKnownToolFolders({ home: w.root, env: {}, platform: 'linux', isDir: (p) => p.startsWith(w.root) && wellKnownIsDir(p) });
+    const got = wellKnownToolFolders({
+      home: w.root,
+      env: {},
+      platform: 'linux',
+      isDir: (p) => p.startsWith(w.root) && wellKnownIsDir(p),
+    });
     expect(got).toEqual(
-      ['.local/bin', '.nvm/versions/node/v20.11.1/bin', '.local/share/fnm/aliases/default/bin', '.volta/bin', '.asdf/shims', '.bun/bin', '.cargo/bin'].map(
-        (p) => w.at(p),
-      ),
+      [
+        '.local/bin',
+        '.nvm/versions/node/v20.11.1/bin',
+        '.local/share/fnm/aliases/default/bin',
+        '.volta/bin',
+        '.asdf/shims',
+        '.bun/bin',
+        '.cargo/bin',
+      ].map((p) => w.at(p)),
     );
     // Homebrew on both architectures, when there.
-    const brew = wellKnownToolFolders({ home: w.root, env: {}, platform: 'darwin', isDir: (p) => p === '/opt/homebrew/bin' || p === '/usr/local/bin' });
+    const brew = wellKnownToolFolders({
+      home: w.root,
+      env: {},
+      platform: 'darwin',
+      isDir: (p) => p === '/opt/homebrew/bin' || p === '/usr/local/bin',
+    });
     expect(brew).toEqual(['/opt/homebrew/bin', '/usr/local/bin']);
     expect(wellKnownToolFolders({ home: w.root, env: {}, platform: 'win32' })).toEqual([]);
   });
 
   it("nvm's default alias: a version prefix, lts/* through its alias files, or the highest installed", () => {
     const w = world();
-    for (const v of ['v18.20.1', 'v20.3.0', 'v22.1.0']) mkdirSync(w.at('.nvm/versions/node', v, 'bin'), { recursive: true });
+    for (const v of ['v18.20.1', 'v20.3.0', 'v22.1.0'])
+      mkdirSync(w.at('.nvm/versions/node', v, 'bin'), { recursive: true });
     const nvm = w.at('.nvm');
     const io = (files: Record<string, string>) => ({
       listDir: () => ['v18.20.1', 'v20.3.0', 'v22.1.0', 'junk'],
@@ -245,9 +278,9 @@ describe('well-known tool folders (the fallback)', () => {
     });
     expect(nvmNodeBin(nvm, io({}))).toBe(w.at('.nvm/versions/node/v22.1.0/bin'));
     expect(nvmNodeBin(nvm, io({ 'alias/default': '18' }))).toBe(w.at('.nvm/versions/node/v18.20.1/bin'));
-    expect(nvmNodeBin(nvm, io({ 'alias/default': 'lts/*', 'alias/lts/*': 'lts/iron', 'alias/lts/iron': 'v20.3.0' }))).toBe(
-      w.at('.nvm/versions/node/v20.3.0/bin'),
-    );
+    expect(
+      nvmNodeBin(nvm, io({ 'alias/default': 'lts/*', 'alias/lts/*': 'lts/iron', 'alias/lts/iron': 'v20.3.0' })),
+    ).toBe(w.at('.nvm/versions/node/v20.3.0/bin'));
     expect(nvmNodeBin(nvm, io({ 'alias/default': 'node' }))).toBe(w.at('.nvm/versions/node/v22.1.0/bin'));
   });
 });

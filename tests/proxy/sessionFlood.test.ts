@@ -15,10 +15,17 @@ describe('bridge: one session flooding a shared server', () => {
   it("50k notifications from one session leave another session's next call prompt, with no MaxListenersExceededWarning", async () => {
     const token = 'a-test-token-of-sufficient-length';
     // A server that spends 0.1 ms per notification: 50k of them are 5 s of its time.
-    const b = await startBridge({ config: { mcpServers: { fx: nodeEntry(fixture('busyNotificationServer.mjs'), ['--busy-us', '100']) } }, token });
+    const b = await startBridge({
+      config: { mcpServers: { fx: nodeEntry(fixture('busyNotificationServer.mjs'), ['--busy-us', '100']) } },
+      token,
+    });
     const B = new Client({ name: 'session-b', version: '1' });
-    await B.connect(new StreamClientTransport(new URL(`${b.url}/mcp/fx`), { headers: { Authorization: `Bearer ${token}` } }));
-    expect((await B.callTool({ name: 'echo', arguments: { text: 'warm' } })).content).toEqual([{ type: 'text', text: 'warm' }]);
+    await B.connect(
+      new StreamClientTransport(new URL(`${b.url}/mcp/fx`), { headers: { Authorization: `Bearer ${token}` } }),
+    );
+    expect((await B.callTool({ name: 'echo', arguments: { text: 'warm' } })).content).toEqual([
+      { type: 'text', text: 'warm' },
+    ]);
 
     // Session A: a raw stream link; initialize, then 50k notifications in one write.
     const a = net.connect(b.port, '127.0.0.1');
@@ -39,7 +46,8 @@ describe('bridge: one session flooding a shared server', () => {
     await waitFor(() => fromA.includes('"id":1'), 5000, "A's initialize answer");
     const burst = Array.from(
       { length: 50_000 },
-      (_, i) => `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/flood', params: { i, pad: 'x'.repeat(40) } })}\n`,
+      (_, i) =>
+        `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/flood', params: { i, pad: 'x'.repeat(40) } })}\n`,
     ).join('');
     // A ping behind the burst, answered by the bridge itself: once it is back, the bridge has
     // read (and forwarded or refused) every notification before it.
@@ -47,9 +55,10 @@ describe('bridge: one session flooding a shared server', () => {
     await waitFor(() => fromA.includes('"id":2'), 20_000, "A's ping behind the burst");
 
     const t0 = Date.now();
-    expect((await B.callTool({ name: 'echo', arguments: { text: 'after the flood' } }, undefined, { timeout: 20_000 })).content).toEqual([
-      { type: 'text', text: 'after the flood' },
-    ]);
+    expect(
+      (await B.callTool({ name: 'echo', arguments: { text: 'after the flood' } }, undefined, { timeout: 20_000 }))
+        .content,
+    ).toEqual([{ type: 'text', text: 'after the flood' }]);
     const latencyMs = Date.now() - t0;
     console.log(`session B's call during A's burst of 50k notifications: ${latencyMs} ms`);
     // A correctness bound (the call must not wait behind the whole burst), generous for a loaded machine.

@@ -3,7 +3,12 @@
 // the quoting round-trips and never leaves an operator outside quotes.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { buildChildEnv, quoteCmdArg, resolveSpawnCommand, resolveWindowsCommand } from '../../src/proxy/process/spawnCommand.js';
+import {
+  buildChildEnv,
+  quoteCmdArg,
+  resolveSpawnCommand,
+  resolveWindowsCommand,
+} from '../../src/proxy/process/spawnCommand.js';
 
 const NODEJS = 'C:\\Program Files\\nodejs';
 const winEnv = {
@@ -16,8 +21,13 @@ function fsWith(...files: string[]): (p: string) => boolean {
   const set = new Set(files.map((f) => f.toLowerCase()));
   return (p) => set.has(p.toLowerCase());
 }
-const win = (command: string, args: string[], fileExists: (p: string) => boolean, env: NodeJS.ProcessEnv = winEnv, cwd?: string) =>
-  resolveSpawnCommand(command, args, { platform: 'win32', env, fileExists, cwd });
+const win = (
+  command: string,
+  args: string[],
+  fileExists: (p: string) => boolean,
+  env: NodeJS.ProcessEnv = winEnv,
+  cwd?: string,
+) => resolveSpawnCommand(command, args, { platform: 'win32', env, fileExists, cwd });
 
 /** cmd's first pass over our line: every metacharacter must be caret-escaped; returns the text after caret removal. */
 function cmdFirstPass(line: string): string {
@@ -94,11 +104,21 @@ describe('resolveSpawnCommand', () => {
 
   it('Windows: resolves an .exe on Path (any case) via PATHEXT and passes args untouched', () => {
     const plan = win('uv', ['run', 'a b'], fsWith('C:\\Tools\\uv.exe'));
-    expect(plan).toEqual({ command: 'C:\\Tools\\uv.exe', args: ['run', 'a b'], windowsVerbatimArguments: false, windowsHide: true });
+    expect(plan).toEqual({
+      command: 'C:\\Tools\\uv.exe',
+      args: ['run', 'a b'],
+      windowsVerbatimArguments: false,
+      windowsHide: true,
+    });
     // The first PATH entry wins; PATHEXT order decides between extensions in one directory.
-    expect(resolveWindowsCommand('tool', winEnv, undefined, fsWith('C:\\Windows\\system32\\tool.exe', 'C:\\Tools\\tool.cmd', 'C:\\Tools\\tool.bat'))).toBe(
-      'C:\\Tools\\tool.bat',
-    );
+    expect(
+      resolveWindowsCommand(
+        'tool',
+        winEnv,
+        undefined,
+        fsWith('C:\\Windows\\system32\\tool.exe', 'C:\\Tools\\tool.cmd', 'C:\\Tools\\tool.bat'),
+      ),
+    ).toBe('C:\\Tools\\tool.bat');
   });
 
   it('Windows: runs npx/npm shims as node <dir>/node_modules/npm/bin/*-cli.js', () => {
@@ -124,7 +144,11 @@ describe('resolveSpawnCommand', () => {
   });
 
   it('Windows: other batch files (and npx without npm beside it) go through %ComSpec% /d /s /c, quoted', () => {
-    const plan = win('my-server', ['--root', 'C:\\My Data\\', 'a&b|c', '50%', '(x)', 'say "hi"', ''], fsWith(`${NODEJS}\\my-server.cmd`));
+    const plan = win(
+      'my-server',
+      ['--root', 'C:\\My Data\\', 'a&b|c', '50%', '(x)', 'say "hi"', ''],
+      fsWith(`${NODEJS}\\my-server.cmd`),
+    );
     expect(plan.command).toBe('C:\\Windows\\system32\\cmd.exe');
     expect(plan.windowsVerbatimArguments).toBe(true);
     expect(plan.args.slice(0, 3)).toEqual(['/d', '/s', '/c']);
@@ -148,10 +172,17 @@ describe('resolveSpawnCommand', () => {
   it('Windows: ComSpec falls back to SystemRoot; relative paths resolve against cwd; unknown commands stay as given', () => {
     const env = { PATH: 'C:\\Tools', SYSTEMROOT: 'D:\\Win' };
     expect(win('x', [], fsWith('C:\\Tools\\x.bat'), env).command).toBe('D:\\Win\\System32\\cmd.exe');
-    expect(win('.\\bin\\srv', [], fsWith('C:\\proj\\bin\\srv.exe'), env, 'C:\\proj').command).toBe('C:\\proj\\bin\\srv.exe');
+    expect(win('.\\bin\\srv', [], fsWith('C:\\proj\\bin\\srv.exe'), env, 'C:\\proj').command).toBe(
+      'C:\\proj\\bin\\srv.exe',
+    );
     // A bare name is not looked up in the current directory.
     expect(win('srv', [], fsWith('C:\\proj\\srv.exe'), env, 'C:\\proj').command).toBe('srv');
-    expect(win('nope', ['a'], fsWith(), env)).toEqual({ command: 'nope', args: ['a'], windowsVerbatimArguments: false, windowsHide: true });
+    expect(win('nope', ['a'], fsWith(), env)).toEqual({
+      command: 'nope',
+      args: ['a'],
+      windowsVerbatimArguments: false,
+      windowsHide: true,
+    });
   });
 
   it('Windows: refuses arguments cmd.exe cannot carry (line breaks)', () => {
@@ -202,14 +233,20 @@ describe('buildChildEnv', () => {
   });
 
   it('the entry env wins, and may set ELECTRON_RUN_AS_NODE / MCP_BRIDGE_TOKEN explicitly', () => {
-    const env = buildChildEnv({ PATH: '/opt/bin', ELECTRON_RUN_AS_NODE: '1', MCP_BRIDGE_TOKEN: 'mine' }, { platform: 'linux', parentEnv: parent });
+    const env = buildChildEnv(
+      { PATH: '/opt/bin', ELECTRON_RUN_AS_NODE: '1', MCP_BRIDGE_TOKEN: 'mine' },
+      { platform: 'linux', parentEnv: parent },
+    );
     expect(env.PATH).toBe('/opt/bin');
     expect(env.ELECTRON_RUN_AS_NODE).toBe('1');
     expect(env.MCP_BRIDGE_TOKEN).toBe('mine');
   });
 
   it('extra inherited names never include the excluded ones', () => {
-    const env = buildChildEnv({}, { platform: 'linux', parentEnv: parent, inherit: ['SECRET_API_KEY', 'ELECTRON_RUN_AS_NODE'] });
+    const env = buildChildEnv(
+      {},
+      { platform: 'linux', parentEnv: parent, inherit: ['SECRET_API_KEY', 'ELECTRON_RUN_AS_NODE'] },
+    );
     expect(env.SECRET_API_KEY).toBe('nope');
     expect(env.ELECTRON_RUN_AS_NODE).toBeUndefined();
   });
@@ -217,7 +254,16 @@ describe('buildChildEnv', () => {
   it('Windows: names match case-insensitively and the entry replaces the inherited spelling', () => {
     const env = buildChildEnv(
       { PATH: 'D:\\bin' },
-      { platform: 'win32', parentEnv: { Path: 'C:\\Windows', SystemRoot: 'C:\\Windows', electron_run_as_node: '1', HOME: '/x', ComSpec: 'C:\\cmd.exe' } },
+      {
+        platform: 'win32',
+        parentEnv: {
+          Path: 'C:\\Windows',
+          SystemRoot: 'C:\\Windows',
+          electron_run_as_node: '1',
+          HOME: '/x',
+          ComSpec: 'C:\\cmd.exe',
+        },
+      },
     );
     expect(env).toEqual({ SystemRoot: 'C:\\Windows', ComSpec: 'C:\\cmd.exe', PATH: 'D:\\bin' });
   });

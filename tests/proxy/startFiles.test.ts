@@ -29,14 +29,18 @@ function startBudgets(): Record<'version' | 'stdio' | 'app' | 'bridge', number> 
   const text = readFileSync(join(ROOT, 'docs', 'BENCHMARKS.md'), 'utf8');
   const section = text.slice(text.indexOf('## Start-up byte budgets'));
   const out: Record<string, number> = {};
-  for (const m of section.matchAll(/^\| `(version|stdio|app|bridge)` \| ([\d,]+) \|/gm)) out[m[1]!] ??= Number(m[2]!.replace(/,/g, ''));
-  for (const k of ['version', 'stdio', 'app', 'bridge']) if (!out[k]) throw new Error(`docs/BENCHMARKS.md, "Start-up byte budgets": no row for \`${k}\``);
+  for (const m of section.matchAll(/^\| `(version|stdio|app|bridge)` \| ([\d,]+) \|/gm))
+    out[m[1]!] ??= Number(m[2]!.replace(/,/g, ''));
+  for (const k of ['version', 'stdio', 'app', 'bridge'])
+    if (!out[k]) throw new Error(`docs/BENCHMARKS.md, "Start-up byte budgets": no row for \`${k}\``);
   return out as Record<'version' | 'stdio' | 'app' | 'bridge', number>;
 }
 
 /** Checks `bytes` against the budget of `start`, and keeps the largest measured for the ratchet. */
 function withinBudget(start: keyof typeof BUDGET, bytes: number): void {
-  expect(bytes, `${start} start: ${bytes} bytes loaded, over its budget of ${BUDGET[start]}`).toBeLessThanOrEqual(BUDGET[start]);
+  expect(bytes, `${start} start: ${bytes} bytes loaded, over its budget of ${BUDGET[start]}`).toBeLessThanOrEqual(
+    BUDGET[start],
+  );
   measured.set(start, Math.max(measured.get(start) ?? 0, bytes));
 }
 
@@ -127,18 +131,32 @@ describe('the files each start of the CLI loads', () => {
     dir = mkdtempSync(join(tmpdir(), 'qiming-loaded-'));
     const remote = await startHttpFixture('http', { name: 'r' });
     try {
-      const proxy = await connectProxy(['--config', JSON.stringify({ mcpServers: { r: { type: 'http', url: remote.url } } })], {}, env());
+      const proxy = await connectProxy(
+        ['--config', JSON.stringify({ mcpServers: { r: { type: 'http', url: remote.url } } })],
+        {},
+        env(),
+      );
       const pid = proxy.transport.pid!;
       expect((await proxy.client.listTools()).tools.map((t) => t.name)).toContain('r__echo');
       await proxy.close();
-      expect(await loadedBy(pid)).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-http-client.cjs', 'qiming-mcp-oauth.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+      expect(await loadedBy(pid)).toEqual([
+        'qiming-mcp-core.cjs',
+        'qiming-mcp-http-client.cjs',
+        'qiming-mcp-oauth.cjs',
+        'qiming-mcp-stdio-proxy.cjs',
+      ]);
 
       const convert = await connectProxy(['convert', remote.url, '--header', 'Authorization: Bearer x'], {}, env());
       const convertPid = convert.transport.pid!;
       expect((await convert.client.listTools()).tools.map((t) => t.name)).toContain('echo');
       await convert.close();
       const files = await loadedBy(convertPid);
-      expect(files).toEqual(['qiming-mcp-convert.cjs', 'qiming-mcp-core.cjs', 'qiming-mcp-http-client.cjs', 'qiming-mcp-stdio-proxy.cjs']);
+      expect(files).toEqual([
+        'qiming-mcp-convert.cjs',
+        'qiming-mcp-core.cjs',
+        'qiming-mcp-http-client.cjs',
+        'qiming-mcp-stdio-proxy.cjs',
+      ]);
       withinBudget('stdio', bytesOf(CLI, files));
     } finally {
       await remote.stop();
@@ -147,9 +165,10 @@ describe('the files each start of the CLI loads', () => {
 
   it('no budget is more than the slack above what its start loads (the ratchet)', () => {
     for (const [start, bytes] of measured)
-      expect(BUDGET[start] - bytes, `${start}: budget ${BUDGET[start]}, measured ${bytes}: lower the budget in docs/BENCHMARKS.md`).toBeLessThanOrEqual(
-        RATCHET_SLACK,
-      );
+      expect(
+        BUDGET[start] - bytes,
+        `${start}: budget ${BUDGET[start]}, measured ${bytes}: lower the budget in docs/BENCHMARKS.md`,
+      ).toBeLessThanOrEqual(RATCHET_SLACK);
     expect([...measured.keys()].sort()).toEqual(['app', 'bridge', 'stdio', 'version']);
   });
 });

@@ -37,7 +37,12 @@ async function floodWhilePinging(p: CliProcess): Promise<{ peak: number; slowest
     slowest = Math.max(slowest, Date.now() - t0);
     await sleep(500);
   }
-  p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'flood__echo', arguments: { text: 'still here' } } });
+  p.send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'flood__echo', arguments: { text: 'still here' } },
+  });
   expect((await p.reply(2, 5000)).result.content[0].text).toBe('still here');
   return { peak: rss.stop(), slowestPingMs: slowest };
 }
@@ -76,7 +81,9 @@ describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server'
     p.child.stdin!.end();
     await p.waitExit(10_000);
     const fileBytes = statSync(logFile).size;
-    console.log(`stderr read: RSS peak ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms, stderr ${stderrBytes} B, log file ${fileBytes} B`);
+    console.log(
+      `stderr read: RSS peak ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms, stderr ${stderrBytes} B, log file ${fileBytes} B`,
+    );
     expect(peak).toBeLessThan(RSS_LIMIT_MIB);
     expect(slowestPingMs).toBeLessThan(1000);
     // Rate-limited: well under a megabyte per second of flooding, on both surfaces.

@@ -7,11 +7,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { ListToolsRequestSchema, LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ListToolsRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { FrameDecoder, type DecodedFrame } from '../../src/proxy/stdio/framing.js';
 import { Logger } from '../../src/proxy/common/logger.js';
-import { DEFAULT_IDLE_TIMEOUT_MS, StdioServerTransport, type StdioServerTransportOptions } from '../../src/proxy/stdio/stdioServerTransport.js';
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  StdioServerTransport,
+  type StdioServerTransportOptions,
+} from '../../src/proxy/stdio/stdioServerTransport.js';
 
 const MiB = 1024 * 1024;
 
@@ -55,10 +63,23 @@ function harness(opts: StdioServerTransportOptions = {}) {
       if (f.kind !== 'message') throw new Error('oversize output');
       return { framing: f.framing, msg: JSON.parse(f.body) as Record<string, unknown> };
     });
-  return { input, output, transport, received, errors, logLines, outFrames, rawOut, replies, waitFor, closes: () => closes };
+  return {
+    input,
+    output,
+    transport,
+    received,
+    errors,
+    logLines,
+    outFrames,
+    rawOut,
+    replies,
+    waitFor,
+    closes: () => closes,
+  };
 }
 
-const req = (id: number | string, method = 'ping', params?: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+const req = (id: number | string, method = 'ping', params?: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
 const cl = (json: string) => `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`;
 
 describe('StdioServerTransport: messages and framing', () => {
@@ -66,7 +87,11 @@ describe('StdioServerTransport: messages and framing', () => {
     const h = harness();
     await h.transport.start();
     expect(h.transport.lastFraming).toBe('newline');
-    await h.transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'before any input' } });
+    await h.transport.send({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'before any input' },
+    });
     h.input.write(req(1) + '\n' + cl(req(2)));
     await h.waitFor(() => h.received.length === 2, 'two requests');
     expect(h.received.map((m) => (m as { id: number }).id)).toEqual([1, 2]);
@@ -78,7 +103,10 @@ describe('StdioServerTransport: messages and framing', () => {
     await h.transport.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     await h.waitFor(() => h.outFrames.length === 4, 'four frames out');
     expect(h.replies()).toEqual([
-      { framing: 'newline', msg: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'before any input' } } },
+      {
+        framing: 'newline',
+        msg: { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'before any input' } },
+      },
       { framing: 'content-length', msg: { jsonrpc: '2.0', id: 2, result: { text: 'héllo 世界 🎉' } } },
       { framing: 'newline', msg: { jsonrpc: '2.0', id: 1, result: {} } },
       { framing: 'content-length', msg: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } },
@@ -173,22 +201,34 @@ describe('StdioServerTransport: messages and framing', () => {
     await h.transport.send({ jsonrpc: '2.0', id: 7, method: 'sampling/createMessage', params: {} });
     await h.transport.send({ jsonrpc: '2.0', id: 8, method: 'roots/list' });
     // As the SDK writes it, id last: only the end of the skipped answer names it.
-    h.input.write(`${JSON.stringify({ result: { content: { type: 'text', text: 'x'.repeat(4000) } }, jsonrpc: '2.0', id: 7 })}\n`);
-    await h.waitFor(() => h.received.length === 1 && h.outFrames.length === 3, 'the failed request and the client told');
+    h.input.write(
+      `${JSON.stringify({ result: { content: { type: 'text', text: 'x'.repeat(4000) } }, jsonrpc: '2.0', id: 7 })}\n`,
+    );
+    await h.waitFor(
+      () => h.received.length === 1 && h.outFrames.length === 3,
+      'the failed request and the client told',
+    );
     expect(h.received[0]).toEqual({
       jsonrpc: '2.0',
       id: 7,
       error: {
         code: -32603,
-        message: expect.stringMatching(/^the client answered with a 40\d\d-byte message, over the 1024-byte limit \(--max-message-bytes\); skipped$/),
+        message: expect.stringMatching(
+          /^the client answered with a 40\d\d-byte message, over the 1024-byte limit \(--max-message-bytes\); skipped$/,
+        ),
       },
     });
     // The id is ours, not one of the client's requests: the client is told with id null.
     expect(h.replies()[2]!.msg).toMatchObject({ id: null, error: { code: -32600 } });
     // With no id to be read, every request still awaiting the client's answer fails (here 8).
-    h.input.write(`${JSON.stringify({ jsonrpc: '2.0', result: { pad: 'x'.repeat(4000) }, id: 8, trailer: 'y'.repeat(4000) })}\n`);
+    h.input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', result: { pad: 'x'.repeat(4000) }, id: 8, trailer: 'y'.repeat(4000) })}\n`,
+    );
     await h.waitFor(() => h.received.length === 2, 'the request still awaited to fail');
-    expect(h.received[1]).toMatchObject({ id: 8, error: { code: -32603, message: expect.stringContaining('whose id cannot be read') } });
+    expect(h.received[1]).toMatchObject({
+      id: 8,
+      error: { code: -32603, message: expect.stringContaining('whose id cannot be read') },
+    });
     await h.transport.close();
   });
 
@@ -215,12 +255,20 @@ describe('StdioServerTransport: with the SDK Server', () => {
   it('carries a real MCP handshake and tools/list, each answered in its request framing', async () => {
     const h = harness();
     const server = new Server({ name: 'framing-test', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [{ name: 'wörld', inputSchema: { type: 'object' } }] }));
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: 'wörld', inputSchema: { type: 'object' } }],
+    }));
     await server.connect(h.transport);
-    const init = { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } };
+    const init = {
+      protocolVersion: LATEST_PROTOCOL_VERSION,
+      capabilities: {},
+      clientInfo: { name: 'c', version: '1' },
+    };
     h.input.write(cl(req(1, 'initialize', init)));
     await h.waitFor(() => h.outFrames.length === 1, 'initialize result');
-    h.input.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n' + req(2, 'tools/list') + '\n');
+    h.input.write(
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) + '\n' + req(2, 'tools/list') + '\n',
+    );
     await h.waitFor(() => h.outFrames.length === 2, 'tools/list result');
     const [initReply, listReply] = h.replies();
     expect(initReply!.framing).toBe('content-length');
@@ -351,7 +399,11 @@ describe('StdioServerTransport: write failures and backpressure', () => {
     const h = harness({ output: child.stdin! });
     await h.transport.start();
     const big = 'x'.repeat(4 * MiB); // far more than a pipe buffer: the write must wait
-    await within(h.transport.send({ jsonrpc: '2.0', method: 'notifications/big', params: { big } }), 10_000, 'blocked send');
+    await within(
+      h.transport.send({ jsonrpc: '2.0', method: 'notifications/big', params: { big } }),
+      10_000,
+      'blocked send',
+    );
     expect(h.transport.closedByPeer).toBe(true);
     expect(h.logLines.some((l) => l.includes('output closed by peer (EPIPE)'))).toBe(true);
     expect(h.closes()).toBe(1);
@@ -400,7 +452,9 @@ describe('StdioServerTransport: write failures and backpressure', () => {
     const h = harness({ output });
     await h.transport.start();
     let done = 0;
-    const sends = [1, 2, 3].map((id) => h.transport.send({ jsonrpc: '2.0', id, result: { pad: 'x'.repeat(64) } }).then(() => done++));
+    const sends = [1, 2, 3].map((id) =>
+      h.transport.send({ jsonrpc: '2.0', id, result: { pad: 'x'.repeat(64) } }).then(() => done++),
+    );
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
     expect(done).toBe(0);
     for (let i = 0; i < 1000 && done < 3; i++) {
@@ -449,8 +503,14 @@ await t.start();
         while (frames.length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
         const seen = frames.map((f) => (f.kind === 'message' ? [f.framing, JSON.parse(f.body)] : f));
         expect(seen).toContainEqual(['newline', { jsonrpc: '2.0', id: 1, result: { echo: { s: 'plain' } } }]);
-        expect(seen).toContainEqual(['content-length', { jsonrpc: '2.0', id: 2, result: { echo: { s: 'ünïcödé 🎉' } } }]);
-        expect(seen).toContainEqual(['newline', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: invalid JSON' } }]);
+        expect(seen).toContainEqual([
+          'content-length',
+          { jsonrpc: '2.0', id: 2, result: { echo: { s: 'ünïcödé 🎉' } } },
+        ]);
+        expect(seen).toContainEqual([
+          'newline',
+          { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: invalid JSON' } },
+        ]);
         const exited = once(child, 'exit');
         child.stdin!.end();
         const [code] = (await within(exited, 10_000, 'server exit after stdin EOF')) as [number | null];

@@ -45,16 +45,24 @@ describe('stream link', () => {
     const res = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(res.content).toEqual([{ type: 'text', text: 'alpha:stream:hi' }]);
     const progress: number[] = [];
-    const counted = await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+    const counted = await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, {
+      onprogress: (p) => progress.push(p.progress),
+    });
     expect(counted.content).toEqual([{ type: 'text', text: 'counted 3' }]);
     expect(progress).toEqual([1, 2, 3]);
     // 20 calls in flight on the one connection, each answered with its own result.
-    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: String(i) } })));
-    expect(many.map((r) => (r.content as { text: string }[])[0]!.text)).toEqual(Array.from({ length: 20 }, (_, i) => `alpha:stream:${i}`));
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: String(i) } })),
+    );
+    expect(many.map((r) => (r.content as { text: string }[])[0]!.text)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `alpha:stream:${i}`),
+    );
 
     const second = await linkClient(h, '/mcp');
     expect(h.server.sessionsFor(undefined)).toBe(1);
-    expect((await second.client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([{ type: 'text', text: 'all:stream:x' }]);
+    expect((await second.client.callTool({ name: 'echo', arguments: { text: 'x' } })).content).toEqual([
+      { type: 'text', text: 'all:stream:x' },
+    ]);
 
     // Closing the client's side ends its session on the bridge.
     await transport.close();
@@ -91,7 +99,12 @@ describe('stream link', () => {
     const base = ['Connection: Upgrade', 'Upgrade: mcp-stream', `Authorization: Bearer ${h.token}`];
     const badHost = await rawUpgrade(h.port, ['GET /mcp/alpha HTTP/1.1', 'Host: evil.example', ...base]);
     expect(badHost).toMatch(/^HTTP\/1\.1 403 /);
-    const badOrigin = await rawUpgrade(h.port, ['GET /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Origin: http://evil.example', ...base]);
+    const badOrigin = await rawUpgrade(h.port, [
+      'GET /mcp/alpha HTTP/1.1',
+      `Host: 127.0.0.1:${h.port}`,
+      'Origin: http://evil.example',
+      ...base,
+    ]);
     expect(badOrigin).toMatch(/^HTTP\/1\.1 403 /);
     const websocket = await rawUpgrade(h.port, [
       'GET /mcp/alpha HTTP/1.1',
@@ -101,7 +114,12 @@ describe('stream link', () => {
       `Authorization: Bearer ${h.token}`,
     ]);
     expect(websocket).toMatch(/^HTTP\/1\.1 400 [^]*unsupported upgrade/);
-    const post = await rawUpgrade(h.port, ['POST /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Content-Length: 0', ...base]);
+    const post = await rawUpgrade(h.port, [
+      'POST /mcp/alpha HTTP/1.1',
+      `Host: 127.0.0.1:${h.port}`,
+      'Content-Length: 0',
+      ...base,
+    ]);
     expect(post).toMatch(/^HTTP\/1\.1 405 /);
     expect(h.server.sessionCount).toBe(0);
   });
@@ -116,7 +134,13 @@ describe('stream link', () => {
     };
     const text = await rawUpgrade(
       h.port,
-      ['GET /mcp/alpha HTTP/1.1', `Host: 127.0.0.1:${h.port}`, 'Connection: Upgrade', 'Upgrade: mcp-stream', `Authorization: Bearer ${h.token}`],
+      [
+        'GET /mcp/alpha HTTP/1.1',
+        `Host: 127.0.0.1:${h.port}`,
+        'Connection: Upgrade',
+        'Upgrade: mcp-stream',
+        `Authorization: Bearer ${h.token}`,
+      ],
       `${JSON.stringify(init)}\nnot json\n`,
     );
     const [head, body] = text.split('\r\n\r\n');
@@ -142,10 +166,17 @@ describe('stream link', () => {
       if ((m as { id?: unknown }).id === 'too-big') errors.push(m);
       else onmessage(m, extra);
     };
-    await transport.send({ jsonrpc: '2.0', id: 'too-big', method: 'tools/call', params: { name: 'echo', arguments: { text: 'y'.repeat(9 * 1024 * 1024) } } });
+    await transport.send({
+      jsonrpc: '2.0',
+      id: 'too-big',
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'y'.repeat(9 * 1024 * 1024) } },
+    });
     await waitFor(() => errors.length === 1, 5_000, 'the oversize answer');
     expect(errors[0]).toMatchObject({ id: 'too-big', error: { code: -32600 } });
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'after' } })).content).toEqual([{ type: 'text', text: 'alpha:stream:after' }]);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'after' } })).content).toEqual([
+      { type: 'text', text: 'alpha:stream:after' },
+    ]);
   });
 
   it('never idles out while the connection is open', async () => {
@@ -153,7 +184,9 @@ describe('stream link', () => {
     const { client } = await linkClient(h, '/mcp/alpha');
     await new Promise((r) => setTimeout(r, 500));
     expect(h.server.sessionsFor('alpha')).toBe(1);
-    expect((await client.callTool({ name: 'echo', arguments: { text: 'still' } })).content).toEqual([{ type: 'text', text: 'alpha:stream:still' }]);
+    expect((await client.callTool({ name: 'echo', arguments: { text: 'still' } })).content).toEqual([
+      { type: 'text', text: 'alpha:stream:still' },
+    ]);
   });
 
   it('when the bridge closes, the client transport reports the close, and close() is bounded', async () => {

@@ -40,8 +40,16 @@ describe.skipIf(process.platform !== 'linux')('stream link: the bridge closes it
     const token = 'a-test-token-of-sufficient-length';
     // A graceful deadline below the bridge's 2 s socket-close step: a stop that waits for a
     // half-open socket shows up as "forcing exit".
-    const b = await startBridge({ config: { mcpServers: { fx: fixtureEntry('fx') } }, token, args: ['--shutdown-timeout', '1800'] });
-    const upstream = { type: 'bridge', url: `${b.url}/mcp/fx`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
+    const b = await startBridge({
+      config: { mcpServers: { fx: fixtureEntry('fx') } },
+      token,
+      args: ['--shutdown-timeout', '1800'],
+    });
+    const upstream = {
+      type: 'bridge',
+      url: `${b.url}/mcp/fx`,
+      headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+    };
     const config = JSON.stringify({ mcpServers: { fx: upstream } });
     const env = { ...process.env, MCP_BRIDGE_TOKEN: token };
 

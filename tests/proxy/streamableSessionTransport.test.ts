@@ -5,11 +5,24 @@
 import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { INITIALIZE, MCP_POST_HEADERS, rawRequest, waitFor, type Harness, type RawResponse, bridgePerTest } from '../helpers/httpBridgeHarness.js';
+import {
+  INITIALIZE,
+  MCP_POST_HEADERS,
+  rawRequest,
+  waitFor,
+  type Harness,
+  type RawResponse,
+  bridgePerTest,
+} from '../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
 
-function post(h: Harness, body: unknown, headers: Record<string, string> = {}, path = '/mcp/alpha'): Promise<RawResponse> {
+function post(
+  h: Harness,
+  body: unknown,
+  headers: Record<string, string> = {},
+  path = '/mcp/alpha',
+): Promise<RawResponse> {
   return rawRequest(h.port, {
     method: 'POST',
     path,
@@ -34,7 +47,12 @@ async function session(h: Harness): Promise<Record<string, string>> {
 }
 
 function call(id: number, name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  return { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) },
+  };
 }
 
 /** The `data:` payloads of an SSE body, parsed. */
@@ -54,10 +72,19 @@ function events(body: string): Array<Record<string, any>> {
 }
 
 /** Opens a GET stream; resolves once its headers arrived, with the text received so far. */
-function openGet(h: Harness, headers: Record<string, string>): Promise<{ status: number; text: () => string; ended: () => boolean; close: () => void }> {
+function openGet(
+  h: Harness,
+  headers: Record<string, string>,
+): Promise<{ status: number; text: () => string; ended: () => boolean; close: () => void }> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: '127.0.0.1', port: h.port, path: '/mcp/alpha', headers: { ...h.auth, Accept: 'text/event-stream', ...headers }, agent: false },
+      {
+        host: '127.0.0.1',
+        port: h.port,
+        path: '/mcp/alpha',
+        headers: { ...h.auth, Accept: 'text/event-stream', ...headers },
+        agent: false,
+      },
       (res) => {
         let text = '';
         let ended = false;
@@ -84,7 +111,11 @@ describe('StreamableSessionTransport over the bridge', () => {
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(res.body)));
     expect(res.headers['transfer-encoding']).toBeUndefined();
     expect(res.headers['mcp-session-id']).toBe(s['mcp-session-id']);
-    expect(JSON.parse(res.body)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'alpha:streamable:hi' }] } });
+    expect(JSON.parse(res.body)).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { content: [{ type: 'text', text: 'alpha:streamable:hi' }] },
+    });
   });
 
   it('switches to an event stream when progress goes out before the answer, and ends it after the answer', async () => {
@@ -107,13 +138,19 @@ describe('StreamableSessionTransport over the bridge', () => {
     const res = await post(h, call(4, 'count', { steps: 40 }), s);
     expect(res.headers['content-type']).toContain('text/event-stream');
     expect(res.body).toContain(': keepalive');
-    expect(events(res.body)).toEqual([{ jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'counted 40' }] } }]);
+    expect(events(res.body)).toEqual([
+      { jsonrpc: '2.0', id: 4, result: { content: [{ type: 'text', text: 'counted 40' }] } },
+    ]);
   });
 
   it('answers a batch POST with one JSON array in request order; notifications in it get nothing', async () => {
     const h = await bridge();
     const s = await session(h);
-    const batch = [call(10, 'count', { steps: 3 }), { jsonrpc: '2.0', method: 'notifications/roots/list_changed' }, call(11, 'echo', { text: 'b' })];
+    const batch = [
+      call(10, 'count', { steps: 3 }),
+      { jsonrpc: '2.0', method: 'notifications/roots/list_changed' },
+      call(11, 'echo', { text: 'b' }),
+    ];
     const res = await post(h, batch, s);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/json');
@@ -146,7 +183,9 @@ describe('StreamableSessionTransport over the bridge', () => {
     const second = await openGet(h, s);
     expect(second.status).toBe(409);
     // Registering a tool on the live server makes it send notifications/tools/list_changed.
-    h.handler.connected[0].server.registerTool('late', { inputSchema: { x: z.string() } }, async () => ({ content: [] }));
+    h.handler.connected[0].server.registerTool('late', { inputSchema: { x: z.string() } }, async () => ({
+      content: [],
+    }));
     await waitFor(() => get.text().includes('list_changed'), 5_000, 'list_changed on the GET stream');
     expect(events(get.text())).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
     // Once the first stream is gone a new GET is accepted.
@@ -188,7 +227,10 @@ describe('StreamableSessionTransport over the bridge', () => {
     expect((await post(h, { jsonrpc: '1.0', id: 2, method: 'x' }, s)).status).toBe(400);
     expect((await post(h, [], s)).status).toBe(400);
     expect((await post(h, { ...INITIALIZE, id: 7 }, s)).status).toBe(400);
-    const getNoSse = await rawRequest(h.port, { path: '/mcp/alpha', headers: { ...h.auth, ...s, Accept: 'application/json' } });
+    const getNoSse = await rawRequest(h.port, {
+      path: '/mcp/alpha',
+      headers: { ...h.auth, ...s, Accept: 'application/json' },
+    });
     expect(getNoSse.status).toBe(406);
     // The session is unharmed by all of that.
     const ok = await post(h, call(3, 'echo', { text: 'ok' }), s);

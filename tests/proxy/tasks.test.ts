@@ -27,7 +27,10 @@ async function transcript(ep: Endpoint): Promise<unknown> {
   const name = (n: string) => prefix + n;
   const ids: string[] = [];
   const create = async (tool: string, args: Record<string, unknown>) => {
-    const res = await client.request({ method: 'tools/call', params: { name: name(tool), arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    const res = await client.request(
+      { method: 'tools/call', params: { name: name(tool), arguments: args, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
     ids.push(res.task.taskId);
     return res;
   };
@@ -58,7 +61,8 @@ async function transcript(ep: Endpoint): Promise<unknown> {
   const ask = await create('ask-task', { question: 'who are you?' });
   out.askResult = await client.experimental.tasks.getTaskResult(ask.task.taskId, CallToolResultSchema);
   const asked = seen.elicitations.find((e) => e.message === 'who are you?');
-  out.askElicitationTask = (asked?._meta as Record<string, { taskId: string }> | undefined)?.[RELATED]?.taskId === ask.task.taskId;
+  out.askElicitationTask =
+    (asked?._meta as Record<string, { taskId: string }> | undefined)?.[RELATED]?.taskId === ask.task.taskId;
 
   const slow = await create('count-task', { n: 100 });
   out.cancelled = (await client.experimental.tasks.cancelTask(slow.task.taskId)).status;
@@ -91,8 +95,12 @@ describe('tasks through every path: the same transcript as direct', () => {
   it('direct: the fixture does what the scenario expects (so the comparison means something)', () => {
     const e = expected as Record<string, unknown>;
     expect(e.capabilities).toMatchObject({ tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } });
-    expect(e.tools).toContainEqual(expect.objectContaining({ name: 'count-task', execution: { taskSupport: 'required' } }));
-    expect(e.tools).toContainEqual(expect.objectContaining({ name: 'echo-maybe', execution: { taskSupport: 'optional' } }));
+    expect(e.tools).toContainEqual(
+      expect.objectContaining({ name: 'count-task', execution: { taskSupport: 'required' } }),
+    );
+    expect(e.tools).toContainEqual(
+      expect.objectContaining({ name: 'echo-maybe', execution: { taskSupport: 'optional' } }),
+    );
     expect(e.created).toMatchObject({ task: { taskId: 'T1', status: 'working' } });
     expect(e.listed).toEqual(['T1']);
     expect(JSON.stringify(e.result)).toContain('counted to 3');

@@ -32,7 +32,12 @@ class Modern {
   constructor(readonly cli: CliProcess) {}
   async request(method: string, params: Msg = {}, withTasks = true): Promise<Msg> {
     const id = this.next++;
-    this.cli.send({ jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...params._meta, ...envelope(withTasks) } } });
+    this.cli.send({
+      jsonrpc: '2.0',
+      id,
+      method,
+      params: { ...params, _meta: { ...params._meta, ...envelope(withTasks) } },
+    });
     return this.cli.reply(id);
   }
 }
@@ -92,7 +97,10 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
 
     const failing = (await c.request('tools/call', { name: 't__count-task', arguments: { n: -1 } })).result;
     const failed = await terminal(() => c.request('tasks/get', { taskId: failing.taskId }));
-    expect(failed.result).toMatchObject({ status: 'completed', result: { isError: true, content: [{ text: 'counted to -1' }] } });
+    expect(failed.result).toMatchObject({
+      status: 'completed',
+      result: { isError: true, content: [{ text: 'counted to -1' }] },
+    });
   });
 
   it('decides per tool: optional runs as a task only for a client with the extension; required without it is -32021', async () => {
@@ -100,12 +108,19 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const plain = await c.request('tools/call', { name: 't__echo-maybe', arguments: { text: 'a' } }, false);
     expect(plain.result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: a' }] });
     // A legacy `task` param from a 2026 client is ignored, not passed on.
-    const legacyParam = await c.request('tools/call', { name: 't__echo-maybe', arguments: { text: 'b' }, task: { ttl: 1000 } }, false);
+    const legacyParam = await c.request(
+      'tools/call',
+      { name: 't__echo-maybe', arguments: { text: 'b' }, task: { ttl: 1000 } },
+      false,
+    );
     expect(legacyParam.result).toMatchObject({ resultType: 'complete', content: [{ text: 'echo: b' }] });
     const asTask = await c.request('tools/call', { name: 't__echo-maybe', arguments: { text: 'c' } });
     expect(asTask.result.resultType).toBe('task');
     const required = await c.request('tools/call', { name: 't__count-task', arguments: { n: 1 } }, false);
-    expect(required.error).toMatchObject({ code: -32021, data: { requiredCapabilities: { extensions: { [EXT]: {} } } } });
+    expect(required.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [EXT]: {} } } },
+    });
     for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel']) {
       const r = await c.request(method, { taskId: asTask.result.taskId, inputResponses: {} }, false);
       expect(r.error?.code, method).toBe(-32021);
@@ -117,7 +132,8 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
 
   it('shows the elicitation of an input-required task as inputRequests and answers it with tasks/update', async () => {
     const c = stdioModern({ t: taskEntry });
-    const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'who are you?' } })).result;
+    const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'who are you?' } }))
+      .result;
     let asked: Msg | undefined;
     for (let i = 0; i < 100 && !asked; i++) {
       const r = (await c.request('tasks/get', { taskId: task.taskId })).result;
@@ -128,7 +144,10 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const keys = Object.keys(asked!.inputRequests);
     expect(keys).toHaveLength(1);
     const input = asked!.inputRequests[keys[0]!];
-    expect(input).toMatchObject({ method: 'elicitation/create', params: { message: 'who are you?', requestedSchema: { required: ['name'] } } });
+    expect(input).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'who are you?', requestedSchema: { required: ['name'] } },
+    });
     expect(input.params._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined();
     const ack = await c.request('tasks/update', {
       taskId: task.taskId,
@@ -141,7 +160,8 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
 
   it('cancels with an empty acknowledgement, also for a task already terminal', async () => {
     const c = stdioModern({ t: taskEntry });
-    const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'never answered' } })).result;
+    const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'never answered' } }))
+      .result;
     const ack = await c.request('tasks/cancel', { taskId: task.taskId });
     expect(ack.result).toEqual({ resultType: 'complete' });
     const after = await terminal(() => c.request('tasks/get', { taskId: task.taskId }));
@@ -158,14 +178,30 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
       method: 'subscriptions/listen',
       params: { notifications: { taskIds: [task.taskId, 'unknown'] }, _meta: envelope(true) },
     });
-    const of = () => c.cli.messages().filter((m) => m.method === 'notifications/tasks' && m.params.taskId === task.taskId);
-    const ack = await waitFor(() => c.cli.messages().find((m) => m.method === 'notifications/subscriptions/acknowledged'), 5000, 'ack');
+    const of = () =>
+      c.cli.messages().filter((m) => m.method === 'notifications/tasks' && m.params.taskId === task.taskId);
+    const ack = await waitFor(
+      () => c.cli.messages().find((m) => m.method === 'notifications/subscriptions/acknowledged'),
+      5000,
+      'ack',
+    );
     expect(ack.params.notifications.taskIds).toEqual([task.taskId]);
-    const asking = await waitFor(() => of().find((m) => m.params.status === 'input_required'), 5000, 'input_required on the listen');
+    const asking = await waitFor(
+      () => of().find((m) => m.params.status === 'input_required'),
+      5000,
+      'input_required on the listen',
+    );
     expect(asking.params._meta['io.modelcontextprotocol/subscriptionId']).toBe(listenId);
     const [key] = Object.keys(asking.params.inputRequests);
-    await c.request('tasks/update', { taskId: task.taskId, inputResponses: { [key!]: { action: 'accept', content: { name: 'Listener' } } } });
-    const done = await waitFor(() => of().find((m) => m.params.status === 'completed'), 5000, 'completed on the listen');
+    await c.request('tasks/update', {
+      taskId: task.taskId,
+      inputResponses: { [key!]: { action: 'accept', content: { name: 'Listener' } } },
+    });
+    const done = await waitFor(
+      () => of().find((m) => m.params.status === 'completed'),
+      5000,
+      'completed on the listen',
+    );
     expect(done.params.result.content[0].text).toBe('answer: Listener');
     // Asking for task notifications without the extension: -32021.
     const refused = await c.request('subscriptions/listen', { notifications: { taskIds: [task.taskId] } }, false);
@@ -214,7 +250,12 @@ describe('the bridge: stateless 2026 requests reach one task', () => {
         'mcp-method': 'tasks/get',
         'mcp-name': 'other',
       },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tasks/get', params: { taskId: 'x', _meta: envelope(true) } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tasks/get',
+        params: { taskId: 'x', _meta: envelope(true) },
+      }),
     });
     expect(res.status).toBe(400);
     expect(((await res.json()) as Msg).error.code).toBe(-32020);
@@ -227,7 +268,14 @@ describe('both ends 2026-07-28: tasks pass through', () => {
     const d = await c.request('server/discover');
     expect(d.result.capabilities.extensions).toEqual({ [EXT]: {} });
     const created = (await c.request('tools/call', { name: 'm__slow', arguments: { ms: 50 } })).result;
-    expect(created).toMatchObject({ resultType: 'task', status: 'working', statusMessage: 'started', 'x-fixture': 'kept', ttlMs: 60_000, pollIntervalMs: 30 });
+    expect(created).toMatchObject({
+      resultType: 'task',
+      status: 'working',
+      statusMessage: 'started',
+      'x-fixture': 'kept',
+      ttlMs: 60_000,
+      pollIntervalMs: 30,
+    });
     expect(created.taskId).toMatch(/^m__[0-9a-f-]{36}$/);
     const done = await terminal(() => c.request('tasks/get', { taskId: created.taskId }));
     expect(done.result).toMatchObject({
@@ -240,17 +288,33 @@ describe('both ends 2026-07-28: tasks pass through', () => {
     const ask = (await c.request('tools/call', { name: 'm__ask', arguments: { question: 'name?' } })).result;
     await sleep(60);
     const waiting = (await c.request('tasks/get', { taskId: ask.taskId })).result;
-    expect(waiting).toMatchObject({ status: 'input_required', inputRequests: { q1: { method: 'elicitation/create' } } });
-    expect((await c.request('tasks/update', { taskId: ask.taskId, inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } } })).result).toEqual({
+    expect(waiting).toMatchObject({
+      status: 'input_required',
+      inputRequests: { q1: { method: 'elicitation/create' } },
+    });
+    expect(
+      (
+        await c.request('tasks/update', {
+          taskId: ask.taskId,
+          inputResponses: { q1: { action: 'accept', content: { name: 'Bo' } } },
+        })
+      ).result,
+    ).toEqual({
       resultType: 'complete',
     });
-    expect((await terminal(() => c.request('tasks/get', { taskId: ask.taskId }))).result.result.content[0].text).toBe('answer: Bo');
+    expect((await terminal(() => c.request('tasks/get', { taskId: ask.taskId }))).result.result.content[0].text).toBe(
+      'answer: Bo',
+    );
     // The 2026 server gates on the client's own envelope.
-    expect((await c.request('tools/call', { name: 'm__ask', arguments: { question: 'x' } }, false)).error?.code).toBe(-32021);
+    expect((await c.request('tools/call', { name: 'm__ask', arguments: { question: 'x' } }, false)).error?.code).toBe(
+      -32021,
+    );
     // A 2025 server's task beside it: each id reaches its own server.
     const old = (await c.request('tools/call', { name: 't__count-task', arguments: { n: 5 } })).result;
     expect(old.taskId).not.toMatch(/^(m|t)__/);
-    expect((await terminal(() => c.request('tasks/get', { taskId: old.taskId }))).result.result.content[0].text).toBe('counted to 5');
+    expect((await terminal(() => c.request('tasks/get', { taskId: old.taskId }))).result.result.content[0].text).toBe(
+      'counted to 5',
+    );
     expect((await c.request('tasks/get', { taskId: created.taskId })).result.status).toBe('completed');
   });
 

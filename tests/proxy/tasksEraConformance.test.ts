@@ -33,13 +33,24 @@ const KNOWN = new Set([
 
 describe('conformance: the tasks extension in front of 2025 tasks', () => {
   it('passes the scenarios the translation can serve', async () => {
-    const entry = { command: process.execPath, args: [join(FIXTURES, 'tasksConformance2025.mjs')], clientCapabilities: { elicitation: true } };
+    const entry = {
+      command: process.execPath,
+      args: [join(FIXTURES, 'tasksConformance2025.mjs')],
+      clientCapabilities: { elicitation: true },
+    };
     const b = await startBridge({ config: { mcpServers: { c: entry } } });
     const fw = await authForwarder(b.url, b.auth);
     const all: Checks = new Map();
     try {
       for (const s of SCENARIOS)
-        for (const [k, v] of await runConformance(fw.url + '/mcp/c', 60_000, ['--scenario', s, '--spec-version', '2026-07-28', '--force'])) all.set(k, v);
+        for (const [k, v] of await runConformance(fw.url + '/mcp/c', 60_000, [
+          '--scenario',
+          s,
+          '--spec-version',
+          '2026-07-28',
+          '--force',
+        ]))
+          all.set(k, v);
     } finally {
       await fw.close();
     }

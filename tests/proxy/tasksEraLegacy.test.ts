@@ -9,7 +9,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { FIXTURES } from '../helpers/paths.js';
@@ -50,7 +55,10 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   const caps = client.getServerCapabilities()!;
   expect(caps.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
   const create = (tool: string, args: Record<string, unknown>) =>
-    client.request({ method: 'tools/call', params: { name: prefix + tool, arguments: args, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+    client.request(
+      { method: 'tools/call', params: { name: prefix + tool, arguments: args, task: { ttl: 60_000 } } },
+      CreateTaskResultSchema,
+    );
 
   const slow = await create('slow', { ms: 80 });
   expect(slow.task).toMatchObject({ status: 'working', statusMessage: 'started', ttl: 60_000, pollInterval: 30 });
@@ -66,9 +74,13 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   // The stream API: created, polled, result.
   const kinds: string[] = [];
   let streamed: unknown;
-  for await (const m of client.experimental.tasks.callToolStream({ name: prefix + 'slow', arguments: { ms: 40 } }, CallToolResultSchema, {
-    task: { ttl: 60_000 },
-  })) {
+  for await (const m of client.experimental.tasks.callToolStream(
+    { name: prefix + 'slow', arguments: { ms: 40 } },
+    CallToolResultSchema,
+    {
+      task: { ttl: 60_000 },
+    },
+  )) {
     kinds.push(m.type);
     if (m.type === 'result') streamed = m.result;
     if (m.type === 'error') throw m.error;
@@ -85,7 +97,9 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
 
   // A task failing with a JSON-RPC error: tasks/result is that error.
   const broken = await create('broken', {});
-  expect(await errorOf(client.experimental.tasks.getTaskResult(broken.task.taskId, CallToolResultSchema))).toMatchObject({ code: -32603 });
+  expect(
+    await errorOf(client.experimental.tasks.getTaskResult(broken.task.taskId, CallToolResultSchema)),
+  ).toMatchObject({ code: -32603 });
 
   // Cancel answers the task; the list is this session's tasks as they are now.
   const long = await create('slow', { ms: 60_000 });
@@ -102,7 +116,9 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
   const plainTask = await client.callTool({ name: prefix + 'ask', arguments: { question: 'plain?' } });
   expect(plainTask.content).toEqual([{ type: 'text', text: 'answer: Ada' }]);
   expect(asked).toEqual(['who are you? (task)', 'plain?']);
-  expect((await client.callTool({ name: prefix + 'slow', arguments: { ms: 30 } })).content).toEqual([{ type: 'text', text: 'slow done 30' }]);
+  expect((await client.callTool({ name: prefix + 'slow', arguments: { ms: 30 } })).content).toEqual([
+    { type: 'text', text: 'slow done 30' },
+  ]);
 
   // A plain call of a sync tool, with no task param: as it was.
   const greet = await client.callTool({ name: prefix + 'greet', arguments: { name: 'Bo' } });
@@ -112,7 +128,9 @@ async function scenario(client: Client, prefix: string, asked: string[]): Promis
 
 describe('a 2025-11-25 client with tasks, a 2026-07-28 server with the tasks extension', () => {
   it('through the stdio aggregation', async () => {
-    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { m: entry } }), '--no-watchdog'], { elicitation: { form: {} } });
+    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { m: entry } }), '--no-watchdog'], {
+      elicitation: { form: {} },
+    });
     handles.push(h);
     const asked: string[] = [];
     answering(h.client, asked);
@@ -132,7 +150,9 @@ describe('a 2025-11-25 client with tasks, a 2026-07-28 server with the tasks ext
       clients.push(client);
       const asked: string[] = [];
       answering(client, asked);
-      await client.connect(new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }),
+      );
       await scenario(client, prefix, asked);
     }
   });

@@ -19,11 +19,24 @@ async function transcript(ep: Endpoint): Promise<Record<string, unknown>> {
   out.tools = (await client.listTools()).tools
     .map((t) => ({ name: t.name.slice(prefix.length), execution: t.execution }))
     .sort((a, b) => a.name.localeCompare(b.name));
-  out.sampling = await client.callTool({ name: name('trigger-sampling-request-async'), arguments: { prompt: 'hello', maxTokens: 5 } });
+  out.sampling = await client.callTool({
+    name: name('trigger-sampling-request-async'),
+    arguments: { prompt: 'hello', maxTokens: 5 },
+  });
   out.elicitation = await client.callTool({ name: name('trigger-elicitation-request-async'), arguments: {} });
-  out.url = await client.callTool({ name: name('trigger-url-elicitation'), arguments: { url: 'https://example.com/x', elicitationId: 'fixed-id' } });
+  out.url = await client.callTool({
+    name: name('trigger-url-elicitation'),
+    arguments: { url: 'https://example.com/x', elicitationId: 'fixed-id' },
+  });
   const created = await client.request(
-    { method: 'tools/call', params: { name: name('simulate-research-query'), arguments: { topic: 'python', ambiguous: true }, task: { ttl: 60_000 } } },
+    {
+      method: 'tools/call',
+      params: {
+        name: name('simulate-research-query'),
+        arguments: { topic: 'python', ambiguous: true },
+        task: { ttl: 60_000 },
+      },
+    },
     CreateTaskResultSchema,
   );
   out.created = created.task.status;
@@ -31,9 +44,15 @@ async function transcript(ep: Endpoint): Promise<Record<string, unknown>> {
   out.research = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
   out.researchStatus = (await client.experimental.tasks.getTask(created.task.taskId)).status;
   out.samplingRequests = seen.samplings.map((s) => ({ task: s.task !== undefined, messages: s.messages }));
-  out.elicitationRequests = seen.elicitations.map((e) => ({ mode: e.mode ?? 'form', task: e.task !== undefined, related: e._meta !== undefined }));
+  out.elicitationRequests = seen.elicitations.map((e) => ({
+    mode: e.mode ?? 'form',
+    task: e.task !== undefined,
+    related: e._meta !== undefined,
+  }));
   // Task ids are random: same shape, not same value.
-  return JSON.parse(JSON.stringify(out).replace(/(e__)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g, 'ID')) as Record<string, unknown>;
+  return JSON.parse(
+    JSON.stringify(out).replace(/(e__)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}/g, 'ID'),
+  ) as Record<string, unknown>;
 }
 
 let expected: Record<string, unknown>;

@@ -24,17 +24,24 @@ async function codeOf(p: Promise<unknown>): Promise<number | 'ok'> {
 }
 
 const createTask = (client: Client, name: string, n = 3) =>
-  client.request({ method: 'tools/call', params: { name, arguments: { n }, task: { ttl: 60_000 } } }, CreateTaskResultSchema);
+  client.request(
+    { method: 'tools/call', params: { name, arguments: { n }, task: { ttl: 60_000 } } },
+    CreateTaskResultSchema,
+  );
 
 describe.each([
   ['/mcp/t', ''],
   ['/mcp', 't__'],
 ])('bridge %s: sessions sharing one upstream', (path, prefix) => {
   it("a session sees only its own tasks; another session's id gets -32602 for get, result and cancel", async () => {
-    const b = await startBridge({ config: { mcpServers: { t: { ...taskServer.stdio, clientCapabilities: FULL_FLAGS } } } });
+    const b = await startBridge({
+      config: { mcpServers: { t: { ...taskServer.stdio, clientCapabilities: FULL_FLAGS } } },
+    });
     const connect = async () => {
       const c = fullClient();
-      await c.client.connect(new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }));
+      await c.client.connect(
+        new StreamableHTTPClientTransport(new URL(b.url + path), { requestInit: { headers: b.auth } }),
+      );
       return c;
     };
     const a = await connect();
@@ -48,7 +55,9 @@ describe.each([
       expect(await codeOf(other.client.experimental.tasks.getTaskResult(mine, CallToolResultSchema))).toBe(-32602);
       expect(await codeOf(other.client.experimental.tasks.cancelTask(mine))).toBe(-32602);
       // The refused cancel did not reach the server: the owner's task completes.
-      expect(JSON.stringify(await a.client.experimental.tasks.getTaskResult(mine, CallToolResultSchema))).toContain('counted to 3');
+      expect(JSON.stringify(await a.client.experimental.tasks.getTaskResult(mine, CallToolResultSchema))).toContain(
+        'counted to 3',
+      );
       await waitFor(() => a.seen.statuses.some((s) => s.taskId === mine && s.status === 'completed'), 5000);
       await waitFor(() => other.seen.statuses.some((s) => s.taskId === theirs && s.status === 'completed'), 5000);
       expect(a.seen.statuses.every((s) => s.taskId === mine)).toBe(true);
@@ -82,8 +91,12 @@ describe('stdio aggregation of two task servers', () => {
       const second = await c.experimental.tasks.listTasks(first.nextCursor);
       expect(second.tasks.map((t) => t.taskId)).toEqual([two]);
       expect(second.nextCursor).toBeUndefined();
-      expect(JSON.stringify(await c.experimental.tasks.getTaskResult(two, CallToolResultSchema))).toContain('counted to 2');
-      expect(JSON.stringify(await c.experimental.tasks.getTaskResult(one, CallToolResultSchema))).toContain('counted to 1');
+      expect(JSON.stringify(await c.experimental.tasks.getTaskResult(two, CallToolResultSchema))).toContain(
+        'counted to 2',
+      );
+      expect(JSON.stringify(await c.experimental.tasks.getTaskResult(one, CallToolResultSchema))).toContain(
+        'counted to 1',
+      );
       expect(await codeOf(c.experimental.tasks.listTasks('not-a-cursor'))).toBe(-32602);
       expect(await codeOf(c.experimental.tasks.getTask(one.replace(/^one__/, 'two__')))).toBe(-32602);
     } finally {

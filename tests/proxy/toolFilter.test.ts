@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { globToRegExp, isToolAllowed, lookupToolTimeout, mergeFilters, toolTimeoutFor, type ToolFilter } from '../../src/proxy/config/toolFilter.js';
+import {
+  globToRegExp,
+  isToolAllowed,
+  lookupToolTimeout,
+  mergeFilters,
+  toolTimeoutFor,
+  type ToolFilter,
+} from '../../src/proxy/config/toolFilter.js';
 
 describe('globToRegExp', () => {
   it('* matches any run of characters, including none', () => {

@@ -11,7 +11,14 @@ import {
   ResourceUpdatedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { connectProxy, ensureBuilt, EVERYTHING, waitFor, waitNoProcess, type ProxyHandle } from '../helpers/proxyCli.js';
+import {
+  connectProxy,
+  ensureBuilt,
+  EVERYTHING,
+  waitFor,
+  waitNoProcess,
+  type ProxyHandle,
+} from '../helpers/proxyCli.js';
 
 const caps = { elicitation: {}, sampling: {} };
 /** The proxy declares to its servers what the config says its clients answer (here: what `caps` has). */
@@ -39,7 +46,14 @@ const PATHS: [string, () => Promise<ProxyHandle>][] = [
     'stdio aggregation',
     () =>
       connectProxy(
-        ['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } }), '--no-watchdog'],
+        [
+          '--config',
+          JSON.stringify({
+            clientCapabilities: declared,
+            mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } },
+          }),
+          '--no-watchdog',
+        ],
         caps,
       ),
   ],
@@ -50,10 +64,18 @@ const PATHS: [string, () => Promise<ProxyHandle>][] = [
         config: { clientCapabilities: declared, mcpServers: { e: { command: process.execPath, args: [EVERYTHING] } } },
         token: TOKEN,
       });
-      const e = { type: 'bridge', url: `${bridge.ready!.url}/mcp/e`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } };
-      return connectProxy(['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e } }), '--no-watchdog'], caps, {
-        MCP_BRIDGE_TOKEN: TOKEN,
-      });
+      const e = {
+        type: 'bridge',
+        url: `${bridge.ready!.url}/mcp/e`,
+        headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+      };
+      return connectProxy(
+        ['--config', JSON.stringify({ clientCapabilities: declared, mcpServers: { e } }), '--no-watchdog'],
+        caps,
+        {
+          MCP_BRIDGE_TOKEN: TOKEN,
+        },
+      );
     },
   ],
 ];
@@ -94,8 +116,13 @@ describe.each(PATHS)('transparency against server-everything: %s', (_name, conne
   });
 
   it('elicitation reaches the client and its answer the server', async () => {
-    proxied.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada', check: true, email: 'ada@example.com' } }));
-    const res = JSON.stringify(await proxied.client.callTool({ name: 'e__trigger-elicitation-request', arguments: {} }));
+    proxied.client.setRequestHandler(ElicitRequestSchema, async () => ({
+      action: 'accept',
+      content: { name: 'Ada', check: true, email: 'ada@example.com' },
+    }));
+    const res = JSON.stringify(
+      await proxied.client.callTool({ name: 'e__trigger-elicitation-request', arguments: {} }),
+    );
     expect(res).toContain('Ada');
   });
 
@@ -105,7 +132,12 @@ describe.each(PATHS)('transparency against server-everything: %s', (_name, conne
       asked = JSON.stringify(req.params.messages);
       return { model: 'test-model', role: 'assistant', content: { type: 'text', text: 'sampled answer 42' } };
     });
-    const res = JSON.stringify(await proxied.client.callTool({ name: 'e__trigger-sampling-request', arguments: { prompt: 'hello sampler', maxTokens: 20 } }));
+    const res = JSON.stringify(
+      await proxied.client.callTool({
+        name: 'e__trigger-sampling-request',
+        arguments: { prompt: 'hello sampler', maxTokens: 20 },
+      }),
+    );
     expect(asked).toContain('hello sampler');
     expect(res).toContain('sampled answer 42');
   });

@@ -14,7 +14,11 @@ import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ProgressNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { startHttpServerScript } from '../helpers/httpScript.js';
 import { CLI, EVERYTHING_SERVER, FIXTURES } from '../helpers/paths.js';
@@ -56,8 +60,16 @@ async function connect(transport: StdioClientTransport | StreamableHTTPClientTra
   return client;
 }
 const stdio = (command: string, args: string[], env: Record<string, string> = {}) =>
-  connect(new StdioClientTransport({ command, args, stderr: 'ignore', env: { ...(process.env as Record<string, string>), ...env } }));
-const http = (url: string, headers: Record<string, string> = {}) => connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  connect(
+    new StdioClientTransport({
+      command,
+      args,
+      stderr: 'ignore',
+      env: { ...(process.env as Record<string, string>), ...env },
+    }),
+  );
+const http = (url: string, headers: Record<string, string> = {}) =>
+  connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
 const pair = async (f: Promise<Client>, e: Promise<Client>): Promise<Conn> => {
   const [cf, ce] = await Promise.all([f, e]);
   return { aggregate: false, client: (id) => (id === 'f' ? cf : ce), close: async () => {} };
@@ -113,7 +125,10 @@ const PATHS: [string, boolean, () => Promise<Conn>][] = [
     'bridge /mcp',
     true,
     async () => {
-      const b = await startBridge({ config: { clientCapabilities, toolNaming: 'original', mcpServers: servers }, token: TOKEN });
+      const b = await startBridge({
+        config: { clientCapabilities, toolNaming: 'original', mcpServers: servers },
+        token: TOKEN,
+      });
       return one(http(`${b.url}/mcp`, auth));
     },
   ],
@@ -122,7 +137,11 @@ const PATHS: [string, boolean, () => Promise<Conn>][] = [
     true,
     async () => {
       const b = await startBridge({ config: { clientCapabilities, mcpServers: servers }, token: TOKEN });
-      const entry = (id: Id) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } });
+      const entry = (id: Id) => ({
+        type: 'bridge',
+        url: `${b.url}/mcp/${id}`,
+        headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+      });
       return one(stdio(node, proxyArgs({ mcpServers: { f: entry('f'), e: entry('e') } }), { MCP_BRIDGE_TOKEN: TOKEN }));
     },
   ],
@@ -130,9 +149,15 @@ const PATHS: [string, boolean, () => Promise<Conn>][] = [
     'convert',
     false,
     async () => {
-      const [f, e] = await Promise.all([startHttpServerScript(F, ['--transport', 'http', '--port', '0']), everythingHttp()]);
+      const [f, e] = await Promise.all([
+        startHttpServerScript(F, ['--transport', 'http', '--port', '0']),
+        everythingHttp(),
+      ]);
       closers.push(f.stop, e.stop);
-      return pair(stdio(node, [CLI, 'convert', f.url, '--no-watchdog']), stdio(node, [CLI, 'convert', e.url, '--no-watchdog']));
+      return pair(
+        stdio(node, [CLI, 'convert', f.url, '--no-watchdog']),
+        stdio(node, [CLI, 'convert', e.url, '--no-watchdog']),
+      );
     },
   ],
 ];
@@ -153,7 +178,14 @@ const item = async (c: Client, method: string, field: string, key: string, value
   const list = (await raw(c, method))[field] as Record<string, unknown>[];
   return list.find((x) => x[key] === value);
 };
-const F_TOOLS = ['f_echo_meta', 'f_schema_2020', 'f_resource_link', 'f_sampling_tools', 'f_elicit_enums', 'f_progress_meta'];
+const F_TOOLS = [
+  'f_echo_meta',
+  'f_schema_2020',
+  'f_resource_link',
+  'f_sampling_tools',
+  'f_elicit_enums',
+  'f_progress_meta',
+];
 
 /** What a server asked the client for while `run` ran (sampling and elicitation requests). */
 async function asked<T>(c: Client, run: () => Promise<T>): Promise<{ result: T; requests: unknown[] }> {
@@ -169,7 +201,11 @@ async function asked<T>(c: Client, run: () => Promise<T>): Promise<{ result: T; 
   });
   c.setRequestHandler(ElicitRequestSchema, async (req) => {
     requests.push(req.params);
-    return { action: 'accept', content: { color: 'red', size: 's', tags: ['two'], count: 4, agree: true }, _meta: META };
+    return {
+      action: 'accept',
+      content: { color: 'red', size: 's', tags: ['two'], count: 4, agree: true },
+      _meta: META,
+    };
   });
   return { result: await run(), requests };
 }
@@ -194,9 +230,13 @@ describe.each(PATHS)('2025-11-25 transparency: %s', (_name, aggregate, open) => 
 
   it('tools/list: icons, title, annotations, _meta with unknown keys, 2020-12 inputSchema and outputSchema untouched', async () => {
     for (const name of F_TOOLS)
-      expect(await item(via.client('f'), 'tools/list', 'tools', 'name', name)).toEqual(await item(direct.client('f'), 'tools/list', 'tools', 'name', name));
+      expect(await item(via.client('f'), 'tools/list', 'tools', 'name', name)).toEqual(
+        await item(direct.client('f'), 'tools/list', 'tools', 'name', name),
+      );
     for (const name of ['get-structured-content', 'trigger-elicitation-request', 'get-resource-links'])
-      expect(await item(via.client('e'), 'tools/list', 'tools', 'name', name)).toEqual(await item(direct.client('e'), 'tools/list', 'tools', 'name', name));
+      expect(await item(via.client('e'), 'tools/list', 'tools', 'name', name)).toEqual(
+        await item(direct.client('e'), 'tools/list', 'tools', 'name', name),
+      );
   });
 
   it('tools/list result _meta: as direct on single-server paths; none on an aggregate (no one server to take it from)', async () => {
@@ -250,7 +290,9 @@ describe.each(PATHS)('2025-11-25 transparency: %s', (_name, aggregate, open) => 
     ] as [Id, string, Record<string, unknown>][]) {
       await via.client(id).listTools();
       await direct.client(id).listTools();
-      expect(await via.client(id).callTool({ name, arguments: a }), name).toEqual(await direct.client(id).callTool({ name, arguments: a }));
+      expect(await via.client(id).callTool({ name, arguments: a }), name).toEqual(
+        await direct.client(id).callTool({ name, arguments: a }),
+      );
     }
   });
 
@@ -266,7 +308,9 @@ describe.each(PATHS)('2025-11-25 transparency: %s', (_name, aggregate, open) => 
     const d = await run(direct.client('f'), 'f_elicit_enums');
     expect(d.requests).toHaveLength(1);
     expect(await run(via.client('f'), 'f_elicit_enums')).toEqual(d);
-    expect(await run(via.client('e'), 'trigger-elicitation-request')).toEqual(await run(direct.client('e'), 'trigger-elicitation-request'));
+    expect(await run(via.client('e'), 'trigger-elicitation-request')).toEqual(
+      await run(direct.client('e'), 'trigger-elicitation-request'),
+    );
   });
 
   it('tools/list order: each server in its own order; merged in config order (f, then e), the same on every listing', async () => {

@@ -34,8 +34,12 @@ describe('calling a tool of a server that is not ready', () => {
       /tool "remote__search" belongs to server "remote", which is failed: start failed: HTTP 401 Unauthorized from http:\/\/127\.0\.0\.1:\d+\/mcp/,
     );
     // A ready server's missing tool, and a name of no server, stay plain unknown tools.
-    await expect(h.client.callTool({ name: 'local__nope', arguments: {} })).rejects.toThrow(/Unknown tool: local__nope/);
+    await expect(h.client.callTool({ name: 'local__nope', arguments: {} })).rejects.toThrow(
+      /Unknown tool: local__nope/,
+    );
     await expect(h.client.callTool({ name: 'nobody__x', arguments: {} })).rejects.toThrow(/Unknown tool: nobody__x/);
-    await expect(h.client.getPrompt({ name: 'remote__p' })).rejects.toThrow(/prompt "remote__p" belongs to server "remote", which is failed/);
+    await expect(h.client.getPrompt({ name: 'remote__p' })).rejects.toThrow(
+      /prompt "remote__p" belongs to server "remote", which is failed/,
+    );
   }, 30_000);
 });

@@ -54,7 +54,9 @@ describe('non-JSON-RPC stdout of a stdio server', () => {
     p.child.stdin!.end();
     await p.waitExit(10_000);
     console.log(`100 MiB line: RSS peak ${peak?.toFixed(0)} MiB`);
-    expect(p.stderr).toMatch(/\[warn\] \[junk\] server 'junk' wrote a 104857600-byte message \(id unknown\), over the 20971520-byte limit; skipped/);
+    expect(p.stderr).toMatch(
+      /\[warn\] \[junk\] server 'junk' wrote a 104857600-byte message \(id unknown\), over the 20971520-byte limit; skipped/,
+    );
     if (peak !== undefined) expect(peak).toBeLessThan(150);
   });
 
@@ -62,12 +64,24 @@ describe('non-JSON-RPC stdout of a stdio server', () => {
     const { p, pidFile } = start([], ['--max-message-bytes', '1000000']);
     await p.initialize();
     const t0 = Date.now();
-    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'junk__big', arguments: { bytes: 2_000_000 } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'junk__big', arguments: { bytes: 2_000_000 } },
+    });
     const big = await p.reply(2, 10_000);
     const ms = Date.now() - t0;
-    expect(big.error?.message).toMatch(/server 'junk' answered with a 20000\d\d-byte message, over the 2000000-byte limit/);
+    expect(big.error?.message).toMatch(
+      /server 'junk' answered with a 20000\d\d-byte message, over the 2000000-byte limit/,
+    );
     expect(ms).toBeLessThan(5000);
-    p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'junk__big', arguments: { bytes: 1_900_000 } } });
+    p.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 'junk__big', arguments: { bytes: 1_900_000 } },
+    });
     expect((await p.reply(3)).result.content[0].text).toHaveLength(1_900_000);
     await echo(p, 4, 'still fine');
     readPids(pidFile);

@@ -58,10 +58,14 @@ describe('URL elicitation through every path', () => {
   );
 
   it('bridge: the completion goes only to the session that got the elicitation; a form-only session never gets the URL mode', async () => {
-    const b = await startBridge({ config: { mcpServers: { t: { ...taskServer.stdio, clientCapabilities: { elicitation: true } } } } });
+    const b = await startBridge({
+      config: { mcpServers: { t: { ...taskServer.stdio, clientCapabilities: { elicitation: true } } } },
+    });
     const connect = async (capabilities?: Record<string, unknown>) => {
       const c = fullClient(capabilities);
-      await c.client.connect(new StreamableHTTPClientTransport(new URL(`${b.url}/mcp/t`), { requestInit: { headers: b.auth } }));
+      await c.client.connect(
+        new StreamableHTTPClientTransport(new URL(`${b.url}/mcp/t`), { requestInit: { headers: b.auth } }),
+      );
       return c;
     };
     const a = await connect();
@@ -70,7 +74,9 @@ describe('URL elicitation through every path', () => {
     try {
       await a.client.callTool({ name: 'url-login', arguments: {} });
       await waitFor(() => a.seen.completions.length === 1, 5000);
-      await expect(a.client.callTool({ name: 'url-login', arguments: { errorPath: true } })).rejects.toMatchObject({ code: -32042 });
+      await expect(a.client.callTool({ name: 'url-login', arguments: { errorPath: true } })).rejects.toMatchObject({
+        code: -32042,
+      });
       await waitFor(() => a.seen.completions.length === 2, 5000);
       expect(other.seen.completions).toEqual([]);
       expect(other.seen.elicitations).toEqual([]);

@@ -21,7 +21,11 @@ afterEach(async () => {
   expect(errors).toEqual([]);
 });
 
-async function open(status: RuntimeStatus, url?: (h: StatusHttpHarness) => string, snapshotOnConnect = true): Promise<Page> {
+async function open(
+  status: RuntimeStatus,
+  url?: (h: StatusHttpHarness) => string,
+  snapshotOnConnect = true,
+): Promise<Page> {
   harness = await startStatusHttpHarness({ staticDir: panel.dir, status, snapshotOnConnect });
   current = await panel.newPage();
   await current.page.goto(url ? url(harness) : harness.pageUrl);
@@ -79,7 +83,9 @@ describe('status panel connection states', () => {
     expect(await page.locator('.bridge-state').textContent()).toBe('Ready');
     expect(await page.locator('main').getAttribute('class')).not.toContain('stale');
     expect(harness!.eventStreams()).toBe(1);
-    expect(await page.locator('li.server[data-server-id="memory"] button.restart').getAttribute('aria-disabled')).toBe('false');
+    expect(await page.locator('li.server[data-server-id="memory"] button.restart').getAttribute('aria-disabled')).toBe(
+      'false',
+    );
   });
 
   it('reconnects after the event stream ends and picks up changes made meanwhile', async () => {

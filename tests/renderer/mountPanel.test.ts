@@ -33,14 +33,24 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'qiming-mount-'));
   writeFileSync(join(dir, 'entry.js'), APP_SCRIPT);
   // As the app's bundler would: one classic script for its page.
-  await build({ entryPoints: [join(dir, 'entry.js')], outfile: join(dir, 'app.js'), bundle: true, format: 'iife', platform: 'browser', logLevel: 'silent' });
+  await build({
+    entryPoints: [join(dir, 'entry.js')],
+    outfile: join(dir, 'app.js'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    logLevel: 'silent',
+  });
   copyFileSync(join(ROOT, 'dist', 'renderer', 'panel.css'), join(dir, 'panel.css'));
   writeFileSync(
     join(dir, 'app.html'),
     `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="panel.css"><script src="init.js"></script><script src="app.js" defer></script></head>
 <body><h1 id="own">The app's own page</h1><section id="mcp"></section></body></html>`,
   );
-  writeFileSync(join(dir, 'init.js'), `window.initialStatus = ${JSON.stringify(runtime([server('memory'), server('files', { state: 'failed' })]))};`);
+  writeFileSync(
+    join(dir, 'init.js'),
+    `window.initialStatus = ${JSON.stringify(runtime([server('memory'), server('files', { state: 'failed' })]))};`,
+  );
   chrome = await launchPanelBrowser();
 }, 60_000);
 
@@ -55,14 +65,21 @@ describe('mountPanel from the panel entry', () => {
     try {
       await page.goto(pathToFileURL(join(dir, 'app.html')).href);
       await page.locator('#mcp li.server').first().waitFor();
-      const ids = () => page.locator('#mcp li.server').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId));
+      const ids = () =>
+        page.locator('#mcp li.server').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId));
       expect(await ids()).toEqual(['memory', 'files']);
       expect(await page.locator('#own').textContent()).toBe("The app's own page");
 
-      await page.evaluate((s) => (window as any).pushStatus(s), runtime([server('memory'), server('files'), server('extra')]));
+      await page.evaluate(
+        (s) => (window as any).pushStatus(s),
+        runtime([server('memory'), server('files'), server('extra')]),
+      );
       await page.locator('#mcp li.server[data-server-id="extra"]').waitFor();
 
-      await page.locator('#mcp li.server[data-server-id="memory"]').getByRole('button', { name: 'Restart memory' }).click();
+      await page
+        .locator('#mcp li.server[data-server-id="memory"]')
+        .getByRole('button', { name: 'Restart memory' })
+        .click();
       await page.waitForFunction(() => (window as any).restarts.length > 0);
       expect(await page.evaluate(() => (window as any).restarts)).toEqual(['memory']);
 

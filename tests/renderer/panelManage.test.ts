@@ -11,7 +11,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, ROOT, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  EVERYTHING_SERVER,
+  fixture,
+  nodeEntry,
+  ROOT,
+  startBridge,
+  tempDir,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 
 const update = process.env.UPDATE_SCREENSHOTS === '1';
@@ -27,7 +36,8 @@ let file: string;
 /** Every response body the page received, to prove no secret ever reached it. */
 const bodies: string[] = [];
 
-const servers = () => (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
+const servers = () =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
 const region = (id: string) => page.getByRole('region', { name: id, exact: true });
 const shot = async (name: string) => {
   if (!update) return;
@@ -118,7 +128,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await edit.getByLabel('URL', { exact: true }).fill('ftp://example.com/mcp');
     await edit.getByLabel('Headers', { exact: true }).fill('X-Key: abc');
     await edit.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => edit.getByRole('alert').textContent()).toContain('server "memo": url must be an http or https URL (got scheme "ftp:")');
+    await expect
+      .poll(() => edit.getByRole('alert').textContent())
+      .toContain('server "memo": url must be an http or https URL (got scheme "ftp:")');
     await shot('validation-error');
     expect(readFileSync(file, 'utf8')).toBe(before);
     await edit.getByRole('button', { name: 'Cancel' }).click();
@@ -141,7 +153,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     editor((a) => a.push('--second-edit'));
     await args.fill(`${await args.inputValue()}\n--typed-in-the-form`);
     await edit.getByLabel('Name', { exact: true }).press('Enter');
-    await expect.poll(() => edit.getByRole('alert').textContent()).toContain('This server was changed in the config file while the form was open');
+    await expect
+      .poll(() => edit.getByRole('alert').textContent())
+      .toContain('This server was changed in the config file while the form was open');
     expect(servers().chatty.args).toEqual([fixture('chattyServer.mjs'), '--from-editor', '--second-edit']);
     expect(await args.inputValue()).toBe([fixture('chattyServer.mjs'), '--from-editor', '--second-edit'].join('\n'));
     // Saved from the entry as it is now: accepted, the secret behind its mask kept.
@@ -186,7 +200,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await dialog.getByLabel('Snippet').fill(snippet);
     await dialog.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => dialog.getByRole('list', { name: 'Will be added' }).textContent()).toContain('pasted');
-    expect(await dialog.getByRole('list', { name: 'Skipped' }).textContent()).toContain('everything: a server with this name is already in your config');
+    expect(await dialog.getByRole('list', { name: 'Skipped' }).textContent()).toContain(
+      'everything: a server with this name is already in your config',
+    );
     await shot('import-preview');
     expect(servers().pasted).toBeUndefined();
     await dialog.getByRole('button', { name: 'Add 1 server' }).click();
@@ -213,14 +229,17 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     expect(await sw.getAttribute('aria-checked')).toBe('true');
     await sw.click();
     await expect.poll(() => servers().everything.tools).toEqual({ deny: ['echo'] });
-    await expect.poll(() => r.getByRole('switch', { name: 'echo', exact: true }).getAttribute('aria-checked')).toBe('false');
+    await expect
+      .poll(() => r.getByRole('switch', { name: 'echo', exact: true }).getAttribute('aria-checked'))
+      .toBe('false');
     await r.getByRole('switch', { name: 'echo', exact: true }).click();
     await expect.poll(() => 'tools' in servers().everything).toBe(false);
   });
 
   it('Test calls a tool through the bridge and renders text, images, resource links and structured content', async () => {
     const r = region('everything');
-    if (!(await r.locator('details.tools').evaluate((d) => (d as HTMLDetailsElement).open))) await r.locator('details.tools > summary').click();
+    if (!(await r.locator('details.tools').evaluate((d) => (d as HTMLDetailsElement).open)))
+      await r.locator('details.tools > summary').click();
     const testOf = (tool: string) => r.locator(`li.tool[data-tool="${tool}"]`).getByRole('button', { name: 'Test' });
     await testOf('get-sum').click();
     let dialog = page.getByRole('dialog', { name: 'Test get-sum' });
@@ -243,16 +262,22 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await testOf('get-resource-links').click();
     dialog = page.getByRole('dialog', { name: 'Test get-resource-links' });
     await dialog.getByRole('button', { name: 'Call tool' }).click();
-    await expect.poll(() => dialog.getByRole('region', { name: 'Result' }).textContent()).toMatch(/Resource link: .*demo:\/\//);
+    await expect
+      .poll(() => dialog.getByRole('region', { name: 'Result' }).textContent())
+      .toMatch(/Resource link: .*demo:\/\//);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
 
     await testOf('get-structured-content').click();
     dialog = page.getByRole('dialog', { name: 'Test get-structured-content' });
     await dialog.waitFor().catch(async (e: unknown) => {
-      throw new Error(`${String(e)}; dialogs: ${JSON.stringify(await page.locator('dialog').evaluateAll((ds) => ds.map((d) => d.outerHTML.slice(0, 1500))))}`);
+      throw new Error(
+        `${String(e)}; dialogs: ${JSON.stringify(await page.locator('dialog').evaluateAll((ds) => ds.map((d) => d.outerHTML.slice(0, 1500))))}`,
+      );
     });
     await dialog.getByRole('button', { name: 'Call tool' }).click();
-    await expect.poll(() => dialog.getByRole('region', { name: 'Result' }).textContent()).toContain('Structured content');
+    await expect
+      .poll(() => dialog.getByRole('region', { name: 'Result' }).textContent())
+      .toContain('Structured content');
     expect(await dialog.locator('.result-structured').textContent()).toContain('temperature');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
@@ -262,7 +287,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await region('chatty').getByRole('button', { name: 'Show log' }).click();
     const dialog = page.getByRole('dialog', { name: 'Log of chatty' });
     const lines = dialog.getByRole('list', { name: 'Log lines of chatty' }).getByRole('listitem');
-    await expect.poll(() => lines.allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('cache folder missing')]));
+    await expect
+      .poll(() => lines.allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('cache folder missing')]));
     await shot('log-view');
     // chatty says each line once per start, and the Enabled test above restarted it.
     const only = (text: string) => (all: string[]) => all.length > 0 && all.every((l) => l.includes(text));
@@ -296,7 +323,9 @@ describe('managing servers from the panel (real bridge, real Chromium)', () => {
     await region('chatty').getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit chatty' });
     await edit.getByRole('button', { name: 'Cancel' }).click();
-    await expect.poll(() => page.locator('.manage-notice').textContent()).toContain('duplicate key "x_note" in the top level (line 3): the last one counts');
+    await expect
+      .poll(() => page.locator('.manage-notice').textContent())
+      .toContain('duplicate key "x_note" in the top level (line 3): the last one counts');
     writeFileSync(file, text);
   });
 

@@ -9,7 +9,16 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, ROOT, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  EVERYTHING_SERVER,
+  fixture,
+  nodeEntry,
+  ROOT,
+  startBridge,
+  tempDir,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { buildPanelToTemp } from '../helpers/panelBrowser.js';
@@ -32,21 +41,39 @@ let agents: AgentSelectionStore;
 const invoked: string[] = [];
 
 const region = (id: string) => page.getByRole('region', { name: id, exact: true });
-const servers = () => (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
+const servers = () =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
 
 beforeAll(async () => {
   const dir = tempDir('panel-app-');
   file = join(dir, 'mcp.json');
-  writeFileSync(file, JSON.stringify({ mcpServers: { everything: nodeEntry(EVERYTHING_SERVER), chatty: nodeEntry(fixture('chattyServer.mjs')) } }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify(
+      { mcpServers: { everything: nodeEntry(EVERYTHING_SERVER), chatty: nodeEntry(fixture('chattyServer.mjs')) } },
+      null,
+      2,
+    ),
+  );
   bridge = await startBridge({ config: file, env: { MCP_PROXY_LOG_FILE: join(dir, 'proxy.log') } });
   built = await buildPanelToTemp();
-  harness = await startStatusHttpHarness({ staticDir: built.dir, status: await (await bridge.fetch('/status')).json() });
+  harness = await startStatusHttpHarness({
+    staticDir: built.dir,
+    status: await (await bridge.fetch('/status')).json(),
+  });
   agents = new AgentSelectionStore(join(dir, 'agent-servers.json'));
 
   // Main: the real handlers on a fake ipcMain. Renderer: the real preload API over a fake ipcRenderer.
   const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipcMain: IpcMainLike = { handle: (ch, fn) => void handlers.set(ch, fn), removeHandler: (ch) => void handlers.delete(ch) };
-  const service = new ManagementService({ configFile: file, bridge: async () => ({ url: bridge.url, token: bridge.bearer }), agents });
+  const ipcMain: IpcMainLike = {
+    handle: (ch, fn) => void handlers.set(ch, fn),
+    removeHandler: (ch) => void handlers.delete(ch),
+  };
+  const service = new ManagementService({
+    configFile: file,
+    bridge: async () => ({ url: bridge.url, token: bridge.bearer }),
+    agents,
+  });
   registerManagementHandlers(ipcMain, service, { pageUrl: `${harness.origin}/index.html` });
   const api = createPreloadApi({
     invoke: async (ch, ...args) => {
@@ -60,10 +87,15 @@ beforeAll(async () => {
   chrome = await launchPanelBrowser();
   panel = await chrome.newPage({ viewport: { width: 1200, height: 900 } });
   page = panel.page;
-  await page.exposeFunction('hostInvoke', (name: string, args: unknown[]) => (api as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args));
+  await page.exposeFunction('hostInvoke', (name: string, args: unknown[]) =>
+    (api as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args),
+  );
   await page.exposeFunction('hostStatus', async () => (await bridge.fetch('/status')).json());
   await page.addInitScript(() => {
-    const w = window as unknown as Record<string, unknown> & { hostInvoke(n: string, a: unknown[]): Promise<unknown>; hostStatus(): Promise<unknown> };
+    const w = window as unknown as Record<string, unknown> & {
+      hostInvoke(n: string, a: unknown[]): Promise<unknown>;
+      hostStatus(): Promise<unknown>;
+    };
     const call =
       (name: string) =>
       (...args: unknown[]) =>
@@ -75,7 +107,16 @@ beforeAll(async () => {
       signIn: async () => ({ ok: false, error: 'no OAuth here' }),
       signOut: async () => ({ ok: true }),
       ...Object.fromEntries(
-        ['getConfig', 'changeConfig', 'previewImport', 'serverLog', 'listTools', 'callTool', 'getAgents', 'setAgentServers'].map((n) => [n, call(n)]),
+        [
+          'getConfig',
+          'changeConfig',
+          'previewImport',
+          'serverLog',
+          'listTools',
+          'callTool',
+          'getAgents',
+          'setAgentServers',
+        ].map((n) => [n, call(n)]),
       ),
     } satisfies McpRuntimeApi;
   });
@@ -99,7 +140,9 @@ describe('the panel in the app (preload API, IPC handlers, ManagementService)', 
     await r.getByRole('switch', { name: 'get-sum', exact: true }).click();
     await expect.poll(() => servers().everything.tools).toEqual({ deny: ['get-sum'] });
     expect(invoked).toContain('mcp:config:change');
-    expect(harness!.requests.map((q) => q.path).filter((p) => !/^\/(index\.html|panel\.(js|css)|manage\.css)?$/.test(p))).toEqual([]);
+    expect(
+      harness!.requests.map((q) => q.path).filter((p) => !/^\/(index\.html|panel\.(js|css)|manage\.css)?$/.test(p)),
+    ).toEqual([]);
   });
 
   it('Test and the log view go through main to the bridge', async () => {
@@ -111,7 +154,9 @@ describe('the panel in the app (preload API, IPC handlers, ManagementService)', 
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await region('chatty').getByRole('button', { name: 'Show log' }).click();
     const log = page.getByRole('dialog', { name: 'Log of chatty' });
-    await expect.poll(() => log.getByRole('listitem').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining('upstream refused')]));
+    await expect
+      .poll(() => log.getByRole('listitem').allTextContents())
+      .toEqual(expect.arrayContaining([expect.stringContaining('upstream refused')]));
     await log.getByRole('button', { name: 'Close' }).click();
     expect(invoked).toEqual(expect.arrayContaining(['mcp:tool:call', 'mcp:server:tools', 'mcp:server:log']));
   });
@@ -135,7 +180,11 @@ describe('the panel in the app (preload API, IPC handlers, ManagementService)', 
         whenReady: async () => ({ url: bridge.url, token: bridge.bearer, port: bridge.port, servers: [] }),
         mcpServerPlan: () => ({ bridgeIds: ['everything', 'chatty'], sessionEntries: {} }),
       },
-      mcp: { cliPath: '/app/cli.cjs', node: { command: process.execPath, env: {}, electron: false }, logFile: '/tmp/x.log' },
+      mcp: {
+        cliPath: '/app/cli.cjs',
+        node: { command: process.execPath, env: {}, electron: false },
+        logFile: '/tmp/x.log',
+      },
       selectServers: (plan) => selectServers(plan, agents.serversFor('gemini')),
     });
     const entries = await engine.sessionMcpServers();

@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cleanupBridges, EVERYTHING_SERVER, fixture, nodeEntry, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  EVERYTHING_SERVER,
+  fixture,
+  nodeEntry,
+  startBridge,
+  tempDir,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 
 let bridge: BridgeProcess;
@@ -19,7 +27,8 @@ let file: string;
 
 const region = (id: string) => page.getByRole('region', { name: id, exact: true });
 const badge = (id: string) => region(id).locator('.badge-text').textContent();
-const servers = () => (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
+const servers = () =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
 
 describe('panel changes applied by the bridge reload', () => {
   beforeAll(async () => {
@@ -27,7 +36,16 @@ describe('panel changes applied by the bridge reload', () => {
     file = join(dir, 'mcp.json');
     writeFileSync(
       file,
-      JSON.stringify({ mcpServers: { everything: nodeEntry(EVERYTHING_SERVER), one: nodeEntry(fixture('mcpFixtureServer.mjs'), ['--name', 'one']) } }, null, 2),
+      JSON.stringify(
+        {
+          mcpServers: {
+            everything: nodeEntry(EVERYTHING_SERVER),
+            one: nodeEntry(fixture('mcpFixtureServer.mjs'), ['--name', 'one']),
+          },
+        },
+        null,
+        2,
+      ),
     );
     bridge = await startBridge({ config: file, args: ['--watch'] });
     chrome = await launchPanelBrowser();

@@ -32,6 +32,8 @@ describe('read-only runtime', () => {
     expect(await page.getByRole('switch').count()).toBe(0);
     expect(await page.locator('.manage-notice').isVisible()).toBe(false);
     expect(await page.getByRole('button', { name: 'Edit' }).count()).toBe(0);
-    expect(harness.requests.filter((r) => r.path === '/config').every((r) => r.authorization?.startsWith('Bearer '))).toBe(true);
+    expect(
+      harness.requests.filter((r) => r.path === '/config').every((r) => r.authorization?.startsWith('Bearer ')),
+    ).toBe(true);
   });
 });

@@ -47,7 +47,8 @@ const fact = (id: string, label: string) =>
     .textContent();
 
 /** What the page recorded for one server: `<badge>|<Restart aria-disabled>`, repeats collapsed. */
-const recorded = (id: string) => page.evaluate((sid) => (window as unknown as { rec: Record<string, string[]> }).rec[sid] ?? [], id);
+const recorded = (id: string) =>
+  page.evaluate((sid) => (window as unknown as { rec: Record<string, string[]> }).rec[sid] ?? [], id);
 
 /** Waits until the card of `id` shows `label` and `pred` holds for its facts. */
 async function waitCard(
@@ -61,7 +62,9 @@ async function waitCard(
     const facts = Object.fromEntries(
       await card(id)
         .locator('.fact')
-        .evaluateAll((els) => els.map((e) => [e.querySelector('dt')!.textContent!, e.querySelector('dd')!.textContent!])),
+        .evaluateAll((els) =>
+          els.map((e) => [e.querySelector('dt')!.textContent!, e.querySelector('dd')!.textContent!]),
+        ),
     ) as Record<string, string>;
     if ((await badge(id)) === label && pred(facts)) return facts;
     if (Date.now() > deadline)
@@ -104,7 +107,11 @@ afterAll(async () => {
 
 describe('status panel against the real bridge', () => {
   it('opens from the URL the bridge prints, keeps the token out of the URL, lists every server with its state and tools', async () => {
-    const line = await waitFor(() => /status panel: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)\n/.exec(bridge.stderr), 5000, 'the status panel line on stderr');
+    const line = await waitFor(
+      () => /status panel: (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)\n/.exec(bridge.stderr),
+      5000,
+      'the status panel line on stderr',
+    );
     expect(line[1]).toBe(`${bridge.url}/#token=${bridge.bearer}`);
     await page.goto(line[1]);
     await page
@@ -124,12 +131,19 @@ describe('status panel against the real bridge', () => {
           if (list[list.length - 1] !== s) list.push(s);
         }
       };
-      new MutationObserver(snap).observe(document.getElementById('app')!, { subtree: true, childList: true, characterData: true, attributes: true });
+      new MutationObserver(snap).observe(document.getElementById('app')!, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+        attributes: true,
+      });
       snap();
       Object.assign(window, { rec, marker: 'same page' });
     });
 
-    expect(await page.locator('li.server').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId))).toEqual(IDS);
+    expect(
+      await page.locator('li.server').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId)),
+    ).toEqual(IDS);
     const status = await bridge.status();
     const byId = new Map(status.servers.map((s) => [s.id, s] as [string, ServerStatus]));
     for (const id of REAL) {
@@ -147,9 +161,13 @@ describe('status panel against the real bridge', () => {
       await card(id).locator('details.tools summary').click();
     }
     // server-filesystem describes read_text_file in a paragraph: two lines until the row has focus.
-    expect(byId.get('filesystem')!.tools.find((t) => t.name === 'read_text_file')!.description!.length).toBeGreaterThan(300);
+    expect(byId.get('filesystem')!.tools.find((t) => t.name === 'read_text_file')!.description!.length).toBeGreaterThan(
+      300,
+    );
     await card('filesystem').locator('details.tools summary').click();
-    const row = card('filesystem').locator('li.tool', { has: page.locator('.tool-name', { hasText: /^read_text_file$/ }) });
+    const row = card('filesystem').locator('li.tool', {
+      has: page.locator('.tool-name', { hasText: /^read_text_file$/ }),
+    });
     const description = row.locator('.tool-description');
     const lineHeight = await description.evaluate((e) => parseFloat(getComputedStyle(e).lineHeight));
     expect((await description.boundingBox())!.height).toBeLessThanOrEqual(2 * lineHeight + 1);
@@ -165,8 +183,12 @@ describe('status panel against the real bridge', () => {
     expect(await card('off').locator('.no-tools').textContent()).toBe('This server is disabled in the MCP config.');
     expect(await card('off').locator('button.restart').getAttribute('aria-disabled')).toBe('true');
     expect(await page.locator('.bridge-state').textContent()).toBe('Ready');
-    expect(await page.locator('.bridge-meta').textContent()).toBe(` \u00b7 port ${bridge.port} \u00b7 pid ${bridge.pid}`);
-    expect(await page.locator('.progress-text').textContent()).toMatch(/^3 of 5 ready( \((\d failed, )?1 disabled\))?$/);
+    expect(await page.locator('.bridge-meta').textContent()).toBe(
+      ` \u00b7 port ${bridge.port} \u00b7 pid ${bridge.pid}`,
+    );
+    expect(await page.locator('.progress-text').textContent()).toMatch(
+      /^3 of 5 ready( \((\d failed, )?1 disabled\))?$/,
+    );
   });
 
   it('a SIGKILLed server turns restarting and back to ready, live, without a reload', async () => {
@@ -191,7 +213,12 @@ describe('status panel against the real bridge', () => {
   it('Restart goes through restarting (button blocked) back to ready with restarts incremented', async () => {
     const before = await bridge.server('everything');
     await page.getByRole('button', { name: 'Restart everything' }).click();
-    const facts = await waitCard('everything', 'Ready', 25_000, (f) => f.PID !== String(before.pid) && f.PID !== '\u2014');
+    const facts = await waitCard(
+      'everything',
+      'Ready',
+      25_000,
+      (f) => f.PID !== String(before.pid) && f.PID !== '\u2014',
+    );
     expect(facts.Restarts).toBe(String(before.restarts + 1));
     const after = await bridge.server('everything');
     expect([after.state, after.restarts, String(after.pid)]).toEqual(['ready', before.restarts + 1, facts.PID]);
@@ -214,7 +241,8 @@ describe('status panel against the real bridge', () => {
     expect(await broken.locator('.last-error-text').textContent()).toContain('exited with code 1');
     // The reason is on the server's stderr; the log of a failed server opens by itself.
     await waitFor(
-      async () => (await broken.locator('.log-text').textContent())?.includes('crashing: fatal: cannot open the database'),
+      async () =>
+        (await broken.locator('.log-text').textContent())?.includes('crashing: fatal: cannot open the database'),
       5000,
       'the stderr of broken',
     );

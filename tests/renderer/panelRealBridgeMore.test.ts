@@ -7,7 +7,14 @@
 // servers: the empty state).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { cleanupBridges, memoryEntry, startBridge, tempDir, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  memoryEntry,
+  startBridge,
+  tempDir,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 
 // A command name that is markup: it comes back in the server's last error.
@@ -28,7 +35,9 @@ async function openPage(url: string): Promise<{ page: Page; requests: Seen[]; er
   const p = await chrome!.newPage({ viewport: { width: 1200, height: 800 } });
   pages.push(p);
   const requests: Seen[] = [];
-  p.page.on('request', (r) => requests.push({ method: r.method(), url: r.url(), authorization: r.headers()['authorization'] }));
+  p.page.on('request', (r) =>
+    requests.push({ method: r.method(), url: r.url(), authorization: r.headers()['authorization'] }),
+  );
   await p.page.goto(url);
   return { page: p.page, requests, errors: p.errors };
 }
@@ -103,7 +112,11 @@ describe('status panel against the real bridge, the stand-in tests once more', (
       style.textContent = 'body { color: red }';
       document.head.append(style);
     });
-    await waitFor(() => errors.some((e) => /Content Security Policy/.test(e)), 5000, 'the CSP violation on the console');
+    await waitFor(
+      () => errors.some((e) => /Content Security Policy/.test(e)),
+      5000,
+      'the CSP violation on the console',
+    );
   });
 
   it('renders a last error that is markup as text', async () => {
@@ -112,7 +125,12 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     const shown = await card(page, 'evil').locator('.last-error-text').textContent();
     expect(shown).toContain(EVIL_COMMAND);
     expect(shown).toBe((await bridge.server('evil')).lastError);
-    expect(await page.evaluate(() => ({ imgs: document.querySelectorAll('img').length, pwned: (window as unknown as { pwned?: number }).pwned }))).toEqual({
+    expect(
+      await page.evaluate(() => ({
+        imgs: document.querySelectorAll('img').length,
+        pwned: (window as unknown as { pwned?: number }).pwned,
+      })),
+    ).toEqual({
       imgs: 0,
       pwned: undefined,
     });
@@ -128,7 +146,9 @@ describe('status panel against the real bridge, the stand-in tests once more', (
 
   it('a live change (SIGKILL, restarting, ready) keeps the card node, its open tool list and the focus; Restart pressed thrice while pending posts once', async () => {
     const { page, requests } = await openPage(`${bridge.url}/#token=${bridge.bearer}`);
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="memory"] .badge-text')?.textContent === 'Ready');
+    await page.waitForFunction(
+      () => document.querySelector('li.server[data-server-id="memory"] .badge-text')?.textContent === 'Ready',
+    );
     const mem = card(page, 'memory');
     await mem.locator('details.tools summary').click();
     await mem.locator('button.restart').focus();
@@ -137,9 +157,15 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     });
     const before = await bridge.server('memory');
     process.kill(before.pid!, 'SIGKILL');
-    await waitFor(async () => (await fact(page, 'memory', 'PID')) !== String(before.pid), 20_000, 'the card to leave the killed pid');
     await waitFor(
-      async () => (await mem.locator('.badge-text').textContent()) === 'Ready' && /^\d+$/.test((await fact(page, 'memory', 'PID')) ?? ''),
+      async () => (await fact(page, 'memory', 'PID')) !== String(before.pid),
+      20_000,
+      'the card to leave the killed pid',
+    );
+    await waitFor(
+      async () =>
+        (await mem.locator('.badge-text').textContent()) === 'Ready' &&
+        /^\d+$/.test((await fact(page, 'memory', 'PID')) ?? ''),
       20_000,
       'ready again',
     );
@@ -152,7 +178,9 @@ describe('status panel against the real bridge, the stand-in tests once more', (
       };
     });
     expect(kept).toEqual({ tag: 'same node', toolsOpen: true, focused: true });
-    expect(await page.locator('[aria-live="polite"]').textContent()).toMatch(/^memory is now (Restarting|Starting|Ready)\.$/);
+    expect(await page.locator('[aria-live="polite"]').textContent()).toMatch(
+      /^memory is now (Restarting|Starting|Ready)\.$/,
+    );
 
     // Restart clicked three times in one task: the second and third find the first pending
     // (the real bridge may answer the POST before a later Playwright click could land).
@@ -164,11 +192,16 @@ describe('status panel against the real bridge, the stand-in tests once more', (
       b.click();
     });
     await waitFor(
-      async () => (await bridge.server('memory')).restarts > mid.restarts && (await bridge.server('memory')).state === 'ready',
+      async () =>
+        (await bridge.server('memory')).restarts > mid.restarts && (await bridge.server('memory')).state === 'ready',
       25_000,
       'the restart',
     );
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="memory"] button.restart')?.getAttribute('aria-disabled') === 'false');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('li.server[data-server-id="memory"] button.restart')?.getAttribute('aria-disabled') ===
+        'false',
+    );
     expect(requests.filter((r) => r.method === 'POST').map((r) => [new URL(r.url).pathname, r.authorization])).toEqual([
       ['/servers/memory/restart', `Bearer ${bridge.bearer}`],
     ]);
@@ -178,7 +211,9 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     await mem.locator('button.restart').focus();
     await page.keyboard.press('Enter');
     await waitFor(
-      async () => (await bridge.server('memory')).restarts === mid.restarts + 2 && (await bridge.server('memory')).state === 'ready',
+      async () =>
+        (await bridge.server('memory')).restarts === mid.restarts + 2 &&
+        (await bridge.server('memory')).state === 'ready',
       25_000,
       'the keyboard restart',
     );

@@ -11,7 +11,14 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { cleanupBridges, fixture, nodeEntry, startBridge, waitFor, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import {
+  cleanupBridges,
+  fixture,
+  nodeEntry,
+  startBridge,
+  waitFor,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { FIXTURE, startHttpFixture } from '../helpers/proxyCli.js';
 
@@ -59,10 +66,13 @@ async function startCuttingProxy(target: number) {
     const forward = () => {
       const headers = { ...req.headers, host: `127.0.0.1:${target}` };
       if (headers.origin) headers.origin = `http://127.0.0.1:${target}`;
-      const up = http.request({ host: '127.0.0.1', port: target, method: req.method, path: req.url, headers, agent: false }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-      });
+      const up = http.request(
+        { host: '127.0.0.1', port: target, method: req.method, path: req.url, headers, agent: false },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+        },
+      );
       up.on('error', () => res.destroy());
       res.on('close', () => up.destroy());
       req.pipe(up);
@@ -123,7 +133,11 @@ afterAll(async () => {
 describe('status panel against the real bridge, the remaining stand-in claims', () => {
   it('labels a streamable HTTP server `http` and a legacy SSE server `sse`, both ready with their tools', async () => {
     const { page } = await openPage();
-    await waitFor(async () => (await badge(page, 'remote')) === 'Ready' && (await badge(page, 'legacy')) === 'Ready', 20_000, 'both remotes ready');
+    await waitFor(
+      async () => (await badge(page, 'remote')) === 'Ready' && (await badge(page, 'legacy')) === 'Ready',
+      20_000,
+      'both remotes ready',
+    );
     expect(await card(page, 'remote').locator('.transport').textContent()).toBe('http');
     expect(await card(page, 'legacy').locator('.transport').textContent()).toBe('sse');
     expect(await card(page, HOSTILE_ID).locator('.transport').textContent()).toBe('stdio');
@@ -134,7 +148,11 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
 
   it('renders markup in tool descriptions and a hostile server id as text: no element made, no script run, no console error', async () => {
     const { page, errors } = await openPage();
-    await waitFor(async () => (await badge(page, HOSTILE_ID)) === 'Ready' && (await badge(page, 'legacy')) === 'Ready', 20_000, 'ready');
+    await waitFor(
+      async () => (await badge(page, HOSTILE_ID)) === 'Ready' && (await badge(page, 'legacy')) === 'Ready',
+      20_000,
+      'ready',
+    );
     for (const id of [HOSTILE_ID, 'legacy']) {
       await card(page, id).locator('details.tools summary').click();
       const echo = card(page, id).locator('li', { has: page.locator('.tool-name', { hasText: /^echo$/ }) });
@@ -168,7 +186,9 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
   it('a log that opened by itself stays closed once the user closed it, through the next live update', async () => {
     const { page } = await openPage();
     await waitFor(async () => (await badge(page, 'broken')) === 'Failed', 25_000, 'broken failed');
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="broken"] details.logs')?.hasAttribute('open'));
+    await page.waitForFunction(() =>
+      document.querySelector('li.server[data-server-id="broken"] details.logs')?.hasAttribute('open'),
+    );
     expect(await card(page, 'broken').locator('.log-text').textContent()).not.toBe('');
     await card(page, 'broken').locator('details.logs summary').click();
     expect(await logOpen(page, 'broken')).toBe(false);
@@ -178,19 +198,24 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
     const { transport } = await bridge.client('/mcp/remote');
     await waitFor(async () => (await fact(page, 'remote', 'Sessions')) === '1', 10_000, 'the live update in the page');
     expect(bridge.history.length).toBeGreaterThan(updates);
-    expect(bridge.history[bridge.history.length - 1]!.servers.find((x) => x.id === 'broken')).toMatchObject({ state: 'failed' });
+    expect(bridge.history[bridge.history.length - 1]!.servers.find((x) => x.id === 'broken')).toMatchObject({
+      state: 'failed',
+    });
     await (transport as StreamableHTTPClientTransport).terminateSession();
     expect(await logOpen(page, 'broken')).toBe(false);
     // A page that was never touched does open it by itself on the same state.
     const fresh = await openPage();
-    await fresh.page.waitForFunction(() => document.querySelector('li.server[data-server-id="broken"] details.logs')?.hasAttribute('open'));
+    await fresh.page.waitForFunction(() =>
+      document.querySelector('li.server[data-server-id="broken"] details.logs')?.hasAttribute('open'),
+    );
   }, 60_000);
 
   it('has the ARIA roles the stand-in test checks: one main, one banner, a named Restart button per server', async () => {
     const { page } = await openPage();
     expect(await page.getByRole('main').count()).toBe(1);
     expect(await page.getByRole('banner').count()).toBe(1);
-    for (const id of ['remote', 'legacy', HOSTILE_ID, 'broken']) expect(await page.getByRole('button', { name: `Restart ${id}`, exact: true }).count()).toBe(1);
+    for (const id of ['remote', 'legacy', HOSTILE_ID, 'broken'])
+      expect(await page.getByRole('button', { name: `Restart ${id}`, exact: true }).count()).toBe(1);
     expect(await page.locator('[aria-live="polite"]').count()).toBe(1);
   });
 
@@ -201,7 +226,11 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
       pages.push(p);
       const page = p.page;
       await page.goto(`${proxy.url}/#token=${bridge.bearer}`);
-      await waitFor(async () => (await badge(page, 'remote').catch(() => null)) === 'Ready', 20_000, 'remote ready through the proxy');
+      await waitFor(
+        async () => (await badge(page, 'remote').catch(() => null)) === 'Ready',
+        20_000,
+        'remote ready through the proxy',
+      );
       expect(await fact(page, 'remote', 'Sessions')).toBe('0');
       expect(proxy.eventStreams()).toBe(1);
       // Cut the stream and hold the next one, so the change below happens while nobody listens.
@@ -233,7 +262,11 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
     process.kill(bridge.pid, 'SIGSTOP');
     try {
       await button.click();
-      await page.waitForFunction(() => document.querySelector('li.server[data-server-id="remote"] button.restart')?.getAttribute('aria-disabled') === 'true');
+      await page.waitForFunction(
+        () =>
+          document.querySelector('li.server[data-server-id="remote"] button.restart')?.getAttribute('aria-disabled') ===
+          'true',
+      );
       expect(await button.textContent()).toBe('Restarting\u2026');
     } finally {
       bridge.child.kill('SIGKILL');
@@ -243,6 +276,10 @@ describe('status panel against the real bridge, the remaining stand-in claims', 
     await error.waitFor();
     expect(await error.textContent()).toMatch(/^Restart failed: The bridge could not be reached \(.+\)\.$/);
     expect(await error.getAttribute('role')).toBe('alert');
-    await waitFor(async () => /cannot be reached|Reconnecting/.test((await page.locator('.banner-title').textContent()) ?? ''), 10_000, 'the banner');
+    await waitFor(
+      async () => /cannot be reached|Reconnecting/.test((await page.locator('.banner-title').textContent()) ?? ''),
+      10_000,
+      'the banner',
+    );
   }, 40_000);
 });

@@ -20,7 +20,13 @@ afterEach(async () => {
 
 const status = () =>
   runtime([
-    server('linear', { transport: 'http', state: 'needs-auth', auth: 'needs-auth', tools: [], lastError: 'sign in to mcp.linear.app' }),
+    server('linear', {
+      transport: 'http',
+      state: 'needs-auth',
+      auth: 'needs-auth',
+      tools: [],
+      lastError: 'sign in to mcp.linear.app',
+    }),
     server('notion', { transport: 'http', state: 'ready', auth: 'signed-in' }),
     server('memory', { transport: 'stdio', state: 'ready' }),
   ]);
@@ -35,32 +41,47 @@ describe('sign-in in the panel', () => {
     await button('linear').waitFor();
     expect(await button('linear').textContent()).toBe('Sign in');
     expect(await page.locator('li.server[data-server-id="linear"] .badge-text').textContent()).toBe('Sign-in needed');
-    expect(await page.locator('li.server[data-server-id="linear"] .no-tools').textContent()).toBe('Tools are listed once you sign in.');
+    expect(await page.locator('li.server[data-server-id="linear"] .no-tools').textContent()).toBe(
+      'Tools are listed once you sign in.',
+    );
     expect(await button('notion').textContent()).toBe('Sign out');
     expect(await button('memory').isHidden()).toBe(true);
 
     let answer!: (r: { ok: boolean; error?: string }) => void;
     harness.onAuth = () => new Promise((resolve) => (answer = resolve));
     await button('linear').click();
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="linear"] button.auth')?.getAttribute('aria-disabled') === 'true');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('li.server[data-server-id="linear"] button.auth')?.getAttribute('aria-disabled') ===
+        'true',
+    );
     expect(await button('linear').textContent()).toBe('Signing in\u2026');
     await button('linear').click({ force: true }); // ignored while pending
     const posts = () => harness!.requests.filter((r) => r.method === 'POST');
-    expect(posts()).toEqual([{ method: 'POST', path: '/servers/linear/sign-in', authorization: `Bearer ${harness.token}` }]);
+    expect(posts()).toEqual([
+      { method: 'POST', path: '/servers/linear/sign-in', authorization: `Bearer ${harness.token}` },
+    ]);
     answer({ ok: false, error: 'sign-in to mcp.linear.app failed: the callback port 23456 is in use' });
     const err = page.locator('li.server[data-server-id="linear"] .auth-error');
     await err.waitFor();
-    expect(await err.textContent()).toBe('Sign-in failed: sign-in to mcp.linear.app failed: the callback port 23456 is in use');
+    expect(await err.textContent()).toBe(
+      'Sign-in failed: sign-in to mcp.linear.app failed: the callback port 23456 is in use',
+    );
 
     harness.onAuth = () => ({ ok: true });
     await button('notion').click();
-    await page.waitForFunction(() => document.querySelectorAll('li.server[data-server-id="notion"] button.auth[aria-disabled="false"]').length === 1);
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('li.server[data-server-id="notion"] button.auth[aria-disabled="false"]').length === 1,
+    );
     expect(posts().map((p) => p.path)).toEqual(['/servers/linear/sign-in', '/servers/notion/sign-out']);
 
     // Live: linear signed in -> its button turns to Sign out.
     const next = status();
     next.servers[0] = { ...next.servers[0], state: 'ready', auth: 'signed-in', lastError: undefined };
     harness.setStatus(next);
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="linear"] button.auth')?.textContent === 'Sign out');
+    await page.waitForFunction(
+      () => document.querySelector('li.server[data-server-id="linear"] button.auth')?.textContent === 'Sign out',
+    );
   });
 });

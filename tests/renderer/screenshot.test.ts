@@ -43,7 +43,10 @@ describe('status panel screenshot', () => {
       const status = realisticStatus();
       status.servers = status.servers.filter((s) => s.state !== 'disabled');
       const harness = await startStatusHttpHarness({ staticDir: panel.dir, status });
-      const { page, context, errors } = await panel.newPage({ viewport: { width: 1200, height: 800 }, colorScheme: scheme });
+      const { page, context, errors } = await panel.newPage({
+        viewport: { width: 1200, height: 800 },
+        colorScheme: scheme,
+      });
       try {
         await page.goto(harness.pageUrl);
         await page.locator('li.server').nth(3).waitFor();
@@ -64,12 +67,16 @@ describe('status panel screenshot', () => {
           els.map((e) => {
             const s = getComputedStyle(e);
             let bg = s.backgroundColor;
-            for (let p = e.parentElement; bg === 'rgba(0, 0, 0, 0)' && p; p = p.parentElement) bg = getComputedStyle(p).backgroundColor;
+            for (let p = e.parentElement; bg === 'rgba(0, 0, 0, 0)' && p; p = p.parentElement)
+              bg = getComputedStyle(p).backgroundColor;
             return [s.color, bg] as const;
           }),
         );
         for (const [fg, bg] of pairs) expect(contrast(fg, bg)).toBeGreaterThanOrEqual(4.5);
-        const file = scheme === 'dark' && update ? join(docsDir, 'status-panel-dark.png') : join(outDir, `status-panel-${scheme}.png`);
+        const file =
+          scheme === 'dark' && update
+            ? join(docsDir, 'status-panel-dark.png')
+            : join(outDir, `status-panel-${scheme}.png`);
         await page.screenshot({ path: file });
         expect(statSync(file).size).toBeGreaterThan(10_000);
         expect(errors).toEqual([]);

@@ -35,7 +35,9 @@ const badgeText = (page: Page, id: string) => card(page, id).locator('.badge-tex
 describe('status panel over HTTP', () => {
   it('lists every server with its state badge, transport and facts', async () => {
     const { page } = await open();
-    const ids = await page.locator('li.server').evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId));
+    const ids = await page
+      .locator('li.server')
+      .evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.serverId));
     expect(ids).toEqual(['filesystem', 'memory', 'github', 'everything', 'legacy-search']);
     const expected: Record<string, [string, string]> = {
       filesystem: ['Ready', 'stdio'],
@@ -50,11 +52,19 @@ describe('status panel over HTTP', () => {
       expect(await card(page, id).locator('.transport').textContent()).toBe(transport);
     }
     const fs = card(page, 'filesystem');
-    expect(await fs.locator('.fact').allTextContents()).toEqual(['Tools5', 'PID31842', 'Uptime1h 02m', 'Restarts0', 'Sessions2']);
+    expect(await fs.locator('.fact').allTextContents()).toEqual([
+      'Tools5',
+      'PID31842',
+      'Uptime1h 02m',
+      'Restarts0',
+      'Sessions2',
+    ]);
     expect(await fs.locator('.tools summary').textContent()).toBe('5 tools');
     expect(await fs.locator('.tool-name').allTextContents()).toContain('read_text_file');
     // Colour differs between states, and the badge carries words too.
-    const colours = await page.locator('.badge').evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
+    const colours = await page
+      .locator('.badge')
+      .evaluateAll((els) => els.map((e) => getComputedStyle(e).backgroundColor));
     expect(new Set(colours).size).toBe(5);
     expect(await page.locator('.progress-text').textContent()).toBe('1 of 4 ready (1 failed, 1 disabled)');
     expect(await page.locator('.bridge-state').textContent()).toBe('Ready');
@@ -90,17 +100,25 @@ describe('status panel over HTTP', () => {
     await fs.locator('button.restart').focus();
     await page.evaluate(() => {
       (window as unknown as { marker: string }).marker = 'same page';
-      (document.querySelector('li.server[data-server-id="filesystem"]') as unknown as { tag: string }).tag = 'same node';
+      (document.querySelector('li.server[data-server-id="filesystem"]') as unknown as { tag: string }).tag =
+        'same node';
     });
 
     const step = (state: 'restarting' | 'ready', extra: object = {}) =>
-      harness.setStatus({ ...status, servers: status.servers.map((s) => (s.id === 'filesystem' ? { ...s, state, ...extra } : s)) });
+      harness.setStatus({
+        ...status,
+        servers: status.servers.map((s) => (s.id === 'filesystem' ? { ...s, state, ...extra } : s)),
+      });
     step('restarting', { restarts: 1 });
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="filesystem"] .badge-text')?.textContent === 'Restarting');
+    await page.waitForFunction(
+      () => document.querySelector('li.server[data-server-id="filesystem"] .badge-text')?.textContent === 'Restarting',
+    );
     expect(await fs.locator('.fact').nth(3).textContent()).toBe('Restarts1');
     expect(await page.locator('[aria-live="polite"]').textContent()).toBe('filesystem is now Restarting.');
     step('ready', { restarts: 1, pid: 40001 });
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="filesystem"] .badge-text')?.textContent === 'Ready');
+    await page.waitForFunction(
+      () => document.querySelector('li.server[data-server-id="filesystem"] .badge-text')?.textContent === 'Ready',
+    );
     expect(await fs.locator('.fact').nth(1).textContent()).toBe('PID40001');
 
     const kept = await page.evaluate(() => {
@@ -121,27 +139,39 @@ describe('status panel over HTTP', () => {
     harness.onRestart = () => new Promise<RestartResult>((resolve) => (answer = resolve));
     const button = card(page, 'github').locator('button.restart');
     await button.click();
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="github"] button.restart')?.getAttribute('aria-disabled') === 'true');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('li.server[data-server-id="github"] button.restart')?.getAttribute('aria-disabled') ===
+        'true',
+    );
     expect(await button.textContent()).toBe('Restarting\u2026');
     await button.click({ force: true }); // ignored while pending
     await button.press('Enter'); // also ignored, by keyboard
     const posts = () => harness.requests.filter((r) => r.method === 'POST');
-    expect(posts()).toEqual([{ method: 'POST', path: '/servers/github/restart', authorization: `Bearer ${harness.token}` }]);
+    expect(posts()).toEqual([
+      { method: 'POST', path: '/servers/github/restart', authorization: `Bearer ${harness.token}` },
+    ]);
     answer({ ok: false, error: 'server "github" is disabled in the config' });
     await card(page, 'github').locator('.restart-error').waitFor();
-    expect(await card(page, 'github').locator('.restart-error').textContent()).toBe('Restart failed: server "github" is disabled in the config');
+    expect(await card(page, 'github').locator('.restart-error').textContent()).toBe(
+      'Restart failed: server "github" is disabled in the config',
+    );
     expect(await button.getAttribute('aria-disabled')).toBe('false');
     // Keyboard: focus and Enter send a new request.
     harness.onRestart = () => ({ ok: true });
     await button.focus();
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => !document.querySelector('li.server[data-server-id="github"] .restart-error:not([hidden])'));
+    await page.waitForFunction(
+      () => !document.querySelector('li.server[data-server-id="github"] .restart-error:not([hidden])'),
+    );
     expect(posts().length).toBe(2);
   });
 
   it('shows the full last error of a failed server', async () => {
     const longError = `Error: spawn npx ENOENT\n${Array.from({ length: 60 }, (_, i) => `    at frame${i} (file:///opt/app/node_modules/x/index.js:${i}:1)`).join('\n')}\nEND-OF-ERROR`;
-    const { page } = await open(runtime([server('broken', { state: 'failed', lastError: longError, stderrTail: ['boom'] })]));
+    const { page } = await open(
+      runtime([server('broken', { state: 'failed', lastError: longError, stderrTail: ['boom'] })]),
+    );
     expect(await card(page, 'broken').locator('.last-error-text').textContent()).toBe(longError);
     expect(await card(page, 'broken').locator('.last-error').isVisible()).toBe(true);
     expect(
@@ -195,17 +225,27 @@ describe('status panel over HTTP', () => {
     await card(page, 'b').locator('details.logs summary').click();
     // Failed first without lines (a new attempt's tail is empty), then the tail arrives.
     harness.setStatus(at('failed', []));
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="a"] .badge-text')?.textContent === 'Failed');
+    await page.waitForFunction(
+      () => document.querySelector('li.server[data-server-id="a"] .badge-text')?.textContent === 'Failed',
+    );
     expect(await isOpen('a')).toBe(false);
     harness.setStatus(at('failed', ['fatal: cannot open the database']));
-    await page.waitForFunction(() => document.querySelector('li.server[data-server-id="a"] details.logs')?.hasAttribute('open'));
+    await page.waitForFunction(() =>
+      document.querySelector('li.server[data-server-id="a"] details.logs')?.hasAttribute('open'),
+    );
     expect(await isOpen('b')).toBe(false);
   });
 
   it('renders server-controlled strings as text, never as markup', async () => {
     const evil = '<img src=x onerror="window.pwned=1">';
     const { page } = await open(
-      runtime([server('<b>srv</b>', { tools: [{ name: '<script>window.pwned=2</script>', description: evil }], lastError: evil, stderrTail: [evil] })]),
+      runtime([
+        server('<b>srv</b>', {
+          tools: [{ name: '<script>window.pwned=2</script>', description: evil }],
+          lastError: evil,
+          stderrTail: [evil],
+        }),
+      ]),
     );
     await page.locator('details.tools summary').click();
     expect(await page.locator('.tool-description').textContent()).toBe(evil);
@@ -221,10 +261,14 @@ describe('status panel over HTTP', () => {
   });
 
   it('ticks the uptime without new status', async () => {
-    const { page } = await open(runtime([server('clock', { startedAt: new Date(Date.now() - 10_000).toISOString(), pid: 1 })]));
+    const { page } = await open(
+      runtime([server('clock', { startedAt: new Date(Date.now() - 10_000).toISOString(), pid: 1 })]),
+    );
     const uptime = card(page, 'clock').locator('.fact').nth(2);
     const first = await uptime.textContent();
-    await page.waitForFunction((t) => document.querySelectorAll('.fact')[2]?.textContent !== t, first, { timeout: 5000 });
+    await page.waitForFunction((t) => document.querySelectorAll('.fact')[2]?.textContent !== t, first, {
+      timeout: 5000,
+    });
     expect(await uptime.textContent()).toMatch(/^Uptime1\ds$/);
   });
 
@@ -275,8 +319,12 @@ describe('status panel over the preload API', () => {
     );
     await page.waitForFunction(() => document.querySelector('.badge-text')?.textContent === 'Failed');
     await page.getByRole('button', { name: 'Restart memory' }).click();
-    await page.waitForFunction(() => document.querySelector('button.restart')?.getAttribute('aria-disabled') === 'false');
+    await page.waitForFunction(
+      () => document.querySelector('button.restart')?.getAttribute('aria-disabled') === 'false',
+    );
     expect(restarts).toEqual(['memory']);
-    expect(harness.requests.map((r) => r.path).filter((p) => !/^\/(index\.html|panel\.(js|css))?$/.test(p))).toEqual([]);
+    expect(harness.requests.map((r) => r.path).filter((p) => !/^\/(index\.html|panel\.(js|css))?$/.test(p))).toEqual(
+      [],
+    );
   });
 });

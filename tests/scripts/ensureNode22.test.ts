@@ -20,9 +20,15 @@ describe('ensureNode22', () => {
   }, 150_000);
 
   it('QIMING_NODE22 overrides it; one that is not Node 22 is refused in one line, exit 1', () => {
-    const ok = execFileSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, QIMING_NODE22: node22() } }).trim();
+    const ok = execFileSync(process.execPath, [SCRIPT], {
+      encoding: 'utf8',
+      env: { ...process.env, QIMING_NODE22: node22() },
+    }).trim();
     expect(ok).toBe(node22());
-    const bad = spawnSync(process.execPath, [SCRIPT], { encoding: 'utf8', env: { ...process.env, QIMING_NODE22: process.execPath } });
+    const bad = spawnSync(process.execPath, [SCRIPT], {
+      encoding: 'utf8',
+      env: { ...process.env, QIMING_NODE22: process.execPath },
+    });
     if (process.versions.node.startsWith('22.')) return; // the runner itself is Node 22: nothing to refuse
     expect(bad.status).toBe(1);
     expect(bad.stdout).toBe('');

@@ -43,7 +43,10 @@ describe('SseParser', () => {
     fc.assert(
       fc.property(fc.array(event, { maxLength: 6 }), fc.array(fc.nat(), { maxLength: 10 }), (events, cuts) => {
         const text = events
-          .map((e) => `${e.comment ? `: ping${e.eol}` : ''}event: ${e.name}${e.eol}${e.data.map((d) => `data: ${d}${e.eol}`).join('')}${e.eol}`)
+          .map(
+            (e) =>
+              `${e.comment ? `: ping${e.eol}` : ''}event: ${e.name}${e.eol}${e.data.map((d) => `data: ${d}${e.eol}`).join('')}${e.eol}`,
+          )
           .join('');
         const points = [...new Set(cuts.map((c) => c % (text.length + 1)))].sort((a, b) => a - b);
         const chunks: string[] = [];

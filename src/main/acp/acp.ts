@@ -69,9 +69,17 @@ export function bridgeUpstream(bridgeUrl: string, id: string): Record<string, un
 }
 
 /** Builds the `session/new` `mcpServers` (see the file comment). */
-export function acpMcpServers(agentCapabilities: AgentCapabilities | null | undefined, given: AcpMcpServersOptions): McpServer[] {
-  const options: Resolved = { ...given, node: given.node ?? nodeCommand(), cliPath: given.cliPath ?? resolveProxyCliPath() };
-  if (!isAbsolute(options.node.command)) throw new Error(`ACP stdio entries need an absolute command, got "${options.node.command}"`);
+export function acpMcpServers(
+  agentCapabilities: AgentCapabilities | null | undefined,
+  given: AcpMcpServersOptions,
+): McpServer[] {
+  const options: Resolved = {
+    ...given,
+    node: given.node ?? nodeCommand(),
+    cliPath: given.cliPath ?? resolveProxyCliPath(),
+  };
+  if (!isAbsolute(options.node.command))
+    throw new Error(`ACP stdio entries need an absolute command, got "${options.node.command}"`);
   if (!isAbsolute(options.cliPath)) throw new Error(`the proxy CLI path must be absolute, got "${options.cliPath}"`);
   const sessionEntries = options.sessionEntries ?? {};
   const bridgeIds = options.bridgeIds.filter((id) => !(id in sessionEntries));
@@ -90,14 +98,16 @@ export function acpMcpServers(agentCapabilities: AgentCapabilities | null | unde
   }
   const viaProxy = useHttp ? [] : bridgeIds;
   if (options.layout === 'perServer') {
-    for (const id of viaProxy) out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id) }, true, options));
+    for (const id of viaProxy)
+      out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id) }, true, options));
     for (const [id, entry] of Object.entries(sessionEntries)) out.push(stdioEntry(id, { [id]: entry }, false, options));
     return out;
   }
   const servers: Record<string, unknown> = {};
   for (const id of viaProxy) servers[id] = bridgeUpstream(options.bridge.url, id);
   Object.assign(servers, sessionEntries);
-  if (Object.keys(servers).length > 0) out.push(stdioEntry(options.name ?? DEFAULT_ENTRY_NAME, servers, viaProxy.length > 0, options));
+  if (Object.keys(servers).length > 0)
+    out.push(stdioEntry(options.name ?? DEFAULT_ENTRY_NAME, servers, viaProxy.length > 0, options));
   return out;
 }
 

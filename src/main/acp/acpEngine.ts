@@ -54,7 +54,10 @@ export interface AcpEngineOptions {
    * Which of the runtime's servers this agent gets (the panel's per-agent selection,
    * agentSelection.ts: `(plan) => selectServers(plan, store.serversFor(name))`). Default: all.
    */
-  selectServers?: (plan: { bridgeIds: string[]; sessionEntries: Record<string, unknown> }) => { bridgeIds: string[]; sessionEntries: Record<string, unknown> };
+  selectServers?: (plan: { bridgeIds: string[]; sessionEntries: Record<string, unknown> }) => {
+    bridgeIds: string[];
+    sessionEntries: Record<string, unknown>;
+  };
   /** Answers permission requests. Default: cancelled (the app must decide, not the runtime). */
   onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 }
@@ -131,7 +134,9 @@ export class AcpEngine {
     );
     this.connection = app.connect(stream);
     const failed: Promise<never> = this.exitedPromise.then(() => {
-      throw new Error(`the ACP agent exited during initialize (${this.exitInfo?.signal ?? `code ${this.exitInfo?.code}`})`);
+      throw new Error(
+        `the ACP agent exited during initialize (${this.exitInfo?.signal ?? `code ${this.exitInfo?.code}`})`,
+      );
     });
     const initRequest: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
@@ -148,11 +153,19 @@ export class AcpEngine {
     const bridge = await this.opts.runtime.whenReady();
     const all = this.opts.runtime.mcpServerPlan();
     const plan = this.opts.selectServers ? this.opts.selectServers(all) : all;
-    return acpMcpServers(this.agentCapabilities, { ...this.opts.mcp, bridge, bridgeIds: plan.bridgeIds, sessionEntries: plan.sessionEntries });
+    return acpMcpServers(this.agentCapabilities, {
+      ...this.opts.mcp,
+      bridge,
+      bridgeIds: plan.bridgeIds,
+      sessionEntries: plan.sessionEntries,
+    });
   }
 
   /** `session/new` in `cwd` (absolute), once the bridge is ready, with the runtime's MCP entries. */
-  async newSession(cwd: string, extra: Partial<Omit<NewSessionRequest, 'cwd' | 'mcpServers'>> = {}): Promise<NewSessionResponse> {
+  async newSession(
+    cwd: string,
+    extra: Partial<Omit<NewSessionRequest, 'cwd' | 'mcpServers'>> = {},
+  ): Promise<NewSessionResponse> {
     if (!this.init) throw new Error('AcpEngine.start() has not completed');
     const mcpServers = await this.sessionMcpServers();
     return this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });

@@ -13,7 +13,12 @@ import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeL
 import { registerIpcHandlers, type IpcMainLike } from './ipcHandlers.js';
 import { registerManagementHandlers } from './managementIpc.js';
 import type { ManagementIpcApi } from '../../shared/ipcContract.js';
-import { installQuitSequence, type PowerMonitorLike, type PreventableEvent, type QuitSequence } from './quitSequence.js';
+import {
+  installQuitSequence,
+  type PowerMonitorLike,
+  type PreventableEvent,
+  type QuitSequence,
+} from './quitSequence.js';
 
 /** The part of Electron's `app` used here (Electron's `app` is one as it is). */
 export interface ElectronAppLike {
@@ -101,7 +106,12 @@ export interface AttachedApp {
  * Wires `runtime` into the app: see the file comment. Call it once, early (before
  * `app.whenReady()` resolves, or right after).
  */
-export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime: AttachableRuntime, options: AttachToAppOptions): AttachedApp {
+export function attachToApp(
+  app: ElectronAppLike,
+  ipcMain: IpcMainLike,
+  runtime: AttachableRuntime,
+  options: AttachToAppOptions,
+): AttachedApp {
   const log = options.logger ?? silentLogger;
   const others = options.alsoStop ?? [];
   const removeHandlers = registerIpcHandlers(
@@ -114,7 +124,9 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
     },
     { pageUrl: options.pageUrl },
   );
-  const removeManagement = options.management ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl }) : () => undefined;
+  const removeManagement = options.management
+    ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl })
+    : () => undefined;
   const offStatus = runtime.on('status', (status) => {
     for (const target of options.statusTargets?.() ?? []) {
       if (target && !target.isDestroyed?.()) target.send(IPC_CHANNELS.status, status);
@@ -122,7 +134,8 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
   });
   const quitSequence = installQuitSequence({
     app: {
-      on: (event, listener) => (event === 'before-quit' ? app.on('before-quit', listener) : app.on('will-quit', listener)),
+      on: (event, listener) =>
+        event === 'before-quit' ? app.on('before-quit', listener) : app.on('will-quit', listener),
       quit: () => app.quit(),
       exit: (code) => app.exit(code),
     },
@@ -132,7 +145,11 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
     deadlineMs: options.deadlineMs,
     shutdownDeadlineMs: options.shutdownDeadlineMs,
     stop: async (deadlineMs) => {
-      await Promise.all([runtime.stop({ deadlineMs }), options.logTail?.stop(), ...others.map((o) => o.stop({ deadlineMs }))]);
+      await Promise.all([
+        runtime.stop({ deadlineMs }),
+        options.logTail?.stop(),
+        ...others.map((o) => o.stop({ deadlineMs })),
+      ]);
     },
     killSync: () => {
       for (const o of others) o.killSync?.();
@@ -142,7 +159,10 @@ export function attachToApp(app: ElectronAppLike, ipcMain: IpcMainLike, runtime:
   const started = app.whenReady().then(async () => {
     try {
       // The tail first, so no proxy line of this run is missed; the login PATH alongside.
-      await Promise.all([options.logTail?.start(), options.loginPath === false ? undefined : adoptLoginPath(process.env, log)]);
+      await Promise.all([
+        options.logTail?.start(),
+        options.loginPath === false ? undefined : adoptLoginPath(process.env, log),
+      ]);
       await runtime.start();
     } catch (err) {
       log.error(`MCP runtime failed to start: ${errorMessage(err)}`);

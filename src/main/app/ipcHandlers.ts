@@ -51,7 +51,10 @@ function pageOf(url: string): string | undefined {
 }
 
 /** Whether `frame` is the top frame of the page at `pageUrl`, or of one of them (query and hash ignored). */
-export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageUrl: string | readonly string[]): boolean {
+export function isTrustedSender(
+  frame: SenderFrameLike | null | undefined,
+  pageUrl: string | readonly string[],
+): boolean {
   if (!frame || typeof frame.url !== 'string') return false;
   if (frame.parent !== undefined && frame.parent !== null) return false;
   const got = pageOf(frame.url);
@@ -62,8 +65,14 @@ export function isTrustedSender(frame: SenderFrameLike | null | undefined, pageU
  * Registers one handler on a prefixed channel, refusing untrusted senders.
  * @throws Error when `channel` does not start with the project's prefix.
  */
-export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: string | readonly string[], fn: (...args: unknown[]) => unknown): void {
-  if (!channel.startsWith(IPC_CHANNEL_PREFIX)) throw new Error(`refusing IPC channel "${channel}": channels must start with "${IPC_CHANNEL_PREFIX}"`);
+export function handleTrusted(
+  ipcMain: IpcMainLike,
+  channel: string,
+  pageUrl: string | readonly string[],
+  fn: (...args: unknown[]) => unknown,
+): void {
+  if (!channel.startsWith(IPC_CHANNEL_PREFIX))
+    throw new Error(`refusing IPC channel "${channel}": channels must start with "${IPC_CHANNEL_PREFIX}"`);
   ipcMain.handle(channel, async (event, ...args) => {
     if (!isTrustedSender(event?.senderFrame, pageUrl)) throw new Error(`${channel}: sender not allowed`);
     return fn(...args);
@@ -74,17 +83,28 @@ export function handleTrusted(ipcMain: IpcMainLike, channel: string, pageUrl: st
  * Registers `getStatus`, `restart`, `signIn` and `signOut` for the page at `pageUrl` (or the pages).
  * Returns the function that removes them.
  */
-export function registerIpcHandlers(ipcMain: IpcMainLike, api: RuntimeIpcApi, options: { pageUrl: string | readonly string[] }): () => void {
+export function registerIpcHandlers(
+  ipcMain: IpcMainLike,
+  api: RuntimeIpcApi,
+  options: { pageUrl: string | readonly string[] },
+): () => void {
   const { pageUrl } = options;
   handleTrusted(ipcMain, IPC_CHANNELS.getStatus, pageUrl, () => api.getStatus());
   const perServer = [
     [IPC_CHANNELS.restart, (id: string) => api.restart(id)],
-    [IPC_CHANNELS.signIn, (id: string) => api.signIn?.(id) ?? Promise.resolve({ ok: false, error: 'sign-in is not supported' })],
-    [IPC_CHANNELS.signOut, (id: string) => api.signOut?.(id) ?? Promise.resolve({ ok: false, error: 'sign-out is not supported' })],
+    [
+      IPC_CHANNELS.signIn,
+      (id: string) => api.signIn?.(id) ?? Promise.resolve({ ok: false, error: 'sign-in is not supported' }),
+    ],
+    [
+      IPC_CHANNELS.signOut,
+      (id: string) => api.signOut?.(id) ?? Promise.resolve({ ok: false, error: 'sign-out is not supported' }),
+    ],
   ] as const;
   for (const [channel, fn] of perServer) {
     handleTrusted(ipcMain, channel, pageUrl, async (id) => {
-      if (typeof id !== 'string' || !ID_RE.test(id)) return { ok: false, error: 'invalid server id' } satisfies RestartResult;
+      if (typeof id !== 'string' || !ID_RE.test(id))
+        return { ok: false, error: 'invalid server id' } satisfies RestartResult;
       return fn(id);
     });
   }

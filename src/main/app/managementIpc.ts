@@ -18,8 +18,13 @@ const validId = (id: unknown): id is string => typeof id === 'string' && ID_RE.t
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Registers the management handlers for the page at `pageUrl`; returns the function that removes them. */
-export function registerManagementHandlers(ipcMain: IpcMainLike, api: ManagementIpcApi, options: { pageUrl: string | readonly string[] }): () => void {
-  const on = (channel: string, fn: (...args: unknown[]) => unknown) => handleTrusted(ipcMain, channel, options.pageUrl, fn);
+export function registerManagementHandlers(
+  ipcMain: IpcMainLike,
+  api: ManagementIpcApi,
+  options: { pageUrl: string | readonly string[] },
+): () => void {
+  const on = (channel: string, fn: (...args: unknown[]) => unknown) =>
+    handleTrusted(ipcMain, channel, options.pageUrl, fn);
   on(IPC_CHANNELS.configGet, () => api.getConfig());
   on(IPC_CHANNELS.configChange, (change) => {
     if (!isObject(change)) return bad('malformed change');
@@ -29,7 +34,8 @@ export function registerManagementHandlers(ipcMain: IpcMainLike, api: Management
     return api.changeConfig(change as never);
   });
   on(IPC_CHANNELS.configPreviewImport, (text) => {
-    if (typeof text !== 'string' || text.length > MAX_TEXT) return { ok: false, add: [], skip: [], error: 'expected the snippet text' };
+    if (typeof text !== 'string' || text.length > MAX_TEXT)
+      return { ok: false, add: [], skip: [], error: 'expected the snippet text' };
     return api.previewImport(text);
   });
   on(IPC_CHANNELS.serverLog, (id, limit) => {
@@ -45,7 +51,8 @@ export function registerManagementHandlers(ipcMain: IpcMainLike, api: Management
   on(IPC_CHANNELS.agentsGet, () => api.getAgents());
   on(IPC_CHANNELS.agentsSet, (agent, ids) => {
     if (typeof agent !== 'string') return bad('invalid agent name');
-    if (ids !== null && !(Array.isArray(ids) && ids.every(validId))) return bad('expected a list of server ids or null');
+    if (ids !== null && !(Array.isArray(ids) && ids.every(validId)))
+      return bad('expected a list of server ids or null');
     return api.setAgentServers(agent, ids as string[] | null);
   });
   return () => {

@@ -4,7 +4,13 @@
  * Listeners are wrapped so the IPC `event` (and its `sender`) never reaches the page, and
  * only the contract's prefixed channels are ever used.
  */
-import { IPC_CHANNEL_PREFIX, IPC_CHANNELS, type McpRuntimeApi, type RestartResult, type SignInResult } from '../../shared/ipcContract.js';
+import {
+  IPC_CHANNEL_PREFIX,
+  IPC_CHANNELS,
+  type McpRuntimeApi,
+  type RestartResult,
+  type SignInResult,
+} from '../../shared/ipcContract.js';
 import type { RuntimeStatus } from '../../shared/status.js';
 
 /** The part of Electron's `ipcRenderer` the preload uses. */

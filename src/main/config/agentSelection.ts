@@ -29,7 +29,10 @@ export function selectServers(plan: ServerPlan, ids: readonly string[] | undefin
 
 function isSelection(v: unknown): v is AgentSelection {
   return (
-    typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((ids) => Array.isArray(ids) && ids.every((x) => typeof x === 'string'))
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.values(v).every((ids) => Array.isArray(ids) && ids.every((x) => typeof x === 'string'))
   );
 }
 
@@ -61,8 +64,10 @@ export class AgentSelectionStore {
 
   /** Stores `ids` for `agent` (null: every server again). */
   set(agent: string, ids: string[] | null): { ok: boolean; error?: string } {
-    if (typeof agent !== 'string' || agent === '' || agent.length > 100) return { ok: false, error: 'invalid agent name' };
-    if (ids !== null && (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string'))) return { ok: false, error: 'expected a list of server ids' };
+    if (typeof agent !== 'string' || agent === '' || agent.length > 100)
+      return { ok: false, error: 'invalid agent name' };
+    if (ids !== null && (!Array.isArray(ids) || !ids.every((x) => typeof x === 'string')))
+      return { ok: false, error: 'expected a list of server ids' };
     const selection = this.selection();
     if (ids === null) delete selection[agent];
     else selection[agent] = [...new Set(ids)];

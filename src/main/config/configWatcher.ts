@@ -47,7 +47,10 @@ export class ConfigWatcher {
     });
     watcher.on('error', (err) => this.opts.onError?.(err instanceof Error ? err : new Error(String(err))));
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([new Promise<void>((r) => watcher.once('ready', () => r())), new Promise<void>((r) => (timer = setTimeout(r, READY_TIMEOUT_MS)))]);
+    await Promise.race([
+      new Promise<void>((r) => watcher.once('ready', () => r())),
+      new Promise<void>((r) => (timer = setTimeout(r, READY_TIMEOUT_MS))),
+    ]);
     clearTimeout(timer);
   }
 

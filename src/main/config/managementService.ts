@@ -7,7 +7,15 @@
  */
 import { ConfigError, ConfigStore, changeFrom, serverLog } from '../../proxy/index.js';
 import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
-import type { AgentSelectionView, ConfigChange, ConfigChangeResult, ImportPreview, ServerLog, ToolCallResult, ToolList } from '../../shared/configContract.js';
+import type {
+  AgentSelectionView,
+  ConfigChange,
+  ConfigChangeResult,
+  ImportPreview,
+  ServerLog,
+  ToolCallResult,
+  ToolList,
+} from '../../shared/configContract.js';
 import type { AgentSelectionStore } from './agentSelection.js';
 
 export interface ManagementServiceOptions {
@@ -67,27 +75,46 @@ export class ManagementService implements ManagementIpcApi {
 
   async serverLog(id: string, limit = 500): Promise<ServerLog> {
     const n = Number.isFinite(limit) ? Math.max(1, Math.floor(limit)) : 500;
-    const fromBridge = await this.bridgeCall<ServerLog>('GET', `/servers/${encodeURIComponent(id)}/log?limit=${n}`, undefined, (error) => ({
-      ok: false,
-      error,
-      lines: [],
-      truncated: false,
-    }));
+    const fromBridge = await this.bridgeCall<ServerLog>(
+      'GET',
+      `/servers/${encodeURIComponent(id)}/log?limit=${n}`,
+      undefined,
+      (error) => ({
+        ok: false,
+        error,
+        lines: [],
+        truncated: false,
+      }),
+    );
     if (!this.opts.proxyLogFile) return fromBridge;
     // The sessions' proxies' lines about it first, then the bridge's (the proxies mask their own lines).
     const fromSessions = serverLog(id, [], this.opts.proxyLogFile, n);
     if (fromSessions.lines.length === 0) return fromBridge;
     const lines = [...fromSessions.lines, ...fromBridge.lines];
-    return { ok: true, lines: lines.slice(-n), truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n };
+    return {
+      ok: true,
+      lines: lines.slice(-n),
+      truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n,
+    };
   }
 
   listTools(id: string): Promise<ToolList> {
-    return this.bridgeCall('GET', `/servers/${encodeURIComponent(id)}/tools`, undefined, (error) => ({ ok: false, error, tools: [] }));
+    return this.bridgeCall('GET', `/servers/${encodeURIComponent(id)}/tools`, undefined, (error) => ({
+      ok: false,
+      error,
+      tools: [],
+    }));
   }
 
   callTool(id: string, name: string, args: Record<string, unknown>): Promise<ToolCallResult> {
-    if (typeof args !== 'object' || args === null || Array.isArray(args)) return Promise.resolve({ ok: false, error: 'the arguments must be an object' });
-    return this.bridgeCall('POST', `/servers/${encodeURIComponent(id)}/tools/call`, { name, arguments: args }, (error) => ({ ok: false, error }));
+    if (typeof args !== 'object' || args === null || Array.isArray(args))
+      return Promise.resolve({ ok: false, error: 'the arguments must be an object' });
+    return this.bridgeCall(
+      'POST',
+      `/servers/${encodeURIComponent(id)}/tools/call`,
+      { name, arguments: args },
+      (error) => ({ ok: false, error }),
+    );
   }
 
   async getAgents(): Promise<AgentSelectionView> {
@@ -106,7 +133,8 @@ export class ManagementService implements ManagementIpcApi {
       return failed(`the MCP bridge is not running (${message(err)})`);
     }
     const headers: Record<string, string> = { Authorization: `Bearer ${bridge.token}` };
-    if (body !== undefined) Object.assign(headers, { 'Content-Type': 'application/json', Origin: new URL(bridge.url).origin });
+    if (body !== undefined)
+      Object.assign(headers, { 'Content-Type': 'application/json', Origin: new URL(bridge.url).origin });
     try {
       const res = await fetch(`${bridge.url}${path}`, {
         method,

@@ -20,9 +20,15 @@ export interface SafeStorageLike {
   decryptString(data: Buffer): string;
 }
 
-export function oauthStoreKey(userDataDir: string, safe: SafeStorageLike, log: Pick<RuntimeLogger, 'warn'>): string | undefined {
+export function oauthStoreKey(
+  userDataDir: string,
+  safe: SafeStorageLike,
+  log: Pick<RuntimeLogger, 'warn'>,
+): string | undefined {
   if (!safe.isEncryptionAvailable()) {
-    log.warn('safeStorage cannot encrypt here: sign-in tokens are kept in plain files readable only by you (mode 0600)');
+    log.warn(
+      'safeStorage cannot encrypt here: sign-in tokens are kept in plain files readable only by you (mode 0600)',
+    );
     return undefined;
   }
   const file = join(userDataDir, 'oauth-store.key');

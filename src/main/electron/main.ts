@@ -39,7 +39,11 @@ log.initialize();
 const mainLog = log.scope('main');
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-const paths = resolveRuntimePaths({ isPackaged: app.isPackaged, resourcesPath: process.resourcesPath, appPath: app.getAppPath() });
+const paths = resolveRuntimePaths({
+  isPackaged: app.isPackaged,
+  resourcesPath: process.resourcesPath,
+  appPath: app.getAppPath(),
+});
 const pagePath = join(paths.rendererDir, 'index.html');
 const pageUrl = pathToFileURL(pagePath).href;
 

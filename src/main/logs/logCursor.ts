@@ -41,7 +41,12 @@ export class LogCursor {
    * unfinished last line (so that line is delivered once complete, and nothing before it).
    * `chunkBytes` bounds how far back that line is looked for.
    */
-  static async open(path: string, atEnd: boolean, onEntry: (entry: LogEntry) => void, chunkBytes: number): Promise<LogCursor> {
+  static async open(
+    path: string,
+    atEnd: boolean,
+    onEntry: (entry: LogEntry) => void,
+    chunkBytes: number,
+  ): Promise<LogCursor> {
     const fh = await open(path, 'r');
     const st = await fh.stat({ bigint: true });
     const c = new LogCursor(fh, st, onEntry);
@@ -62,7 +67,8 @@ export class LogCursor {
   async sizeAfterTruncationCheck(): Promise<number> {
     const size = Number((await this.fh.stat({ bigint: true })).size);
     const len = this.signature.length;
-    if (size < this.offset || !(await readAt(this.fh, this.offset - len, len)).equals(this.signature)) this.restartAtZero();
+    if (size < this.offset || !(await readAt(this.fh, this.offset - len, len)).equals(this.signature))
+      this.restartAtZero();
     return size;
   }
 

@@ -36,7 +36,8 @@ export const MAX_LINE_CHARS = 1024 * 1024;
 /** Most lines folded into one entry; a runaway stream of stray lines is cut into several entries. */
 export const MAX_ENTRY_LINES = 1000;
 
-const HEADER = /^\[((\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}))\.(\d{3})\] \[([A-Za-z]+)\](?: \[(.*?)\])?(?: (.*))?$/;
+const HEADER =
+  /^\[((\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2}))\.(\d{3})\] \[([A-Za-z]+)\](?: \[(.*?)\])?(?: (.*))?$/;
 
 const LEVEL_ALIASES: Record<string, EntryLevel> = {
   debug: 'debug',
@@ -84,7 +85,8 @@ function secondStart(m: RegExpExecArray): number | undefined {
   const [y, mo, d, h, mi, s] = m.slice(2, 8).map(Number) as [number, number, number, number, number, number];
   const t = new Date(y, mo - 1, d, h, mi, s);
   // Date rolls over out-of-range parts (Feb 30 -> Mar 2); such a header keeps its text, no Date.
-  const valid = !Number.isNaN(t.getTime()) && t.getMonth() === mo - 1 && t.getDate() === d && h < 24 && mi < 60 && s < 60;
+  const valid =
+    !Number.isNaN(t.getTime()) && t.getMonth() === mo - 1 && t.getDate() === d && h < 24 && mi < 60 && s < 60;
   cachedSecondText = m[1]!;
   cachedSecondStart = valid ? t.getTime() : undefined;
   return cachedSecondStart;

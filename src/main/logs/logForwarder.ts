@@ -31,7 +31,11 @@ export interface ElectronLogSinkOptions {
 }
 
 /** Writes one entry to `log`; see {@link createElectronLogSink}. */
-export function forwardToElectronLog(entry: TailEntry, log: ElectronLogLike, options: ElectronLogSinkOptions = {}): void {
+export function forwardToElectronLog(
+  entry: TailEntry,
+  log: ElectronLogLike,
+  options: ElectronLogSinkOptions = {},
+): void {
   const scope = `${options.scopePrefix ?? ''}${entry.tag ?? options.defaultScope ?? 'proxy'}`;
   log.processMessage({
     data: [entry.message],
@@ -43,6 +47,9 @@ export function forwardToElectronLog(entry: TailEntry, log: ElectronLogLike, opt
 }
 
 /** An `onEntry` callback for {@link LogTail} that forwards each entry to `log`. */
-export function createElectronLogSink(log: ElectronLogLike, options: ElectronLogSinkOptions = {}): (entry: TailEntry) => void {
+export function createElectronLogSink(
+  log: ElectronLogLike,
+  options: ElectronLogSinkOptions = {},
+): (entry: TailEntry) => void {
   return (entry) => forwardToElectronLog(entry, log, options);
 }

@@ -41,7 +41,10 @@ export class BridgeClient {
 
   /** `GET /status`. */
   async getStatus(): Promise<RuntimeStatus> {
-    const res = await fetch(`${this.opts.baseUrl}/status`, { headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) });
+    const res = await fetch(`${this.opts.baseUrl}/status`, {
+      headers: this.headers(),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
     if (!res.ok) throw new Error(`GET /status answered ${res.status}`);
     return (await res.json()) as RuntimeStatus;
   }
@@ -84,7 +87,11 @@ export class BridgeClient {
    */
   async reload(): Promise<ConfigReloadResult | undefined> {
     try {
-      const res = await fetch(`${this.opts.baseUrl}/config/reload`, { method: 'POST', headers: this.headers(), signal: AbortSignal.timeout(this.timeoutMs) });
+      const res = await fetch(`${this.opts.baseUrl}/config/reload`, {
+        method: 'POST',
+        headers: this.headers(),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
       if (res.status !== 200 && res.status !== 422) return undefined;
       return (await res.json()) as ConfigReloadResult;
     } catch {
@@ -117,7 +124,10 @@ export class BridgeClient {
   }
 
   private async readEvents(signal: AbortSignal, onStatus: (s: RuntimeStatus) => void): Promise<void> {
-    const res = await fetch(`${this.opts.baseUrl}/events`, { headers: this.headers({ Accept: 'text/event-stream' }), signal });
+    const res = await fetch(`${this.opts.baseUrl}/events`, {
+      headers: this.headers({ Accept: 'text/event-stream' }),
+      signal,
+    });
     if (!res.ok || !res.body) throw new Error(`GET /events answered ${res.status}`);
     const parser = new SseParser(({ event, data }) => {
       if (event !== 'status') return;

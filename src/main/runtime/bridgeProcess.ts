@@ -184,7 +184,9 @@ export class BridgeProcess {
 
   private signal(pid: number, signal: NodeJS.Signals, group: boolean): void {
     if (this.exitInfo) return;
-    this.opts.logger.warn(`the bridge (pid ${pid}) is still running; sending ${signal}${group ? ' to its process group' : ''}`);
+    this.opts.logger.warn(
+      `the bridge (pid ${pid}) is still running; sending ${signal}${group ? ' to its process group' : ''}`,
+    );
     try {
       if (group) killTree(pid, signal);
       else process.kill(pid, signal);
@@ -230,7 +232,9 @@ function parseJsonLine(line: string): unknown {
 
 function isReadyMessage(m: unknown): m is BridgeReadyMessage {
   const r = m as Partial<BridgeReadyMessage> | undefined;
-  return !!r && r.event === 'ready' && typeof r.port === 'number' && typeof r.url === 'string' && typeof r.token === 'string';
+  return (
+    !!r && r.event === 'ready' && typeof r.port === 'number' && typeof r.url === 'string' && typeof r.token === 'string'
+  );
 }
 
 /** `code 2`, `signal SIGKILL`, or `spawn failure`. */

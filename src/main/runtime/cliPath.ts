@@ -89,7 +89,9 @@ export function proxyCliCandidates(opts: CliPathOptions = {}): string[] {
 /** `<package>/dist/proxy` of the `qiming-mcp-runtime` that `require` finds from `from`, if any. */
 function installedPackageProxyDir(from: string): string[] {
   try {
-    return [join(dirname(createRequire(join(from, 'index.js')).resolve('qiming-mcp-runtime/package.json')), 'dist', 'proxy')];
+    return [
+      join(dirname(createRequire(join(from, 'index.js')).resolve('qiming-mcp-runtime/package.json')), 'dist', 'proxy'),
+    ];
   } catch {
     return [];
   }
@@ -102,6 +104,9 @@ function installedPackageProxyDir(from: string): string[] {
 export function resolveProxyCliPath(opts: CliPathOptions = {}): string {
   const candidates = proxyCliCandidates(opts);
   const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`proxy CLI ${PROXY_CLI_FILE} not found (build it with npm run build); looked in:\n  ${candidates.join('\n  ')}`);
+  if (!found)
+    throw new Error(
+      `proxy CLI ${PROXY_CLI_FILE} not found (build it with npm run build); looked in:\n  ${candidates.join('\n  ')}`,
+    );
   return found;
 }

@@ -9,7 +9,10 @@ import { discoverLoginPath, handLoginPath, LOGIN_PATH_ENV } from '../../proxy/in
 import type { RuntimeLogger } from '../logs/runtimeLogger.js';
 
 /** Reads the login-shell PATH into `env` unless it is there already (set by whoever started us). */
-export async function adoptLoginPath(env: NodeJS.ProcessEnv, logger: Pick<RuntimeLogger, 'info' | 'warn'>): Promise<void> {
+export async function adoptLoginPath(
+  env: NodeJS.ProcessEnv,
+  logger: Pick<RuntimeLogger, 'info' | 'warn'>,
+): Promise<void> {
   if (env[LOGIN_PATH_ENV] !== undefined) return;
   const lp = await discoverLoginPath({ env });
   if (lp.source === 'fallback') logger.warn(lp.note);

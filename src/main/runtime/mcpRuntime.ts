@@ -31,7 +31,14 @@ import { sweepOrphans } from '../../proxy/index.js';
 import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
-import { DEFAULT_BACKOFF, RuntimeListeners, type BackoffOptions, type BridgeInfo, type McpRuntimeOptions, type RuntimeEvents } from './runtimeTypes.js';
+import {
+  DEFAULT_BACKOFF,
+  RuntimeListeners,
+  type BackoffOptions,
+  type BridgeInfo,
+  type McpRuntimeOptions,
+  type RuntimeEvents,
+} from './runtimeTypes.js';
 
 export * from './runtimeTypes.js';
 
@@ -62,7 +69,11 @@ export class McpRuntime {
     this.listeners = new RuntimeListeners(this.log);
     this.book = new RuntimeStatusBook(this.listeners);
     this.backoff = { ...DEFAULT_BACKOFF, ...opts.backoff };
-    this.launches = new Backoff({ initialDelayMs: this.backoff.initialMs, maxDelayMs: this.backoff.maxMs, maxAttempts: this.backoff.maxAttempts });
+    this.launches = new Backoff({
+      initialDelayMs: this.backoff.initialMs,
+      maxDelayMs: this.backoff.maxMs,
+      maxAttempts: this.backoff.maxAttempts,
+    });
     this.port = opts.port;
     this.token = opts.token ?? randomBytes(32).toString('base64url');
     this.cliPath = opts.cliPath;
@@ -104,7 +115,8 @@ export class McpRuntime {
   /** Resolves with the bridge's address once it is ready (now, if it is). */
   whenReady(): Promise<BridgeInfo> {
     if (this.run?.info && this.book.bridge.state === 'ready') return Promise.resolve(this.run.info);
-    if (this.state === 'stopping' || this.state === 'stopped') return Promise.reject(new Error('the MCP runtime is stopped'));
+    if (this.state === 'stopping' || this.state === 'stopped')
+      return Promise.reject(new Error('the MCP runtime is stopped'));
     if (this.gaveUp) return Promise.reject(new Error(this.book.bridge.lastError ?? 'the MCP bridge is not running'));
     return this.waiters.wait();
   }
@@ -126,12 +138,14 @@ export class McpRuntime {
 
   /** Asks the bridge to restart one server; signIn/signOut: a server's OAuth sign-in (runtimeSignIn.ts). */
   restart = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.restart(id));
-  signIn = (id: string): Promise<SignInResult> => this.viaBridge((c) => openSignIn(id, c.signIn(id), this.opts.openExternal, this.log));
+  signIn = (id: string): Promise<SignInResult> =>
+    this.viaBridge((c) => openSignIn(id, c.signIn(id), this.opts.openExternal, this.log));
   signOut = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.signOut(id));
 
   private async viaBridge<T extends RestartResult>(fn: (c: BridgeClient) => Promise<T>): Promise<T | RestartResult> {
     const run = this.run;
-    if (!run?.info || this.book.bridge.state !== 'ready') return { ok: false, error: `the MCP bridge is ${this.book.bridge.state}` };
+    if (!run?.info || this.book.bridge.state !== 'ready')
+      return { ok: false, error: `the MCP bridge is ${this.book.bridge.state}` };
     return fn(run.client);
   }
 
@@ -140,7 +154,9 @@ export class McpRuntime {
    * call runs after the previous one finished. Restarts the bridge only when its servers changed.
    */
   reload(): Promise<void> {
-    this.updates = this.updates.then(() => this.applyConfig()).catch((err) => this.log.error(`config update failed: ${errorMessage(err)}`));
+    this.updates = this.updates
+      .then(() => this.applyConfig())
+      .catch((err) => this.log.error(`config update failed: ${errorMessage(err)}`));
     return this.updates;
   }
 
@@ -182,7 +198,13 @@ export class McpRuntime {
       return;
     }
     const run = this.run;
-    if (run?.info && this.book.bridge.state === 'ready' && !run.proc.hasExited && (await reloadInPlace(run, this.log, this.book))) return;
+    if (
+      run?.info &&
+      this.book.bridge.state === 'ready' &&
+      !run.proc.hasExited &&
+      (await reloadInPlace(run, this.log, this.book))
+    )
+      return;
     await this.replace(this.run ? 'the bridge servers changed in the config' : 'start');
   }
 
@@ -255,7 +277,9 @@ export class McpRuntime {
     run.readyAt = Date.now();
     this.book.setBridge({ state: 'ready', pid: run.proc.pid, port: m.port, restarts: this.book.bridge.restarts ?? 0 });
     this.book.emitProgress();
-    this.log.info(`MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
+    this.log.info(
+      `MCP bridge ready on port ${m.port}: ${m.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`,
+    );
     this.waiters.resolveAll(run.info);
     this.listeners.emit('ready', run.info);
   }
@@ -279,7 +303,8 @@ export class McpRuntime {
     }
     if (run.readyAt !== undefined && Date.now() - run.readyAt >= this.backoff.stableMs) this.launches.reset();
     const delay = this.launches.fail();
-    if (delay === undefined) return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts - 1} attempts)`);
+    if (delay === undefined)
+      return this.giveUp(`${lastError}\n(gave up after ${this.backoff.maxAttempts - 1} attempts)`);
     this.book.setBridge({ state: 'crashed', port: this.port, restarts: this.book.bridge.restarts ?? 0, lastError });
     this.log.warn(`restarting the MCP bridge in ${delay} ms`);
     this.restartTimer = setTimeout(() => {
@@ -297,7 +322,13 @@ export class McpRuntime {
 
   /** The pids a run's bridge leaves to wait for: its servers (as the status knows them, plus `also`) and its group watcher. */
   private treePids(run: Run, also: readonly number[] = []): number[] {
-    return [...new Set([...also, ...serverPids(this.book.servers), ...(run.watcherPid !== undefined ? [run.watcherPid] : [])])];
+    return [
+      ...new Set([
+        ...also,
+        ...serverPids(this.book.servers),
+        ...(run.watcherPid !== undefined ? [run.watcherPid] : []),
+      ]),
+    ];
   }
 
   private async doStop(deadlineMs: number): Promise<void> {

@@ -17,7 +17,8 @@ export class RuntimeStatusBook {
 
   /** The current status (a copy). */
   status(): RuntimeStatus {
-    const bridge = this.configError === undefined ? { ...this.bridge } : { ...this.bridge, configError: this.configError };
+    const bridge =
+      this.configError === undefined ? { ...this.bridge } : { ...this.bridge, configError: this.configError };
     return { bridge, servers: this.servers.map((s) => ({ ...s })) };
   }
 
@@ -50,6 +51,9 @@ export class RuntimeStatusBook {
 
   /** The servers are gone (or going): no pid, and `state` unless disabled. */
   markServers(state: 'restarting' | 'stopped'): void {
-    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({ ...s, state: s.state === 'disabled' ? 'disabled' : state }));
+    this.servers = this.servers.map(({ pid: _pid, ...s }) => ({
+      ...s,
+      state: s.state === 'disabled' ? 'disabled' : state,
+    }));
   }
 }

@@ -37,7 +37,11 @@ export function killServerGroups(pids: readonly number[], platform: NodeJS.Platf
  * Kills the groups of `pids` that still exist and waits (bounded) until none is left.
  * Resolves with the pids still alive at the deadline (normally none).
  */
-export async function reapServers(pids: readonly number[], timeoutMs: number, platform: NodeJS.Platform = process.platform): Promise<number[]> {
+export async function reapServers(
+  pids: readonly number[],
+  timeoutMs: number,
+  platform: NodeJS.Platform = process.platform,
+): Promise<number[]> {
   // Every group, even when its leader is gone: a child of the leader may remain in it.
   killServerGroups(platform === 'win32' ? pids.filter((p) => isRunning(p, platform)) : pids, platform);
   let left = pids.filter((p) => isRunning(p, platform));

@@ -30,7 +30,11 @@ export type BodyFailure = 'too-large' | 'aborted' | 'bad-json' | 'timeout';
  * Only the reading of a request counts: responses (SSE streams, long calls) and upgraded
  * connections are not timed. 0 turns both off.
  */
-export function requestDeadlines(bodyTimeoutMs: number): { headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+export function requestDeadlines(bodyTimeoutMs: number): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   if (!(bodyTimeoutMs > 0)) return { headersTimeout: 0, requestTimeout: 0, connectionsCheckingInterval: 30_000 };
   return {
     headersTimeout: bodyTimeoutMs,
@@ -47,7 +51,11 @@ export type BodyResult = { ok: true; value: unknown } | { ok: false; reason: Bod
  * reading anything and stopping as soon as more than `maxBytes` arrived otherwise.
  * Chunks are kept as a list and joined once, so a 10 MiB body costs one copy.
  */
-export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = 0): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
+export function readBody(
+  req: IncomingMessage,
+  maxBytes: number,
+  timeoutMs = 0,
+): Promise<{ ok: true; bytes: Buffer } | { ok: false; reason: BodyFailure }> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     discardBody(req);
@@ -77,7 +85,9 @@ export function readBody(req: IncomingMessage, maxBytes: number, timeoutMs = 0):
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.once('end', () => finish({ ok: true, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) }));
+    req.once('end', () =>
+      finish({ ok: true, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, received) }),
+    );
     req.once('error', () => finish({ ok: false, reason: 'aborted' }));
     req.once('close', () => finish({ ok: false, reason: 'aborted' }));
   });
@@ -126,7 +136,12 @@ export async function readJsonBody(req: IncomingMessage, maxBytes: number, timeo
 const BASE_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store' } as const;
 
 /** Sends `value` as JSON with `status`; a no-op when the response already started. */
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  value: unknown,
+  headers: Record<string, string> = {},
+): void {
   if (res.headersSent || res.writableEnded) return;
   const body = JSON.stringify(value);
   res.writeHead(status, {
@@ -139,7 +154,13 @@ export function sendJson(res: ServerResponse, status: number, value: unknown, he
 }
 
 /** Sends a JSON-RPC error object (`id: null`), the shape MCP clients expect from transport errors. */
-export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string, headers: Record<string, string> = {}): void {
+export function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   sendJson(res, status, { jsonrpc: '2.0', error: { code, message }, id: null }, headers);
 }
 
@@ -151,10 +172,17 @@ export function sendJsonRpcError(res: ServerResponse, status: number, code: numb
  */
 export function sendBodyFailure(res: ServerResponse, reason: BodyFailure, maxBytes: number): void {
   if (reason === 'too-large') {
-    sendJsonRpcError(res, 413, ErrorCode.ServerError, `Payload Too Large: request body must not exceed ${maxBytes} bytes`);
+    sendJsonRpcError(
+      res,
+      413,
+      ErrorCode.ServerError,
+      `Payload Too Large: request body must not exceed ${maxBytes} bytes`,
+    );
   } else if (reason === 'timeout') {
     res.once('finish', () => res.socket?.destroy());
-    sendJsonRpcError(res, 408, ErrorCode.ServerError, 'Request Timeout: the request body was not received in time', { Connection: 'close' });
+    sendJsonRpcError(res, 408, ErrorCode.ServerError, 'Request Timeout: the request body was not received in time', {
+      Connection: 'close',
+    });
   } else if (reason === 'bad-json') {
     sendJsonRpcError(res, 400, ErrorCode.ParseError, 'Parse error: invalid JSON');
   } else if (!res.writableEnded) {

@@ -73,7 +73,8 @@ const TOOL_CALL = /^\/servers\/([^/]+)\/tools\/call\/?$/;
 /** Why a state-changing request is refused (CSRF rules), or undefined. */
 export function writeGate(req: IncomingMessage): { status: number; message: string } | undefined {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') return { status: 415, message: 'changes need a JSON body (Content-Type: application/json)' };
+  if (type !== 'application/json')
+    return { status: 415, message: 'changes need a JSON body (Content-Type: application/json)' };
   if (req.headers.origin === undefined) return { status: 403, message: 'Forbidden: changes need an Origin header' };
   return undefined;
 }
@@ -91,7 +92,13 @@ function methodNotAllowed(res: ServerResponse, allow: string): void {
 }
 
 /** Handles `path` when it is one of these routes; false when it is not. */
-export async function handleConfigRoute(req: IncomingMessage, res: ServerResponse, path: string, url: URL, o: ConfigRoutesOptions): Promise<boolean> {
+export async function handleConfigRoute(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  url: URL,
+  o: ConfigRoutesOptions,
+): Promise<boolean> {
   if (!CONFIG_ROUTE_PATH.test(path)) return false;
   // A store holds nothing but the path: each change reads the file as it is now.
   const store = o.configFile === undefined ? undefined : new ConfigStore(o.configFile);
@@ -102,7 +109,11 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
     const id = decode(log[1]);
     const ring = id === undefined ? undefined : o.ring(id);
     if (id === undefined || ring === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
-    sendJson(res, 200, serverLog(id, ring, o.logFile, Number(url.searchParams.get('limit') ?? DEFAULT_LOG_LINES), o.mask));
+    sendJson(
+      res,
+      200,
+      serverLog(id, ring, o.logFile, Number(url.searchParams.get('limit') ?? DEFAULT_LOG_LINES), o.mask),
+    );
     return true;
   }
   const tools = SERVER_TOOLS.exec(path);
@@ -132,7 +143,8 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   if (!route.methods.includes(method)) return (methodNotAllowed(res, route.methods.join(', ')), true);
   const body = await writeBody(req, res, o);
   if (body === undefined) return true;
-  if (route.id !== undefined && decode(route.id) === undefined) return (sendError(res, 400, 'malformed server id'), true);
+  if (route.id !== undefined && decode(route.id) === undefined)
+    return (sendError(res, 400, 'malformed server id'), true);
   const id = route.id === undefined ? undefined : decode(route.id)!;
   if (route.kind === 'call') {
     if (id === undefined || o.ring(id) === undefined) return (sendError(res, 404, `no server "${id ?? ''}"`), true);
@@ -157,7 +169,8 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
   const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
-  if (!change) return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
+  if (!change)
+    return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   logWarnings(answer.config?.warnings);
@@ -170,7 +183,11 @@ export async function handleConfigRoute(req: IncomingMessage, res: ServerRespons
 }
 
 /** Which change a path names and the methods it takes. */
-function changeRoute(path: string): { kind: 'add' | 'import' | 'preview' | 'call' | 'server' | 'enable' | 'tool'; methods: string[]; id?: string } | undefined {
+function changeRoute(
+  path: string,
+):
+  | { kind: 'add' | 'import' | 'preview' | 'call' | 'server' | 'enable' | 'tool'; methods: string[]; id?: string }
+  | undefined {
   const p = path.replace(/\/$/, '');
   if (p === '/config/servers') return { kind: 'add', methods: ['POST'] };
   if (p === '/config/import') return { kind: 'import', methods: ['POST'] };
@@ -184,14 +201,19 @@ function changeRoute(path: string): { kind: 'add' | 'import' | 'preview' | 'call
   return { kind: 'server', methods: ['PUT', 'DELETE'], id: server[1] };
 }
 
-const NO_FILE = 'the bridge was started with inline JSON (--config {...}): there is no config file to edit; start it with --config-file <path>';
+const NO_FILE =
+  'the bridge was started with inline JSON (--config {...}): there is no config file to edit; start it with --config-file <path>';
 
 function noFile(res: ServerResponse): void {
   sendError(res, 409, NO_FILE);
 }
 
 /** The JSON object body of a change, after the CSRF rules; undefined once an answer was sent. */
-async function writeBody(req: IncomingMessage, res: ServerResponse, o: ConfigRoutesOptions): Promise<Record<string, unknown> | undefined> {
+async function writeBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  o: ConfigRoutesOptions,
+): Promise<Record<string, unknown> | undefined> {
   const refused = writeGate(req);
   if (refused) {
     req.resume();

@@ -26,7 +26,15 @@ import {
   sendJson,
 } from './body.js';
 import { DEFAULT_SSE_KEEP_ALIVE_MS, EventStream } from './eventStream.js';
-import { allowedHostHeaders, assertBindAllowed, authorized, checkHostAndOrigin, hostWithPort, isWildcardHost, wwwAuthenticate } from './security.js';
+import {
+  allowedHostHeaders,
+  assertBindAllowed,
+  authorized,
+  checkHostAndOrigin,
+  hostWithPort,
+  isWildcardHost,
+  wwwAuthenticate,
+} from './security.js';
 import { admitRoute, DEFAULT_SESSION_IDLE_MS, SessionTable } from './sessionTable.js';
 import { SseEndpoint } from './sseEndpoint.js';
 import { serveStatic } from './staticFiles.js';
@@ -35,7 +43,12 @@ import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import type { ConfigRoutesOptions } from './configRoutes.js';
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
-import { handleServerAction, SERVER_ACTION_PATH, type ServerAction, type ServerActionHandlers } from './serverActions.js';
+import {
+  handleServerAction,
+  SERVER_ACTION_PATH,
+  type ServerAction,
+  type ServerActionHandlers,
+} from './serverActions.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { ReloadResult } from './reload.js';
 
@@ -208,7 +221,11 @@ export class BridgeHttpServer {
     if (routes && CONFIG_ROUTE_PATH.test(path)) {
       // Their code is loaded on the first such request (configRoutePath.ts).
       const { handleConfigRoute } = await import('./configRoutes.js');
-      await handleConfigRoute(req, res, path, url, { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs });
+      await handleConfigRoute(req, res, path, url, {
+        ...routes,
+        maxBodyBytes: this.maxBodyBytes,
+        bodyTimeoutMs: this.bodyTimeoutMs,
+      });
       return;
     }
     const action = SERVER_ACTION_PATH.exec(path);
@@ -230,7 +247,13 @@ export class BridgeHttpServer {
     sendError(res, 404, 'not found');
   }
 
-  private async onMcp(req: IncomingMessage, res: ServerResponse, kind: string, rawId: string | undefined, url: URL): Promise<void> {
+  private async onMcp(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: string,
+    rawId: string | undefined,
+    url: URL,
+  ): Promise<void> {
     let serverId: string | undefined;
     try {
       serverId = rawId === undefined ? undefined : decodeURIComponent(rawId);

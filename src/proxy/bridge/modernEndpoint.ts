@@ -52,7 +52,11 @@ export function isModernHttpRequest(req: IncomingMessage): boolean {
  * Why a modern POST's headers disagree with its body, if they do; `toolSchema` gives the
  * `inputSchema` of a tool of this route (for its `Mcp-Param-*` headers).
  */
-export function headerMismatch(req: IncomingMessage, m: Wire, toolSchema?: (name: string) => unknown): string | undefined {
+export function headerMismatch(
+  req: IncomingMessage,
+  m: Wire,
+  toolSchema?: (name: string) => unknown,
+): string | undefined {
   const method = header(req, 'mcp-method');
   if (method === undefined) return 'Mcp-Method header is required';
   if (method !== m.method) return `Mcp-Method header value '${method}' does not match body value '${String(m.method)}'`;
@@ -67,10 +71,13 @@ export function headerMismatch(req: IncomingMessage, m: Wire, toolSchema?: (name
   if (raw === undefined) return 'Mcp-Name header is required';
   const name = decodeHeaderValue(raw);
   if (name === undefined) return 'Mcp-Name header has an invalid Base64 value';
-  if (name !== params[field]) return `Mcp-Name header value '${name}' does not match body value '${String(params[field])}'`;
+  if (name !== params[field])
+    return `Mcp-Name header value '${name}' does not match body value '${String(params[field])}'`;
   if (m.method !== 'tools/call' || !toolSchema) return undefined;
   const specs = paramHeadersOf(toolSchema(name));
-  return typeof specs === 'string' || specs.length === 0 ? undefined : paramHeaderMismatch(specs, params.arguments, (h) => header(req, h));
+  return typeof specs === 'string' || specs.length === 0
+    ? undefined
+    : paramHeaderMismatch(specs, params.arguments, (h) => header(req, h));
 }
 
 /** The transport of one modern request: it delivers the request, writes what comes back, ends with the answer. */
@@ -88,7 +95,11 @@ class OneRequestTransport implements Transport {
     res.on('close', () => {
       if (this.done) return;
       // The client closed the stream before the answer: that is the cancellation.
-      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: message.id, reason: 'stream closed' } } as JSONRPCMessage);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: message.id, reason: 'stream closed' },
+      } as JSONRPCMessage);
       void this.close();
     });
   }
@@ -106,7 +117,11 @@ class OneRequestTransport implements Transport {
       if (typeof m.method !== 'string' || 'id' in m) return;
       if (!this.streaming) {
         this.streaming = true;
-        this.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+        this.res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'x-accel-buffering': 'no',
+        });
       }
       this.res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
       return;
@@ -117,7 +132,10 @@ class OneRequestTransport implements Transport {
     else {
       const code = (m.error as { code?: number } | undefined)?.code;
       const status = code === undefined ? 200 : (STATUS_OF[code] ?? 200);
-      this.res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+      this.res.writeHead(status, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+      });
       this.res.end(body);
     }
     queueMicrotask(() => void this.close());
@@ -142,11 +160,18 @@ export async function serveModern(
   messages: Wire[],
 ): Promise<void> {
   if (req.method !== 'POST') {
-    sendJsonRpcError(res, 405, ErrorCode.ServerError, 'Method Not Allowed: MCP 2026-07-28 has no GET stream or session to delete', { allow: 'POST' });
+    sendJsonRpcError(
+      res,
+      405,
+      ErrorCode.ServerError,
+      'Method Not Allowed: MCP 2026-07-28 has no GET stream or session to delete',
+      { allow: 'POST' },
+    );
     return;
   }
   const m = messages[0]!;
-  if (messages.length !== 1) return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: one JSON-RPC message per POST');
+  if (messages.length !== 1)
+    return sendJsonRpcError(res, 400, ErrorCode.InvalidRequest, 'Invalid Request: one JSON-RPC message per POST');
   if (m.id === undefined || typeof m.method !== 'string') {
     // 2026-07-28 defines no client notification over HTTP (closing the stream cancels).
     res.writeHead(202).end();
@@ -155,14 +180,29 @@ export async function serveModern(
   const version = header(req, 'mcp-protocol-version');
   if (version !== MODERN_PROTOCOL_VERSION) {
     const data = { supported: SERVED_VERSIONS, requested: version };
-    return refuse(res, m.id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${String(version)}`, data);
+    return refuse(
+      res,
+      m.id,
+      ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: ${String(version)}`,
+      data,
+    );
   }
-  const mismatch = headerMismatch(req, m, handler.toolInputSchema && ((name) => handler.toolInputSchema!(serverId, name)));
+  const mismatch = headerMismatch(
+    req,
+    m,
+    handler.toolInputSchema && ((name) => handler.toolInputSchema!(serverId, name)),
+  );
   if (mismatch) return refuse(res, m.id, ErrorCode.HeaderMismatch, `Header mismatch: ${mismatch}`);
   // The header says modern: the envelope is then required (the session checks the rest).
   const meta = ((m.params as Wire | undefined)?._meta as Wire | undefined) ?? {};
   if (meta[META_PROTOCOL_VERSION] === undefined) {
-    return refuse(res, m.id, ErrorCode.InvalidParams, 'Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required');
+    return refuse(
+      res,
+      m.id,
+      ErrorCode.InvalidParams,
+      'Invalid params: _meta["io.modelcontextprotocol/protocolVersion"] is required',
+    );
   }
   if (!admitRoute(handler, serverId, res, false)) return;
   const transport = new OneRequestTransport(res, m);
@@ -175,6 +215,12 @@ export async function serveModern(
 }
 
 function refuse(res: ServerResponse, id: unknown, code: number, message: string, data?: unknown): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
-  res.writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }).end(body);
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: data === undefined ? { code, message } : { code, message, data },
+  });
+  res
+    .writeHead(400, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) })
+    .end(body);
 }

@@ -71,7 +71,11 @@ export class BridgeReloader {
     }
     const { effective, failed, kept } = judgeInvalid(this.running, next);
     for (const e of next.invalid ?? []) log.error(`config entry not applied (${reason}): ${e.issues.join('; ')}`);
-    this.o.onProblem(kept.length ? kept.map((e) => `server "${e.id}" keeps running on its previous entry: ${e.reason}`).join('\n') : undefined);
+    this.o.onProblem(
+      kept.length
+        ? kept.map((e) => `server "${e.id}" keeps running on its previous entry: ${e.reason}`).join('\n')
+        : undefined,
+    );
     const diff = diffConfigs(this.running, effective);
     this.running = effective;
     this.o.hub.setInvalid(failed);
@@ -88,7 +92,9 @@ export class BridgeReloader {
     if (isEmptyDiff(diff)) return result;
     const hub = this.o.hub;
     hub.setOptions(diff.options);
-    await Promise.all(diff.removed.map((id) => hub.removeUpstream(id, `server "${id}" was removed from the bridge's config`)));
+    await Promise.all(
+      diff.removed.map((id) => hub.removeUpstream(id, `server "${id}" was removed from the bridge's config`)),
+    );
     // Replaced and added servers are started, not awaited: the answer says what was done,
     // and the status (or /events) shows them become ready.
     // Stopping meanwhile: start nothing the shutdown may already have passed over.
@@ -104,7 +110,10 @@ export class BridgeReloader {
  * The config to run after a reload that found bad entries in `next`: an entry that runs now
  * stays as it is (`kept`), any other is `failed` (shown in the status, not started).
  */
-function judgeInvalid(running: ProxyConfig, next: ProxyConfig): { effective: ProxyConfig; failed: InvalidEntry[]; kept: InvalidEntry[] } {
+function judgeInvalid(
+  running: ProxyConfig,
+  next: ProxyConfig,
+): { effective: ProxyConfig; failed: InvalidEntry[]; kept: InvalidEntry[] } {
   const before = new Map(running.servers.map((s) => [s.id, s]));
   const { invalid = [], ...options } = next;
   const kept = invalid.filter((e) => before.has(e.id));

@@ -11,7 +11,11 @@ import type { ReloadResult } from './reload.js';
 
 export const RELOAD_PATH = '/config/reload';
 
-export async function serveReload(req: IncomingMessage, res: ServerResponse, onReload: (() => Promise<ReloadResult>) | undefined): Promise<void> {
+export async function serveReload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  onReload: (() => Promise<ReloadResult>) | undefined,
+): Promise<void> {
   if (req.method !== 'POST') {
     sendError(res, 405, 'method not allowed', {}, { Allow: 'POST' });
     return;

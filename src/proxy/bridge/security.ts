@@ -124,7 +124,10 @@ export interface GateFailure {
  * (`http://host/path`, which a server must honour over `Host`) must name the bridge too;
  * anything else (`*`, authority-form) is a bad request here.
  */
-export function checkRequestTarget(target: string | undefined, allowedHosts: ReadonlySet<string>): GateFailure | undefined {
+export function checkRequestTarget(
+  target: string | undefined,
+  allowedHosts: ReadonlySet<string>,
+): GateFailure | undefined {
   if (target === undefined || target.startsWith('/')) return undefined;
   let url: URL;
   try {
@@ -132,9 +135,11 @@ export function checkRequestTarget(target: string | undefined, allowedHosts: Rea
   } catch {
     return { status: 400, message: 'Bad Request: malformed request target' };
   }
-  if (url.protocol !== 'http:') return { status: 400, message: `Bad Request: request target scheme "${url.protocol}" is not served` };
+  if (url.protocol !== 'http:')
+    return { status: 400, message: `Bad Request: request target scheme "${url.protocol}" is not served` };
   const host = url.port === '' ? `${url.host}:80` : url.host; // URL drops the scheme's default port
-  if (!allowedHosts.has(host.toLowerCase())) return { status: 403, message: `Forbidden: request target host "${url.host}" is not this bridge` };
+  if (!allowedHosts.has(host.toLowerCase()))
+    return { status: 403, message: `Forbidden: request target host "${url.host}" is not this bridge` };
   return undefined;
 }
 
@@ -143,7 +148,11 @@ export function checkRequestTarget(target: string | undefined, allowedHosts: Rea
  * must name the bridge on loopback, and a browser `Origin`, when present, must be the
  * bridge's own; so must the host of an absolute-form request target.
  */
-export function checkHostAndOrigin(headers: IncomingHttpHeaders, allowedHosts: ReadonlySet<string>, target?: string): GateFailure | undefined {
+export function checkHostAndOrigin(
+  headers: IncomingHttpHeaders,
+  allowedHosts: ReadonlySet<string>,
+  target?: string,
+): GateFailure | undefined {
   const badTarget = checkRequestTarget(target, allowedHosts);
   if (badTarget) return badTarget;
   if (!hostAllowed(headers.host, allowedHosts)) {

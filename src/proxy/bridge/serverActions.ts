@@ -56,7 +56,12 @@ export async function handleServerAction(
   } catch {
     return sendError(res, 400, 'malformed server id');
   }
-  const fn = action === 'restart' ? o.onRestart : action === 'sign-in' ? o.onSignIn && ((id: string) => o.onSignIn!(id, open)) : o.onSignOut;
+  const fn =
+    action === 'restart'
+      ? o.onRestart
+      : action === 'sign-in'
+        ? o.onSignIn && ((id: string) => o.onSignIn!(id, open))
+        : o.onSignOut;
   if (!fn) return sendError(res, 501, `${action} is not supported`);
   if (!admitRoute(o.handler, serverId, res, false)) return;
   let result: ServerActionResult;
@@ -66,5 +71,9 @@ export async function handleServerAction(
     result = { ok: false, error: errorText(err) };
   }
   const { status, ...body } = result;
-  sendJson(res, result.ok ? 200 : (status ?? 500), result.ok ? body : { ok: false, error: result.error ?? `${action} failed` });
+  sendJson(
+    res,
+    result.ok ? 200 : (status ?? 500),
+    result.ok ? body : { ok: false, error: result.error ?? `${action} failed` },
+  );
 }

@@ -72,7 +72,9 @@ export function serverLog(
     for (const raw of tail.text.split('\n')) {
       const m = HEADER.exec(raw);
       if (m) {
-        current = tagOf(m[2], id) ? { level: (m[1] as LogLevelName) ?? 'info', text: mask(raw.slice(m[0].length)), source: 'file' } : undefined;
+        current = tagOf(m[2], id)
+          ? { level: (m[1] as LogLevelName) ?? 'info', text: mask(raw.slice(m[0].length)), source: 'file' }
+          : undefined;
         if (current) {
           // The runtime logs a server's stderr lines at info: the server's own words say more.
           if (current.level === 'info') current.level = guessLevel(current.text);

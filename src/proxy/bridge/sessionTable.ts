@@ -43,7 +43,9 @@ export class SessionTable {
     const full: SessionEntry<T> = { ...entry, busy: 0 };
     this.entries.set(entry.id, full);
     this.arm(full);
-    this.logger.debug(`session ${entry.id} opened (${entry.kind} ${entry.serverId ?? '<all>'}); ${this.entries.size} open`);
+    this.logger.debug(
+      `session ${entry.id} opened (${entry.kind} ${entry.serverId ?? '<all>'}); ${this.entries.size} open`,
+    );
     return full;
   }
 
@@ -125,7 +127,12 @@ export class SessionTable {
  * closed from our side (once from close(), once from the response's 'close').
  * `onClosed` must be idempotent.
  */
-export async function connectTransport(handler: McpSessionHandler, transport: Transport, route: McpRoute, onClosed: () => void): Promise<void> {
+export async function connectTransport(
+  handler: McpSessionHandler,
+  transport: Transport,
+  route: McpRoute,
+  onClosed: () => void,
+): Promise<void> {
   transport.onclose = onClosed;
   await handler.connect(transport, route);
   const current = transport.onclose as (() => void) | undefined;
@@ -152,18 +159,37 @@ export interface RouteRefusal {
  * created: requests of an existing session only get the 404, so a restarting server's
  * sessions stay open and the handler decides what they see.
  */
-export function routeRefusal(handler: McpSessionHandler, serverId: string | undefined, newSession: boolean): RouteRefusal | undefined {
+export function routeRefusal(
+  handler: McpSessionHandler,
+  serverId: string | undefined,
+  newSession: boolean,
+): RouteRefusal | undefined {
   const state = handler.routeState(serverId);
   if (state === 'ok') return undefined;
   if (state === 'unknown') {
-    return { status: 404, message: serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`, extra: { serverId }, headers: {} };
+    return {
+      status: 404,
+      message: serverId === undefined ? 'no aggregated route' : `unknown server "${serverId}"`,
+      extra: { serverId },
+      headers: {},
+    };
   }
   if (!newSession) return undefined;
-  return { status: 503, message: `server "${serverId ?? '<all>'}" is not ready`, extra: { serverId, state: state.notReady }, headers: { 'Retry-After': '1' } };
+  return {
+    status: 503,
+    message: `server "${serverId ?? '<all>'}" is not ready`,
+    extra: { serverId, state: state.notReady },
+    headers: { 'Retry-After': '1' },
+  };
 }
 
 /** {@link routeRefusal} answered on an HTTP response; false when the request was refused. */
-export function admitRoute(handler: McpSessionHandler, serverId: string | undefined, res: ServerResponse, newSession: boolean): boolean {
+export function admitRoute(
+  handler: McpSessionHandler,
+  serverId: string | undefined,
+  res: ServerResponse,
+  newSession: boolean,
+): boolean {
   const refusal = routeRefusal(handler, serverId, newSession);
   if (refusal) sendError(res, refusal.status, refusal.message, refusal.extra, refusal.headers);
   return refusal === undefined;

@@ -70,7 +70,13 @@ export class SseEndpoint {
   }
 
   /** `POST /messages[/<id>]?sessionId=...`: one client message for an open session. */
-  async handlePost(req: IncomingMessage, res: ServerResponse, serverId: string | undefined, sessionId: string | null, body: unknown): Promise<void> {
+  async handlePost(
+    req: IncomingMessage,
+    res: ServerResponse,
+    serverId: string | undefined,
+    sessionId: string | null,
+    body: unknown,
+  ): Promise<void> {
     if (!sessionId) {
       sendError(res, 400, 'missing sessionId query parameter');
       return;

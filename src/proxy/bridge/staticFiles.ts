@@ -63,7 +63,12 @@ function sendPlain(res: ServerResponse, status: number, text: string): void {
 }
 
 /** Answers a GET or HEAD for a static file (404 when there is none). */
-export async function serveStatic(root: string, pathname: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function serveStatic(
+  root: string,
+  pathname: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const file = resolveStaticPath(root, pathname);
   if (!file) {
     sendPlain(res, 404, 'Not found');

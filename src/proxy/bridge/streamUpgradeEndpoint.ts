@@ -124,8 +124,10 @@ export class StreamUpgradeEndpoint {
       this.opts.logger.warn(`refused upgrade of ${req.url?.split('?')[0]}: ${gate.message}`);
       return refuseUpgrade(socket, gate.status, gate.message);
     }
-    if (req.headers.upgrade?.toLowerCase() !== MCP_STREAM_UPGRADE) return refuseUpgrade(socket, 400, `unsupported upgrade "${req.headers.upgrade ?? ''}"`);
-    if (!authorized(req.headers, gates.token)) return refuseUpgrade(socket, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
+    if (req.headers.upgrade?.toLowerCase() !== MCP_STREAM_UPGRADE)
+      return refuseUpgrade(socket, 400, `unsupported upgrade "${req.headers.upgrade ?? ''}"`);
+    if (!authorized(req.headers, gates.token))
+      return refuseUpgrade(socket, 401, 'unauthorized', {}, { 'WWW-Authenticate': wwwAuthenticate() });
     const route = MCP_ROUTE.exec(new URL(req.url ?? '/', 'http://bridge.invalid').pathname);
     if (!route) return refuseUpgrade(socket, 404, 'not found');
     let serverId: string | undefined;

@@ -58,7 +58,11 @@ function isInitialize(m: Wire): boolean {
 function checkProtocolVersion(req: IncomingMessage): Refusal | undefined {
   const v = headerValue(req, 'mcp-protocol-version');
   if (v === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(v)) return undefined;
-  return [400, ErrorCode.ServerError, `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`];
+  return [
+    400,
+    ErrorCode.ServerError,
+    `Bad Request: Unsupported protocol version: ${v} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  ];
 }
 
 /** Checks a POST's headers and body; returns its messages or why it is refused. */
@@ -70,7 +74,8 @@ export function checkPost(req: IncomingMessage, body: unknown): { messages: Wire
     return [406, ErrorCode.ServerError, 'Not Acceptable: Client must accept application/json or text/event-stream'];
   }
   const type = (headerValue(req, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json') return [415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'];
+  if (type !== 'application/json')
+    return [415, ErrorCode.ServerError, 'Unsupported Media Type: Content-Type must be application/json'];
   const batch = Array.isArray(body);
   const messages = batch ? (body as unknown[]) : [body];
   if (messages.length === 0 || !messages.every(isJsonRpcMessage)) {
@@ -107,7 +112,8 @@ export class StreamableEndpoint {
       await this.open(req, res, serverId, post.messages, post.batch);
       return;
     }
-    const entry = this.opts.sessions.find(sessionId, 'streamable', serverId) as SessionEntry<StreamableSessionTransport> | undefined;
+    const entry = this.opts.sessions.find(sessionId, 'streamable', serverId) as
+      SessionEntry<StreamableSessionTransport> | undefined;
     if (!entry || entry.transport.isClosed) {
       sendJsonRpcError(res, 404, ErrorCode.SessionNotFound, 'Session not found');
       return;
@@ -145,7 +151,13 @@ export class StreamableEndpoint {
   }
 
   /** Creates the session of a valid `initialize` POST, connects it, then lets it answer. */
-  private async open(req: IncomingMessage, res: ServerResponse, serverId: string | undefined, messages: Wire[], batch: boolean): Promise<void> {
+  private async open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    serverId: string | undefined,
+    messages: Wire[],
+    batch: boolean,
+  ): Promise<void> {
     const { handler, sessions, logger } = this.opts;
     if (!admitRoute(handler, serverId, res, true)) return;
     // The session is in the table before it answers the initialize (the client may send

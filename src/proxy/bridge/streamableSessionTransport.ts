@@ -197,7 +197,9 @@ export class StreamableSessionTransport implements Transport {
       res.end();
       return;
     }
-    const body = ex.batch ? JSON.stringify(ex.ids.map((id) => ex.answers.get(id))) : JSON.stringify(ex.answers.get(ex.ids[0]));
+    const body = ex.batch
+      ? JSON.stringify(ex.ids.map((id) => ex.answers.get(id)))
+      : JSON.stringify(ex.answers.get(ex.ids[0]));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),

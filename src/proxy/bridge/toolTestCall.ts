@@ -30,7 +30,13 @@ class OneShotTransport implements Transport {
       this.waiting.delete(m.id);
     } else if (typeof m.method === 'string' && m.id !== undefined) {
       // A server-to-client request (sampling, elicitation, roots): the test client offers none.
-      queueMicrotask(() => this.onmessage?.({ jsonrpc: '2.0', id: m.id as number, error: { code: -32601, message: 'not supported by the panel test' } }));
+      queueMicrotask(() =>
+        this.onmessage?.({
+          jsonrpc: '2.0',
+          id: m.id as number,
+          error: { code: -32601, message: 'not supported by the panel test' },
+        }),
+      );
     }
   }
 
@@ -63,7 +69,10 @@ async function oneShot(
   const t = new OneShotTransport();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<{ ok: false; error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: `no answer within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+    timer = setTimeout(
+      () => resolve({ ok: false, error: `no answer within ${Math.round(timeoutMs / 1000)} s` }),
+      timeoutMs,
+    );
   });
   const run = async () => {
     await open(t, serverId);

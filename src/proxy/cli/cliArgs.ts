@@ -95,9 +95,13 @@ const TRANSPORTS: Record<Mode, string[]> = {
 let tokenizerOptions: ParseArgsConfig['options'] | undefined;
 function tokenizer(): ParseArgsConfig['options'] {
   if (tokenizerOptions) return tokenizerOptions;
-  const out: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } };
+  const out: NonNullable<ParseArgsConfig['options']> = {
+    help: { type: 'boolean', short: 'h' },
+    version: { type: 'boolean', short: 'v' },
+  };
   for (const [flag, spec] of Object.entries(FLAGS)) {
-    if (flag.startsWith('--')) out[flag.slice(2)] = { type: spec.kind === 'bool' ? 'boolean' : 'string', multiple: spec.key === 'header' };
+    if (flag.startsWith('--'))
+      out[flag.slice(2)] = { type: spec.kind === 'bool' ? 'boolean' : 'string', multiple: spec.key === 'header' };
   }
   for (const [flag, spec] of Object.entries(FLAGS)) {
     if (flag.startsWith('--')) continue;
@@ -116,7 +120,13 @@ export function parseArgs(argv: string[]): CliOptions {
   const positional: string[] = [];
   // Node splits the line (`--flag=value`, `-cVALUE`, short groups, `--`) without judging it
   // (strict: false); every judgement, and its message, is ours, in argument order.
-  const { tokens } = parseCommandLine({ args, options: tokenizer(), strict: false, allowPositionals: true, tokens: true });
+  const { tokens } = parseCommandLine({
+    args,
+    options: tokenizer(),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   for (const token of tokens) {
     if (token.kind === 'positional') {
       positional.push(token.value);
@@ -129,7 +139,9 @@ export function parseArgs(argv: string[]): CliOptions {
     const spec = FLAGS[flag];
     if (!spec) throw new UsageError(`unknown option ${flag}`);
     if (spec.modes && !spec.modes.includes(opts.mode))
-      throw new UsageError(`option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`);
+      throw new UsageError(
+        `option ${flag} does not apply to ${opts.mode === 'stdio' ? 'stdio aggregation' : opts.mode} mode`,
+      );
     if (spec.kind === 'bool') {
       if (token.value !== undefined) throw new UsageError(`option ${flag} takes no value, got "${token.value}"`);
       (opts as unknown as Record<string, unknown>)[spec.key] = flag !== '--no-watchdog';
@@ -138,17 +150,23 @@ export function parseArgs(argv: string[]): CliOptions {
     const value = token.value;
     // `--config --idle-timeout 5` forgot the config: say so rather than read a flag as a value
     // (Node's own strict mode calls that "ambiguous" and points at `--config=-XYZ`).
-    if (value === undefined || (!token.inlineValue && isOption(value))) throw new UsageError(`option ${flag} needs a value`);
+    if (value === undefined || (!token.inlineValue && isOption(value)))
+      throw new UsageError(`option ${flag} needs a value`);
     if (spec.key === 'header') {
       const colon = value.indexOf(':');
       if (colon <= 0) throw new UsageError(`option ${flag} takes 'Name: value', got a value without a colon`);
       opts.headers[value.slice(0, colon).trim()] = value.slice(colon + 1).trim();
     } else if (spec.kind === 'int') {
-      if (!/^\d+$/.test(value)) throw new UsageError(`option ${flag} takes a non-negative whole number, got "${value}"`);
+      if (!/^\d+$/.test(value))
+        throw new UsageError(`option ${flag} takes a non-negative whole number, got "${value}"`);
       const n = Number(value);
       // Beyond MAX_TIMEOUT_MS a Node timer fires after 1 ms instead: --idle-timeout would exit at once.
-      const max = spec.key === 'port' || spec.key === 'parentPid' || spec.key === 'maxMessageBytes' ? Number.MAX_SAFE_INTEGER : MAX_TIMEOUT_MS;
-      if (!Number.isSafeInteger(n) || n > max) throw new UsageError(`option ${flag}: ${value} is too large (at most ${max})`);
+      const max =
+        spec.key === 'port' || spec.key === 'parentPid' || spec.key === 'maxMessageBytes'
+          ? Number.MAX_SAFE_INTEGER
+          : MAX_TIMEOUT_MS;
+      if (!Number.isSafeInteger(n) || n > max)
+        throw new UsageError(`option ${flag}: ${value} is too large (at most ${max})`);
       (opts as unknown as Record<string, unknown>)[spec.key] = n;
     } else if (spec.kind === 'list') {
       const list = value
@@ -157,7 +175,8 @@ export function parseArgs(argv: string[]): CliOptions {
         .filter(Boolean);
       (opts as unknown as Record<string, unknown>)[spec.key] = list;
     } else {
-      if (flag === '--protocol' && !PROTOCOLS.includes(value)) throw new UsageError(`option --protocol takes ${PROTOCOLS.join(' or ')}, got "${value}"`);
+      if (flag === '--protocol' && !PROTOCOLS.includes(value))
+        throw new UsageError(`option --protocol takes ${PROTOCOLS.join(' or ')}, got "${value}"`);
       (opts as unknown as Record<string, unknown>)[spec.key] = value;
     }
   }
@@ -177,22 +196,29 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
   if (opts.mode === 'convert') {
     if (positional.length > 1) throw new UsageError(`convert takes one URL, got ${positional.length}`);
     opts.url = positional[0];
-    if (!opts.url && !opts.config && !opts.configFile) throw new UsageError('convert needs a URL (or --config with --name)');
-    if (opts.url && !/^https?:\/\//i.test(opts.url)) throw new UsageError(`convert needs an http(s) URL, got "${opts.url}"`);
+    if (!opts.url && !opts.config && !opts.configFile)
+      throw new UsageError('convert needs a URL (or --config with --name)');
+    if (opts.url && !/^https?:\/\//i.test(opts.url))
+      throw new UsageError(`convert needs an http(s) URL, got "${opts.url}"`);
   } else if (positional.length) {
     throw new UsageError(`unexpected argument "${positional[0]}"`);
   }
-  if (opts.config !== undefined && opts.configFile !== undefined) throw new UsageError('give either --config or --config-file, not both');
+  if (opts.config !== undefined && opts.configFile !== undefined)
+    throw new UsageError('give either --config or --config-file, not both');
   // proxy mode without a config runs the app's default one (modes/defaultBridgeConfig.ts).
   if (opts.mode === 'stdio' && opts.config === undefined && opts.configFile === undefined) {
     throw new UsageError('stdio aggregation mode needs --config <json|path> or --config-file <path>');
   }
-  if (opts.watch && opts.config?.trim().startsWith('{')) throw new UsageError('--watch needs a config file, not inline JSON');
-  if (opts.mode === 'proxy' && opts.port === undefined) throw new UsageError('proxy mode needs --port <n> (0 picks a free port)');
+  if (opts.watch && opts.config?.trim().startsWith('{'))
+    throw new UsageError('--watch needs a config file, not inline JSON');
+  if (opts.mode === 'proxy' && opts.port === undefined)
+    throw new UsageError('proxy mode needs --port <n> (0 picks a free port)');
   if (opts.port !== undefined && opts.port > 65535) throw new UsageError(`--port must be 0..65535, got ${opts.port}`);
   if (opts.transport !== undefined) {
     if (!TRANSPORTS[opts.mode].includes(opts.transport)) {
-      throw new UsageError(`--transport ${opts.transport} is not valid here (expected ${TRANSPORTS[opts.mode].join(', ')})`);
+      throw new UsageError(
+        `--transport ${opts.transport} is not valid here (expected ${TRANSPORTS[opts.mode].join(', ')})`,
+      );
     }
     const t = opts.transport as string;
     if (t === 'stream' || t === 'streamable-http') opts.transport = 'http';
@@ -211,11 +237,15 @@ function validate(opts: CliOptions, positional: string[]): CliOptions {
       opts.host !== '127.0.0.1' && '--host',
     ].filter(Boolean);
     if (httpOnly.length)
-      throw new UsageError(`${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`);
+      throw new UsageError(
+        `${httpOnly.join(', ')} ${httpOnly.length === 1 ? 'applies' : 'apply'} only with --transport http (or in proxy mode)`,
+      );
   }
-  if (opts.pingTimeoutMs === 0) throw new UsageError('--ping-timeout must be at least 1 ms (use --ping-interval 0 to turn the heartbeat off)');
+  if (opts.pingTimeoutMs === 0)
+    throw new UsageError('--ping-timeout must be at least 1 ms (use --ping-interval 0 to turn the heartbeat off)');
   if (opts.parentPid === 0) throw new UsageError('--parent-pid must be a process id (at least 1)');
-  if (opts.watchdogIntervalMs === 0) throw new UsageError('--watchdog-interval must be at least 1 ms (use --no-watchdog to turn it off)');
+  if (opts.watchdogIntervalMs === 0)
+    throw new UsageError('--watchdog-interval must be at least 1 ms (use --no-watchdog to turn it off)');
   if (opts.maxMessageBytes === 0) throw new UsageError('--max-message-bytes must be at least 1');
   return opts;
 }

@@ -14,7 +14,11 @@ import { mergeFilters, type ToolFilter } from '../config/toolFilter.js';
 function ownerOf(name: string, ids: readonly string[]): string | undefined {
   let owner: string | undefined;
   for (const id of ids) {
-    if (name.startsWith(`${id}${NAME_SEPARATOR}`) && name.length > id.length + NAME_SEPARATOR.length && (owner === undefined || id.length > owner.length))
+    if (
+      name.startsWith(`${id}${NAME_SEPARATOR}`) &&
+      name.length > id.length + NAME_SEPARATOR.length &&
+      (owner === undefined || id.length > owner.length)
+    )
       owner = id;
   }
   return owner;
@@ -32,7 +36,12 @@ function namesFor(id: string, list: readonly string[], ids: readonly string[]): 
 }
 
 /** The command-line filter for one server; undefined when neither list was given. */
-export function cliToolFilterFor(id: string, ids: readonly string[], allow?: readonly string[], deny?: readonly string[]): ToolFilter | undefined {
+export function cliToolFilterFor(
+  id: string,
+  ids: readonly string[],
+  allow?: readonly string[],
+  deny?: readonly string[],
+): ToolFilter | undefined {
   if (allow === undefined && deny === undefined) return undefined;
   const filter: ToolFilter = {};
   // An allow list that names nothing of this server still restricts it (to nothing).
@@ -42,7 +51,11 @@ export function cliToolFilterFor(id: string, ids: readonly string[], allow?: rea
 }
 
 /** `config` with the command-line tool lists merged into every entry's own filter. */
-export function applyCliToolFilters(config: ProxyConfig, allow?: readonly string[], deny?: readonly string[]): ProxyConfig {
+export function applyCliToolFilters(
+  config: ProxyConfig,
+  allow?: readonly string[],
+  deny?: readonly string[],
+): ProxyConfig {
   if (allow === undefined && deny === undefined) return config;
   const ids = config.servers.map((s) => s.id);
   return {

@@ -21,7 +21,11 @@ import { appDataDir } from '../common/appDataDir.js';
 export const APP_DATA_NAME = 'qiming-mcp-runtime';
 
 /** Electron's `app.getPath('userData')` for {@link APP_DATA_NAME}, computed without Electron. */
-export function userDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env, home: string = homedir()): string {
+export function userDataDir(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home: string = homedir(),
+): string {
   return join(appDataDir(platform, env, home), APP_DATA_NAME);
 }
 
@@ -48,7 +52,8 @@ export function prepareDefaultConfig(logger: Logger, env: NodeJS.ProcessEnv = pr
   for (const [k, value] of Object.entries(values)) if (!env[k]) env[k] = value;
   mkdirSync(env[RUNTIME_VAR_NAMES.filesDir]!, { recursive: true });
   const serversDir = env[RUNTIME_VAR_NAMES.serversDir]!;
-  if (!existsSync(join(serversDir, SERVER_FILES.memory))) logger.warn(`the bundled servers are not in ${serversDir} (build them with npm run build)`);
+  if (!existsSync(join(serversDir, SERVER_FILES.memory)))
+    logger.warn(`the bundled servers are not in ${serversDir} (build them with npm run build)`);
   const file = ensureConfigFile(userData, defaultMcpConfig());
   logger.info(`no --config given: using ${file} (the app's default config on first run)`);
   return file;

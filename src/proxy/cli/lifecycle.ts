@@ -92,7 +92,8 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
       .then(async () => {
         clearTimeout(hurry);
         // Every server group is stopped: the watcher has nothing left to end and exits at once.
-        if (!(await closeGroupWatcher(Math.max(0, deadlineMs - (Date.now() - startedAt))))) o.logger.warn('the group watcher did not exit in time');
+        if (!(await closeGroupWatcher(Math.max(0, deadlineMs - (Date.now() - startedAt)))))
+          o.logger.warn('the group watcher did not exit in time');
         clearTimeout(timer);
         finish(code);
       });
@@ -124,12 +125,14 @@ export function installLifecycle(o: LifecycleOptions): Lifecycle {
     stopWatchdog = startParentWatchdog({
       pid: o.watchdog.pid,
       intervalMs: o.watchdog.intervalMs,
-      onDead: () => void shutdown(`parent process ${o.watchdog!.pid} is gone`, 0, Math.min(timeoutMs, PARENT_GONE_STOP_MS)),
+      onDead: () =>
+        void shutdown(`parent process ${o.watchdog!.pid} is gone`, 0, Math.min(timeoutMs, PARENT_GONE_STOP_MS)),
     });
   }
   const sweep = setTimeout(() => {
     const killed = sweepOrphans();
-    if (killed > 0) o.logger.warn(`ended ${killed} server process group(s) or process(es) left behind by a proxy that died`);
+    if (killed > 0)
+      o.logger.warn(`ended ${killed} server process group(s) or process(es) left behind by a proxy that died`);
   }, SWEEP_DELAY_MS);
   sweep.unref();
   return { shutdown, done };

@@ -14,7 +14,10 @@ export function loadCliConfig(opts: CliOptions): ProxyConfig {
   const input = opts.configFile ?? opts.config;
   if (input === undefined) throw new Error('no config given');
   // --config-file always names a file, even one whose path starts with "{".
-  const config = opts.configFile !== undefined ? loadConfig(opts.configFile.startsWith('{') ? `./${opts.configFile}` : opts.configFile) : loadConfig(input);
+  const config =
+    opts.configFile !== undefined
+      ? loadConfig(opts.configFile.startsWith('{') ? `./${opts.configFile}` : opts.configFile)
+      : loadConfig(input);
   const withOverrides: ProxyConfig = {
     ...config,
     ...(opts.readyTimeoutMs !== undefined ? { readyTimeoutMs: opts.readyTimeoutMs } : {}),

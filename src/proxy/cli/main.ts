@@ -45,7 +45,8 @@ export async function main(argv: string[]): Promise<number> {
     // Each mode is loaded when chosen, so start-up initialises only what that mode uses (the
     // bundle stays one file; esbuild defers the module bodies behind these imports).
     if (opts.mode === 'convert') return await (await import('../modes/convertMode.js')).runConvertMode(opts, logger);
-    if (opts.mode === 'proxy' || opts.transport === 'http') return await (await import('../modes/bridgeMode.js')).runBridgeMode(opts, logger);
+    if (opts.mode === 'proxy' || opts.transport === 'http')
+      return await (await import('../modes/bridgeMode.js')).runBridgeMode(opts, logger);
     return await (await import('../modes/stdioMode.js')).runStdioMode(opts, logger);
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -27,7 +27,9 @@ export function browserUrl(url: string | URL): string | undefined {
 export function urlKind(url: string | URL): string {
   try {
     const scheme = (typeof url === 'string' ? new URL(url) : url).protocol;
-    return WEB_SCHEMES.has(scheme) ? 'an http(s) URL without a host or with a quote, space or control character' : `a "${scheme}" URL`;
+    return WEB_SCHEMES.has(scheme)
+      ? 'an http(s) URL without a host or with a quote, space or control character'
+      : `a "${scheme}" URL`;
   } catch {
     return 'a malformed URL';
   }

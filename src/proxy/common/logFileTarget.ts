@@ -8,7 +8,8 @@
 import { closeSync, constants, fstatSync, openSync, realpathSync, statSync, statfsSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-const OPEN_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
+const OPEN_FLAGS =
+  constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | (constants.O_NONBLOCK ?? 0) | (constants.O_NOCTTY ?? 0);
 /** Pseudo file systems (Linux statfs magic numbers): procfs, sysfs, debugfs, devpts, tmpfs-less /dev. */
 const PSEUDO_FS = new Set([0x9fa0, 0x62656572, 0x64626720, 0x1cd1]);
 const PSEUDO_DIRS = ['/proc', '/sys', '/dev'];

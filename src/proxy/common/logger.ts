@@ -65,7 +65,10 @@ export const STDERR_QUEUE_MAX_BYTES = 1024 * 1024;
  * while more than `maxQueuedBytes` wait, lines are dropped and counted, and once the reader
  * catches up one `N lines dropped` line says so.
  */
-export function streamSink(stream: () => NodeJS.WritableStream & { writableLength?: number }, maxQueuedBytes = STDERR_QUEUE_MAX_BYTES): LogSink {
+export function streamSink(
+  stream: () => NodeJS.WritableStream & { writableLength?: number },
+  maxQueuedBytes = STDERR_QUEUE_MAX_BYTES,
+): LogSink {
   let dropped = 0;
   const put = (line: string) => {
     try {
@@ -117,7 +120,8 @@ export function fileSink(path: string): LogSink {
   let checked = false;
   let refused = false;
   let warned = false;
-  const warn = (why: string) => stderrSink.write(formatEntry('warn', 'logger', `cannot write log file ${path}: ${why}`));
+  const warn = (why: string) =>
+    stderrSink.write(formatEntry('warn', 'logger', `cannot write log file ${path}: ${why}`));
   const refuse = (why: string) => {
     refused = true;
     warn(`${why}; not logging to it`);

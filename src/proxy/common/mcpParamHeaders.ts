@@ -84,9 +84,12 @@ export function paramHeadersOf(inputSchema: unknown): ParamHeader[] | string {
     const raw = schema['x-mcp-header'];
     if (raw !== undefined) {
       const at = path.join('.') || '<root>';
-      if (!reachable || path.length === 0) return `${at}: x-mcp-header is only allowed on properties reachable through "properties"`;
-      if (typeof raw !== 'string' || !TOKEN.test(raw)) return `${at}: x-mcp-header ${JSON.stringify(raw)} is not an HTTP token`;
-      if (typeof schema.type !== 'string' || !PRIMITIVE.has(schema.type)) return `${at}: x-mcp-header needs type string, integer or boolean`;
+      if (!reachable || path.length === 0)
+        return `${at}: x-mcp-header is only allowed on properties reachable through "properties"`;
+      if (typeof raw !== 'string' || !TOKEN.test(raw))
+        return `${at}: x-mcp-header ${JSON.stringify(raw)} is not an HTTP token`;
+      if (typeof schema.type !== 'string' || !PRIMITIVE.has(schema.type))
+        return `${at}: x-mcp-header needs type string, integer or boolean`;
       const prior = seen.get(raw.toLowerCase());
       if (prior !== undefined) return `x-mcp-header "${raw}" is declared twice (also on ${prior})`;
       seen.set(raw.toLowerCase(), at);
@@ -139,7 +142,11 @@ export function paramHeaders(specs: ParamHeader[], args: unknown): Record<string
  * a value in the body needs its header, decoded equal to it ("Server Behavior for Custom
  * Headers"). `header(name)` reads one request header (lower-case name).
  */
-export function paramHeaderMismatch(specs: ParamHeader[], args: unknown, header: (name: string) => string | undefined): string | undefined {
+export function paramHeaderMismatch(
+  specs: ParamHeader[],
+  args: unknown,
+  header: (name: string) => string | undefined,
+): string | undefined {
   for (const s of specs) {
     const expected = paramText(args, s.path);
     const raw = header(`mcp-param-${s.name.toLowerCase()}`);

@@ -19,7 +19,18 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
-import { capabilityFlags, DEFAULT_READY_TIMEOUT_MS, formatPath, invalidEntry, isPlainObject, msMap, ms, oneOf, must, parseEntry } from './configEntry.js';
+import {
+  capabilityFlags,
+  DEFAULT_READY_TIMEOUT_MS,
+  formatPath,
+  invalidEntry,
+  isPlainObject,
+  msMap,
+  ms,
+  oneOf,
+  must,
+  parseEntry,
+} from './configEntry.js';
 import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
 import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
@@ -65,7 +76,8 @@ export interface ParseOptions {
  */
 export function clientVarsFor(file: string | undefined, cwd: string = process.cwd()): ClientVars {
   const folder = file === undefined ? cwd : dirname(resolve(cwd, file));
-  const workspaceFolder = file !== undefined && ['.vscode', '.cursor'].includes(basename(folder)) ? dirname(folder) : folder;
+  const workspaceFolder =
+    file !== undefined && ['.vscode', '.cursor'].includes(basename(folder)) ? dirname(folder) : folder;
   return { userHome: homedir(), workspaceFolder, pathSeparator: sep };
 }
 
@@ -78,7 +90,11 @@ function serversOf(raw: unknown, issues: string[]): Record<string, unknown> {
   }
   const found = findServers(raw);
   if (found) return found.servers;
-  issues.push(raw.servers !== undefined ? 'servers must be an object mapping server ids to server entries' : 'mcpServers is required');
+  issues.push(
+    raw.servers !== undefined
+      ? 'servers must be an object mapping server ids to server entries'
+      : 'mcpServers is required',
+  );
   return {};
 }
 
@@ -108,7 +124,8 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
   const capabilityDefault = options.clientCapabilities;
-  if (capabilityDefault) for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
+  if (capabilityDefault)
+    for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
   return {
     top,
     config: {
@@ -168,7 +185,8 @@ function jsonErrorText(err: unknown, text: string): string {
  */
 export function loadConfig(input: string, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ProxyConfig {
   const trimmed = input.trim();
-  if (trimmed === '') throw new ConfigError(['config is empty: pass inline JSON ({"mcpServers": {...}}) or a path to a JSON file']);
+  if (trimmed === '')
+    throw new ConfigError(['config is empty: pass inline JSON ({"mcpServers": {...}}) or a path to a JSON file']);
   let text = trimmed;
   let source = 'inline JSON';
   if (!trimmed.startsWith('{')) {

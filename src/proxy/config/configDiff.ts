@@ -48,7 +48,9 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
 
 /** Whether applying `d` would change nothing. */
 export function isEmptyDiff(d: ConfigDiff): boolean {
-  return d.added.length === 0 && d.removed.length === 0 && d.changed.length === 0 && Object.keys(d.options).length === 0;
+  return (
+    d.added.length === 0 && d.removed.length === 0 && d.changed.length === 0 && Object.keys(d.options).length === 0
+  );
 }
 
 /** One line for the log: ids only, never a value (entries hold secrets). */

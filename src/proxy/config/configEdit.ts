@@ -27,7 +27,8 @@ export class EditError extends Error {
   }
 }
 
-const ID_RULE = 'ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long';
+const ID_RULE =
+  'ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long';
 
 /** Throws unless `id` is a valid server id. */
 export function checkId(id: unknown): string {
@@ -52,7 +53,13 @@ export function addServer(servers: Servers, id: string, draft: EntryDraft, probl
 }
 
 /** Replaces the form's fields of `id` (renamed to `newId` in place when given). */
-export function updateServer(servers: Servers, id: string, draft: EntryDraft, newId: string = id, problems: string[] = []): Servers {
+export function updateServer(
+  servers: Servers,
+  id: string,
+  draft: EntryDraft,
+  newId: string = id,
+  problems: string[] = [],
+): Servers {
   const stored = existing(servers, id);
   checkId(newId);
   if (newId !== id && has(servers, newId)) throw new EditError(409, `a server named "${newId}" already exists`);

@@ -27,22 +27,32 @@ export { MAX_TIMEOUT_MS };
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
 /** zod error callback: "is required" for a missing value, else "must be <what>". */
-export const must = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`);
+export const must = (what: string) => (iss: { input?: unknown }) =>
+  iss.input === undefined ? 'is required' : `must be ${what}`;
 const str = () => z.string({ error: must('a string') });
 const strList = () => z.array(str(), { error: must('an array of strings') });
-const strMap = (hint = '') => z.record(z.string(), z.string({ error: `must be a string${hint}` }), { error: must('an object of strings') });
+const strMap = (hint = '') =>
+  z.record(z.string(), z.string({ error: `must be a string${hint}` }), { error: must('an object of strings') });
 const bool = () => z.boolean({ error: must('true or false') });
 export function ms(min: 0 | 1) {
   const what = min === 0 ? 'a non-negative integer (milliseconds; 0 disables)' : 'a positive integer (milliseconds)';
   return z
     .int({ error: must(what) })
-    .check(z.minimum(min, { error: `must be ${what}` }), z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }));
+    .check(
+      z.minimum(min, { error: `must be ${what}` }),
+      z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }),
+    );
 }
 export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
 /** `{"sampling": true, "elicitation": false, "roots": true, "tasks": false}`, any subset; other keys are refused. */
 export const capabilityFlags = () =>
   z.strictObject(
-    { sampling: z.optional(bool()), elicitation: z.optional(bool()), roots: z.optional(bool()), tasks: z.optional(bool()) },
+    {
+      sampling: z.optional(bool()),
+      elicitation: z.optional(bool()),
+      roots: z.optional(bool()),
+      tasks: z.optional(bool()),
+    },
     {
       error: (iss: { code?: string; input?: unknown }) =>
         iss.code === 'unrecognized_keys'
@@ -138,12 +148,21 @@ function issuePrefix(id: string): string {
  * Checks and normalises one entry; its problems go to `issues` (and the result is undefined).
  * `vars`: other clients' predefined variables (`${userHome}`, `${workspaceFolder}`; envExpand.ts).
  */
-export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, issues: string[], vars: ClientVars = {}): ServerEntry | undefined {
+export function parseEntry(
+  id: string,
+  raw: unknown,
+  env: NodeJS.ProcessEnv,
+  issues: string[],
+  vars: ClientVars = {},
+): ServerEntry | undefined {
   const prefix = issuePrefix(id);
   const add = (path: string, msg: string) => issues.push(`${prefix}${path ? `${path} ` : ''}${msg}`);
   const before = issues.length;
   if (!SERVER_ID_RE.test(id)) {
-    add('', 'has an invalid id: ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long');
+    add(
+      '',
+      'has an invalid id: ids start with a letter or digit, contain only letters, digits, "_", "." and "-", and are at most 64 characters long',
+    );
   }
   const parsed = entrySchema.safeParse(raw);
   if (!parsed.success) {
@@ -172,7 +191,8 @@ export function parseEntry(id: string, raw: unknown, env: NodeJS.ProcessEnv, iss
   if (kind === 'remote' && declared === 'stdio') add('type', '"stdio" needs command, not url');
   for (const f of kind === 'stdio' ? REMOTE_ONLY : STDIO_ONLY) {
     const v = (e as Record<string, unknown>)[f];
-    if (v !== undefined && !isEmptyValue(v)) add(f, `applies only to ${kind === 'stdio' ? 'remote (url)' : 'stdio (command)'} servers`);
+    if (v !== undefined && !isEmptyValue(v))
+      add(f, `applies only to ${kind === 'stdio' ? 'remote (url)' : 'stdio (command)'} servers`);
   }
 
   let unresolved = false;
@@ -262,7 +282,14 @@ export function invalidEntry(id: string, raw: unknown, issues: string[]): Invali
   const kind = e.type ?? e.transport;
   const transport = typeof e.url === 'string' && e.command === undefined ? (kind === 'sse' ? 'sse' : 'http') : 'stdio';
   const reason = issues.map((i) => (i.startsWith(prefix) ? i.slice(prefix.length) : i)).join('; ');
-  return { id, issues, reason: `invalid config entry: ${reason}`, transport, disabled: e.disabled === true, persistent: e.persistent !== false };
+  return {
+    id,
+    issues,
+    reason: `invalid config entry: ${reason}`,
+    transport,
+    disabled: e.disabled === true,
+    persistent: e.persistent !== false,
+  };
 }
 
 /** Checks an expanded url without ever quoting it (it may carry credentials). */
@@ -273,5 +300,6 @@ function checkUrl(value: string, fail: (msg: string) => void): void {
   } catch {
     return fail('is not a valid absolute URL');
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(`must be an http or https URL (got scheme "${u.protocol}")`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    fail(`must be an http or https URL (got scheme "${u.protocol}")`);
 }

@@ -58,7 +58,9 @@ export function readConfigDocument(path: string): ConfigDocument {
     mode = statSync(target).mode & 0o7777;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError([code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${code ?? String(err)}`]);
+    throw new ConfigError([
+      code === 'ENOENT' ? `config file not found: ${path}` : `cannot read config file ${path}: ${code ?? String(err)}`,
+    ]);
   }
   return documentOf(path, target, bytes, mode);
 }
@@ -68,7 +70,8 @@ function documentOf(path: string, target: string, bytes: Buffer, mode: number): 
   try {
     json = parseJsonText(bytes, path);
   } catch (err) {
-    if (err instanceof JsonTextError) throw new ConfigError([`${err.message}; fix it by hand first (the panel only writes valid files)`]);
+    if (err instanceof JsonTextError)
+      throw new ConfigError([`${err.message}; fix it by hand first (the panel only writes valid files)`]);
     throw err;
   }
   return withText(path, target, json, mode);
@@ -80,8 +83,18 @@ export function withText(path: string, target: string, json: JsonText, mode: num
   if (!isPlainObject(raw)) throw new ConfigError([`config must be a JSON object`], path);
   const serversKey: ServersKey = raw.mcpServers === undefined && isPlainObject(raw.servers) ? 'servers' : 'mcpServers';
   const servers = raw[serversKey] ?? {};
-  if (!isPlainObject(servers)) throw new ConfigError([`${serversKey} must be an object mapping server ids to server entries`], path);
-  return { path, target, json, doc: raw, serversKey, servers, mode, warnings: json.duplicates.map((d) => `${path}: ${d}`) };
+  if (!isPlainObject(servers))
+    throw new ConfigError([`${serversKey} must be an object mapping server ids to server entries`], path);
+  return {
+    path,
+    target,
+    json,
+    doc: raw,
+    serversKey,
+    servers,
+    mode,
+    warnings: json.duplicates.map((d) => `${path}: ${d}`),
+  };
 }
 
 /**
@@ -97,7 +110,10 @@ export function writeConfigDocument(before: ConfigDocument, next: Buffer): void 
     } catch {
       throw new ConfigChangedMeanwhile(`${before.path} was removed while the change was being saved`);
     }
-    if (!now.equals(before.json.bytes)) throw new ConfigChangedMeanwhile(`${before.path} was changed by another program while the change was being saved`);
+    if (!now.equals(before.json.bytes))
+      throw new ConfigChangedMeanwhile(
+        `${before.path} was changed by another program while the change was being saved`,
+      );
   };
   unchanged();
   writeAtomic(`${before.target}.bak`, before.json.bytes, before.mode);

@@ -49,11 +49,13 @@ function serversOf(raw: unknown): { format: string; servers: Record<string, unkn
   const found = findServers(raw);
   if (found) return { format: FORMAT_OF[found.key], servers: found.servers };
   const values = isPlainObject(raw) ? Object.values(raw) : [];
-  if (isPlainObject(raw) && values.length && values.every(looksLikeEntry)) return { format: 'servers map', servers: raw };
+  if (isPlainObject(raw) && values.length && values.every(looksLikeEntry))
+    return { format: 'servers map', servers: raw };
   return undefined;
 }
 
-const FOREIGN_VAR_RE = /\$\{(input|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|command|config)(:[^}]*)?\}/;
+const FOREIGN_VAR_RE =
+  /\$\{(input|workspaceFolder|workspaceFolderBasename|userHome|pathSeparator|command|config)(:[^}]*)?\}/;
 const IGNORED_FIELDS: Record<string, string> = {
   envFile: 'envFile is not supported: its variables are not loaded (put them under Environment)',
   dev: 'dev (VS Code watch mode) is ignored',
@@ -96,7 +98,9 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   }
   const found = serversOf(raw);
   if (!found) {
-    return empty('No servers found: paste a claude_desktop_config.json, a Cursor or VS Code mcp.json, or its "mcpServers" / "servers" part.');
+    return empty(
+      'No servers found: paste a claude_desktop_config.json, a Cursor or VS Code mcp.json, or its "mcpServers" / "servers" part.',
+    );
   }
   const add: ImportItem[] = [];
   const skip: { id: string; reason: string }[] = [];
@@ -105,7 +109,11 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   for (const [id, value] of Object.entries(found.servers)) {
     const shown = id.length > 80 ? `${id.slice(0, 80)}...` : id;
     if (!SERVER_ID_RE.test(id)) {
-      skip.push({ id: shown, reason: 'invalid name: names start with a letter or digit and contain only letters, digits, "_", "." and "-" (at most 64)' });
+      skip.push({
+        id: shown,
+        reason:
+          'invalid name: names start with a letter or digit and contain only letters, digits, "_", "." and "-" (at most 64)',
+      });
       continue;
     }
     if (taken.has(id)) {
@@ -119,7 +127,10 @@ export function planImport(text: string, existingIds: readonly string[], env: No
     const foreign: string[] = [];
     const entry = convertValue(value, foreign) as Record<string, unknown>;
     if (foreign.length) {
-      skip.push({ id, reason: `uses ${foreign[0]}, which only the other app can fill in: add it with the form instead` });
+      skip.push({
+        id,
+        reason: `uses ${foreign[0]}, which only the other app can fill in: add it with the form instead`,
+      });
       continue;
     }
     const notes: string[] = [];

@@ -22,7 +22,13 @@ import {
 } from '../../shared/configContract.js';
 import { ConfigError, parseConfig } from './config.js';
 import { addServer, EditError, removeServer, setServerEnabled, setToolEnabled, updateServer } from './configEdit.js';
-import { ConfigChangedMeanwhile, readConfigDocument, withText, writeConfigDocument, type ConfigDocument } from './configFile.js';
+import {
+  ConfigChangedMeanwhile,
+  readConfigDocument,
+  withText,
+  writeConfigDocument,
+  type ConfigDocument,
+} from './configFile.js';
 import { planImport } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
 import { entryView } from './entryView.js';
@@ -89,7 +95,10 @@ export class ConfigStore {
     try {
       if ('version' in change && change.version !== undefined && change.version !== entryVersion(before, change.id)) {
         return {
-          ...fail(409, `"${change.id}" was changed in ${before.path} since it was read (by an editor or another window): read it again and redo the change`),
+          ...fail(
+            409,
+            `"${change.id}" was changed in ${before.path} since it was read (by an editor or another window): read it again and redo the change`,
+          ),
           code: CONFIG_CONFLICT,
         };
       }
@@ -137,7 +146,8 @@ export class ConfigStore {
       case 'import': {
         const plan = planImport(c.text, Object.keys(servers), this.env);
         if (!plan.preview.ok) throw new EditError(400, plan.preview.error ?? 'nothing to import');
-        if (Object.keys(plan.entries).length === 0) throw new EditError(400, 'nothing to import: every server in the snippet is skipped');
+        if (Object.keys(plan.entries).length === 0)
+          throw new EditError(400, 'nothing to import: every server in the snippet is skipped');
         return { ...servers, ...plan.entries };
       }
       default:
@@ -170,7 +180,8 @@ function runtimeShape(d: ConfigDocument): unknown {
  */
 function entryVersion(d: ConfigDocument, id: string): string {
   const json = d.json;
-  const top = json.tree?.type === 'object' ? (json.tree.children ?? []).filter((p) => keyOf(json, p) === d.serversKey) : [];
+  const top =
+    json.tree?.type === 'object' ? (json.tree.children ?? []).filter((p) => keyOf(json, p) === d.serversKey) : [];
   const servers = top[top.length - 1]?.children?.[1];
   if (!servers || servers.type !== 'object') return '';
   const hmac = createHmac('sha256', VERSION_KEY);
@@ -189,7 +200,10 @@ function fail(status: number, error: string): ChangeFailure {
 }
 
 function viewOf(d: ConfigDocument): ConfigView {
-  const view: ConfigView = { file: d.path, servers: Object.entries(d.servers).map(([id, e]) => ({ ...entryView(id, e), version: entryVersion(d, id) })) };
+  const view: ConfigView = {
+    file: d.path,
+    servers: Object.entries(d.servers).map(([id, e]) => ({ ...entryView(id, e), version: entryVersion(d, id) })),
+  };
   if (d.warnings.length) view.warnings = d.warnings;
   return view;
 }
@@ -205,7 +219,9 @@ function stillHidden(servers: Servers, id: string, tool: string): string | undef
   if (list(t.deny)) filter.deny = list(t.deny);
   if (list(e.allowTools)) filter.allowExact = list(e.allowTools);
   if (list(e.denyTools)) filter.denyExact = list(e.denyTools);
-  return isToolAllowed(filter, tool) ? undefined : `"${tool}" is still hidden by a pattern or an allow list in the entry's "tools"`;
+  return isToolAllowed(filter, tool)
+    ? undefined
+    : `"${tool}" is still hidden by a pattern or an allow list in the entry's "tools"`;
 }
 
 /** Parses a change from untrusted JSON (a route body, an IPC argument); undefined when malformed. */
@@ -220,11 +236,19 @@ export function changeFrom(body: unknown): ConfigChange | undefined {
       return str(body.id) && draftOk(body.entry) ? { op: 'add', id: body.id, entry: body.entry } : undefined;
     case 'update':
       if (!str(body.id) || !draftOk(body.entry) || (body.newId !== undefined && !str(body.newId))) return undefined;
-      return { op: 'update', id: body.id, entry: body.entry, ...(str(body.newId) ? { newId: body.newId } : {}), ...version };
+      return {
+        op: 'update',
+        id: body.id,
+        entry: body.entry,
+        ...(str(body.newId) ? { newId: body.newId } : {}),
+        ...version,
+      };
     case 'remove':
       return str(body.id) ? { op: 'remove', id: body.id, ...version } : undefined;
     case 'enable':
-      return str(body.id) && typeof body.enabled === 'boolean' ? { op: 'enable', id: body.id, enabled: body.enabled, ...version } : undefined;
+      return str(body.id) && typeof body.enabled === 'boolean'
+        ? { op: 'enable', id: body.id, enabled: body.enabled, ...version }
+        : undefined;
     case 'tool':
       return str(body.id) && str(body.tool) && typeof body.enabled === 'boolean'
         ? { op: 'tool', id: body.id, tool: body.tool, enabled: body.enabled, ...version }

@@ -45,7 +45,12 @@ export function deniedToolNames(raw: Record<string, unknown>): string[] {
 /** The panel's view of one raw entry (its version is the store's: configStore.ts). */
 export function entryView(id: string, rawValue: unknown): Omit<EntryView, 'version'> {
   const raw = isPlainObject(rawValue) ? rawValue : {};
-  const base = { id, disabled: raw.disabled === true, deniedTools: deniedToolNames(raw), persistent: raw.persistent !== false };
+  const base = {
+    id,
+    disabled: raw.disabled === true,
+    deniedTools: deniedToolNames(raw),
+    persistent: raw.persistent !== false,
+  };
   if (typeof raw.url === 'string') {
     const type = typeof raw.type === 'string' ? raw.type : typeof raw.transport === 'string' ? raw.transport : 'auto';
     const transport = type === 'streamable-http' || type === 'streamableHttp' ? 'http' : type;
@@ -66,7 +71,12 @@ export function entryView(id: string, rawValue: unknown): Omit<EntryView, 'versi
 const FORM_FIELDS = ['command', 'args', 'env', 'cwd', 'url', 'headers', 'type', 'transport'] as const;
 
 /** A masked map from the page with the stored values put back where the mask was kept. */
-function unmaskMap(next: Record<string, string>, stored: Record<string, string>, field: string, problems: string[]): Record<string, string> {
+function unmaskMap(
+  next: Record<string, string>,
+  stored: Record<string, string>,
+  field: string,
+  problems: string[],
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(next)) {
     if (v === SECRET_MASK) {
@@ -89,7 +99,9 @@ function unmaskArgs(next: string[], stored: string[], problems: string[]): strin
     if (!a.includes(ARG_MASK)) return a;
     const moved = shown.findIndex((s, j) => s === a && s !== stored[j]);
     if (moved >= 0) return stored[moved];
-    problems.push(`arg ${i + 1} (${JSON.stringify(a)}) holds a masked value with no stored value to keep: type its value`);
+    problems.push(
+      `arg ${i + 1} (${JSON.stringify(a)}) holds a masked value with no stored value to keep: type its value`,
+    );
     return a;
   });
 }

@@ -80,10 +80,15 @@ export function parseJsonText(bytes: Buffer, what: string): JsonText {
   const chars = bytes.toString('latin1', bomLength);
   if (textNestsDeeper(chars)) throw new JsonTextError(depthMessage(what), true);
   const errors: ParseError[] = [];
-  const tree = chars.trim() === '' ? undefined : parseTree(chars, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
+  const tree =
+    chars.trim() === ''
+      ? undefined
+      : parseTree(chars, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: false });
   if (errors.length) {
     const at = lineAndColumn(chars, errors[0].offset);
-    throw new JsonTextError(`${what} is not valid JSON: ${describeError(errors[0].error)} at line ${at.line}, column ${at.column}`);
+    throw new JsonTextError(
+      `${what} is not valid JSON: ${describeError(errors[0].error)} at line ${at.line}, column ${at.column}`,
+    );
   }
   const eolMatch = /\r?\n/.exec(chars);
   const indentMatch = /\n([ \t]+)\S/.exec(chars);
@@ -133,7 +138,9 @@ class ValueReader {
           const key = this.string(keyNode);
           if (Object.prototype.hasOwnProperty.call(out, key)) {
             const { line } = lineAndColumn(this.chars, keyNode.offset);
-            this.duplicates.push(`duplicate key ${JSON.stringify(key)} in ${formatPath(path) || 'the top level'} (line ${line}): the last one counts`);
+            this.duplicates.push(
+              `duplicate key ${JSON.stringify(key)} in ${formatPath(path) || 'the top level'} (line ${line}): the last one counts`,
+            );
           }
           // An own property even for "__proto__"; a duplicate keeps the first one's place, as in JSON.parse.
           setOwn(out, key, this.value(valueNode, [...path, key]));
@@ -177,7 +184,9 @@ export function keyOf(doc: JsonText, prop: Node): string {
 export function propertyOf(doc: JsonText, object: Node, key: string, path: readonly string[]): Node | undefined {
   const matches = (object.children ?? []).filter((p) => keyOf(doc, p) === key);
   if (matches.length > 1) {
-    throw new JsonTextError(`${formatPath([...path, key])} appears more than once in the file: remove one of them in an editor first`);
+    throw new JsonTextError(
+      `${formatPath([...path, key])} appears more than once in the file: remove one of them in an editor first`,
+    );
   }
   return matches[0];
 }

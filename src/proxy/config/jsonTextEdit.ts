@@ -21,7 +21,10 @@ import { isPlainObject } from './configEntry.js';
 import { JsonTextError, lineAndColumn, parseJsonText, propertyOf, setOwn, type JsonText } from './jsonText.js';
 
 /** One change at a path of object keys. */
-export type JsonOp = { op: 'set'; path: string[]; value: unknown } | { op: 'remove'; path: string[] } | { op: 'rename'; path: string[]; key: string };
+export type JsonOp =
+  | { op: 'set'; path: string[]; value: unknown }
+  | { op: 'remove'; path: string[] }
+  | { op: 'rename'; path: string[]; key: string };
 
 /** Replace `length` characters at `offset` (of `chars`) with `content`. */
 interface TextEdit {
@@ -75,12 +78,21 @@ export function opsBetween(path: string[], before: unknown, after: unknown, out:
 /** Deep equality of parsed JSON values, key order ignored. */
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
+  if (
+    typeof a !== 'object' ||
+    typeof b !== 'object' ||
+    a === null ||
+    b === null ||
+    Array.isArray(a) !== Array.isArray(b)
+  )
+    return false;
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((v, i) => sameJson(v, (b as unknown[])[i]));
   const ka = Object.keys(a);
   const rb = b as Record<string, unknown>;
   return (
-    ka.length === Object.keys(rb).length && ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && sameJson((a as Record<string, unknown>)[k], rb[k]))
+    ka.length === Object.keys(rb).length &&
+    ka.every((k) => Object.prototype.hasOwnProperty.call(rb, k) && sameJson((a as Record<string, unknown>)[k], rb[k]))
   );
 }
 
@@ -96,7 +108,9 @@ function applyEdits(doc: JsonText, edits: TextEdit[]): Buffer {
     // Bytes deleted whole (a removed entry) are not rewritten: only a replacement could garble them.
     if (!doc.utf8 && e.content !== '' && !isUtf8(replaced)) {
       const { line } = lineAndColumn(doc.chars, e.offset);
-      throw new JsonTextError(`the change would rewrite bytes on line ${line} that are not valid UTF-8: fix them in an editor first`);
+      throw new JsonTextError(
+        `the change would rewrite bytes on line ${line} that are not valid UTF-8: fix them in an editor first`,
+      );
     }
     parts.push(doc.bytes.subarray(base + cursor, base + e.offset), Buffer.from(e.content, 'utf8'));
     cursor = e.offset + e.length;
@@ -151,7 +165,10 @@ class Editor {
 
   private set(path: readonly string[], value: unknown): TextEdit[] {
     const root = this.doc.tree;
-    if (!root) return [{ offset: 0, length: this.chars.length, content: `${this.render(wrap(path, value), true, '')}${this.doc.eol}` }];
+    if (!root)
+      return [
+        { offset: 0, length: this.chars.length, content: `${this.render(wrap(path, value), true, '')}${this.doc.eol}` },
+      ];
     let node: Node = root;
     for (let i = 0; i < path.length; i++) {
       if (node.type !== 'object') break;
@@ -168,7 +185,9 @@ class Editor {
   private replace(prop: Node, value: unknown): TextEdit[] {
     const old = prop.children![1];
     const multiline = this.chars.slice(old.offset, old.offset + old.length).includes('\n');
-    return [{ offset: old.offset, length: old.length, content: this.render(value, multiline, this.indentOf(prop.offset)) }];
+    return [
+      { offset: old.offset, length: old.length, content: this.render(value, multiline, this.indentOf(prop.offset)) },
+    ];
   }
 
   /** `"key": value` added after the last property of `object`. */
@@ -179,17 +198,20 @@ class Editor {
     if (!last) {
       const inner = { offset: object.offset + 1, length: object.length - 2 };
       const innerText = this.chars.slice(inner.offset, inner.offset + inner.length);
-      if (!this.chars.includes('\n')) return [{ ...inner, content: `${JSON.stringify(key)}${colon}${this.render(value, false, '')}` }];
+      if (!this.chars.includes('\n'))
+        return [{ ...inner, content: `${JSON.stringify(key)}${colon}${this.render(value, false, '')}` }];
       const outer = this.indentOf(object.offset);
       const indent = outer + this.doc.indent;
       const prop = `${JSON.stringify(key)}: ${this.render(value, true, indent)}`;
       // `{}` or `{ }` becomes a block; a block (with comments in it, perhaps) gets the key first.
-      if (innerText.trim() === '') return [{ ...inner, content: `${this.doc.eol}${indent}${prop}${this.doc.eol}${outer}` }];
+      if (innerText.trim() === '')
+        return [{ ...inner, content: `${this.doc.eol}${indent}${prop}${this.doc.eol}${outer}` }];
       return [{ offset: inner.offset, length: 0, content: `${this.doc.eol}${indent}${prop}` }];
     }
     const end = last.offset + last.length;
     const tail = this.tail(end);
-    const multiline = this.startsLine(last.offset) && tail.lineEnd !== undefined && this.chars.slice(object.offset, end).includes('\n');
+    const multiline =
+      this.startsLine(last.offset) && tail.lineEnd !== undefined && this.chars.slice(object.offset, end).includes('\n');
     if (!multiline) {
       const sp = this.spaced ? ' ' : '';
       const prop = `${JSON.stringify(key)}${colon}${this.render(value, false, '')}`;
@@ -201,7 +223,8 @@ class Editor {
     // Laid out as the last value is when it is an object or array on one line (entries written one per line).
     const lastValue = last.children![1];
     const oneLine =
-      (lastValue.type === 'object' || lastValue.type === 'array') && !this.chars.slice(lastValue.offset, lastValue.offset + lastValue.length).includes('\n');
+      (lastValue.type === 'object' || lastValue.type === 'array') &&
+      !this.chars.slice(lastValue.offset, lastValue.offset + lastValue.length).includes('\n');
     const prop = `${this.doc.eol}${indent}${JSON.stringify(key)}: ${this.render(value, !oneLine, indent)}`;
     // The last key had a trailing comma: so does the new one. Otherwise a comma after the old
     // last value, and the new key on the next line (after any comment that ends the line).
@@ -219,22 +242,32 @@ class Editor {
     const end = prop.offset + prop.length;
     const tail = this.tail(end);
     const ownLines = this.startsLine(prop.offset) && tail.nextLine !== undefined;
-    const lines = () => ({ offset: this.lineStart(prop.offset), length: tail.nextLine! - this.lineStart(prop.offset), content: '' });
+    const lines = () => ({
+      offset: this.lineStart(prop.offset),
+      length: tail.nextLine! - this.lineStart(prop.offset),
+      content: '',
+    });
     if (props.length === 1) {
       const inner = { offset: object.offset + 1, length: object.length - 2 };
-      const rest = this.chars.slice(inner.offset, prop.offset) + this.chars.slice(tail.nextLine ?? end, inner.offset + inner.length);
+      const rest =
+        this.chars.slice(inner.offset, prop.offset) +
+        this.chars.slice(tail.nextLine ?? end, inner.offset + inner.length);
       // Nothing else inside (no comment): the object becomes `{}`.
       if (rest.replace(/[\s,]/g, '') === '') return [{ ...inner, content: '' }];
-      return ownLines ? [lines()] : [{ offset: prop.offset, length: (tail.comma ?? end - 1) + 1 - prop.offset, content: '' }];
+      return ownLines
+        ? [lines()]
+        : [{ offset: prop.offset, length: (tail.comma ?? end - 1) + 1 - prop.offset, content: '' }];
     }
-    if (i < props.length - 1) return ownLines ? [lines()] : [{ offset: prop.offset, length: props[i + 1].offset - prop.offset, content: '' }];
+    if (i < props.length - 1)
+      return ownLines ? [lines()] : [{ offset: prop.offset, length: props[i + 1].offset - prop.offset, content: '' }];
     // The last of several: the comma before it goes too, unless it had one of its own (trailing commas kept).
     const prev = props[i - 1];
     const prevEnd = prev.offset + prev.length;
     if (!ownLines) return [{ offset: prevEnd, length: end - prevEnd, content: '' }];
     const separator = this.commaAfter(prevEnd);
     const edits = [lines()];
-    if (tail.comma === undefined && separator !== undefined) edits.unshift({ offset: separator, length: 1, content: '' });
+    if (tail.comma === undefined && separator !== undefined)
+      edits.unshift({ offset: separator, length: 1, content: '' });
     return edits;
   }
 

@@ -6,7 +6,8 @@
 import * as z from 'zod/mini';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
 
-const must = (what: string) => (iss: { input?: unknown }) => (iss.input === undefined ? 'is required' : `must be ${what}`);
+const must = (what: string) => (iss: { input?: unknown }) =>
+  iss.input === undefined ? 'is required' : `must be ${what}`;
 const str = () => z.string({ error: must('a string') });
 
 export const oauthSchema = () =>
@@ -21,7 +22,10 @@ export const oauthSchema = () =>
           callbackPort: z.optional(
             z
               .int({ error: must('a port number (1-65535)') })
-              .check(z.minimum(1, { error: 'must be a port number (1-65535)' }), z.maximum(65535, { error: 'must be a port number (1-65535)' })),
+              .check(
+                z.minimum(1, { error: 'must be a port number (1-65535)' }),
+                z.maximum(65535, { error: 'must be a port number (1-65535)' }),
+              ),
           ),
           clientMetadataUrl: z.optional(str()),
         },
@@ -48,7 +52,8 @@ export function parseOAuth(
   const out: OAuthSettings = {};
   if (raw.clientId !== undefined) out.clientId = val('oauth.clientId', raw.clientId, true);
   if (raw.clientSecret !== undefined) out.clientSecret = val('oauth.clientSecret', raw.clientSecret, true);
-  if (raw.scopes !== undefined) out.scopes = raw.scopes.map((s, i) => val(`oauth.scopes[${i}]`, s, true)).filter((s) => s !== '');
+  if (raw.scopes !== undefined)
+    out.scopes = raw.scopes.map((s, i) => val(`oauth.scopes[${i}]`, s, true)).filter((s) => s !== '');
   if (raw.callbackPort !== undefined) out.callbackPort = raw.callbackPort;
   if (raw.clientMetadataUrl !== undefined) {
     const u = val('oauth.clientMetadataUrl', raw.clientMetadataUrl, true);

@@ -12,7 +12,8 @@ const MIN_SECRET_LENGTH = 4;
 /** Env values that are plainly flags, not secrets. */
 const NOT_SECRET_RE = /^(true|false|yes|no|on|off|null|undefined|\d{1,5})$/i;
 /** Flag or variable names whose value is a credential (`--api-key`, `GITHUB_TOKEN=`). */
-const SECRET_NAME_RE = /(token|secret|passw(or)?d|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer)/i;
+const SECRET_NAME_RE =
+  /(token|secret|passw(or)?d|pwd|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|bearer)/i;
 /** Well-known token prefixes (GitHub, OpenAI/Anthropic, Slack, GitLab) seen as bare args. */
 const TOKEN_PREFIX_RE = /^(ghp_|gho_|ghs_|ghu_|github_pat_|sk-|xox[abpr]-|glpat-)/;
 /** `/x`, `~/x`, `C:\\x`: a filesystem path, not a credential. */
@@ -120,7 +121,8 @@ export function urlSecrets(url: string): string[] {
   }
   for (const item of u.search.slice(1).split('&')) {
     const eq = item.indexOf('=');
-    if (eq >= 0 && eq < item.length - 1 && isCredential(item.slice(0, eq), safeDecode(item.slice(eq + 1)))) out.push(item.slice(eq + 1));
+    if (eq >= 0 && eq < item.length - 1 && isCredential(item.slice(0, eq), safeDecode(item.slice(eq + 1))))
+      out.push(item.slice(eq + 1));
   }
   return out;
 }
@@ -187,7 +189,8 @@ interface ArgCredentials {
  * A value that is only a `${VAR}` reference is none. Urls in args: {@link redactUrl}, {@link urlSecrets}.
  */
 function argCredentials(arg: string, prev: string): ArgCredentials {
-  const found = (shown: string, value: string): ArgCredentials => (VAR_ONLY_RE.test(value) ? { shown: arg, values: [] } : { shown, values: [value] });
+  const found = (shown: string, value: string): ArgCredentials =>
+    VAR_ONLY_RE.test(value) ? { shown: arg, values: [] } : { shown, values: [value] };
   if (/^--?[\w.-]+$/.test(prev) && SECRET_NAME_RE.test(prev) && !arg.startsWith('-')) return found(MASK, arg);
   const assign = /^(-{0,2}[\w.-]+)=([\s\S]+)$/.exec(arg);
   if (assign && SECRET_NAME_RE.test(assign[1])) return found(`${assign[1]}=${MASK}`, assign[2]);
@@ -204,7 +207,8 @@ function argCredentials(arg: string, prev: string): ArgCredentials {
   if (scheme) return found(`${lead}${scheme[1]}${scheme[2]}${MASK}`, scheme[3]);
   if (/^\s*[{[]/.test(text)) {
     const values = jsonCredentials(text);
-    if (values.length) return { shown: values.reduce((t, v) => t.split(JSON.stringify(v)).join(`"${MASK}"`), arg), values };
+    if (values.length)
+      return { shown: values.reduce((t, v) => t.split(JSON.stringify(v)).join(`"${MASK}"`), arg), values };
   }
   return { shown: arg, values: [] };
 }
@@ -247,5 +251,7 @@ export const ARG_MASK = MASK;
  * `"apiKey": "X"`, and the credentials of urls.
  */
 export function redactArgs(args: string[]): string[] {
-  return args.map((arg, i) => argCredentials(arg, i > 0 ? args[i - 1] : '').shown.replace(URL_IN_TEXT_RE, (m) => redactUrl(m)));
+  return args.map((arg, i) =>
+    argCredentials(arg, i > 0 ? args[i - 1] : '').shown.replace(URL_IN_TEXT_RE, (m) => redactUrl(m)),
+  );
 }

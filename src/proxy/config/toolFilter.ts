@@ -136,6 +136,10 @@ export function lookupToolTimeout(name: string, timeouts: Record<string, number>
  * the entry's `toolTimeouts` first, then the global `toolTimeouts`, then `entry.timeoutMs`.
  * Any entry-level match wins over any global one, however specific.
  */
-export function toolTimeoutFor(name: string, entry: { timeoutMs: number; toolTimeouts: Record<string, number> }, global: Record<string, number>): number {
+export function toolTimeoutFor(
+  name: string,
+  entry: { timeoutMs: number; toolTimeouts: Record<string, number> },
+  global: Record<string, number>,
+): number {
   return lookupToolTimeout(name, entry.toolTimeouts) ?? lookupToolTimeout(name, global) ?? entry.timeoutMs;
 }

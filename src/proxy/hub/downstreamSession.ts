@@ -6,7 +6,13 @@
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import {
+  ErrorCode,
+  type RequestId,
+  type RpcErrorObject,
+  type RpcNotification,
+  type RpcRequest,
+} from '../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { InFlight, SessionHost, SessionScope } from './sessionContracts.js';
 import type { ListKind } from '../upstream/listCache.js';
@@ -102,7 +108,8 @@ export class DownstreamSession implements HeldSession {
   /** The downstream id of this session's most recent call in flight on `u`, if any. */
   relatedCallOn(u: Upstream): RequestId | undefined {
     let best: { id: RequestId; at: number } | undefined;
-    for (const [id, f] of this.inflight) if (f.upstream === u && (!best || f.startedAt >= best.at)) best = { id, at: f.startedAt };
+    for (const [id, f] of this.inflight)
+      if (f.upstream === u && (!best || f.startedAt >= best.at)) best = { id, at: f.startedAt };
     return best?.id;
   }
 
@@ -156,10 +163,14 @@ export class DownstreamSession implements HeldSession {
     }
     this.closed = true;
     for (const f of this.inflight.values()) {
-      if (f.handle) f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
+      if (f.handle)
+        f.upstream.notify('notifications/cancelled', { requestId: f.handle.id, reason: 'client disconnected' });
     }
     const message =
-      reason ?? (drainMs > 0 ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session` : 'session closed by the proxy');
+      reason ??
+      (drainMs > 0
+        ? `not answered within ${boundMs} ms after the input ended; the proxy is closing the session`
+        : 'session closed by the proxy');
     const answered: Promise<void>[] = [];
     for (const id of this.unanswered) {
       if (this.inflight.get(id)?.cancelled || this.cancelledEarly.has(id)) continue;
@@ -191,7 +202,10 @@ export class DownstreamSession implements HeldSession {
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.notices.listed(kind);
       const meta = this.single?.lists.meta[list.kind];
-      return this.reply(req.id, { [list.field]: this.hub.list(list.kind, this.scope), ...(meta === undefined ? {} : { _meta: meta }) });
+      return this.reply(req.id, {
+        [list.field]: this.hub.list(list.kind, this.scope),
+        ...(meta === undefined ? {} : { _meta: meta }),
+      });
     }
     switch (req.method) {
       case 'initialize':
@@ -233,7 +247,11 @@ export class DownstreamSession implements HeldSession {
     if (n.method === 'notifications/tasks/status') {
       // The status of a task this session runs for a server (task-augmented sampling or elicitation).
       const t = this.hub.tasks.clientTaskOf(this, String(n.params?.taskId));
-      if (t) this.notifyBounded(t.upstream, t.visible === t.taskId ? n : { ...n, params: { ...n.params, taskId: t.visible } });
+      if (t)
+        this.notifyBounded(
+          t.upstream,
+          t.visible === t.taskId ? n : { ...n, params: { ...n.params, taskId: t.visible } },
+        );
       else if (this.single) this.notifyBounded(this.single, n);
       return;
     }
@@ -265,7 +283,8 @@ export class DownstreamSession implements HeldSession {
     }
     // The shared upstreams were initialised before this client existed: a client with roots
     // makes them ask again, so they see its roots as on a direct connection.
-    if (this.clientCapabilities.roots) for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
+    if (this.clientCapabilities.roots)
+      for (const x of this.hub.inScope(this.scope)) x.notify('notifications/roots/list_changed');
   }
 
   /** Forwards one request, routing its progress token and cancellation. */
@@ -280,7 +299,8 @@ export class DownstreamSession implements HeldSession {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
-    if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u)) return forwardHeld(this.hub, this, req, u, params, timeoutMs);
+    if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
+      return forwardHeld(this.hub, this, req, u, params, timeoutMs);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
@@ -298,7 +318,8 @@ export class DownstreamSession implements HeldSession {
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;
     if ('error' in response) {
-      if (response.error.code === ErrorCode.UrlElicitationRequired) this.hub.urlElicitationsRequired(u, this, response.error.data);
+      if (response.error.code === ErrorCode.UrlElicitationRequired)
+        this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
     // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it):

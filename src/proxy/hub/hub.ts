@@ -206,7 +206,8 @@ export class Hub implements SessionHost {
           out.push(single ? t : { ...t, name: this.names().tools.exposedName(u.id, name) ?? name });
         }
       } else if (kind === 'prompts') {
-        for (const p of u.lists.prompts) out.push(single ? p : { ...p, name: this.names().prompts.exposedName(u.id, String(p.name)) ?? p.name });
+        for (const p of u.lists.prompts)
+          out.push(single ? p : { ...p, name: this.names().prompts.exposedName(u.id, String(p.name)) ?? p.name });
       } else if (kind === 'resources') out.push(...u.lists.resources);
       else out.push(...u.lists.templates);
     }
@@ -234,11 +235,24 @@ export class Hub implements SessionHost {
   }
 
   /** Registers a progress route; returns the token to send upstream. */
-  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: string | number, touch: () => void): string {
+  routeProgress(
+    u: Upstream,
+    session: HubSession,
+    token: string | number,
+    requestId: string | number,
+    touch: () => void,
+  ): string {
     return this.progress.add(u.id, { session, token, requestId, touch });
   }
 
-  holdProgress(u: Upstream, upstreamToken: string, session: HubSession, token: string | number, requestId: string | number, touch: () => void): void {
+  holdProgress(
+    u: Upstream,
+    upstreamToken: string,
+    session: HubSession,
+    token: string | number,
+    requestId: string | number,
+    touch: () => void,
+  ): void {
     this.progress.put(u.id, upstreamToken, { session, token, requestId, touch });
   }
 
@@ -251,7 +265,12 @@ export class Hub implements SessionHost {
     this.progress.delete(u.id, upstreamToken);
   }
 
-  subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
+  subscribe(
+    u: Upstream,
+    uri: string,
+    s: HubSession,
+    params: Record<string, unknown> | undefined,
+  ): Promise<RpcResponse> {
     return this.subscriptions.subscribe(u, uri, s, params);
   }
 
@@ -274,7 +293,9 @@ export class Hub implements SessionHost {
 
   status(): ServerStatus[] {
     const running = [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
-    const invalid = this.invalid.filter((e) => !this.upstreams.has(e.id)).map((e) => invalidEntryStatus(e, this.logger.secrets));
+    const invalid = this.invalid
+      .filter((e) => !this.upstreams.has(e.id))
+      .map((e) => invalidEntryStatus(e, this.logger.secrets));
     return invalid.length ? [...running, ...invalid] : running;
   }
 
@@ -288,7 +309,10 @@ export class Hub implements SessionHost {
       }
       // Every configured id, ready or not: a name does not depend on which servers are up (naming.ts).
       const ids = [...this.upstreams.keys()];
-      this.tables = { tools: new NameTable(tools, this.config.toolNaming, ids), prompts: new NameTable(prompts, this.config.toolNaming, ids) };
+      this.tables = {
+        tools: new NameTable(tools, this.config.toolNaming, ids),
+        prompts: new NameTable(prompts, this.config.toolNaming, ids),
+      };
     }
     return this.tables;
   }

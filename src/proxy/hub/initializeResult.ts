@@ -13,16 +13,26 @@ import { aggregateCapabilities } from './aggregateCapabilities.js';
 import { initializeWait } from './initializeWait.js';
 import type { SessionHost, SessionScope } from './sessionContracts.js';
 
-export async function initializeResult(hub: SessionHost, scope: SessionScope, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function initializeResult(
+  hub: SessionHost,
+  scope: SessionScope,
+  params: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const asked = String(params.protocolVersion ?? '');
   const protocolVersion = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-  await (scope.serverId !== undefined ? hub.waitReady(scope) : initializeWait(hub.inScope(scope), hub.readyWindowLeftMs(scope)));
+  await (scope.serverId !== undefined
+    ? hub.waitReady(scope)
+    : initializeWait(hub.inScope(scope), hub.readyWindowLeftMs(scope)));
   const servers = hub.inScope(scope);
   if (scope.serverId !== undefined) {
     const own = servers[0]?.initResult ?? {};
     if (own.protocolVersion !== MODERN_PROTOCOL_VERSION) return { ...own, protocolVersion };
     // A 2026 server answered under a 2025 version: marked, for a proxy of ours in front (the stream link).
-    return { ...own, protocolVersion, _meta: { ...(own._meta as Record<string, unknown> | undefined), [META_SERVER_PROTOCOL]: MODERN_PROTOCOL_VERSION } };
+    return {
+      ...own,
+      protocolVersion,
+      _meta: { ...(own._meta as Record<string, unknown> | undefined), [META_SERVER_PROTOCOL]: MODERN_PROTOCOL_VERSION },
+    };
   }
   const instructions = servers
     .filter((x) => typeof x.initResult?.instructions === 'string')

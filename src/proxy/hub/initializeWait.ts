@@ -24,7 +24,11 @@ export interface StartingServer {
 }
 
 /** Resolves when an aggregate `initialize` may be answered; undefined when it may be at once. `windowLeftMs`: the ready window's rest. */
-export function initializeWait(servers: readonly StartingServer[], windowLeftMs: number, graceMs = INITIALIZE_GRACE_MS): Promise<void> | undefined {
+export function initializeWait(
+  servers: readonly StartingServer[],
+  windowLeftMs: number,
+  graceMs = INITIALIZE_GRACE_MS,
+): Promise<void> | undefined {
   const starting = servers.filter((u) => !u.isSettled);
   if (windowLeftMs <= 0 || starting.length === 0) return undefined;
   const now = Date.now();

@@ -7,7 +7,13 @@
  * `requestState` echoed unchanged; a server that asks again gets another round, up to
  * MAX_INPUT_ROUNDS. A modern client never gets here: it receives `input_required` itself.
  */
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
+import {
+  ErrorCode,
+  type RequestId,
+  type RpcErrorObject,
+  type RpcRequest,
+  type RpcResponse,
+} from '../jsonrpc/jsonRpc.js';
 import type { RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession } from './sessionContracts.js';
@@ -17,7 +23,9 @@ export const MAX_INPUT_ROUNDS = 8;
 
 interface Asker {
   readonly clientCapabilities: Record<string, unknown>;
-  readonly peer: { request(method: string, params: Record<string, unknown> | undefined, opts: RequestOptions): Promise<RpcResponse> };
+  readonly peer: {
+    request(method: string, params: Record<string, unknown> | undefined, opts: RequestOptions): Promise<RpcResponse>;
+  };
 }
 
 export function isInputRequired(result: Record<string, unknown>): boolean {
@@ -37,14 +45,22 @@ export async function answerInputRequests(
   timeoutMs: number,
 ): Promise<Record<string, unknown> | RpcErrorObject> {
   if (round >= MAX_INPUT_ROUNDS)
-    return { code: ErrorCode.InternalError, message: `server "${serverId}" asked for client input ${MAX_INPUT_ROUNDS} times in one call; giving up` };
-  const requests = (result.inputRequests as Record<string, { method?: unknown; params?: Record<string, unknown> }> | undefined) ?? {};
+    return {
+      code: ErrorCode.InternalError,
+      message: `server "${serverId}" asked for client input ${MAX_INPUT_ROUNDS} times in one call; giving up`,
+    };
+  const requests =
+    (result.inputRequests as Record<string, { method?: unknown; params?: Record<string, unknown> }> | undefined) ?? {};
   const keys = Object.keys(requests);
   const answers = await Promise.all(
     keys.map(async (key) => {
       const { method, params } = requests[key]!;
       const capability = typeof method === 'string' ? CAPABILITY_OF[method] : undefined;
-      if (!capability) return { code: ErrorCode.InternalError, message: `server "${serverId}" asked for an unknown kind of client input (${String(method)})` };
+      if (!capability)
+        return {
+          code: ErrorCode.InternalError,
+          message: `server "${serverId}" asked for an unknown kind of client input (${String(method)})`,
+        };
       if (!s.clientCapabilities[capability]) {
         return {
           code: ErrorCode.InvalidRequest,
@@ -58,7 +74,13 @@ export async function answerInputRequests(
   const inputResponses: Record<string, unknown> = {};
   for (let i = 0; i < keys.length; i++) {
     const a = answers[i]! as Record<string, unknown>;
-    if (typeof a.code === 'number' && typeof a.message === 'string' && !('action' in a) && !('role' in a) && !('roots' in a))
+    if (
+      typeof a.code === 'number' &&
+      typeof a.message === 'string' &&
+      !('action' in a) &&
+      !('role' in a) &&
+      !('roots' in a)
+    )
       return a as unknown as RpcErrorObject;
     inputResponses[keys[i]!] = a;
   }
@@ -68,7 +90,16 @@ export async function answerInputRequests(
 /** Asks `s`'s client the input `result` requests, then re-issues `req` with the answers (or fails it). */
 export async function retryWithInput(
   s: RoutingSession &
-    Asker & { forward(req: RpcRequest, u: Upstream, params: Record<string, unknown>, timeoutMs: number, mapResult: undefined, round: number): Promise<void> },
+    Asker & {
+      forward(
+        req: RpcRequest,
+        u: Upstream,
+        params: Record<string, unknown>,
+        timeoutMs: number,
+        mapResult: undefined,
+        round: number,
+      ): Promise<void>;
+    },
   req: RpcRequest,
   u: Upstream,
   params: Record<string, unknown>,
@@ -77,7 +108,8 @@ export async function retryWithInput(
   round: number,
 ): Promise<void> {
   const next = await answerInputRequests(s, u.id, req.id, result, round, timeoutMs);
-  if (typeof next.code === 'number' && typeof next.message === 'string') return s.fail(req.id, next as unknown as RpcErrorObject);
+  if (typeof next.code === 'number' && typeof next.message === 'string')
+    return s.fail(req.id, next as unknown as RpcErrorObject);
   const { inputResponses: _a, requestState: _b, ...rest } = params;
   return s.forward(req, u, { ...rest, ...next }, timeoutMs, undefined, round + 1);
 }

@@ -36,7 +36,9 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
       return s.isModern ? routeModernTaskRequest(hub, s, req) : routeTaskRequest(hub, s, req);
     case 'tasks/update':
       if (s.isModern) return routeModernTaskRequest(hub, s, req);
-      return s.single ? s.forward(req, s.single, p) : s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+      return s.single
+        ? s.forward(req, s.single, p)
+        : s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
     case 'logging/setLevel':
       return setLevel(hub, s, req);
     default:
@@ -53,9 +55,14 @@ function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise
   const p = req.params ?? {};
   if (isLogLevel(p.level)) s.logLevel = p.level;
   if (s.single && !s.single.isModern) return s.forward(req, s.single, p);
-  if (!isLogLevel(p.level)) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(p.level)}` });
+  if (!isLogLevel(p.level))
+    return s.fail(req.id, {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: unknown log level ${JSON.stringify(p.level)}`,
+    });
   for (const u of s.single ? [] : hub.inScope(s.scope)) {
-    if (u.isReady && u.capabilities.logging && !u.isModern) void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
+    if (u.isReady && u.capabilities.logging && !u.isModern)
+      void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
   }
   return s.reply(req.id, {});
 }
@@ -80,12 +87,18 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     const owner = ownerId === undefined ? undefined : hub.upstream(ownerId);
     if (owner && !owner.isReady) {
       const why = owner.lastError ? `: ${owner.lastError}` : '';
-      return s.fail(req.id, { code: ErrorCode.ServerNotReady, message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}` });
+      return s.fail(req.id, {
+        code: ErrorCode.ServerNotReady,
+        message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}`,
+      });
     }
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
   }
   if (what === 'tool' && !hub.toolAllowed(u, name)) {
-    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Tool ${exposed} is not allowed by the proxy configuration` });
+    return s.fail(req.id, {
+      code: ErrorCode.InvalidParams,
+      message: `Tool ${exposed} is not allowed by the proxy configuration`,
+    });
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   const params = name === exposed ? p : { ...p, name };
@@ -93,7 +106,8 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   if (s.isModern) return modernToolCall(hub, s, req, u, params, timeoutMs);
   // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
   const owner = u;
-  const created = p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
+  const created =
+    p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
   if (created && u.isModern) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
   return s.forward(req, u, params, timeoutMs, created);
 }
@@ -104,7 +118,9 @@ async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest
   const u = hub.resourceOwner(uri, s.scope);
   if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}`, data: { uri } });
   if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
-    const res = await (req.method === 'resources/subscribe' ? hub.subscribe(u, uri, s, req.params) : hub.unsubscribe(u, uri, s));
+    const res = await (req.method === 'resources/subscribe'
+      ? hub.subscribe(u, uri, s, req.params)
+      : hub.unsubscribe(u, uri, s));
     return 'error' in res ? s.fail(req.id, res.error) : s.reply(req.id, res.result);
   }
   return s.forward(req, u, req.params ?? {});
@@ -122,6 +138,7 @@ async function complete(hub: SessionHost, s: RoutingSession, req: RpcRequest): P
     return s.forward(req, u, { ...p, ref: { ...ref, name: item!.name } });
   }
   const u = hub.resourceOwner(String(ref.uri ?? ''), s.scope);
-  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
+  if (!u)
+    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
   return s.forward(req, u, p);
 }

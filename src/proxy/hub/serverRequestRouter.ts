@@ -67,13 +67,17 @@ export function canAnswer(c: Record<string, unknown>, method: string, params: Pa
   const declared = c[capability] as Params | undefined;
   if (declared === undefined) return false;
   if (method !== 'elicitation/create') return true;
-  return params?.mode === 'url' ? declared.url !== undefined : declared.form !== undefined || declared.url === undefined;
+  return params?.mode === 'url'
+    ? declared.url !== undefined
+    : declared.form !== undefined || declared.url === undefined;
 }
 
 /** Whether capabilities `c` take `method` augmented with a task. */
 function takesTask(c: Record<string, unknown>, method: string): boolean {
   const requests = (c.tasks as { requests?: Record<string, Params | undefined> } | undefined)?.requests;
-  return method === 'sampling/createMessage' ? !!requests?.sampling?.createMessage : method === 'elicitation/create' && !!requests?.elicitation?.create;
+  return method === 'sampling/createMessage'
+    ? !!requests?.sampling?.createMessage
+    : method === 'elicitation/create' && !!requests?.elicitation?.create;
 }
 
 export class ServerRequestRouter {
@@ -84,7 +88,9 @@ export class ServerRequestRouter {
   constructor(private readonly hub: RouterHost) {}
 
   pickSession(u: Upstream, method?: string, params?: Params): HubSession | undefined {
-    const sessions = this.hub.sessionsFor(u).filter((s) => !s.isModern && (!method || canAnswer(s.clientCapabilities, method, params)));
+    const sessions = this.hub
+      .sessionsFor(u)
+      .filter((s) => !s.isModern && (!method || canAnswer(s.clientCapabilities, method, params)));
     let best: { s: HubSession; related: boolean; at: number } | undefined;
     for (const s of sessions) {
       const related = s.hasCallOn(u);
@@ -95,7 +101,11 @@ export class ServerRequestRouter {
   }
 
   /** The session and downstream call a request belongs to, when the wire says so. */
-  private owner(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): { session: HubSession; callId?: RequestId } | undefined {
+  private owner(
+    u: Upstream,
+    req: RpcRequest,
+    relatedRequestId?: RequestId,
+  ): { session: HubSession; callId?: RequestId } | undefined {
     if (relatedRequestId !== undefined) {
       for (const session of this.hub.sessionsFor(u)) {
         if (session.isModern) continue;
@@ -131,10 +141,18 @@ export class ServerRequestRouter {
       if (call) return call.ask(req, false);
     }
     const able = (s: HubSession) => !s.isModern && canAnswer(s.clientCapabilities, req.method, req.params);
-    const session = owner ? (able(owner.session) ? owner.session : undefined) : this.pickSession(u, req.method, req.params);
+    const session = owner
+      ? able(owner.session)
+        ? owner.session
+        : undefined
+      : this.pickSession(u, req.method, req.params);
     if (!session) {
       if (req.method === 'roots/list') u.respond(req.id, { roots: [] });
-      else u.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `no connected client supports ${req.method}` });
+      else
+        u.respondError(req.id, {
+          code: ErrorCode.MethodNotFound,
+          message: `no connected client supports ${req.method}`,
+        });
       return;
     }
     let params = req.params;
@@ -145,7 +163,8 @@ export class ServerRequestRouter {
         else params = withoutTask(params);
       }
       if (params._meta !== undefined) params = exposeRelatedTask(this.hub.tasks, u, params);
-      if (params.mode === 'url' && typeof params.elicitationId === 'string') this.noteElicitation(u, params.elicitationId, session);
+      if (params.mode === 'url' && typeof params.elicitationId === 'string')
+        this.noteElicitation(u, params.elicitationId, session);
     }
     this.send(u, req, session, params, owner ? owner.callId : session.relatedCallOn(u), mapResult);
   }
@@ -154,7 +173,8 @@ export class ServerRequestRouter {
   urlElicitationsRequired(u: Upstream, session: HubSession, data: unknown): void {
     const list = (data as { elicitations?: unknown } | undefined)?.elicitations;
     if (!Array.isArray(list)) return;
-    for (const e of list as Params[]) if (typeof e?.elicitationId === 'string') this.noteElicitation(u, e.elicitationId, session);
+    for (const e of list as Params[])
+      if (typeof e?.elicitationId === 'string') this.noteElicitation(u, e.elicitationId, session);
   }
 
   /** `notifications/elicitation/complete` from `u`: to the session that got that elicitation. */
@@ -231,7 +251,11 @@ export class ServerRequestRouter {
     const key = `${u.id}\0${String(req.id)}`;
     void session.peer
       .request(req.method, params, { relatedRequestId }, (h) => {
-        this.routed.set(key, { session, downstreamId: h.id, abandon: () => h.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled by server' }) });
+        this.routed.set(key, {
+          session,
+          downstreamId: h.id,
+          abandon: () => h.abandon({ code: ErrorCode.ConnectionClosed, message: 'cancelled by server' }),
+        });
       })
       .then((res) => {
         const wasRouted = this.routed.delete(key);

@@ -36,7 +36,12 @@ export interface HubSession {
   /** A 2026-07-28 client: server-to-client requests never go to it. */
   readonly isModern?: boolean;
   readonly peer: {
-    request(method: string, params: Record<string, unknown> | undefined, opts: RequestOptions, beforeSend?: (h: PendingHandle) => void): Promise<RpcResponse>;
+    request(
+      method: string,
+      params: Record<string, unknown> | undefined,
+      opts: RequestOptions,
+      beforeSend?: (h: PendingHandle) => void,
+    ): Promise<RpcResponse>;
   };
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void;
   relatedCallOn(u: Upstream): RequestId | undefined;
@@ -66,8 +71,21 @@ export interface RoutingSession extends HubSession {
 /** What a held call needs of the hub (heldCall.ts). */
 export interface HeldHost {
   readonly held: HeldInputTable;
-  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): string;
-  holdProgress(u: Upstream, upstreamToken: string, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): void;
+  routeProgress(
+    u: Upstream,
+    session: HubSession,
+    token: string | number,
+    requestId: RequestId,
+    touch: () => void,
+  ): string;
+  holdProgress(
+    u: Upstream,
+    upstreamToken: string,
+    session: HubSession,
+    token: string | number,
+    requestId: RequestId,
+    touch: () => void,
+  ): void;
   dropProgress(u: Upstream, upstreamToken: string): void;
 }
 
@@ -87,7 +105,13 @@ export interface SessionHost extends HeldHost {
   resolveTool(exposed: string): NamedItem | undefined;
   resolvePrompt(exposed: string): NamedItem | undefined;
   resourceOwner(uri: string, scope: SessionScope): Upstream | undefined;
-  routeProgress(u: Upstream, session: HubSession, token: string | number, requestId: RequestId, touch: () => void): string;
+  routeProgress(
+    u: Upstream,
+    session: HubSession,
+    token: string | number,
+    requestId: RequestId,
+    touch: () => void,
+  ): string;
   dropProgress(u: Upstream, upstreamToken: string): void;
   /** Subscribes `s` to `uri` on `u` (reference-counted: subscriptionTable.ts). */
   subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse>;

@@ -56,6 +56,9 @@ export class SessionQueueBound<U extends { readonly id: string }> {
 
   /** The error a request gets while the queue toward `u` is full. */
   fullError(u: U): RpcErrorObject {
-    return { code: ErrorCode.QueueFull, message: `server "${u.id}" queue is full: this session already has ${this.cap} messages waiting for it; retry later` };
+    return {
+      code: ErrorCode.QueueFull,
+      message: `server "${u.id}" queue is full: this session already has ${this.cap} messages waiting for it; retry later`,
+    };
   }
 }

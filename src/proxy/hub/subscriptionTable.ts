@@ -30,7 +30,12 @@ export class SubscriptionTable {
     return this.subscribers.get(u)?.get(uri)?.has(s) ?? false;
   }
 
-  async subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse> {
+  async subscribe(
+    u: Upstream,
+    uri: string,
+    s: HubSession,
+    params: Record<string, unknown> | undefined,
+  ): Promise<RpcResponse> {
     let byUri = this.subscribers.get(u);
     if (!byUri) this.subscribers.set(u, (byUri = new Map()));
     const set = byUri.get(uri) ?? new Set();
@@ -61,14 +66,17 @@ export class SubscriptionTable {
     if (!modern) return u.forward('resources/subscribe', params, { timeoutMs: u.entry.timeoutMs });
     // A 2026 server honours resourceSubscriptions only with the capability: refused at once, as
     // a 2025 server without it answers, rather than a listen that cannot be acknowledged.
-    if (!(u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe) return Promise.resolve(notOffered(u));
+    if (!(u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe)
+      return Promise.resolve(notOffered(u));
     return modern.subscribe(uri, u.entry.timeoutMs);
   }
 
   async unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse> {
     if (!this.remove(u, uri, s)) return OK;
     const modern = u.resourceListen;
-    return modern ? modern.unsubscribe(uri) : u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
+    return modern
+      ? modern.unsubscribe(uri)
+      : u.forward('resources/unsubscribe', { uri }, { timeoutMs: u.entry.timeoutMs });
   }
 
   /** Drops every subscription of `s`, releasing upstream those it held last. */

@@ -26,7 +26,12 @@ export interface NotificationHost {
   sessionsFor(u: Upstream): HubSession[];
 }
 
-export function routeUpstreamNotification(hub: NotificationHost, u: Upstream, n: RpcNotification, related?: RequestId): void {
+export function routeUpstreamNotification(
+  hub: NotificationHost,
+  u: Upstream,
+  n: RpcNotification,
+  related?: RequestId,
+): void {
   const params = n.params ?? {};
   if (n.method === 'notifications/progress') {
     const route = hub.progress.get(u.id, params.progressToken);
@@ -40,7 +45,8 @@ export function routeUpstreamNotification(hub: NotificationHost, u: Upstream, n:
   if (n.method === 'notifications/tasks/status') {
     // Only the owning session hears of it; one sent before the CreateTaskResult waits for it.
     const task = hub.tasks.serverTaskOwner(u, String(params.taskId));
-    if (task) task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
+    if (task)
+      task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
     else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: forModernClient.ts
     return;
   }

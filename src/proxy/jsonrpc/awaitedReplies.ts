@@ -70,7 +70,14 @@ export class AwaitedReplies {
     if (hint.shape === 'call') {
       if (hint.id === undefined) return { answers: [] };
       const message = `message of ${bytes} bytes exceeds ${from.limit}; skipped`;
-      return { answers: [], reply: { jsonrpc: '2.0', id: hint.id, error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` } } };
+      return {
+        answers: [],
+        reply: {
+          jsonrpc: '2.0',
+          id: hint.id,
+          error: { code: ErrorCode.InvalidRequest, message: `Invalid Request: ${message}` },
+        },
+      };
     }
     if (hint.shape === undefined) return { answers: [] };
     if (hint.id !== undefined) {

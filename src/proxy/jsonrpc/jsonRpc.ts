@@ -73,7 +73,9 @@ export function parseRpcFrame(text: string): JSONRPCMessage | undefined {
   } catch {
     return undefined;
   }
-  return typeof msg === 'object' && msg !== null && (msg as { jsonrpc?: unknown }).jsonrpc === '2.0' ? (msg as JSONRPCMessage) : undefined;
+  return typeof msg === 'object' && msg !== null && (msg as { jsonrpc?: unknown }).jsonrpc === '2.0'
+    ? (msg as JSONRPCMessage)
+    : undefined;
 }
 
 /**
@@ -122,6 +124,8 @@ export class RpcRequestError extends Error {
     return new RpcRequestError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
   }
   toObject(): RpcErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }

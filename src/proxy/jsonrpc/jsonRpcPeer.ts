@@ -117,15 +117,25 @@ export class JsonRpcPeer {
         abandon: (error) => this.settle(id, errorResponse(id, error)),
       });
       const finalParams = replaced ?? params;
-      const msg: RpcRequest = finalParams === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: finalParams };
+      const msg: RpcRequest =
+        finalParams === undefined
+          ? { jsonrpc: '2.0', id, method }
+          : { jsonrpc: '2.0', id, method, params: finalParams };
       this.send(msg, opts.relatedRequestId).catch((err: Error) =>
-        this.settle(id, errorResponse(id, { code: ErrorCode.ConnectionClosed, message: `cannot send ${method}: ${err.message}` })),
+        this.settle(
+          id,
+          errorResponse(id, { code: ErrorCode.ConnectionClosed, message: `cannot send ${method}: ${err.message}` }),
+        ),
       );
     });
   }
 
   /** Like `request`, but resolves with the result and throws `RpcRequestError` on error. */
-  async call(method: string, params?: Record<string, unknown>, opts: RequestOptions = {}): Promise<Record<string, unknown>> {
+  async call(
+    method: string,
+    params?: Record<string, unknown>,
+    opts: RequestOptions = {},
+  ): Promise<Record<string, unknown>> {
     const res = await this.request(method, params, opts);
     if ('error' in res) throw new RpcRequestError(res.error.code, res.error.message, res.error.data);
     return res.result;

@@ -38,7 +38,9 @@ function readToken(opts: CliOptions): string {
     try {
       text = readFileSync(opts.tokenFile, 'utf8').trim();
     } catch (err) {
-      throw new UsageError(`cannot read --token-file ${opts.tokenFile}: ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`);
+      throw new UsageError(
+        `cannot read --token-file ${opts.tokenFile}: ${(err as NodeJS.ErrnoException).code ?? errorText(err)}`,
+      );
     }
     if (text.length < 16) throw new UsageError(`the token in ${opts.tokenFile} is too short (at least 16 characters)`);
     return text;
@@ -73,7 +75,10 @@ function stdinIsPipe(): boolean {
 /** Resolves when `p` settles or after `ms`, whichever is first. */
 function boundedWait(p: Promise<unknown>, ms: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p.then(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p.then(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** The config file the panel may edit: `--config-file`, or `--config` naming a file (not inline JSON). */
@@ -87,8 +92,18 @@ export function editableConfigPath(opts: CliOptions): string | undefined {
 const READY_STDERR_LINES = 5;
 
 /** One server in the ready line: its state and tool count; why it is not ready, if it is not. */
-function readyEntry(s: ServerStatus): { id: string; state: string; tools: number; error?: string; stderrTail?: string[] } {
-  const out: { id: string; state: string; tools: number; error?: string; stderrTail?: string[] } = { id: s.id, state: s.state, tools: s.tools.length };
+function readyEntry(s: ServerStatus): {
+  id: string;
+  state: string;
+  tools: number;
+  error?: string;
+  stderrTail?: string[];
+} {
+  const out: { id: string; state: string; tools: number; error?: string; stderrTail?: string[] } = {
+    id: s.id,
+    state: s.state,
+    tools: s.tools.length,
+  };
   if (s.lastError) out.error = s.lastError;
   if (s.state !== 'ready' && s.stderrTail.length) out.stderrTail = s.stderrTail.slice(-READY_STDERR_LINES);
   return out;
@@ -99,8 +114,15 @@ function bridgeConfig(opts: CliOptions): { config: ProxyConfig; perSession: stri
   const loaded = loadCliConfig(opts);
   const invalid = loaded.invalid ?? [];
   return {
-    config: { ...loaded, servers: loaded.servers.filter((s) => s.persistent), invalid: invalid.filter((e) => e.persistent) },
-    perSession: [...loaded.servers.filter((s) => !s.persistent).map((s) => s.id), ...invalid.filter((e) => !e.persistent).map((e) => e.id)],
+    config: {
+      ...loaded,
+      servers: loaded.servers.filter((s) => s.persistent),
+      invalid: invalid.filter((e) => e.persistent),
+    },
+    perSession: [
+      ...loaded.servers.filter((s) => !s.persistent).map((s) => s.id),
+      ...invalid.filter((e) => !e.persistent).map((e) => e.id),
+    ],
   };
 }
 
@@ -109,7 +131,9 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const proxyMode = cliOpts.mode === 'proxy';
   const headless = proxyMode && cliOpts.config === undefined && cliOpts.configFile === undefined;
   // The headless default config (written once) is code no other start needs: loaded here only.
-  const opts: CliOptions = headless ? { ...cliOpts, configFile: (await import('../cli/defaultBridgeConfig.js')).prepareDefaultConfig(log) } : cliOpts;
+  const opts: CliOptions = headless
+    ? { ...cliOpts, configFile: (await import('../cli/defaultBridgeConfig.js')).prepareDefaultConfig(log) }
+    : cliOpts;
   const { config, perSession } = bridgeConfig(opts);
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
@@ -117,7 +141,12 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
-  const reloader = new BridgeReloader({ hub, load: () => bridgeConfig(opts).config, logger: log, onProblem: (e) => feed.setConfigError(e) });
+  const reloader = new BridgeReloader({
+    hub,
+    load: () => bridgeConfig(opts).config,
+    logger: log,
+    onProblem: (e) => feed.setConfigError(e),
+  });
   const http = new BridgeHttpServer({
     host: opts.host,
     port: opts.port ?? 0,
@@ -155,7 +184,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     onRestart: async (id) => {
       const u = hub.upstreams.get(id);
       const invalid = hub.invalid.find((e) => e.id === id);
-      if (!u && invalid) return { ok: false, status: 409, error: `server "${id}" cannot start: ${logger.secrets.mask(invalid.reason)}` };
+      if (!u && invalid)
+        return { ok: false, status: 409, error: `server "${id}" cannot start: ${logger.secrets.mask(invalid.reason)}` };
       if (!u) return { ok: false, error: `no server "${id}"` };
       if (u.entry.disabled) return { ok: false, error: `server "${id}" is disabled` };
       void u.restart();
@@ -208,7 +238,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   process.on('message', (m: unknown) => {
     // `deadlineMs`: the parent's bound on this graceful stop (McpRuntime.stop passes its own down).
     if (m && typeof m === 'object' && (m as { type?: string }).type === 'shutdown')
-      void lifecycle.shutdown('shutdown requested over IPC', 0, ipcDeadline((m as { deadlineMs?: unknown }).deadlineMs));
+      void lifecycle.shutdown(
+        'shutdown requested over IPC',
+        0,
+        ipcDeadline((m as { deadlineMs?: unknown }).deadlineMs),
+      );
   });
   process.on('disconnect', () => void lifecycle.shutdown('IPC channel closed'));
 
@@ -251,5 +285,7 @@ const MAX_IPC_DEADLINE_MS = 600_000;
 
 /** An IPC shutdown's `deadlineMs` when it is a usable bound, else undefined (the `--shutdown-timeout`). */
 function ipcDeadline(v: unknown): number | undefined {
-  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.min(Math.round(v), MAX_IPC_DEADLINE_MS) : undefined;
+  return typeof v === 'number' && Number.isFinite(v) && v > 0
+    ? Math.min(Math.round(v), MAX_IPC_DEADLINE_MS)
+    : undefined;
 }

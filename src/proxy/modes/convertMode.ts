@@ -38,7 +38,10 @@ interface Target {
 }
 
 function resolveTarget(opts: CliOptions): Target {
-  const cliFilter: ToolFilter = { ...(opts.allowTools ? { allowExact: opts.allowTools } : {}), ...(opts.denyTools ? { denyExact: opts.denyTools } : {}) };
+  const cliFilter: ToolFilter = {
+    ...(opts.allowTools ? { allowExact: opts.allowTools } : {}),
+    ...(opts.denyTools ? { denyExact: opts.denyTools } : {}),
+  };
   const kind = (opts.transport ?? 'auto') as Target['kind'];
   if (opts.url)
     return {
@@ -56,9 +59,17 @@ function resolveTarget(opts: CliOptions): Target {
   const bad = (config.invalid ?? []).filter((e) => !opts.name || e.id === opts.name);
   if (bad.length) throw new ConfigError(bad.flatMap((e) => e.issues));
   const remotes = config.servers.filter((s) => s.kind === 'remote');
-  const entry = opts.name ? config.servers.find((s) => s.id === opts.name) : remotes.length === 1 ? remotes[0] : undefined;
+  const entry = opts.name
+    ? config.servers.find((s) => s.id === opts.name)
+    : remotes.length === 1
+      ? remotes[0]
+      : undefined;
   if (!entry) {
-    throw new UsageError(opts.name ? `no server "${opts.name}" in the config` : `the config has ${remotes.length} remote servers: pick one with --name`);
+    throw new UsageError(
+      opts.name
+        ? `no server "${opts.name}" in the config`
+        : `the config has ${remotes.length} remote servers: pick one with --name`,
+    );
   }
   if (entry.kind !== 'remote') throw new UsageError(`server "${entry.id}" is not a remote (url) server`);
   return {
@@ -85,10 +96,19 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
   // One client and nothing else to serve: a request that needs a sign-in waits for it.
   const registry = new OAuthRegistry({ logger, waitForSignIn: true });
   installOAuth(registry);
-  const auth = await registry.forEntry({ id: 'convert', url: target.url, type: target.kind, headers: target.headers, oauth: target.oauth });
+  const auth = await registry.forEntry({
+    id: 'convert',
+    url: target.url,
+    type: target.kind,
+    headers: target.headers,
+    oauth: target.oauth,
+  });
   const authorization = await auth?.authorization();
   const probeHeaders = authorization ? { ...target.headers, Authorization: authorization } : target.headers;
-  const kind = target.kind === 'auto' ? await probeTransport(target.url, probeHeaders, { logger: log, bearerIsHttp: auth !== undefined }) : target.kind;
+  const kind =
+    target.kind === 'auto'
+      ? await probeTransport(target.url, probeHeaders, { logger: log, bearerIsHttp: auth !== undefined })
+      : target.kind;
   log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
   const upstream = new ResilientTransportWrapper({
     factory: () => remoteTransport(kind, target.url, target.headers, undefined, auth),
@@ -98,7 +118,11 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
     logger: log,
     onstatechange: (s, reason) => log.info(`upstream ${s}${reason ? `: ${reason}` : ''}`),
   });
-  const downstream = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
+  const downstream = new StdioServerTransport({
+    idleTimeoutMs: opts.idleTimeoutMs,
+    maxMessageBytes: opts.maxMessageBytes,
+    logger: logger.child('stdio'),
+  });
   const filtered = Object.keys(target.filter).length > 0;
   const listRequests = new Set<RequestId>();
 
@@ -124,7 +148,11 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
     }
     upstream.send(message).catch((err: Error) => {
       if (isRequest(m)) {
-        void downstream.send({ jsonrpc: '2.0', id: m.id, error: { code: ErrorCode.QueueFull, message: err.message } } as JSONRPCMessage);
+        void downstream.send({
+          jsonrpc: '2.0',
+          id: m.id,
+          error: { code: ErrorCode.QueueFull, message: err.message },
+        } as JSONRPCMessage);
       }
     });
   };
@@ -144,7 +172,10 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
     const m = message as unknown as RpcMessage;
     if (filtered && isResponse(m) && 'result' in m && m.id !== null && listRequests.delete(m.id)) {
       const tools = (m.result.tools as { name: string }[] | undefined) ?? [];
-      void downstream.send({ ...m, result: { ...m.result, tools: tools.filter((t) => isToolAllowed(target.filter, t.name)) } } as unknown as JSONRPCMessage);
+      void downstream.send({
+        ...m,
+        result: { ...m.result, tools: tools.filter((t) => isToolAllowed(target.filter, t.name)) },
+      } as unknown as JSONRPCMessage);
       return;
     }
     void downstream.send(message);

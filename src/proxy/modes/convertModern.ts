@@ -41,8 +41,20 @@ export interface ModernTarget {
 }
 
 /** A hub of the one server `target`, spoken to over `type` in era `protocol`. */
-function convertHub(opts: CliOptions, target: ModernTarget, type: 'http' | 'sse', protocol: '2025-11-25' | '2026-07-28', logger: Logger): Hub {
-  const entry = { url: target.url, headers: target.headers, type, protocol, clientCapabilities: target.clientCapabilities };
+function convertHub(
+  opts: CliOptions,
+  target: ModernTarget,
+  type: 'http' | 'sse',
+  protocol: '2025-11-25' | '2026-07-28',
+  logger: Logger,
+): Hub {
+  const entry = {
+    url: target.url,
+    headers: target.headers,
+    type,
+    protocol,
+    clientCapabilities: target.clientCapabilities,
+  };
   const config = parseConfig({ mcpServers: { [target.id]: entry } }, { env: {} });
   const server = config.servers[0] as RemoteEntry;
   server.toolFilter = target.filter;
@@ -52,11 +64,18 @@ function convertHub(opts: CliOptions, target: ModernTarget, type: 'http' | 'sse'
   return new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
 }
 
-export async function runModernConvert(opts: CliOptions, target: ModernTarget, logger: Logger): Promise<number | undefined> {
+export async function runModernConvert(
+  opts: CliOptions,
+  target: ModernTarget,
+  logger: Logger,
+): Promise<number | undefined> {
   if (target.kind === 'sse' || target.protocol === '2025-11-25') return undefined;
   const log = logger.child('convert');
   if (target.protocol !== '2026-07-28') {
-    const era = await probeHttpEra(target.url, target.headers, PROXY_ENVELOPE, { timeoutMs: PROBE_TIMEOUT_MS, logger: log }).catch((err: Error) => {
+    const era = await probeHttpEra(target.url, target.headers, PROXY_ENVELOPE, {
+      timeoutMs: PROBE_TIMEOUT_MS,
+      logger: log,
+    }).catch((err: Error) => {
       log.debug(`era probe failed (${errorText(err)}); using the 2025 pipe`);
       return 'legacy' as const;
     });

@@ -11,8 +11,17 @@ import type { CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
 
 /** Resolves with the exit code once the process should end. */
-export async function serveHubOverStdio(hub: Hub, opts: CliOptions, logger: Logger, scope: SessionScope = {}): Promise<number> {
-  const transport = new StdioServerTransport({ idleTimeoutMs: opts.idleTimeoutMs, maxMessageBytes: opts.maxMessageBytes, logger: logger.child('stdio') });
+export async function serveHubOverStdio(
+  hub: Hub,
+  opts: CliOptions,
+  logger: Logger,
+  scope: SessionScope = {},
+): Promise<number> {
+  const transport = new StdioServerTransport({
+    idleTimeoutMs: opts.idleTimeoutMs,
+    maxMessageBytes: opts.maxMessageBytes,
+    logger: logger.child('stdio'),
+  });
   const lifecycle = installLifecycle({
     logger,
     ...lifecycleFlags(opts),

@@ -32,7 +32,11 @@ export class NotABrowserUrlError extends Error {
  * for anything but an http(s) URL. The URL is always one argument of its own, and no shell
  * ever parses it.
  */
-export function openerCommand(url: string, env: NodeJS.ProcessEnv = process.env, platform = process.platform): { cmd: string; args: string[] } {
+export function openerCommand(
+  url: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): { cmd: string; args: string[] } {
   const page = browserUrl(url);
   if (!page) throw new NotABrowserUrlError(url);
   const custom = env[BROWSER_ENV]?.trim();
@@ -49,7 +53,11 @@ export function openerCommand(url: string, env: NodeJS.ProcessEnv = process.env,
   // http(s)). Node quotes an argument only if it has a space, tab or quote, and browserUrl
   // refuses those, so the URL arrives byte for byte. Its full path (%SystemRoot%), not a
   // PATH search that may look in the current folder first.
-  if (platform === 'win32') return { cmd: win32.join(systemRoot(env), 'System32', 'rundll32.exe'), args: ['url.dll,FileProtocolHandler', page] };
+  if (platform === 'win32')
+    return {
+      cmd: win32.join(systemRoot(env), 'System32', 'rundll32.exe'),
+      args: ['url.dll,FileProtocolHandler', page],
+    };
   return { cmd: 'xdg-open', args: [page] };
 }
 
@@ -62,12 +70,17 @@ export function openerCommand(url: string, env: NodeJS.ProcessEnv = process.env,
 export function openerEnv(env: NodeJS.ProcessEnv, platform = process.platform): NodeJS.ProcessEnv {
   const norm = (k: string) => (platform === 'win32' ? k.toUpperCase() : k);
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && !isRuntimeSecret(k, platform) && norm(k) !== RUN_AS_NODE_ENV) out[k] = v;
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !isRuntimeSecret(k, platform) && norm(k) !== RUN_AS_NODE_ENV) out[k] = v;
   return out;
 }
 
 /** Runs the opener detached from our stdio (stdout is the protocol's); true when it exited 0. */
-export function systemOpener(logger: Logger, env: NodeJS.ProcessEnv = process.env, platform = process.platform): BrowserOpener {
+export function systemOpener(
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): BrowserOpener {
   return (url) =>
     new Promise<boolean>((resolve) => {
       let child;

@@ -20,7 +20,8 @@ export function derivedCallbackPort(serverUrl: string): number {
   return 20_000 + (h.readUInt32BE(0) % 10_000);
 }
 
-const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>Qiming MCP</title><body style="font-family:sans-serif;margin:3em">${text}</body>`;
+const PAGE = (text: string) =>
+  `<!doctype html><meta charset="utf-8"><title>Qiming MCP</title><body style="font-family:sans-serif;margin:3em">${text}</body>`;
 
 export class CallbackServer {
   readonly result: Promise<CallbackResult>;
@@ -56,7 +57,9 @@ export class CallbackServer {
       }
     }
     const code = (last as NodeJS.ErrnoException | undefined)?.code;
-    throw new Error(`the sign-in callback port ${ports.join('/')} is ${code === 'EADDRINUSE' ? 'in use' : `unavailable (${code})`}`);
+    throw new Error(
+      `the sign-in callback port ${ports.join('/')} is ${code === 'EADDRINUSE' ? 'in use' : `unavailable (${code})`}`,
+    );
   }
 
   /** Waits for the answer at most `ms`. */
@@ -77,12 +80,17 @@ export class CallbackServer {
   private handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const reply = (status: number, text: string) => {
-      res.writeHead(status, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'close' });
+      res.writeHead(status, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Connection: 'close',
+      });
       res.end(PAGE(text));
     };
     if (req.method !== 'GET' || url.pathname !== '/callback') return reply(404, 'Not found.');
     // A request without our state is someone else's (or a forgery): ignored, the flow waits on.
-    if (url.searchParams.get('state') !== this.state) return reply(400, 'This sign-in link is not the one in progress.');
+    if (url.searchParams.get('state') !== this.state)
+      return reply(400, 'This sign-in link is not the one in progress.');
     const error = url.searchParams.get('error');
     const iss = url.searchParams.get('iss') ?? undefined;
     if (error) {

@@ -40,7 +40,9 @@ export class OAuthRegistry {
   }
 
   /** The sign-in of a remote entry, or undefined when it has none (`oauth: false`, its own Authorization header, the bridge). */
-  async forEntry(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): Promise<ServerAuth | undefined> {
+  async forEntry(
+    entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>,
+  ): Promise<ServerAuth | undefined> {
     if (entry.oauth === false || entry.type === 'bridge') return undefined;
     if (Object.keys(entry.headers).some((k) => k.toLowerCase() === 'authorization')) return undefined;
     const known = () => {
@@ -49,7 +51,10 @@ export class OAuthRegistry {
     };
     const before = known();
     if (before) return before;
-    const [{ ServerAuth }, { systemOpener, withFallback }] = await Promise.all([import('./serverAuth.js'), import('./browserOpener.js')]);
+    const [{ ServerAuth }, { systemOpener, withFallback }] = await Promise.all([
+      import('./serverAuth.js'),
+      import('./browserOpener.js'),
+    ]);
     // Another caller may have made it while the flow's code was loading.
     const made = known();
     if (made) return made;
@@ -89,7 +94,9 @@ export function installOAuth(registry: OAuthRegistry | undefined): void {
 }
 
 /** The sign-in for a remote entry under the installed registry, if any. */
-export async function oauthFor(entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>): Promise<ServerAuth | undefined> {
+export async function oauthFor(
+  entry: Pick<RemoteEntry, 'id' | 'url' | 'type' | 'headers' | 'oauth'>,
+): Promise<ServerAuth | undefined> {
   return installed?.forEntry(entry);
 }
 

@@ -25,7 +25,11 @@ export async function publishesOAuth(serverUrl: string, resourceMetadataUrl?: UR
 
 async function isJsonDocument(url: string): Promise<boolean> {
   try {
-    const res = await fetch(url, { headers: { Accept: 'application/json' }, redirect: 'error', signal: AbortSignal.timeout(EACH_MS) });
+    const res = await fetch(url, {
+      headers: { Accept: 'application/json' },
+      redirect: 'error',
+      signal: AbortSignal.timeout(EACH_MS),
+    });
     const ok = res.ok && (res.headers.get('content-type') ?? '').includes('json');
     await res.body?.cancel().catch(() => undefined);
     return ok;

@@ -5,7 +5,11 @@
  * authorization page throws instead: the user is asked to sign in, never by surprise.
  */
 import type { OAuthClientProvider, OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { OAuthRecord, OAuthStore, StoredTokens } from './oauthStore.js';
 import type { OAuthSettings } from './oauthSettings.js';
 
@@ -130,7 +134,8 @@ export class RecordProvider implements OAuthClientProvider {
 
   /** The authorization server's metadata from discovery, if known. */
   get serverMetadata(): { issuer?: string; authorization_response_iss_parameter_supported?: boolean } | undefined {
-    return (this.record.discovery as { authorizationServerMetadata?: { issuer?: string } } | undefined)?.authorizationServerMetadata;
+    return (this.record.discovery as { authorizationServerMetadata?: { issuer?: string } } | undefined)
+      ?.authorizationServerMetadata;
   }
 
   /** Drops everything about this server, on disk too. */

@@ -60,7 +60,12 @@ export class ServerAuth implements RequestAuth {
   constructor(private readonly o: ServerAuthOptions) {
     this.resource = canonicalResource(o.url);
     this.host = new URL(o.url).host;
-    this.provider = new RecordProvider(o.store, this.resource, o.settings, `http://127.0.0.1:${this.ports()[0]}/callback`);
+    this.provider = new RecordProvider(
+      o.store,
+      this.resource,
+      o.settings,
+      `http://127.0.0.1:${this.ports()[0]}/callback`,
+    );
     this.state = this.provider.record.tokens ? 'signed-in' : 'signed-out';
   }
 
@@ -69,9 +74,11 @@ export class ServerAuth implements RequestAuth {
   }
 
   authorization(): string | undefined | Promise<string | undefined> {
-    const header = () => (this.provider.record.tokens ? `Bearer ${this.provider.record.tokens.access_token}` : undefined);
+    const header = () =>
+      this.provider.record.tokens ? `Bearer ${this.provider.record.tokens.access_token}` : undefined;
     const t = this.provider.record.tokens;
-    if (t?.expires_at !== undefined && t.refresh_token && t.expires_at - REFRESH_MARGIN_MS < Date.now()) return this.refresh().then(header);
+    if (t?.expires_at !== undefined && t.refresh_token && t.expires_at - REFRESH_MARGIN_MS < Date.now())
+      return this.refresh().then(header);
     return header();
   }
 
@@ -136,7 +143,8 @@ export class ServerAuth implements RequestAuth {
       return true;
     }
     // The CLI: the browser opens, and this start fails now (the ready line does not wait).
-    if (this.o.autoSignIn) void this.signIn(true, scope ?? this.configuredScope(), stepUp).then((r) => r.done.catch(() => undefined));
+    if (this.o.autoSignIn)
+      void this.signIn(true, scope ?? this.configuredScope(), stepUp).then((r) => r.done.catch(() => undefined));
     throw new SignInRequiredError(stepUp ? 403 : 401, this.host, detail);
   }
 
@@ -153,7 +161,12 @@ export class ServerAuth implements RequestAuth {
       const p = this.provider;
       const tokens = p.record.tokens;
       const d = p.record.discovery as
-        { authorizationServerUrl?: string; authorizationServerMetadata?: never; resourceMetadata?: { resource?: string } } | undefined;
+        | {
+            authorizationServerUrl?: string;
+            authorizationServerMetadata?: never;
+            resourceMetadata?: { resource?: string };
+          }
+        | undefined;
       const client = p.clientInformation();
       if (!tokens?.refresh_token || !d?.authorizationServerUrl || !client) return false;
       const { refreshAuthorization } = await loadSdk();
@@ -169,7 +182,9 @@ export class ServerAuth implements RequestAuth {
         this.setState('signed-in');
         return true;
       } catch (err) {
-        const refused = (err as { errorCode?: unknown }).errorCode !== undefined && (err as { errorCode?: string }).errorCode !== 'server_error';
+        const refused =
+          (err as { errorCode?: unknown }).errorCode !== undefined &&
+          (err as { errorCode?: string }).errorCode !== 'server_error';
         this.o.logger.warn(`token refresh for ${this.host} failed: ${errorText(err)}`);
         if (refused) p.invalidateCredentials('tokens');
         return false;
@@ -178,7 +193,12 @@ export class ServerAuth implements RequestAuth {
     return this.refreshing;
   }
 
-  private async runFlow(scope: string | undefined, open: boolean, urlKnown: (u: string) => void, stepUp: boolean): Promise<void> {
+  private async runFlow(
+    scope: string | undefined,
+    open: boolean,
+    urlKnown: (u: string) => void,
+    stepUp: boolean,
+  ): Promise<void> {
     const p = this.provider;
     // A step-up needs a new authorization: a refresh would keep the old scope.
     const kept = stepUp ? p.record.tokens : undefined;
@@ -195,7 +215,10 @@ export class ServerAuth implements RequestAuth {
         // The authorization server names this page: anything but http(s) would run some
         // other handler of the OS (a file, ms-msdt:, smb:); the flow ends here, never opened.
         const page = browserUrl(u);
-        if (!page) throw new Error(`the authorization server names ${urlKind(u)} as its sign-in page: not opened (only http(s) pages are)`);
+        if (!page)
+          throw new Error(
+            `the authorization server names ${urlKind(u)} as its sign-in page: not opened (only http(s) pages are)`,
+          );
         urlKnown(page);
         this.o.logger.info(`signing in to ${this.host}: waiting for the browser`);
         if (open) void this.o.opener(page);
@@ -208,7 +231,12 @@ export class ServerAuth implements RequestAuth {
         if (answer.error) throw new Error(`sign-in refused: ${answer.error}`);
         this.checkIssuer(answer.iss);
         p.interactive = false;
-        await auth(p, { serverUrl, authorizationCode: answer.code, scope, resourceMetadataUrl: this.resourceMetadataUrl });
+        await auth(p, {
+          serverUrl,
+          authorizationCode: answer.code,
+          scope,
+          resourceMetadataUrl: this.resourceMetadataUrl,
+        });
       }
       if (!p.record.tokens) throw new Error('no tokens from the authorization server');
       this.o.logger.info(`signed in to ${this.host}`);
@@ -229,7 +257,8 @@ export class ServerAuth implements RequestAuth {
   /** RFC 9207: where the server declares `iss` in answers, it must be there and be its issuer. */
   private checkIssuer(iss: string | undefined): void {
     const meta = this.provider.serverMetadata;
-    if (meta?.authorization_response_iss_parameter_supported === true && iss === undefined) throw new Error('the authorization answer has no iss');
+    if (meta?.authorization_response_iss_parameter_supported === true && iss === undefined)
+      throw new Error('the authorization answer has no iss');
     if (iss !== undefined && meta?.issuer !== undefined && iss !== meta.issuer)
       throw new Error('the authorization answer came from another issuer (iss mismatch)');
   }

@@ -17,7 +17,11 @@ interface Result {
 }
 
 /** `afterSignOut`: the server restarts, so its sessions stop using what was forgotten. */
-export function signInActions(registry: OAuthRegistry, entryOf: (id: string) => ServerEntry | undefined, afterSignOut?: (id: string) => void) {
+export function signInActions(
+  registry: OAuthRegistry,
+  entryOf: (id: string) => ServerEntry | undefined,
+  afterSignOut?: (id: string) => void,
+) {
   const authOf = async (id: string): Promise<ServerAuth | Result> => {
     const entry = entryOf(id);
     if (!entry) return { ok: false, error: `no server "${id}"`, status: 404 };

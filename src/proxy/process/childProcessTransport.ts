@@ -99,7 +99,9 @@ export class ChildProcessTransport implements Transport {
     this.junk = new StdoutJunk(opts.name, this.log, this.maxBytes);
     this.stderr = new StderrLines(opts.stderrTailLines ?? DEFAULT_STDERR_TAIL_LINES, (line) => this.onStderrLine(line));
     this.stderrBudget = new LineBudget(STDERR_LOG_PER_SECOND, STDERR_LOG_BURST, (n) =>
-      this.log.warn(`suppressed ${n} stderr lines (more than ${STDERR_LOG_PER_SECOND} a second); the status tail keeps the latest`),
+      this.log.warn(
+        `suppressed ${n} stderr lines (more than ${STDERR_LOG_PER_SECOND} a second); the status tail keeps the latest`,
+      ),
     );
   }
 
@@ -145,7 +147,9 @@ export class ChildProcessTransport implements Transport {
     try {
       launch = await planServerLaunch({ name, command, args, entryEnv: this.opts.env, cwd, logger: this.log });
     } catch (err) {
-      throw this.failStart(err instanceof CommandNotFoundError ? err : spawnError(name, command, cwd, err as NodeJS.ErrnoException));
+      throw this.failStart(
+        err instanceof CommandNotFoundError ? err : spawnError(name, command, cwd, err as NodeJS.ErrnoException),
+      );
     }
     if (this.closing) throw this.failStart(new Error(`server '${name}' was stopped before it started`));
     this.launchInfo = launch.info;
@@ -214,8 +218,12 @@ export class ChildProcessTransport implements Transport {
         const error = this.junk.oversize(frame.bytes, frame.idHint);
         if (error) this.onerror?.(error);
         const hint = { id: frame.idHint, shape: frame.shape };
-        const { answers, reply } = this.awaited.oversize(frame.bytes, hint, { who: `server '${this.opts.name}'`, limit: serverLimitText(this.maxBytes) });
-        if (reply) this.send(reply).catch((err: Error) => this.log.debug(`answer to an oversize request: ${errorText(err)}`));
+        const { answers, reply } = this.awaited.oversize(frame.bytes, hint, {
+          who: `server '${this.opts.name}'`,
+          limit: serverLimitText(this.maxBytes),
+        });
+        if (reply)
+          this.send(reply).catch((err: Error) => this.log.debug(`answer to an oversize request: ${errorText(err)}`));
         for (const answer of answers) this.safely('onmessage', () => this.onmessage?.(answer));
         continue;
       }
@@ -241,7 +249,11 @@ export class ChildProcessTransport implements Transport {
       return Promise.reject(new Error(`server '${this.opts.name}' is not connected`));
     }
     this.awaited.sent(message);
-    return awaitedWrite(stdin, JSON.stringify(message) + '\n', () => new Error(`server '${this.opts.name}' stdin closed before the message was written`));
+    return awaitedWrite(
+      stdin,
+      JSON.stringify(message) + '\n',
+      () => new Error(`server '${this.opts.name}' stdin closed before the message was written`),
+    );
   }
 
   private onChildExit(code: number | null, signal: NodeJS.Signals | null): void {

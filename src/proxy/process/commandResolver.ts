@@ -49,7 +49,11 @@ export function splitPath(value: string | undefined, platform: NodeJS.Platform =
 }
 
 /** `own` first (what the process was given stays in front), then each folder of `extra` it lacks. */
-export function mergePath(own: string | undefined, extra: readonly string[], platform: NodeJS.Platform = process.platform): string {
+export function mergePath(
+  own: string | undefined,
+  extra: readonly string[],
+  platform: NodeJS.Platform = process.platform,
+): string {
   const out = splitPath(own, platform);
   const norm = (d: string) => (platform === 'win32' ? d.toLowerCase() : d).replace(/[\\/]+$/, '');
   const seen = new Set(out.map(norm));
@@ -75,7 +79,8 @@ export function findCommand(
 ): string | undefined {
   const platform = seams.platform ?? process.platform;
   const isExecutable = seams.isExecutable ?? defaultIsExecutable;
-  if (platform === 'win32') return resolveWindowsCommand(command, { PATH: pathValue ?? '', PATHEXT: pathext }, cwd, isExecutable);
+  if (platform === 'win32')
+    return resolveWindowsCommand(command, { PATH: pathValue ?? '', PATHEXT: pathext }, cwd, isExecutable);
   if (command.includes('/')) {
     const full = path.resolve(cwd ?? process.cwd(), command);
     return isExecutable(full) ? full : undefined;
@@ -111,7 +116,8 @@ export function shortenHome(text: string, home: string | undefined): string {
     if (at < 0) break;
     const before = at === 0 ? '' : text[at - 1];
     const after = text[at + h.length];
-    const boundary = (before === '' || /[:;=\s'"(]/.test(before)) && (after === undefined || /[\\/:;\s'")]/.test(after));
+    const boundary =
+      (before === '' || /[:;=\s'"(]/.test(before)) && (after === undefined || /[\\/:;\s'")]/.test(after));
     out += text.slice(i, at) + (boundary ? '~' : h);
     i = at + h.length;
   }

@@ -115,7 +115,12 @@ export class GroupWatcher {
       return undefined;
     }
     try {
-      const child = spawn(SHELL, ['-c', SCRIPT], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, env: { PATH: '/usr/bin:/bin' }, cwd: '/' });
+      const child = spawn(SHELL, ['-c', SCRIPT], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        detached: true,
+        env: { PATH: '/usr/bin:/bin' },
+        cwd: '/',
+      });
       child.on('error', (err) => {
         this.broken = true;
         this.log?.debug(`group watcher unavailable: ${err.message}`);

@@ -54,14 +54,20 @@ export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginP
   const platform = o.platform ?? process.platform;
   const home = o.home ?? (env.HOME || homedir());
   const handed = env[LOGIN_PATH_ENV];
-  if (handed !== undefined) return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
+  if (handed !== undefined)
+    return { folders: splitPath(handed, platform), source: 'handed', note: `${LOGIN_PATH_ENV} handed down` };
   if (platform === 'win32') return { folders: [], source: 'handed', note: 'Windows: no login shell to read' };
   const shell = userShell(env, platform);
   const [{ readLoginShellPath, LOGIN_SHELL_TIMEOUT_MS }, { wellKnownToolFolders }] = await Promise.all([
     import('./loginShellEnv.js'),
     import('./toolFolders.js'),
   ]);
-  const read = await readLoginShellPath({ shell, env, timeoutMs: timeoutFrom(env, LOGIN_SHELL_TIMEOUT_MS), track: o.track });
+  const read = await readLoginShellPath({
+    shell,
+    env,
+    timeoutMs: timeoutFrom(env, LOGIN_SHELL_TIMEOUT_MS),
+    track: o.track,
+  });
   if (read.ok && read.path) {
     const folders = splitPath(read.path, platform).filter((d) => d.startsWith('/'));
     return { folders, source: 'login-shell', note: `login shell ${shell} read in ${read.ms} ms` };
@@ -69,7 +75,11 @@ export async function discoverLoginPath(o: DiscoverOptions = {}): Promise<LoginP
   const why = read.ok ? 'it printed an empty PATH' : read.reason;
   const folders = wellKnownToolFolders({ home, env, platform });
   const list = folders.map((f) => shortenHome(f, home)).join(':') || 'none found';
-  return { folders, source: 'fallback', note: `cannot read the login shell's PATH (${shell || 'no shell'}: ${why}); using well-known tool folders: ${list}` };
+  return {
+    folders,
+    source: 'fallback',
+    note: `cannot read the login shell's PATH (${shell || 'no shell'}: ${why}); using well-known tool folders: ${list}`,
+  };
 }
 
 let cached: Promise<LoginPath> | undefined;
@@ -98,7 +108,11 @@ export function loginPath(logger?: Logger): Promise<LoginPath> {
  * (so a proxy never reads the shell again) and PATH itself extended (so the processes that are
  * not proxies, an agent for one, find the user's tools too).
  */
-export function handLoginPath(env: NodeJS.ProcessEnv, lp: LoginPath, platform: NodeJS.Platform = process.platform): void {
+export function handLoginPath(
+  env: NodeJS.ProcessEnv,
+  lp: LoginPath,
+  platform: NodeJS.Platform = process.platform,
+): void {
   env[LOGIN_PATH_ENV] = lp.folders.join(platform === 'win32' ? ';' : ':');
   const key = platform === 'win32' ? (Object.keys(env).find((k) => k.toUpperCase() === 'PATH') ?? 'PATH') : 'PATH';
   env[key] = mergePath(env[key], lp.folders, platform);

@@ -71,7 +71,9 @@ export function textBetween(output: string, markers: Markers): string | undefine
   return b < 0 ? undefined : output.slice(from, b);
 }
 
-export type LoginShellRead = { ok: true; shell: string; path: string; ms: number } | { ok: false; shell: string; reason: string; ms: number; pid?: number };
+export type LoginShellRead =
+  | { ok: true; shell: string; path: string; ms: number }
+  | { ok: false; shell: string; reason: string; ms: number; pid?: number };
 
 export interface ReadLoginShellOptions {
   /** The shell to run; default `$SHELL`. */
@@ -111,11 +113,17 @@ export function readLoginShellPath(opts: ReadLoginShellOptions = {}): Promise<Lo
   const started = Date.now();
   const ms = () => Date.now() - started;
   if (!shell) return Promise.resolve({ ok: false, shell, reason: 'SHELL is not set', ms: 0 });
-  if (!path.isAbsolute(shell)) return Promise.resolve({ ok: false, shell, reason: `SHELL is not an absolute path`, ms: 0 });
+  if (!path.isAbsolute(shell))
+    return Promise.resolve({ ok: false, shell, reason: `SHELL is not an absolute path`, ms: 0 });
   const markers = newMarkers();
   const args = loginShellArgs(shell, markers);
   if (!args)
-    return Promise.resolve({ ok: false, shell, reason: `${path.basename(shell)} is not a shell we can read (sh, bash, zsh, dash, ksh, fish, csh)`, ms: 0 });
+    return Promise.resolve({
+      ok: false,
+      shell,
+      reason: `${path.basename(shell)} is not a shell we can read (sh, bash, zsh, dash, ksh, fish, csh)`,
+      ms: 0,
+    });
   const timeoutMs = opts.timeoutMs ?? LOGIN_SHELL_TIMEOUT_MS;
   return new Promise((resolve) => {
     let out = '';
@@ -123,7 +131,13 @@ export function readLoginShellPath(opts: ReadLoginShellOptions = {}): Promise<Lo
     const timers: { deadline?: NodeJS.Timeout; linger?: NodeJS.Timeout } = {};
     let child: ChildProcessByStdio<null, Readable, null>;
     try {
-      child = spawn(shell, args, { env: shellEnv(env), stdio: ['ignore', 'pipe', 'ignore'], detached: true, shell: false, windowsHide: true });
+      child = spawn(shell, args, {
+        env: shellEnv(env),
+        stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true,
+        shell: false,
+        windowsHide: true,
+      });
     } catch (err) {
       resolve({ ok: false, shell, reason: `cannot run ${shell}: ${(err as Error).message}`, ms: ms() });
       return;
@@ -139,8 +153,13 @@ export function readLoginShellPath(opts: ReadLoginShellOptions = {}): Promise<Lo
       killGroup(child.pid);
       settle({ ok: false, shell, reason, ms: ms(), pid: child.pid });
     };
-    timers.deadline = setTimeout(() => fail(`no answer within ${timeoutMs} ms (the shell's process group was killed)`), timeoutMs);
-    child.on('error', (err: NodeJS.ErrnoException) => fail(err.code === 'ENOENT' ? `${shell} not found` : `cannot run ${shell}: ${err.code ?? err.message}`));
+    timers.deadline = setTimeout(
+      () => fail(`no answer within ${timeoutMs} ms (the shell's process group was killed)`),
+      timeoutMs,
+    );
+    child.on('error', (err: NodeJS.ErrnoException) =>
+      fail(err.code === 'ENOENT' ? `${shell} not found` : `cannot run ${shell}: ${err.code ?? err.message}`),
+    );
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk: string) => {
       if (settled) return;

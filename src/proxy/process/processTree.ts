@@ -162,12 +162,20 @@ export function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
  * Polls until group `pgid` has no running member (zombies waiting for a reaper do not count,
  * see {@link isGroupRunning}); true if that happened within `timeoutMs`.
  */
-export function waitForGroupStop(pgid: number, timeoutMs: number, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+export function waitForGroupStop(
+  pgid: number,
+  timeoutMs: number,
+  platform: NodeJS.Platform = process.platform,
+): Promise<boolean> {
   return pollUntil(() => !isGroupRunning(pgid, platform), timeoutMs);
 }
 
 /** Polls until group `pgid` has no member left; true if that happened within `timeoutMs`. */
-export function waitForGroupExit(pgid: number, timeoutMs: number, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+export function waitForGroupExit(
+  pgid: number,
+  timeoutMs: number,
+  platform: NodeJS.Platform = process.platform,
+): Promise<boolean> {
   return pollUntil(() => !isGroupAlive(pgid, platform), timeoutMs);
 }
 

@@ -16,7 +16,14 @@ import { homedir } from 'node:os';
 import { LOGIN_PATH_ENV } from '../common/envNames.js';
 import type { Logger } from '../common/logger.js';
 import { buildChildEnv, envLookup, resolveSpawnCommand, type SpawnPlan } from './spawnCommand.js';
-import { commandNotFound, envInterpreter, findCommand, mergePath, shortenHome, type ResolveSeams } from './commandResolver.js';
+import {
+  commandNotFound,
+  envInterpreter,
+  findCommand,
+  mergePath,
+  shortenHome,
+  type ResolveSeams,
+} from './commandResolver.js';
 import { loginPath, type LoginPath } from './loginPath.js';
 import type { PathSource, ServerLaunchInfo } from '../../shared/status.js';
 
@@ -57,7 +64,9 @@ function pathKey(env: Record<string, string>, platform: NodeJS.Platform): string
 export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> {
   const platform = r.platform ?? process.platform;
   const parentEnv = r.parentEnv ?? process.env;
-  const home = r.home ?? (platform === 'win32' ? (envLookup(parentEnv, 'USERPROFILE', platform) ?? homedir()) : parentEnv.HOME || homedir());
+  const home =
+    r.home ??
+    (platform === 'win32' ? (envLookup(parentEnv, 'USERPROFILE', platform) ?? homedir()) : parentEnv.HOME || homedir());
   const seams: ResolveSeams = { platform, isExecutable: r.isExecutable, readHead: r.readHead };
   const env = buildChildEnv(r.entryEnv, { platform, parentEnv });
   const key = pathKey(env, platform);
@@ -96,5 +105,9 @@ export async function planServerLaunch(r: LaunchRequest): Promise<ServerLaunch> 
           windowsVerbatimArguments: false,
           windowsHide: true as const,
         };
-  return { plan, env, info: { command: shortenHome(plan.command, home), path: shortenHome(env[key] ?? '', home), pathFrom: from } };
+  return {
+    plan,
+    env,
+    info: { command: shortenHome(plan.command, home), path: shortenHome(env[key] ?? '', home), pathFrom: from },
+  };
 }

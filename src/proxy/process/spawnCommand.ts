@@ -109,7 +109,8 @@ const NEEDS_QUOTES = /[\s"()%!^<>&|,;=]/;
  * text intact. Line breaks cannot be passed through cmd: rejected.
  */
 export function quoteCmdArg(arg: string): string {
-  if (/[\r\n\0]/.test(arg)) throw new Error(`argument ${JSON.stringify(arg)} contains a line break or NUL, which cmd.exe cannot pass`);
+  if (/[\r\n\0]/.test(arg))
+    throw new Error(`argument ${JSON.stringify(arg)} contains a line break or NUL, which cmd.exe cannot pass`);
   let quoted = arg;
   if (arg === '' || NEEDS_QUOTES.test(arg)) {
     quoted = '"';
@@ -142,7 +143,11 @@ const NPM_SHIMS: Record<string, string> = { npx: 'npx-cli.js', npm: 'npm-cli.js'
  * POSIX: unchanged. Windows: see the file comment. An unresolvable command is returned
  * as given, so spawn fails with ENOENT naming it.
  */
-export function resolveSpawnCommand(command: string, args: readonly string[] = [], options: ResolveSpawnOptions = {}): SpawnPlan {
+export function resolveSpawnCommand(
+  command: string,
+  args: readonly string[] = [],
+  options: ResolveSpawnOptions = {},
+): SpawnPlan {
   const platform = options.platform ?? process.platform;
   const plain: SpawnPlan = { command, args: [...args], windowsVerbatimArguments: false, windowsHide: true };
   if (platform !== 'win32') return plain;
@@ -157,7 +162,8 @@ export function resolveSpawnCommand(command: string, args: readonly string[] = [
     // npm, pnpm and yarn write `x.cmd` beside every `x.ps1`: the batch shim needs no policy.
     const cmdShim = resolved.slice(0, -ext.length) + '.cmd';
     if (fileExists(cmdShim)) [resolved, ext] = [cmdShim, '.cmd'];
-    else return { ...plain, command: windowsPowerShell(env), args: ['-NoLogo', '-NoProfile', '-File', resolved, ...args] };
+    else
+      return { ...plain, command: windowsPowerShell(env), args: ['-NoLogo', '-NoProfile', '-File', resolved, ...args] };
   }
   if (ext !== '.cmd' && ext !== '.bat') return { ...plain, command: resolved };
 
@@ -168,12 +174,16 @@ export function resolveSpawnCommand(command: string, args: readonly string[] = [
     if (fileExists(script)) {
       // Same choice the shim makes: the node.exe beside it, else node from PATH.
       const bundledNode = w.join(dir, 'node.exe');
-      const node = fileExists(bundledNode) ? bundledNode : (resolveWindowsCommand('node', env, options.cwd, fileExists) ?? 'node');
+      const node = fileExists(bundledNode)
+        ? bundledNode
+        : (resolveWindowsCommand('node', env, options.cwd, fileExists) ?? 'node');
       return { ...plain, command: node, args: [script, ...args] };
     }
   }
 
-  const comSpec = envLookup(env, 'ComSpec', 'win32') || w.join(envLookup(env, 'SystemRoot', 'win32') || 'C:\\Windows', 'System32', 'cmd.exe');
+  const comSpec =
+    envLookup(env, 'ComSpec', 'win32') ||
+    w.join(envLookup(env, 'SystemRoot', 'win32') || 'C:\\Windows', 'System32', 'cmd.exe');
   const line = [resolved, ...args].map(quoteCmdArg).join(' ');
   // /d: skip AutoRun commands; /s: strip exactly the outer quotes and keep the rest as is.
   return { command: comSpec, args: ['/d', '/s', '/c', `"${line}"`], windowsVerbatimArguments: true, windowsHide: true };
@@ -218,13 +228,18 @@ export interface ChildEnvOptions {
  * that look like exported bash functions (`() {...`) are skipped. Windows names are
  * matched case-insensitively and keep the parent's spelling.
  */
-export function buildChildEnv(configEnv: Record<string, string | undefined> | undefined, opts: ChildEnvOptions = {}): Record<string, string> {
+export function buildChildEnv(
+  configEnv: Record<string, string | undefined> | undefined,
+  opts: ChildEnvOptions = {},
+): Record<string, string> {
   const platform = opts.platform ?? process.platform;
   const parent = opts.parentEnv ?? process.env;
   const win = platform === 'win32';
   const norm = (k: string) => (win ? k.toUpperCase() : k);
   const never = new Set(NEVER_INHERITED.map(norm));
-  const wanted = new Set([...(win ? WINDOWS_INHERITED : POSIX_INHERITED), ...COMMON_INHERITED, ...(opts.inherit ?? [])].map(norm));
+  const wanted = new Set(
+    [...(win ? WINDOWS_INHERITED : POSIX_INHERITED), ...COMMON_INHERITED, ...(opts.inherit ?? [])].map(norm),
+  );
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(parent)) {
     if (value === undefined || !wanted.has(norm(key)) || never.has(norm(key))) continue;
@@ -244,12 +259,19 @@ export function buildChildEnv(configEnv: Record<string, string | undefined> | un
  * Turns a spawn failure into an error naming the server and the command (or the missing
  * working directory, which spawn also reports as ENOENT). Keeps `code` and `cause`.
  */
-export function spawnError(name: string, command: string, cwd: string | undefined, err: NodeJS.ErrnoException): Error & { code?: string } {
+export function spawnError(
+  name: string,
+  command: string,
+  cwd: string | undefined,
+  err: NodeJS.ErrnoException,
+): Error & { code?: string } {
   const code = err.code;
   let why: string;
   if (code === 'ENOENT' && cwd !== undefined && !existsSync(cwd)) why = `working directory '${cwd}' not found`;
   else if (code === 'ENOENT') why = `command '${command}' not found`;
   else if (code === 'EACCES') why = `command '${command}' is not executable`;
   else why = `command '${command}' failed to spawn: ${err.message}`;
-  return Object.assign(new Error(`cannot start server '${name}': ${why}${code ? ` (${code})` : ''}`, { cause: err }), { code });
+  return Object.assign(new Error(`cannot start server '${name}': ${why}${code ? ` (${code})` : ''}`, { cause: err }), {
+    code,
+  });
 }

@@ -22,7 +22,9 @@ export class OversizeMessageError extends Error {
     server: string,
     limit: number,
   ) {
-    super(`server '${server}' wrote a ${bytes}-byte message (id ${idHint ?? 'unknown'}), over the ${limit}-byte limit; skipped`);
+    super(
+      `server '${server}' wrote a ${bytes}-byte message (id ${idHint ?? 'unknown'}), over the ${limit}-byte limit; skipped`,
+    );
     this.name = 'OversizeMessageError';
   }
 }
@@ -35,7 +37,9 @@ export class StdoutJunk {
     private readonly log: Logger,
     private readonly maxBytes: number,
   ) {
-    this.budget = new LineBudget(WARN_PER_SECOND, WARN_BURST, (n) => log.warn(`suppressed ${n} more non-JSON-RPC lines on stdout`));
+    this.budget = new LineBudget(WARN_PER_SECOND, WARN_BURST, (n) =>
+      log.warn(`suppressed ${n} more non-JSON-RPC lines on stdout`),
+    );
   }
 
   /** A line that is not JSON-RPC; returns the error to report, unless over the budget. */

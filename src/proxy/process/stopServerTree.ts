@@ -24,7 +24,12 @@ export interface ServerTreeStopTimes {
 }
 
 /** Signals the tree; once the leader is gone only the group is signalled (its pid may be reused). */
-export function signalServerTree(pid: number | undefined, signal: NodeJS.Signals, leaderExited: boolean, log: Logger): void {
+export function signalServerTree(
+  pid: number | undefined,
+  signal: NodeJS.Signals,
+  leaderExited: boolean,
+  log: Logger,
+): void {
   if (pid === undefined) return;
   try {
     if (!leaderExited) killTree(pid, signal);

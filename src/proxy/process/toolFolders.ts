@@ -58,7 +58,10 @@ function compareVersions(a: string, b: string): number {
  * -> `v20.18.0`, at most 4 hops), matched as a version prefix (`20` -> the highest v20.x);
  * without a default, or when it matches nothing, the highest version installed.
  */
-export function nvmNodeBin(nvmDir: string, s: Required<Pick<ToolFolderSeams, 'listDir' | 'readText'>>): string | undefined {
+export function nvmNodeBin(
+  nvmDir: string,
+  s: Required<Pick<ToolFolderSeams, 'listDir' | 'readText'>>,
+): string | undefined {
   const versionsDir = path.join(nvmDir, 'versions', 'node');
   const installed = s.listDir(versionsDir).filter((v) => /^v\d+\.\d+\.\d+/.test(v));
   if (installed.length === 0) return undefined;

@@ -175,7 +175,11 @@ export class FrameDecoder {
     const end = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
     if (this.state === 'headers') return this.onHeaderLine(line, end, out);
     if (isBlank(line, end)) return;
-    if (this.auto && (line[0] === 0x43 || line[0] === 0x63) && HEADER_START_RE.test(line.toString('latin1', 0, Math.min(end, 32)))) {
+    if (
+      this.auto &&
+      (line[0] === 0x43 || line[0] === 0x63) &&
+      HEADER_START_RE.test(line.toString('latin1', 0, Math.min(end, 32)))
+    ) {
       this.state = 'headers';
       return this.onHeaderLine(line, end, out);
     }

@@ -37,7 +37,9 @@ export function frameHint(head: string, tail: string): FrameHint {
   if (!OPENS_OBJECT_RE.test(head)) return {};
   const first = scanHead(head);
   const last = scanTail(tail);
-  const hint: FrameHint = { shape: first.method || last.method ? 'call' : first.reply || last.reply ? 'reply' : 'object' };
+  const hint: FrameHint = {
+    shape: first.method || last.method ? 'call' : first.reply || last.reply ? 'reply' : 'object',
+  };
   const id = first.id ?? last.id;
   if (id !== undefined) hint.id = id;
   return hint;

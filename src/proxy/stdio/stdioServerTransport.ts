@@ -15,7 +15,14 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { DEFAULT_MAX_MESSAGE_BYTES, FrameDecoder, encodeFrame, type DecodedFrame, type Framing, type OversizeFrame } from './framing.js';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  FrameDecoder,
+  encodeFrame,
+  type DecodedFrame,
+  type Framing,
+  type OversizeFrame,
+} from './framing.js';
 import { Logger, errorText } from '../common/logger.js';
 import { OutputWriter, guardErrors, isPeerGone } from './outputWriter.js';
 import { ErrorCode, isResponse } from '../jsonrpc/jsonRpc.js';
@@ -197,17 +204,35 @@ export class StdioServerTransport implements Transport {
       return this.badFrame(frame.framing, null, ErrorCode.ParseError, 'Parse error: invalid JSON', what);
     }
     if (Array.isArray(parsed)) {
-      return this.badFrame(frame.framing, null, ErrorCode.InvalidRequest, 'Invalid Request: JSON-RPC batches are not supported by MCP', 'batch');
+      return this.badFrame(
+        frame.framing,
+        null,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: JSON-RPC batches are not supported by MCP',
+        'batch',
+      );
     }
     const msg = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
     const isRequestOrNotification = typeof msg.method === 'string';
     if (msg.jsonrpc !== '2.0' || !(isRequestOrNotification || ('id' in msg && ('result' in msg || 'error' in msg)))) {
       const id = validId(msg.id) ? msg.id : null;
-      return this.badFrame(frame.framing, id, ErrorCode.InvalidRequest, 'Invalid Request: not a JSON-RPC 2.0 message', 'not JSON-RPC 2.0');
+      return this.badFrame(
+        frame.framing,
+        id,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: not a JSON-RPC 2.0 message',
+        'not JSON-RPC 2.0',
+      );
     }
     // MCP ids are strings or numbers, never null; an id of any other type is not echoed back.
     if (isRequestOrNotification && 'id' in msg && !validId(msg.id)) {
-      return this.badFrame(frame.framing, null, ErrorCode.InvalidRequest, 'Invalid Request: id must be a string or a number', 'invalid id');
+      return this.badFrame(
+        frame.framing,
+        null,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: id must be a string or a number',
+        'invalid id',
+      );
     }
     if (isRequestOrNotification) this.track(msg, frame.framing);
     else this.awaited.received(parsed as JSONRPCMessage);
@@ -226,10 +251,20 @@ export class StdioServerTransport implements Transport {
   private oversize(frame: OversizeFrame): void {
     const text = `message of ${frame.bytes} bytes exceeds the ${this.maxBytes}-byte limit; skipped`;
     const reply = frame.shape === 'reply';
-    this.badFrame(frame.framing, reply ? null : (frame.idHint ?? null), ErrorCode.InvalidRequest, `Invalid Request: ${text}`, text);
+    this.badFrame(
+      frame.framing,
+      reply ? null : (frame.idHint ?? null),
+      ErrorCode.InvalidRequest,
+      `Invalid Request: ${text}`,
+      text,
+    );
     if (!reply) return;
     const limit = `the ${this.maxBytes}-byte limit (--max-message-bytes)`;
-    const { answers } = this.awaited.oversize(frame.bytes, { id: frame.idHint, shape: 'reply' }, { who: 'the client', limit });
+    const { answers } = this.awaited.oversize(
+      frame.bytes,
+      { id: frame.idHint, shape: 'reply' },
+      { who: 'the client', limit },
+    );
     for (const answer of answers) {
       try {
         this.onmessage?.(answer);

@@ -12,12 +12,19 @@ import { httpStatusOf, type HttpStatusError } from './upstreamErrors.js';
  * a refresh due, `post` runs in the same tick: a message sent right after another (the
  * first call after `initialized`) must not overtake it.
  */
-export function authedSend(auth: RequestAuth, post: (authorization: string | undefined) => Promise<void>): Promise<void> {
+export function authedSend(
+  auth: RequestAuth,
+  post: (authorization: string | undefined) => Promise<void>,
+): Promise<void> {
   const sent = auth.authorization();
   return sent instanceof Promise ? sent.then((s) => attempt(auth, post, s)) : attempt(auth, post, sent);
 }
 
-async function attempt(auth: RequestAuth, post: (authorization: string | undefined) => Promise<void>, sent: string | undefined): Promise<void> {
+async function attempt(
+  auth: RequestAuth,
+  post: (authorization: string | undefined) => Promise<void>,
+  sent: string | undefined,
+): Promise<void> {
   try {
     return await post(sent);
   } catch (err) {

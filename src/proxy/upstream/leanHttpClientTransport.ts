@@ -81,7 +81,11 @@ export class LeanHttpClientTransport implements Transport {
     // `timeout` only closes idle pooled sockets (a busy socket just gets an event). Without
     // it Node 20 ignores the server's `Keep-Alive: timeout=N` hint, and a POST could reuse a
     // socket the server is closing at that moment (ECONNRESET, then a needless reconnect).
-    this.agent = new (tls ? tls.Agent : http.Agent)({ keepAlive: true, maxSockets: MAX_SOCKETS, timeout: IDLE_SOCKET_MS });
+    this.agent = new (tls ? tls.Agent : http.Agent)({
+      keepAlive: true,
+      maxSockets: MAX_SOCKETS,
+      timeout: IDLE_SOCKET_MS,
+    });
     this.baseHeaders = { ...opts.headers };
   }
 
@@ -101,7 +105,9 @@ export class LeanHttpClientTransport implements Transport {
    */
   send(message: JSONRPCMessage): Promise<void> {
     const auth = this.opts.auth;
-    const go = auth ? () => authedSend(auth, (a) => ((this.authorization = a), this.post(message))) : () => this.post(message);
+    const go = auth
+      ? () => authedSend(auth, (a) => ((this.authorization = a), this.post(message)))
+      : () => this.post(message);
     return this.getGate ? this.getGate.wait.then(go) : go();
   }
 
@@ -149,7 +155,12 @@ export class LeanHttpClientTransport implements Transport {
           readText(res, ERROR_BODY_LIMIT, (text) => {
             this.live.delete(req);
             const expired = status === 404 && hadSession;
-            const err = httpStatusError(status, this.url, text, expired ? `session ${this.sessionId} expired (HTTP 404)` : undefined);
+            const err = httpStatusError(
+              status,
+              this.url,
+              text,
+              expired ? `session ${this.sessionId} expired (HTTP 404)` : undefined,
+            );
             err.challenge = [res.headers['www-authenticate'] ?? []].flat().join(', ') || undefined;
             fail(err);
           });
@@ -239,7 +250,8 @@ export class LeanHttpClientTransport implements Transport {
       this.live.delete(req);
       if (this.closed) return;
       if (!res.complete) this.report(new Error(`${what} from ${redactUrl(this.url.href)} was cut`));
-      else if (what === 'GET event stream') this.report(new Error(`GET event stream from ${redactUrl(this.url.href)} ended`));
+      else if (what === 'GET event stream')
+        this.report(new Error(`GET event stream from ${redactUrl(this.url.href)} ended`));
     });
   }
 
@@ -251,7 +263,11 @@ export class LeanHttpClientTransport implements Transport {
   private openGetStream(): void {
     if (this.getOpened || this.closed) return this.getGate?.release();
     this.getOpened = true;
-    const req = this.mod.request(this.url, { method: 'GET', agent: this.agent, headers: this.headers({ Accept: 'text/event-stream' }) });
+    const req = this.mod.request(this.url, {
+      method: 'GET',
+      agent: this.agent,
+      headers: this.headers({ Accept: 'text/event-stream' }),
+    });
     this.live.add(req);
     req.on('error', (err) => {
       this.live.delete(req);

@@ -5,7 +5,11 @@
 import type http from 'node:http';
 
 /** Reads a body as text (keeping at most `limit` characters); `complete` is false if cut. */
-export function readText(res: http.IncomingMessage, limit: number, cb: (text: string, complete: boolean) => void): void {
+export function readText(
+  res: http.IncomingMessage,
+  limit: number,
+  cb: (text: string, complete: boolean) => void,
+): void {
   let text = '';
   let called = false;
   res.setEncoding('utf8');

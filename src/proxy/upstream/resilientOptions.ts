@@ -28,7 +28,8 @@ export interface ResilientOptions {
 }
 
 /** The options with every default filled in (`logger` and `onstatechange` stay optional). */
-export type ResolvedResilientOptions = Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> & Pick<ResilientOptions, 'logger' | 'onstatechange'>;
+export type ResolvedResilientOptions = Required<Omit<ResilientOptions, 'logger' | 'onstatechange'>> &
+  Pick<ResilientOptions, 'logger' | 'onstatechange'>;
 
 export function resolveResilientOptions(options: ResilientOptions): ResolvedResilientOptions {
   return {

@@ -18,14 +18,27 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { Backoff } from '../../shared/backoff.js';
-import { ErrorCode, isRequest, isResponse, methodOf, type RequestId, type RpcMessage, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import {
+  ErrorCode,
+  isRequest,
+  isResponse,
+  methodOf,
+  type RequestId,
+  type RpcMessage,
+  type RpcRequest,
+} from '../jsonrpc/jsonRpc.js';
 import { errorText } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
 import { refusedAsModern } from './era/modernProtocol.js';
 import { Heartbeat } from './heartbeat.js';
 import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
-import { resolveResilientOptions, type ResilientOptions, type ResilientState, type ResolvedResilientOptions } from './resilientOptions.js';
+import {
+  resolveResilientOptions,
+  type ResilientOptions,
+  type ResilientState,
+  type ResolvedResilientOptions,
+} from './resilientOptions.js';
 
 export type { ResilientOptions, ResilientState } from './resilientOptions.js';
 
@@ -182,7 +195,11 @@ export class ResilientTransportWrapper implements Transport {
       t = await this.o.factory();
       this.wire(t, gen);
       this.inner = t;
-      await withDeadline(t.start(), this.o.attemptTimeoutMs, `no answer to the connection within ${this.o.attemptTimeoutMs} ms`);
+      await withDeadline(
+        t.start(),
+        this.o.attemptTimeoutMs,
+        `no answer to the connection within ${this.o.attemptTimeoutMs} ms`,
+      );
       if (this.initRequest) await this.replayInitialize(t);
       if (gen !== this.generation || this._state === 'closed') return;
       this.setState('connected');

@@ -9,7 +9,10 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describeConnectError, httpStatusError, httpStatusOf } from './upstreamErrors.js';
 
 /** A url without userinfo, and the header the userinfo stood for. */
-export function splitCredentials(url: URL, headers: Record<string, string>): { url: URL; headers: Record<string, string> } {
+export function splitCredentials(
+  url: URL,
+  headers: Record<string, string>,
+): { url: URL; headers: Record<string, string> } {
   if (!url.username && !url.password) return { url, headers };
   const bare = new URL(url.href);
   bare.username = '';
@@ -38,7 +41,14 @@ export async function sseClientUpstream(url: URL, headers: Record<string, string
     // The SSE GET also needs the headers (for example Authorization).
     eventSourceInit: {
       fetch: (input: string | URL | Request, init?: RequestInit) =>
-        fetch(input, { ...init, headers: { ...plain.headers, ...(init?.headers as Record<string, string> | undefined), Accept: 'text/event-stream' } }),
+        fetch(input, {
+          ...init,
+          headers: {
+            ...plain.headers,
+            ...(init?.headers as Record<string, string> | undefined),
+            Accept: 'text/event-stream',
+          },
+        }),
     },
   });
   const outer: Transport = {

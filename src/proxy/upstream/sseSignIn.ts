@@ -15,7 +15,10 @@ import { httpStatusOf, isAuthRefusal } from './upstreamErrors.js';
 export async function sseWithSignIn(url: URL, headers: Record<string, string>, auth: RequestAuth): Promise<Transport> {
   const open = async () => {
     const authorization = await auth.authorization();
-    return { authorization, t: await sseClientUpstream(url, authorization ? { ...headers, Authorization: authorization } : headers) };
+    return {
+      authorization,
+      t: await sseClientUpstream(url, authorization ? { ...headers, Authorization: authorization } : headers),
+    };
   };
   let current = await open();
   const outer: Transport = {
@@ -24,7 +27,8 @@ export async function sseWithSignIn(url: URL, headers: Record<string, string>, a
       try {
         await current.t.start();
       } catch (err) {
-        if (!isAuthRefusal(err) || !(await auth.refused(httpStatusOf(err)!, 'Bearer', current.authorization))) throw err;
+        if (!isAuthRefusal(err) || !(await auth.refused(httpStatusOf(err)!, 'Bearer', current.authorization)))
+          throw err;
         const old = current.t;
         old.onclose = old.onerror = undefined;
         await old.close().catch(() => undefined);

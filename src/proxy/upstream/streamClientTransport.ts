@@ -72,7 +72,11 @@ export class StreamClientTransport implements Transport {
         this.request = undefined;
         if (res.headers.upgrade?.toLowerCase() !== MCP_STREAM_UPGRADE) {
           socket.destroy();
-          reject(new Error(`${redactUrl(this.url.href)} switched to "${res.headers.upgrade ?? ''}", not ${MCP_STREAM_UPGRADE}`));
+          reject(
+            new Error(
+              `${redactUrl(this.url.href)} switched to "${res.headers.upgrade ?? ''}", not ${MCP_STREAM_UPGRADE}`,
+            ),
+          );
           return;
         }
         if (this.closed) {
@@ -102,7 +106,11 @@ export class StreamClientTransport implements Transport {
     this.awaited.sent(message);
     // Rejected if the link closes before draining: the resilient wrapper then queues the
     // message for the next connection.
-    return awaitedWrite(socket, `${JSON.stringify(message)}\n`, () => new Error('stream link closed before the message was written'));
+    return awaitedWrite(
+      socket,
+      `${JSON.stringify(message)}\n`,
+      () => new Error('stream link closed before the message was written'),
+    );
   }
 
   /** Ends the connection (which ends the bridge's session) and fires `onclose` once. */
@@ -151,8 +159,14 @@ export class StreamClientTransport implements Transport {
 
   private oversize(frame: OversizeFrame): void {
     const who = `the bridge at ${redactUrl(this.url.href)}`;
-    this.opts.logger?.warn(`${who} sent a ${frame.bytes}-byte message (id ${frame.idHint ?? 'unknown'}), over the ${this.maxBytes}-byte limit; skipped`);
-    const { answers, reply } = this.awaited.oversize(frame.bytes, { id: frame.idHint, shape: frame.shape }, { who, limit: serverLimitText(this.maxBytes) });
+    this.opts.logger?.warn(
+      `${who} sent a ${frame.bytes}-byte message (id ${frame.idHint ?? 'unknown'}), over the ${this.maxBytes}-byte limit; skipped`,
+    );
+    const { answers, reply } = this.awaited.oversize(
+      frame.bytes,
+      { id: frame.idHint, shape: frame.shape },
+      { who, limit: serverLimitText(this.maxBytes) },
+    );
     if (reply) this.send(reply).catch((err: Error) => this.report(err));
     for (const answer of answers) this.onmessage?.(answer);
   }

@@ -35,7 +35,11 @@ export async function probeTransport(
         jsonrpc: '2.0',
         id: 'qiming-probe',
         method: 'initialize',
-        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'qiming-mcp-probe', version: '1' } },
+        params: {
+          protocolVersion: LATEST_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'qiming-mcp-probe', version: '1' },
+        },
       }),
       signal: ctrl.signal,
     });
@@ -59,7 +63,11 @@ export async function probeTransport(
     }
     await res.body?.cancel().catch(() => undefined);
     if (sessionId) {
-      await fetch(target, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': sessionId }, signal: ctrl.signal })
+      await fetch(target, {
+        method: 'DELETE',
+        headers: { ...headers, 'Mcp-Session-Id': sessionId },
+        signal: ctrl.signal,
+      })
         .then((r) => r.body?.cancel())
         .catch(() => undefined);
     }
@@ -72,7 +80,9 @@ export async function probeTransport(
       throw describeConnectError(err, url);
     }
     // Unreachable now: assume the modern transport; the reconnecting wrapper retries it.
-    opts.logger?.warn(`transport probe failed (${errorText(describeConnectError(err, url))}); assuming streamable HTTP`);
+    opts.logger?.warn(
+      `transport probe failed (${errorText(describeConnectError(err, url))}); assuming streamable HTTP`,
+    );
     return 'http';
   } finally {
     clearTimeout(timer);

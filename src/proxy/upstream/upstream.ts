@@ -9,7 +9,13 @@
 import type { ServerEntry } from '../config/config.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { JsonRpcPeer, type PendingHandle, type RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
-import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest, type RpcResponse } from '../jsonrpc/jsonRpc.js';
+import {
+  ErrorCode,
+  type RequestId,
+  type RpcNotification,
+  type RpcRequest,
+  type RpcResponse,
+} from '../jsonrpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
 import { eraHandshake } from './era/eraConnect.js';
@@ -179,7 +185,9 @@ export class Upstream {
         id: 0,
         error: {
           code: ErrorCode.ServerNotReady,
-          message: this.log.secrets.mask(`server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`),
+          message: this.log.secrets.mask(
+            `server "${this.id}" is not ready (${this.state}${this.lastError ? `: ${this.lastError}` : ''})`,
+          ),
         },
       });
     }
@@ -190,7 +198,8 @@ export class Upstream {
   private noteAnswer(method: string, res: RpcResponse): RpcResponse {
     const change = this.answers.record(method, res);
     if (change === 'set' && this.state === 'ready') {
-      if (this.lastError !== this.answers.note && !this.lastError?.startsWith('not answering')) this.log.warn(this.answers.note!);
+      if (this.lastError !== this.answers.note && !this.lastError?.startsWith('not answering'))
+        this.log.warn(this.answers.note!);
       this.lastError = this.answers.note;
       this.listener.state?.(this);
     } else if (change === 'cleared' && this.lastError?.startsWith('not answering')) {
@@ -215,7 +224,13 @@ export class Upstream {
   }
 
   status(sessions = 0): ServerStatus {
-    return upstreamStatus(this, sessions, stderrNow(this.built?.child?.stderrTail(), this.lastStderr), this.log.secrets, this.built?.child?.launch);
+    return upstreamStatus(
+      this,
+      sessions,
+      stderrNow(this.built?.child?.stderrTail(), this.lastStderr),
+      this.log.secrets,
+      this.built?.child?.launch,
+    );
   }
 
   /** The last attempt's stderr, shown by status() while a new attempt has said nothing yet. */
@@ -240,7 +255,12 @@ export class Upstream {
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
-    const opts = { id: this.id, timeoutMs: this.entry.connectionTimeoutMs, startedAt, capabilities: declaredCapabilities(this.entry.clientCapabilities) };
+    const opts = {
+      id: this.id,
+      timeoutMs: this.entry.connectionTimeoutMs,
+      startedAt,
+      capabilities: declaredCapabilities(this.entry.clientCapabilities),
+    };
     this.initResult = await eraHandshake(peer, built, this.lists, this.entry, opts, this.log);
   }
 

@@ -35,7 +35,12 @@ export function needsSignIn(err: unknown): boolean {
 }
 
 /** `HTTP 401 Unauthorized from <redacted url>: <body>`, as an HttpStatusError. */
-export function httpStatusError(status: number, url: URL | string, body = '', what = `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim()): HttpStatusError {
+export function httpStatusError(
+  status: number,
+  url: URL | string,
+  body = '',
+  what = `HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim(),
+): HttpStatusError {
   const text = body.trim() ? `: ${redactUrlsInText(body.trim())}` : '';
   return new HttpStatusError(status, `${what} from ${redactUrl(String(url))}${text}`);
 }
@@ -74,7 +79,10 @@ export function describeConnectError(err: unknown, url: URL | string): Error {
   const cause = (err as { cause?: unknown } | undefined)?.cause;
   const text = err instanceof Error ? err.message : String(err);
   // fetch-based transports (the SDK's SSE) keep only the text: `fetch failed: connect ECONNREFUSED ...`.
-  const code = (err as { code?: unknown })?.code ?? (cause as { code?: unknown } | undefined)?.code ?? /\b(E[A-Z_]{4,})\b/.exec(text)?.[1];
+  const code =
+    (err as { code?: unknown })?.code ??
+    (cause as { code?: unknown } | undefined)?.code ??
+    /\b(E[A-Z_]{4,})\b/.exec(text)?.[1];
   const reason = typeof code === 'string' ? SOCKET_REASONS[code] : undefined;
   if (reason) {
     let host = '';

@@ -9,7 +9,10 @@ import type { ListCache } from './listCache.js';
 import { withDeadline } from '../common/deadline.js';
 
 declare const __QIMING_VERSION__: string | undefined;
-export const CLIENT_INFO = { name: 'qiming-mcp-stdio-proxy', version: typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0' };
+export const CLIENT_INFO = {
+  name: 'qiming-mcp-stdio-proxy',
+  version: typeof __QIMING_VERSION__ === 'string' ? __QIMING_VERSION__ : '0.0.0',
+};
 
 /**
  * `timeoutMs` (the entry's connectionTimeoutMs) bounds the whole handshake, counted from

@@ -22,7 +22,13 @@ export interface UpstreamStatusSource {
 }
 
 /** `stderrTail`: the lines to show (stderrNow); `secrets`: the server's logger's mask; `launch`: its spawn's command and PATH. */
-export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderrTail: string[], secrets: SecretMask, launch?: ServerLaunchInfo): ServerStatus {
+export function upstreamStatus(
+  u: UpstreamStatusSource,
+  sessions: number,
+  stderrTail: string[],
+  secrets: SecretMask,
+  launch?: ServerLaunchInfo,
+): ServerStatus {
   return {
     id: u.id,
     transport: u.transportKind,
@@ -31,12 +37,19 @@ export function upstreamStatus(u: UpstreamStatusSource, sessions: number, stderr
     startedAt: u.startedAt?.toISOString(),
     readyAt: u.readyAt?.toISOString(),
     restarts: u.restarts,
-    tools: u.lists.tools.map((t) => ({ name: String(t.name), ...(t.description ? { description: String(t.description) } : {}) })),
+    tools: u.lists.tools.map((t) => ({
+      name: String(t.name),
+      ...(t.description ? { description: String(t.description) } : {}),
+    })),
     // A server may print its own secrets (an env value, a url with a key): none leave here.
     lastError: u.lastError === undefined ? undefined : secrets.mask(u.lastError),
     stderrTail: stderrTail.map((l) => secrets.mask(l)),
     sessions,
-    ...(launch ? { launch: { command: secrets.mask(launch.command), path: secrets.mask(launch.path), pathFrom: launch.pathFrom } } : {}),
+    ...(launch
+      ? {
+          launch: { command: secrets.mask(launch.command), path: secrets.mask(launch.path), pathFrom: launch.pathFrom },
+        }
+      : {}),
   };
 }
 

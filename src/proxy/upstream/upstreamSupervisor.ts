@@ -96,12 +96,17 @@ export class UpstreamSupervisor {
     const next = isAuthRefusal(cause) ? undefined : this.policy.next(u.readyAt);
     this.steps.clearLists();
     if (!next) {
-      if (isAuthRefusal(cause)) this.steps.log.warn(`not retrying: credentials refused (HTTP ${u.httpStatus}); waiting for a config change or a restart`);
+      if (isAuthRefusal(cause))
+        this.steps.log.warn(
+          `not retrying: credentials refused (HTTP ${u.httpStatus}); waiting for a config change or a restart`,
+        );
       this.steps.setState('failed');
       return;
     }
     this.steps.setState('restarting');
-    this.steps.log.warn(`restarting in ${next.delayMs} ms (attempt ${next.attempt} of ${this.policy.options.maxAttempts})`);
+    this.steps.log.warn(
+      `restarting in ${next.delayMs} ms (attempt ${next.attempt} of ${this.policy.options.maxAttempts})`,
+    );
     this.restartTimer = setTimeout(() => {
       u.restarts++;
       void u.start();

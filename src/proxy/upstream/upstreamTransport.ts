@@ -61,12 +61,16 @@ export async function remoteTransport(
   auth?: RequestAuth,
 ): Promise<Transport> {
   const u = new URL(url);
-  if (kind === 'http') return new (await import('./leanHttpClientTransport.js')).LeanHttpClientTransport(u, { headers, logger, auth });
+  if (kind === 'http')
+    return new (await import('./leanHttpClientTransport.js')).LeanHttpClientTransport(u, { headers, logger, auth });
   // SSE: the sign-in's token on each new stream, and a refused start handed to it.
   return auth ? sseWithSignIn(u, headers, auth) : sseClientUpstream(u, headers);
 }
 
-export async function buildUpstreamTransport(entry: ServerEntry, hooks: UpstreamTransportHooks): Promise<BuiltTransport> {
+export async function buildUpstreamTransport(
+  entry: ServerEntry,
+  hooks: UpstreamTransportHooks,
+): Promise<BuiltTransport> {
   if (entry.kind === 'stdio') {
     // The process code (spawn, PATH, process groups) is a file of its own beside the CLI, which
     // a start with remote servers only (the app's proxy in front of the bridge) never reads.
@@ -105,7 +109,11 @@ export async function buildUpstreamTransport(entry: ServerEntry, hooks: Upstream
   const resilient = new ResilientTransportWrapper({
     factory: () =>
       streamLink
-        ? new StreamClientTransport(new URL(entry.url), { headers, logger: hooks.logger, maxMessageBytes: serverMessageLimit(hooks.maxMessageBytes) })
+        ? new StreamClientTransport(new URL(entry.url), {
+            headers,
+            logger: hooks.logger,
+            maxMessageBytes: serverMessageLimit(hooks.maxMessageBytes),
+          })
         : remoteTransport(kind, entry.url, headers, hooks.logger, auth),
     heartbeatIntervalMs: entry.pingIntervalMs,
     heartbeatTimeoutMs: entry.pingTimeoutMs,

@@ -35,14 +35,18 @@ describe('aggregateCapabilities', () => {
   });
 
   it('a subscribe-capable server is not undone by a later one without it', () => {
-    expect(aggregateCapabilities([ready({ resources: { subscribe: true } }), ready({ resources: {} })]).resources).toEqual({
+    expect(
+      aggregateCapabilities([ready({ resources: { subscribe: true } }), ready({ resources: {} })]).resources,
+    ).toEqual({
       subscribe: true,
       listChanged: true,
     });
   });
 
   it('a server not ready counts as resources with subscribe, logging and completions, never tasks nor experimental keys', () => {
-    expect(aggregateCapabilities([{ isReady: false, capabilities: { tasks: { list: {} }, experimental: { a: {} } } }])).toEqual({
+    expect(
+      aggregateCapabilities([{ isReady: false, capabilities: { tasks: { list: {} }, experimental: { a: {} } } }]),
+    ).toEqual({
       tools: { listChanged: true },
       prompts: { listChanged: true },
       resources: { subscribe: true, listChanged: true },

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { AskingGate, type GatedCall } from '../../../src/proxy/hub/modern/askingGate.js';
 import type { Upstream } from '../../../src/proxy/upstream/upstream.js';
 
-const server = (clientCapabilities?: Record<string, boolean>) => ({ id: 's', entry: { clientCapabilities } }) as unknown as Upstream;
+const server = (clientCapabilities?: Record<string, boolean>) =>
+  ({ id: 's', entry: { clientCapabilities } }) as unknown as Upstream;
 const call = (upstream: Upstream, tool: string): GatedCall => ({ upstream, askKey: `tools/call\0${tool}` });
 const flush = () => new Promise<void>((r) => setImmediate(r));
 

@@ -20,7 +20,9 @@ const SAMPLE = { messages: [], maxTokens: 1, task: { ttl: 1000 } };
 function runsTasks(c: FakeClient, taskId: string): void {
   c.answer = (req) => {
     if (req.method === 'sampling/createMessage')
-      return req.params?.task ? { task: { taskId, status: 'working' } } : { model: 'plain', role: 'assistant', content: { type: 'text', text: 'p' } };
+      return req.params?.task
+        ? { task: { taskId, status: 'working' } }
+        : { model: 'plain', role: 'assistant', content: { type: 'text', text: 'p' } };
     if (req.method === 'tasks/get' || req.method === 'tasks/cancel')
       return { taskId: req.params?.taskId, status: req.method === 'tasks/get' ? 'working' : 'cancelled' };
     if (req.method === 'tasks/list')
@@ -49,9 +51,13 @@ describe('client-side tasks on a shared upstream', () => {
     expect(visible).toMatch(/^same#\d+$/);
     expect(c2.requests.at(-1)!.req.params?.task).toEqual({ ttl: 1000 });
 
-    expect(await a.peer!.request('tasks/get', { taskId: visible })).toMatchObject({ result: { taskId: visible, status: 'working' } });
+    expect(await a.peer!.request('tasks/get', { taskId: visible })).toMatchObject({
+      result: { taskId: visible, status: 'working' },
+    });
     expect(c2.requests.at(-1)!.req).toMatchObject({ method: 'tasks/get', params: { taskId: 'same' } });
-    expect(await a.peer!.request('tasks/cancel', { taskId: 'same' })).toMatchObject({ result: { taskId: 'same', status: 'cancelled' } });
+    expect(await a.peer!.request('tasks/cancel', { taskId: 'same' })).toMatchObject({
+      result: { taskId: 'same', status: 'cancelled' },
+    });
     expect(c1.requests.at(-1)!.req.method).toBe('tasks/cancel');
 
     const listed = (await a.peer!.request('tasks/list', {})) as unknown as { result: { tasks: { taskId: string }[] } };
@@ -59,7 +65,10 @@ describe('client-side tasks on a shared upstream', () => {
 
     await c2.peer.notify('notifications/tasks/status', { taskId: 'same', status: 'completed' });
     await until(() => a.receivedNotes('notifications/tasks/status').length > 0, 'status upstream');
-    expect(a.receivedNotes('notifications/tasks/status')[0].params).toMatchObject({ taskId: visible, status: 'completed' });
+    expect(a.receivedNotes('notifications/tasks/status')[0].params).toMatchObject({
+      taskId: visible,
+      status: 'completed',
+    });
 
     await c2.peer.close();
     await until(() => kit!.hub.sessions.size === 1, 'c2 closed');

@@ -1,7 +1,12 @@
 // The held calls' table (hub/heldInputTable.ts): the requestState's integrity, expiry, binding
 // and single use; the bounds per principal and in all; which call a request without a link goes to.
 import { describe, expect, it } from 'vitest';
-import { HeldInputTable, MAX_HELD_CALLS, MAX_HELD_PER_PRINCIPAL, type HeldEntry } from '../../../src/proxy/hub/modern/heldInputTable.js';
+import {
+  HeldInputTable,
+  MAX_HELD_CALLS,
+  MAX_HELD_PER_PRINCIPAL,
+  type HeldEntry,
+} from '../../../src/proxy/hub/modern/heldInputTable.js';
 import type { Upstream } from '../../../src/proxy/upstream/upstream.js';
 
 const u = { id: 'a', entry: { clientCapabilities: { elicitation: true } } } as unknown as Upstream;
@@ -39,9 +44,16 @@ describe('HeldInputTable', () => {
     t.add(e);
     const state = t.sign(e, Date.now() + 10_000);
     expect(t.redeem(state, 'p', 'tools/call', 'd')).toBe(e);
-    expect(t.redeem(state, 'q', 'tools/call', 'd')).toMatchObject({ code: -32602, message: expect.stringMatching(/another client/) });
-    expect(t.redeem(state, 'p', 'prompts/get', 'd')).toMatchObject({ message: expect.stringMatching(/another request/) });
-    expect(t.redeem(state, 'p', 'tools/call', 'other')).toMatchObject({ message: expect.stringMatching(/another request/) });
+    expect(t.redeem(state, 'q', 'tools/call', 'd')).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/another client/),
+    });
+    expect(t.redeem(state, 'p', 'prompts/get', 'd')).toMatchObject({
+      message: expect.stringMatching(/another request/),
+    });
+    expect(t.redeem(state, 'p', 'tools/call', 'other')).toMatchObject({
+      message: expect.stringMatching(/another request/),
+    });
     // Redeemed by a retry that now waits on the call: a second retry with it is refused.
     e.waiting = true;
     expect(t.redeem(state, 'p', 'tools/call', 'd')).toMatchObject({
@@ -51,7 +63,9 @@ describe('HeldInputTable', () => {
     e.round = 2;
     expect(t.redeem(state, 'p', 'tools/call', 'd')).toMatchObject({ message: expect.stringMatching(/already used/) });
     t.delete(e);
-    expect(t.redeem(t.sign(e, Date.now() + 10_000), 'p', 'tools/call', 'd')).toMatchObject({ message: expect.stringMatching(/has ended/) });
+    expect(t.redeem(t.sign(e, Date.now() + 10_000), 'p', 'tools/call', 'd')).toMatchObject({
+      message: expect.stringMatching(/has ended/),
+    });
   });
 
   it('refuses a state that was altered anywhere, expired, or comes from another table', () => {
@@ -60,12 +74,25 @@ describe('HeldInputTable', () => {
     t.add(e);
     const state = t.sign(e, Date.now() + 10_000);
     const [prefix, payload, mac] = state.split('.');
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), p: 'q' })).toString('base64url');
-    for (const bad of [state + '-TAMPERED', `${prefix}.${forged}.${mac}`, `${prefix}.${payload}.${mac!.slice(0, -2)}`, 'qmrs1.x.y', 'hello', `${state}.x`]) {
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), p: 'q' }),
+    ).toString('base64url');
+    for (const bad of [
+      state + '-TAMPERED',
+      `${prefix}.${forged}.${mac}`,
+      `${prefix}.${payload}.${mac!.slice(0, -2)}`,
+      'qmrs1.x.y',
+      'hello',
+      `${state}.x`,
+    ]) {
       expect(t.redeem(bad, 'p', 'tools/call', 'd')).toMatchObject({ code: -32602 });
     }
-    expect(new HeldInputTable().redeem(state, 'p', 'tools/call', 'd')).toMatchObject({ message: expect.stringMatching(/failed verification/) });
-    expect(t.redeem(t.sign(e, Date.now() - 1), 'p', 'tools/call', 'd')).toMatchObject({ message: expect.stringMatching(/expired/) });
+    expect(new HeldInputTable().redeem(state, 'p', 'tools/call', 'd')).toMatchObject({
+      message: expect.stringMatching(/failed verification/),
+    });
+    expect(t.redeem(t.sign(e, Date.now() - 1), 'p', 'tools/call', 'd')).toMatchObject({
+      message: expect.stringMatching(/expired/),
+    });
   });
 
   it('finds a held call by the wire', () => {
@@ -98,7 +125,11 @@ describe('HeldInputTable', () => {
     const many = MAX_HELD_CALLS / MAX_HELD_PER_PRINCIPAL;
     const big: Entry[][] = [];
     for (let p = 0; p < many; p++) {
-      big.push(Array.from({ length: p === 0 ? MAX_HELD_PER_PRINCIPAL - 1 : MAX_HELD_PER_PRINCIPAL }, () => entry(t, { principal: `big${p}` })));
+      big.push(
+        Array.from({ length: p === 0 ? MAX_HELD_PER_PRINCIPAL - 1 : MAX_HELD_PER_PRINCIPAL }, () =>
+          entry(t, { principal: `big${p}` }),
+        ),
+      );
       for (const e of big[p]!) t.add(e);
     }
     // small 1 + big0 63 + three of 64 = 256; one more of small: big1's oldest goes (big1..3 hold the most, big1's is oldest).

@@ -7,7 +7,10 @@ import { JsonRpcPeer } from '../../../src/proxy/jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcNotification, RpcRequest } from '../../../src/proxy/jsonrpc/jsonRpc.js';
 import { memoryPair } from './memoryPair.js';
 
-type Handler = (req: RpcRequest, server: FakeServer) => Record<string, unknown> | Promise<Record<string, unknown>> | 'no-answer';
+type Handler = (
+  req: RpcRequest,
+  server: FakeServer,
+) => Record<string, unknown> | Promise<Record<string, unknown>> | 'no-answer';
 
 /** One scripted server: answers by method, records everything it receives. */
 export class FakeServer {
@@ -34,7 +37,11 @@ export class FakeServer {
   private async answer(req: RpcRequest): Promise<void> {
     this.requests.push(req);
     const builtIn: Record<string, Handler> = {
-      initialize: () => ({ protocolVersion: '2025-06-18', capabilities: this.capabilities, serverInfo: { name: this.id, version: '1' } }),
+      initialize: () => ({
+        protocolVersion: '2025-06-18',
+        capabilities: this.capabilities,
+        serverInfo: { name: this.id, version: '1' },
+      }),
       'tools/list': () => ({ tools: this.tools }),
       'resources/list': () => ({ resources: this.resources }),
       'resources/templates/list': () => ({ resourceTemplates: [] }),
@@ -73,7 +80,11 @@ export class FakeClient {
   }
 
   async init(capabilities: Record<string, unknown> = {}): Promise<void> {
-    await this.peer.call('initialize', { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 't', version: '1' } });
+    await this.peer.call('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities,
+      clientInfo: { name: 't', version: '1' },
+    });
     await this.peer.notify('notifications/initialized');
   }
 

@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { initializeWait, type StartingServer } from '../../../src/proxy/hub/initializeWait.js';
 
 /** A server whose first start ends when `settle` is called (ready or failed). */
-function server(state: 'starting' | 'ready' | 'failed', readyAgoMs = 0): StartingServer & { settle(ready: boolean): void } {
+function server(
+  state: 'starting' | 'ready' | 'failed',
+  readyAgoMs = 0,
+): StartingServer & { settle(ready: boolean): void } {
   const waiters: (() => void)[] = [];
   const s = {
     isReady: state === 'ready',

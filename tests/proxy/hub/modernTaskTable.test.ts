@@ -9,17 +9,42 @@ import type { Upstream } from '../../../src/proxy/upstream/upstream.js';
 
 function fakeUpstream(id: string) {
   const errors: { id: unknown; message: string }[] = [];
-  const u = { id, respondError: (rid: unknown, e: { message: string }) => errors.push({ id: rid, message: e.message }) } as unknown as Upstream;
+  const u = {
+    id,
+    respondError: (rid: unknown, e: { message: string }) => errors.push({ id: rid, message: e.message }),
+  } as unknown as Upstream;
   return { u, errors };
 }
 
 describe('task shapes across the eras', () => {
   it('maps a 2025 Task to the extension and back', () => {
-    const legacy = { taskId: 's1', status: 'working', statusMessage: 'm', createdAt: 'a', lastUpdatedAt: 'b', ttl: 1000, pollInterval: 50 };
+    const legacy = {
+      taskId: 's1',
+      status: 'working',
+      statusMessage: 'm',
+      createdAt: 'a',
+      lastUpdatedAt: 'b',
+      ttl: 1000,
+      pollInterval: 50,
+    };
     const modern = modernTask('x1', legacy);
-    expect(modern).toEqual({ taskId: 'x1', status: 'working', statusMessage: 'm', createdAt: 'a', lastUpdatedAt: 'b', ttlMs: 1000, pollIntervalMs: 50 });
+    expect(modern).toEqual({
+      taskId: 'x1',
+      status: 'working',
+      statusMessage: 'm',
+      createdAt: 'a',
+      lastUpdatedAt: 'b',
+      ttlMs: 1000,
+      pollIntervalMs: 50,
+    });
     expect(modernTask('x2', { ...legacy, ttl: null, pollInterval: undefined }).ttlMs).toBeNull();
-    const back = legacyTask('s1', { ...modern, resultType: 'complete', result: { content: [] }, inputRequests: {}, _meta: { k: 1 } });
+    const back = legacyTask('s1', {
+      ...modern,
+      resultType: 'complete',
+      result: { content: [] },
+      inputRequests: {},
+      _meta: { k: 1 },
+    });
     expect(back).toEqual(legacy);
   });
 
@@ -28,7 +53,11 @@ describe('task shapes across the eras', () => {
       supportedVersions: ['2026-07-28'],
       capabilities: { tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
     });
-    expect((withExt.capabilities as Record<string, unknown>).tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+    expect((withExt.capabilities as Record<string, unknown>).tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     const without = initRecordFromDiscover({ supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
     expect((without.capabilities as Record<string, unknown>).tasks).toBeUndefined();
   });

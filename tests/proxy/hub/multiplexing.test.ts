@@ -14,7 +14,9 @@ afterEach(async () => {
 function echoServer(id: string): FakeServer {
   const s = new FakeServer(id);
   s.tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
-  s.handlers['tools/call'] = (req) => ({ content: [{ type: 'text', text: String((req.params?.arguments as Record<string, unknown>)?.who) }] });
+  s.handlers['tools/call'] = (req) => ({
+    content: [{ type: 'text', text: String((req.params?.arguments as Record<string, unknown>)?.who) }],
+  });
   return s;
 }
 
@@ -76,7 +78,11 @@ describe('progress tokens', () => {
     kit = await startKit([a]);
     const c = await kit.connect();
     // 480 ms of work against a 200 ms timeout: answered only because progress restarts it.
-    const withProgress = await c.peer.request('tools/call', { name: 'a__echo', arguments: {}, _meta: { progressToken: 7 } });
+    const withProgress = await c.peer.request('tools/call', {
+      name: 'a__echo',
+      arguments: {},
+      _meta: { progressToken: 7 },
+    });
     expect(withProgress).toMatchObject({ result: { content: [{ text: 'late' }] } });
     const without = await c.peer.request('tools/call', { name: 'a__echo', arguments: {} });
     expect(without).toHaveProperty('error');
@@ -95,7 +101,10 @@ describe('cancellation', () => {
     const downstreamId = 2; // initialize was 1
     await c.peer.notify('notifications/cancelled', { requestId: downstreamId, reason: 'user' });
     await until(() => a.receivedNotes('notifications/cancelled').length === 1, 'cancel upstream');
-    expect(a.receivedNotes('notifications/cancelled')[0].params).toMatchObject({ requestId: upstreamId, reason: 'user' });
+    expect(a.receivedNotes('notifications/cancelled')[0].params).toMatchObject({
+      requestId: upstreamId,
+      reason: 'user',
+    });
     // The server answers anyway: nothing reaches the client, whose own timeout settles the call.
     await a.peer!.respond(upstreamId, { content: [{ type: 'text', text: 'too late' }] });
     const res = await call;
@@ -164,7 +173,9 @@ describe('subscriptions', () => {
     kit = await startKit([r]);
     const c1 = await kit.connect();
     const c2 = await kit.connect();
-    expect(await c1.peer.request('resources/subscribe', { uri: 'mem://x' })).toMatchObject({ error: { message: 'refused' } });
+    expect(await c1.peer.request('resources/subscribe', { uri: 'mem://x' })).toMatchObject({
+      error: { message: 'refused' },
+    });
     refuse = false;
     expect(await c2.peer.request('resources/subscribe', { uri: 'mem://x' })).toHaveProperty('result');
     expect(r.received('resources/subscribe')).toHaveLength(2);
@@ -223,7 +234,10 @@ describe('log messages', () => {
     void calling.peer.request('tools/call', { name: 'a__echo', arguments: {} });
     await until(() => a.received('tools/call').length === 1, 'call upstream');
     await a.peer!.notify('notifications/message', { level: 'info', data: 'hello' });
-    await until(() => calling.notesOf('notifications/message').length === 1 && idle.notesOf('notifications/message').length === 1, 'log at both');
+    await until(
+      () => calling.notesOf('notifications/message').length === 1 && idle.notesOf('notifications/message').length === 1,
+      'log at both',
+    );
     await settle();
     expect(other.notesOf('notifications/message')).toHaveLength(0);
     expect(calling.notesOf('notifications/message')[0].related).toBe(2);

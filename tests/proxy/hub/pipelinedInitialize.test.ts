@@ -41,10 +41,12 @@ it('answers initialize first and the pipelined tools/list after it, while the se
   const client = new JsonRpcPeer(down);
   await client.start();
   const order: string[] = [];
-  const init = client.call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }).then((r) => {
-    order.push('initialize');
-    return r;
-  });
+  const init = client
+    .call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })
+    .then((r) => {
+      order.push('initialize');
+      return r;
+    });
   const list = client.call('tools/list', {}).then((r) => {
     order.push('tools/list');
     return r;
@@ -70,13 +72,20 @@ it('answers initialize while a second server is still starting, and the pipeline
   slow.handlers.initialize = async () => {
     await released;
     slowStarted = true;
-    return { protocolVersion: '2025-06-18', capabilities: slow.capabilities, serverInfo: { name: 'slow', version: '1' } };
+    return {
+      protocolVersion: '2025-06-18',
+      capabilities: slow.capabilities,
+      serverInfo: { name: 'slow', version: '1' },
+    };
   };
   const servers = new Map([
     ['quick', quick],
     ['slow', slow],
   ]);
-  const config = parseConfig({ mcpServers: { quick: { command: 'never-spawned' }, slow: { command: 'never-spawned' } } }, { env: {} });
+  const config = parseConfig(
+    { mcpServers: { quick: { command: 'never-spawned' }, slow: { command: 'never-spawned' } } },
+    { env: {} },
+  );
   hub = new Hub(config, Logger.create('test', { level: 'error', sinks: [] }), {
     transportFactory: (entry) => {
       const [clientEnd, serverEnd] = memoryPair();
@@ -91,10 +100,12 @@ it('answers initialize while a second server is still starting, and the pipeline
   const client = new JsonRpcPeer(down);
   await client.start();
   const order: string[] = [];
-  const init = client.call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } }).then((r) => {
-    order.push('initialize');
-    return r;
-  });
+  const init = client
+    .call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })
+    .then((r) => {
+      order.push('initialize');
+      return r;
+    });
   const list = client.call('tools/list', {}).then((r) => {
     order.push('tools/list');
     return r;
@@ -102,7 +113,9 @@ it('answers initialize while a second server is still starting, and the pipeline
   await waitFor(() => order.includes('initialize'), 15_000, 'initialize answered while the slow server is held');
   expect(slowStarted).toBe(false);
   // What is known: the quick server's capabilities and the lists; not the held server's tasks.
-  expect(await init).toEqual(expect.objectContaining({ capabilities: expect.not.objectContaining({ tasks: expect.anything() }) }));
+  expect(await init).toEqual(
+    expect.objectContaining({ capabilities: expect.not.objectContaining({ tasks: expect.anything() }) }),
+  );
   expect(await init).toMatchObject({ capabilities: { tools: { listChanged: true } } });
   expect(order).toEqual(['initialize']);
   release();

@@ -130,7 +130,9 @@ describe('server-to-client requests', () => {
     const c = await kit.connect({}, {});
     expect(await a.peer!.request('roots/list', undefined)).toMatchObject({ result: { roots: [] } });
     expect(await a.peer!.request('sampling/createMessage', SAMPLE)).toMatchObject({ error: { code: -32601 } });
-    expect(await a.peer!.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object' } })).toMatchObject({ error: { code: -32601 } });
+    expect(
+      await a.peer!.request('elicitation/create', { message: 'q', requestedSchema: { type: 'object' } }),
+    ).toMatchObject({ error: { code: -32601 } });
     expect(c.requests).toHaveLength(0);
   });
 
@@ -162,7 +164,10 @@ describe('server-to-client requests', () => {
     await until(() => c.requests.length === 1, 'request at client');
     await a.peer!.notify('notifications/cancelled', { requestId: upstreamReqId, reason: 'gone' });
     await until(() => c.notesOf('notifications/cancelled').length === 1, 'cancel at client');
-    expect(c.notesOf('notifications/cancelled')[0].n.params).toMatchObject({ requestId: c.requests[0].req.id, reason: 'gone' });
+    expect(c.notesOf('notifications/cancelled')[0].n.params).toMatchObject({
+      requestId: c.requests[0].req.id,
+      reason: 'gone',
+    });
     // The client's late answer is not relayed to the server.
     await c.peer.respond(c.requests[0].req.id, { model: 'late' });
     const raced = await Promise.race([

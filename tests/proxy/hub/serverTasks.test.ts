@@ -22,8 +22,20 @@ function taskServer(id: string, taskId: string): FakeServer {
     await server.peer!.notify('notifications/tasks/status', { taskId, status: 'working' });
     return { task: { taskId, status: 'working', createdAt: 'now', lastUpdatedAt: 'now', ttl: 1000 } };
   };
-  s.handlers['tasks/get'] = (req) => ({ taskId: req.params?.taskId, status: 'working', createdAt: 'now', lastUpdatedAt: 'now', ttl: 1000 });
-  s.handlers['tasks/cancel'] = (req) => ({ taskId: req.params?.taskId, status: 'cancelled', createdAt: 'now', lastUpdatedAt: 'now', ttl: 1000 });
+  s.handlers['tasks/get'] = (req) => ({
+    taskId: req.params?.taskId,
+    status: 'working',
+    createdAt: 'now',
+    lastUpdatedAt: 'now',
+    ttl: 1000,
+  });
+  s.handlers['tasks/cancel'] = (req) => ({
+    taskId: req.params?.taskId,
+    status: 'cancelled',
+    createdAt: 'now',
+    lastUpdatedAt: 'now',
+    ttl: 1000,
+  });
   return s;
 }
 

@@ -52,16 +52,23 @@ describe('the opener command', () => {
       // %VAR% or reads | & ^ < > (they reach ShellExecute as the browser gets them).
       expect(args[1]).not.toMatch(/["\s]/);
     }
-    expect(openerCommand(HOSTILE_WEB_URLS[0], { SYSTEMROOT: 'C:\\Windows' }, 'win32').args[1]).toContain('|calc.exe&x=%PATH%');
+    expect(openerCommand(HOSTILE_WEB_URLS[0], { SYSTEMROOT: 'C:\\Windows' }, 'win32').args[1]).toContain(
+      '|calc.exe&x=%PATH%',
+    );
     // A relative SystemRoot is no place to run anything from.
-    expect(openerCommand(HOSTILE_WEB_URLS[0], { SystemRoot: 'Windows' }, 'win32').cmd).toBe('C:\\Windows\\System32\\rundll32.exe');
+    expect(openerCommand(HOSTILE_WEB_URLS[0], { SystemRoot: 'Windows' }, 'win32').cmd).toBe(
+      'C:\\Windows\\System32\\rundll32.exe',
+    );
   });
 
   it('elsewhere is open / xdg-open / QIMING_OAUTH_BROWSER, the URL last and alone', () => {
     const url = new URL(HOSTILE_WEB_URLS[0]).href;
     expect(openerCommand(url, {}, 'darwin')).toEqual({ cmd: 'open', args: [url] });
     expect(openerCommand(url, {}, 'linux')).toEqual({ cmd: 'xdg-open', args: [url] });
-    expect(openerCommand(url, { QIMING_OAUTH_BROWSER: 'firefox --new-window' }, 'win32')).toEqual({ cmd: 'firefox', args: ['--new-window', url] });
+    expect(openerCommand(url, { QIMING_OAUTH_BROWSER: 'firefox --new-window' }, 'win32')).toEqual({
+      cmd: 'firefox',
+      args: ['--new-window', url],
+    });
   });
 
   it('refuses anything but an http(s) URL, on every platform and with a configured browser', () => {
@@ -72,7 +79,9 @@ describe('the opener command', () => {
         [{}, 'linux'],
         [{ QIMING_OAUTH_BROWSER: 'firefox' }, 'linux'],
       ] as const)
-        expect(() => openerCommand(raw, env, platform), `${raw} on ${platform}`).toThrow(/is not opened: only http\(s\) URLs go to a browser/);
+        expect(() => openerCommand(raw, env, platform), `${raw} on ${platform}`).toThrow(
+          /is not opened: only http\(s\) URLs go to a browser/,
+        );
   });
 });
 
@@ -87,7 +96,9 @@ describe('the system opener', () => {
     }
     expect(existsSync(rec.file)).toBe(false);
     const log = lines.join('\n');
-    expect(log).toMatch(/sign-in to mcp\.example\.com: a "file:" URL is not opened: only http\(s\) URLs go to a browser/);
+    expect(log).toMatch(
+      /sign-in to mcp\.example\.com: a "file:" URL is not opened: only http\(s\) URLs go to a browser/,
+    );
     expect(log).toMatch(/a "ms-msdt:" URL is not opened/);
     expect(log).not.toMatch(/\/etc\/passwd|PCWDiagnostic|open this URL/);
   });
@@ -110,7 +121,13 @@ describe('the system opener', () => {
     expect(await systemOpener(logger, env)(url)).toBe(true);
     const got = JSON.parse(readFileSync(rec.file, 'utf8')) as { url: string; env: Record<string, string> };
     expect(got.url).toBe(url);
-    for (const k of ['MCP_BRIDGE_TOKEN', 'QIMING_OAUTH_KEY', 'QIMING_SECRET_1', 'QIMING_SECRET_12', 'ELECTRON_RUN_AS_NODE'])
+    for (const k of [
+      'MCP_BRIDGE_TOKEN',
+      'QIMING_OAUTH_KEY',
+      'QIMING_SECRET_1',
+      'QIMING_SECRET_12',
+      'ELECTRON_RUN_AS_NODE',
+    ])
       expect(got.env).not.toHaveProperty(k);
     expect(JSON.stringify(got.env)).not.toMatch(/SECRET/);
     // What a browser needs stays.
@@ -118,7 +135,16 @@ describe('the system opener', () => {
   });
 
   it('matches Windows names in any case', () => {
-    const out = openerEnv({ mcp_bridge_token: 'a', Qiming_Oauth_Key: 'b', qiming_secret_3: 'c', Electron_Run_As_Node: '1', Path: 'C:\\bin' }, 'win32');
+    const out = openerEnv(
+      {
+        mcp_bridge_token: 'a',
+        Qiming_Oauth_Key: 'b',
+        qiming_secret_3: 'c',
+        Electron_Run_As_Node: '1',
+        Path: 'C:\\bin',
+      },
+      'win32',
+    );
     expect(out).toEqual({ Path: 'C:\\bin' });
     // POSIX names are case-sensitive: another variable, kept.
     expect(openerEnv({ mcp_bridge_token: 'a', MCP_BRIDGE_TOKEN: 'b' }, 'linux')).toEqual({ mcp_bridge_token: 'a' });

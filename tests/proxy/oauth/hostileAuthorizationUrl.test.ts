@@ -39,7 +39,11 @@ describe('a non-http(s) authorization endpoint is never opened', () => {
   for (const [scheme, endpoint] of HOSTILE) {
     it(`stdio aggregation on a 401: ${scheme}: no browser command, a clear error naming the server`, async () => {
       const { fx, record, env } = await setup(endpoint);
-      const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { evil: { url: fx.url } } }), '--no-watchdog'], {}, env);
+      const h = await connectProxy(
+        ['--config', JSON.stringify({ mcpServers: { evil: { url: fx.url } } }), '--no-watchdog'],
+        {},
+        env,
+      );
       cleanups.push(() => h.close());
       const host = new URL(fx.url).host;
       const refused = new RegExp(
@@ -61,14 +65,23 @@ describe('a non-http(s) authorization endpoint is never opened', () => {
     const b = await startBridge({ config: { mcpServers: { evil: { url: fx.url } } }, env });
     const res = await b.fetch('/servers/evil/sign-in', { method: 'POST' });
     const body = (await res.json()) as { ok: boolean; error?: string; url?: string };
-    expect(body).toEqual({ ok: false, error: expect.stringMatching(/^sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/) });
+    expect(body).toEqual({
+      ok: false,
+      error: expect.stringMatching(/^sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/),
+    });
     expect(res.status).toBe(500);
     // The app's way ({"open": false}: it opens the URL itself) gets no URL either.
-    const app = await b.fetch('/servers/evil/sign-in', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"open":false}' });
+    const app = await b.fetch('/servers/evil/sign-in', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"open":false}',
+    });
     expect(await app.json()).toMatchObject({ ok: false, error: expect.stringContaining('"file:" URL') });
     expect((await b.server('evil')).auth).toBe('needs-auth');
     expect(existsSync(record)).toBe(false);
-    expect(b.stderr).toMatch(/\[evil\].*sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/);
+    expect(b.stderr).toMatch(
+      /\[evil\].*sign-in to 127\.0\.0\.1:\d+ failed: the authorization server names a "file:" URL/,
+    );
   });
 });
 
@@ -76,7 +89,10 @@ describe("the bridge's browser command", () => {
   it("gets neither the bridge's token nor the token store's key", async () => {
     const { fx, record, env } = await setup();
     const key = randomBytes(32).toString('base64');
-    const b = await startBridge({ config: { mcpServers: { secure: { url: fx.url } } }, env: { ...env, QIMING_OAUTH_KEY: key } });
+    const b = await startBridge({
+      config: { mcpServers: { secure: { url: fx.url } } },
+      env: { ...env, QIMING_OAUTH_KEY: key },
+    });
     const res = await b.fetch('/servers/secure/sign-in', { method: 'POST' });
     expect(await res.json()).toMatchObject({ ok: true, url: expect.stringContaining('/as/authorize?') });
     const got = await waitFor(

@@ -24,7 +24,11 @@ async function plainServer(status: number, challenge?: string): Promise<{ url: s
       }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(
-        JSON.stringify({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'plain', version: '1' } } }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'plain', version: '1' } },
+        }),
       );
     });
   });
@@ -82,7 +86,11 @@ describe('no sign-in where the server does not ask for one', () => {
 
 describe('WWW-Authenticate', () => {
   it('reads the Bearer challenge among others', () => {
-    expect(parseBearerChallenge('Basic realm="a", Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/.well-known/r"')).toEqual({
+    expect(
+      parseBearerChallenge(
+        'Basic realm="a", Bearer error="insufficient_scope", scope="a b", resource_metadata="https://x/.well-known/r"',
+      ),
+    ).toEqual({
       error: 'insufficient_scope',
       scope: 'a b',
       resourceMetadata: 'https://x/.well-known/r',

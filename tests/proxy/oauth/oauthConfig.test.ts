@@ -46,16 +46,25 @@ describe('oauth config', () => {
     expect(entrySecrets(e)).toContain('very-secret-value-123');
   });
   it('refuses bad values with the field path and never the value', () => {
-    const text = issues({ url: 'https://mcp.example/mcp', oauth: { clientSecret: 'hidden-secret-999', callbackPort: 70000, bogus: 1 } });
+    const text = issues({
+      url: 'https://mcp.example/mcp',
+      oauth: { clientSecret: 'hidden-secret-999', callbackPort: 70000, bogus: 1 },
+    });
     expect(text).toMatch(/oauth/);
     expect(text).not.toContain('hidden-secret-999');
-    expect(issues({ url: 'https://mcp.example/mcp', oauth: { callbackPort: 0 } })).toMatch(/oauth\.callbackPort must be a port number/);
-    expect(issues({ url: 'https://mcp.example/mcp', oauth: { clientSecret: 'hidden-secret-999' } })).toMatch(/oauth\.clientSecret needs oauth\.clientId/);
+    expect(issues({ url: 'https://mcp.example/mcp', oauth: { callbackPort: 0 } })).toMatch(
+      /oauth\.callbackPort must be a port number/,
+    );
+    expect(issues({ url: 'https://mcp.example/mcp', oauth: { clientSecret: 'hidden-secret-999' } })).toMatch(
+      /oauth\.clientSecret needs oauth\.clientId/,
+    );
     expect(issues({ url: 'https://mcp.example/mcp', oauth: { clientMetadataUrl: 'http://app.example/x' } })).toMatch(
       /oauth\.clientMetadataUrl must be an https URL/,
     );
     expect(issues({ url: 'https://mcp.example/mcp', oauth: true })).toMatch(/oauth must be false or an object/);
-    expect(issues({ url: 'https://mcp.example/mcp', oauth: { clientId: '${NOPE}' } })).toMatch(/oauth\.clientId references \$\{NOPE\}/);
+    expect(issues({ url: 'https://mcp.example/mcp', oauth: { clientId: '${NOPE}' } })).toMatch(
+      /oauth\.clientId references \$\{NOPE\}/,
+    );
     expect(issues({ command: 'node', oauth: false })).toMatch(/oauth applies only to remote/);
   });
 });

@@ -27,7 +27,12 @@ export function memoryLogger(): { logger: Logger; lines: string[] } {
   return { logger: new Logger('test', { level: 'debug', sinks: [{ write: (l) => lines.push(l) }] }), lines };
 }
 
-export function fixtureAuth(fx: Fixture, dir: string, logger: Logger, extra: Partial<ServerAuthOptions> = {}): ServerAuth {
+export function fixtureAuth(
+  fx: Fixture,
+  dir: string,
+  logger: Logger,
+  extra: Partial<ServerAuthOptions> = {},
+): ServerAuth {
   return new ServerAuth({
     url: fx.url,
     settings: {},

@@ -34,7 +34,11 @@ const text = (r: unknown) => (r as { content: { text: string }[] }).content[0].t
 describe('sign-in on every path', () => {
   it('stdio aggregation: the browser opens by itself and the tools appear', async () => {
     const { fx, env } = await setup();
-    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { secure: { url: fx.url } } }), '--no-watchdog'], {}, env);
+    const h = await connectProxy(
+      ['--config', JSON.stringify({ mcpServers: { secure: { url: fx.url } } }), '--no-watchdog'],
+      {},
+      env,
+    );
     cleanups.push(() => h.close());
     const names = await waitFor(
       async () => {
@@ -52,9 +56,17 @@ describe('sign-in on every path', () => {
 
   it('stdio aggregation over legacy SSE: the refused stream starts the sign-in, then the tools appear', async () => {
     const { fx, env } = await setup();
-    const h = await connectProxy(['--config', JSON.stringify({ mcpServers: { old: { url: `${fx.base}/sse`, type: 'sse' } } }), '--no-watchdog'], {}, env);
+    const h = await connectProxy(
+      ['--config', JSON.stringify({ mcpServers: { old: { url: `${fx.base}/sse`, type: 'sse' } } }), '--no-watchdog'],
+      {},
+      env,
+    );
     cleanups.push(() => h.close());
-    await waitFor(async () => (await h.client.listTools()).tools.some((t) => t.name === 'old__whoami'), 15_000, 'SSE tools after sign-in');
+    await waitFor(
+      async () => (await h.client.listTools()).tools.some((t) => t.name === 'old__whoami'),
+      15_000,
+      'SSE tools after sign-in',
+    );
     expect(text(await h.client.callTool({ name: 'old__whoami', arguments: {} }))).toBe('whoami: ok over SSE');
     expect(fx.stats.authorizeRequests[0].resource).toBe(`${fx.base}/sse`);
     noSecrets(fx, h.stderr.join('\n'));
@@ -78,7 +90,11 @@ describe('sign-in on every path', () => {
     const b = await startBridge({ config, env });
     const ready = b.ready!;
     expect(ready.servers).toEqual([
-      expect.objectContaining({ id: 'secure', state: 'needs-auth', error: expect.stringMatching(/^sign in to 127\.0\.0\.1:\d+$/) }),
+      expect.objectContaining({
+        id: 'secure',
+        state: 'needs-auth',
+        error: expect.stringMatching(/^sign in to 127\.0\.0\.1:\d+$/),
+      }),
     ]);
     expect((await b.server('secure')).auth).toBe('needs-auth');
     expect(fx.stats.authorizations).toBe(0);
@@ -99,7 +115,11 @@ describe('sign-in on every path', () => {
     const chain = await connectProxy(
       [
         '--config',
-        JSON.stringify({ mcpServers: { secure: { type: 'bridge', url: `${b.url}/mcp/secure`, headers: { Authorization: `Bearer ${b.token}` } } } }),
+        JSON.stringify({
+          mcpServers: {
+            secure: { type: 'bridge', url: `${b.url}/mcp/secure`, headers: { Authorization: `Bearer ${b.token}` } },
+          },
+        }),
         '--no-watchdog',
       ],
       {},

@@ -48,6 +48,8 @@ describe('the loopback callback', () => {
   it('says which port is taken', async () => {
     const cb = await CallbackServer.listen([0], 's');
     cleanups.push(() => cb.close());
-    await expect(CallbackServer.listen([cb.port], 's')).rejects.toThrow(new RegExp(`callback port ${cb.port} is in use`));
+    await expect(CallbackServer.listen([cb.port], 's')).rejects.toThrow(
+      new RegExp(`callback port ${cb.port} is in use`),
+    );
   });
 });

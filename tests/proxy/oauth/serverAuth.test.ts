@@ -3,7 +3,15 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { client, fixtureAuth, INIT_PARAMS, memoryLogger, startFixture, tempOAuthDir, type Fixture } from './oauthKit.js';
+import {
+  client,
+  fixtureAuth,
+  INIT_PARAMS,
+  memoryLogger,
+  startFixture,
+  tempOAuthDir,
+  type Fixture,
+} from './oauthKit.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -123,7 +131,9 @@ describe('the other ways in', () => {
     // The document the authorization server would fetch: the redirect URI the client will use.
     const probe = fixtureAuth(fx, dir, logger);
     const redirect = (probe as unknown as { provider: { redirectUri: string } }).provider.redirectUri;
-    (fx as unknown as { options: { cimdDocs: Record<string, unknown> } }).options.cimdDocs[doc] = { redirect_uris: [redirect] };
+    (fx as unknown as { options: { cimdDocs: Record<string, unknown> } }).options.cimdDocs[doc] = {
+      redirect_uris: [redirect],
+    };
     const c = await client(fx, fixtureAuth(fx, dir, logger, { settings: { clientMetadataUrl: doc } }));
     cleanups.push(() => c.t.close());
     expect((await c.call('initialize', INIT_PARAMS)).result).toBeDefined();
@@ -132,8 +142,16 @@ describe('the other ways in', () => {
   });
 
   it('uses a configured clientId/clientSecret when the server has no registration', async () => {
-    const { fx, dir, logger } = await setup({ registration: false, preregistered: { 'my-app': { redirect_uris: ['http://127.0.0.1:28431/callback'] } } });
-    const c = await client(fx, fixtureAuth(fx, dir, logger, { settings: { clientId: 'my-app', clientSecret: 's3cret-value', callbackPort: 28431 } }));
+    const { fx, dir, logger } = await setup({
+      registration: false,
+      preregistered: { 'my-app': { redirect_uris: ['http://127.0.0.1:28431/callback'] } },
+    });
+    const c = await client(
+      fx,
+      fixtureAuth(fx, dir, logger, {
+        settings: { clientId: 'my-app', clientSecret: 's3cret-value', callbackPort: 28431 },
+      }),
+    );
     cleanups.push(() => c.t.close());
     expect((await c.call('initialize', INIT_PARAMS)).result).toBeDefined();
     expect(fx.stats.authorizeRequests[0].client_id).toBe('my-app');
@@ -187,7 +205,9 @@ describe('servers of the 2025-03-26 spec (no protected resource metadata)', () =
     const c = await client(fx, auth);
     cleanups.push(() => c.t.close());
     await expect(c.call('initialize', INIT_PARAMS)).rejects.toThrow(/sign in to .*names another issuer/);
-    expect(lines.join('\n')).toMatch(/sign-in to 127\.0\.0\.1:\d+ failed: the authorization server metadata names another issuer/);
+    expect(lines.join('\n')).toMatch(
+      /sign-in to 127\.0\.0\.1:\d+ failed: the authorization server metadata names another issuer/,
+    );
     expect(fx.stats.registrations + fx.stats.authorizations).toBe(0);
     expect(auth.state).toBe('needs-auth');
   });

@@ -25,7 +25,8 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   const servers = hub.inScope(s.scope).filter((u) => u.isReady);
   const capabilities: Record<string, unknown> = {};
   // listChanged: the proxy relays list changes on `subscriptions/listen` (listenSet.ts).
-  for (const u of servers) for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
+  for (const u of servers)
+    for (const k of KINDS) if (u.capabilities[k]) capabilities[k] = k === 'completions' ? {} : { listChanged: true };
   if (servers.some((u) => (u.capabilities.resources as { subscribe?: unknown } | undefined)?.subscribe))
     capabilities.resources = { listChanged: true, subscribe: true };
   if (servers.some((u) => u.capabilities.logging)) capabilities.logging = {};

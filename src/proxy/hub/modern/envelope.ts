@@ -8,12 +8,32 @@
  * DownstreamSession checks one flag.
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
-import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../../upstream/era/modernProtocol.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSION,
+  SERVED_VERSIONS,
+} from '../../upstream/era/modernProtocol.js';
 import { isLogLevel, META_LOG_LEVEL } from './logLevels.js';
 
 /** Methods 2026-07-28 removed: a modern client calling one gets Method not found. */
-const REMOVED = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list']);
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+const REMOVED = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'tasks/result',
+  'tasks/list',
+]);
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
 
 /** True for a request that carries the 2026-07-28 envelope, or opens with server/discover. */
 export function isModernRequest(req: RpcRequest): boolean {
@@ -27,7 +47,8 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   const version = meta?.[META_PROTOCOL_VERSION];
   if (req.method === 'server/discover' && version === undefined) return undefined;
-  if (typeof version !== 'string') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required` };
+  if (typeof version !== 'string')
+    return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required` };
   if (version !== MODERN_PROTOCOL_VERSION) {
     return {
       code: ErrorCode.UnsupportedProtocolVersion,
@@ -36,12 +57,19 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
     };
   }
   if (REMOVED.has(req.method))
-    return { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method} (not part of MCP ${MODERN_PROTOCOL_VERSION})` };
+    return {
+      code: ErrorCode.MethodNotFound,
+      message: `Method not found: ${req.method} (not part of MCP ${MODERN_PROTOCOL_VERSION})`,
+    };
   const level = meta?.[META_LOG_LEVEL];
   if (level !== undefined && !isLogLevel(level))
     return { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` };
   const caps = meta?.[META_CLIENT_CAPABILITIES];
-  if (!caps || typeof caps !== 'object') return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required` };
+  if (!caps || typeof caps !== 'object')
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: _meta["${META_CLIENT_CAPABILITIES}"] is required`,
+    };
   return undefined;
 }
 
@@ -51,7 +79,9 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
  */
 export function modernError(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
   const data = error.data as { uri?: unknown } | undefined;
-  return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined ? { ...error, code: ErrorCode.InvalidParams } : error;
+  return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined
+    ? { ...error, code: ErrorCode.InvalidParams }
+    : error;
 }
 
 /** Forgets the modern request `id` (it is being answered with `error`); the error as its client expects it. */

@@ -23,7 +23,13 @@
  * A call that may ask is sent when its turn comes on its server (askingGate.ts: the server's
  * requests do not say which call they belong to), at most the call's timeout after it came.
  */
-import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest, type RpcResponse } from '../../jsonrpc/jsonRpc.js';
+import {
+  ErrorCode,
+  type RequestId,
+  type RpcErrorObject,
+  type RpcRequest,
+  type RpcResponse,
+} from '../../jsonrpc/jsonRpc.js';
 import type { PendingHandle } from '../../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import type { HeldEntry } from './heldInputTable.js';
@@ -125,7 +131,13 @@ export class HeldCall implements HeldEntry {
         this.upstreamId = h.id;
         if (this.waiter) this.waiter.f.handle = h;
         if (meta?.progressToken === undefined) return;
-        this.upstreamToken = this.hub.routeProgress(this.upstream, w.session, meta.progressToken as string | number, w.id, h.touch);
+        this.upstreamToken = this.hub.routeProgress(
+          this.upstream,
+          w.session,
+          meta.progressToken as string | number,
+          w.id,
+          h.touch,
+        );
         return { ...params, _meta: { ...meta, progressToken: this.upstreamToken } };
       })
       .then((res) => this.settled(res));
@@ -136,7 +148,10 @@ export class HeldCall implements HeldEntry {
     for (const [key, a] of this.asked) {
       const r = responses[key];
       if (r !== undefined && !answersKind(a.method, r as Params))
-        return w.session.fail(w.id, { code: ErrorCode.InvalidParams, message: `Invalid params: inputResponses["${key}"] is not a result of ${a.method}` });
+        return w.session.fail(w.id, {
+          code: ErrorCode.InvalidParams,
+          message: `Invalid params: inputResponses["${key}"] is not a result of ${a.method}`,
+        });
     }
     for (const [key, a] of this.asked) {
       const r = responses[key];
@@ -146,7 +161,14 @@ export class HeldCall implements HeldEntry {
     }
     this.handle?.touch();
     if (this.upstreamToken !== undefined && w.progressToken !== undefined)
-      this.hub.holdProgress(this.upstream, this.upstreamToken, w.session, w.progressToken, w.id, this.handle?.touch ?? (() => undefined));
+      this.hub.holdProgress(
+        this.upstream,
+        this.upstreamToken,
+        w.session,
+        w.progressToken,
+        w.id,
+        this.handle?.touch ?? (() => undefined),
+      );
     return this.attach(w);
   }
 
@@ -154,7 +176,12 @@ export class HeldCall implements HeldEntry {
   ask(req: RpcRequest, linked: boolean): void {
     if (!linked) this.askedUnlinked = true;
     const capability = CAPABILITY_OF[req.method];
-    if (this.ended || !capability || !canAnswer(this.capabilities, req.method, req.params) || this.asked.size >= MAX_ASKED) {
+    if (
+      this.ended ||
+      !capability ||
+      !canAnswer(this.capabilities, req.method, req.params) ||
+      this.asked.size >= MAX_ASKED
+    ) {
       if (capability && !this.ended && this.asked.size < MAX_ASKED) this.refused.add(capability);
       if (req.method === 'roots/list') return this.upstream.respond(req.id, { roots: [] });
       const why = this.ended
@@ -162,10 +189,17 @@ export class HeldCall implements HeldEntry {
         : this.asked.size >= MAX_ASKED
           ? `more than ${MAX_ASKED} requests are waiting`
           : 'the client did not declare it';
-      return this.upstream.respondError(req.id, { code: ErrorCode.MethodNotFound, message: `no connected client supports ${req.method} (${why})` });
+      return this.upstream.respondError(req.id, {
+        code: ErrorCode.MethodNotFound,
+        message: `no connected client supports ${req.method} (${why})`,
+      });
     }
     const { task: _task, ...params } = req.params ?? {};
-    this.asked.set(`${capability}-${++this.n}`, { id: req.id, method: req.method, params: req.params === undefined ? undefined : params });
+    this.asked.set(`${capability}-${++this.n}`, {
+      id: req.id,
+      method: req.method,
+      params: req.params === undefined ? undefined : params,
+    });
     if (this.waiter) this.gatherSoon();
   }
 
@@ -176,7 +210,8 @@ export class HeldCall implements HeldEntry {
   /** Ends the call toward the server: collected requests get an error, the server a cancel. */
   release(reason: string): void {
     if (this.ended) return;
-    for (const a of this.asked.values()) this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: reason });
+    for (const a of this.asked.values())
+      this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: reason });
     this.asked.clear();
     if (this.handle && !this.final) {
       void this.upstream.notify('notifications/cancelled', { requestId: this.handle.id, reason });
@@ -217,10 +252,14 @@ export class HeldCall implements HeldEntry {
     this.waiter = undefined;
     this.round++;
     const inputRequests: Params = {};
-    for (const [key, a] of this.asked) inputRequests[key] = a.params === undefined ? { method: a.method } : { method: a.method, params: a.params };
+    for (const [key, a] of this.asked)
+      inputRequests[key] = a.params === undefined ? { method: a.method } : { method: a.method, params: a.params };
     const requestState = this.hub.held.sign(this, Date.now() + this.timeoutMs);
     // The deadline is set before the call's own timeout restarts, so that it fires first (timers of one duration fire in order).
-    this.deadline = setTimeout(() => this.release(`the client did not retry within ${this.timeoutMs} ms with the input the server asked for`), this.timeoutMs);
+    this.deadline = setTimeout(
+      () => this.release(`the client did not retry within ${this.timeoutMs} ms with the input the server asked for`),
+      this.timeoutMs,
+    );
     this.deadline.unref();
     this.handle?.touch();
     w.session.inflight.delete(w.id);
@@ -233,7 +272,8 @@ export class HeldCall implements HeldEntry {
     // The server is done with the call: it asks no more, and the next call on it may go.
     this.hub.held.gate.leave(this, this.askedUnlinked ? 'asks' : 'result' in res ? 'quiet' : undefined);
     // Requests the server sent but no longer waits for: answered, so nothing is left open.
-    for (const a of this.asked.values()) this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: 'the call has ended' });
+    for (const a of this.asked.values())
+      this.upstream.respondError(a.id, { code: ErrorCode.InternalError, message: 'the call has ended' });
     this.asked.clear();
     if (this.waiter && !this.gather) this.deliver();
   }
@@ -249,12 +289,17 @@ export class HeldCall implements HeldEntry {
       const missing = [...this.refused];
       const requiredCapabilities = Object.fromEntries(missing.map((c) => [c, {}]));
       const message = `server "${this.upstream.id}" needs ${missing.join(' and ')} from the client for this call, and this client did not declare it`;
-      return this.answer(w, { error: { code: ErrorCode.MissingRequiredClientCapability, message, data: { requiredCapabilities } } });
+      return this.answer(w, {
+        error: { code: ErrorCode.MissingRequiredClientCapability, message, data: { requiredCapabilities } },
+      });
     }
     this.answer(w, res);
   }
 
-  private answer(w: Waiter & { f: InFlight; answered: () => void }, out: { error: RpcErrorObject } | { result: Params }): void {
+  private answer(
+    w: Waiter & { f: InFlight; answered: () => void },
+    out: { error: RpcErrorObject } | { result: Params },
+  ): void {
     w.session.inflight.delete(w.id);
     if (w.f.cancelled) return w.answered();
     void ('error' in out ? w.session.fail(w.id, out.error) : w.session.reply(w.id, out.result)).finally(w.answered);
@@ -274,6 +319,7 @@ export class HeldCall implements HeldEntry {
 /** Whether `r` has the shape of a result of `method` (checked before it reaches the server). */
 function answersKind(method: string, r: Params): boolean {
   if (method === 'elicitation/create') return r.action === 'accept' || r.action === 'decline' || r.action === 'cancel';
-  if (method === 'sampling/createMessage') return typeof r.role === 'string' && typeof r.content === 'object' && r.content !== null;
+  if (method === 'sampling/createMessage')
+    return typeof r.role === 'string' && typeof r.content === 'object' && r.content !== null;
   return Array.isArray(r.roots);
 }

@@ -9,7 +9,12 @@
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
-import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../../upstream/era/modernProtocol.js';
+import {
+  META_CLIENT_CAPABILITIES,
+  META_CLIENT_INFO,
+  META_SERVER_PROTOCOL,
+  MODERN_PROTOCOL_VERSION,
+} from '../../upstream/era/modernProtocol.js';
 import { HeldCall, type HeldSession } from './heldCall.js';
 import type { HeldHost } from '../sessionContracts.js';
 
@@ -31,7 +36,14 @@ export function isLegacyUpstream(u: Upstream): boolean {
 const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Starts or resumes the held call behind `req` (the session's request, `params` as routed). */
-export function forwardHeld(hub: HeldHost, s: HeldSession, req: RpcRequest, u: Upstream, params: Params, timeoutMs: number): Promise<void> {
+export function forwardHeld(
+  hub: HeldHost,
+  s: HeldSession,
+  req: RpcRequest,
+  u: Upstream,
+  params: Params,
+  timeoutMs: number,
+): Promise<void> {
   const original = req.params ?? {};
   const meta = isObject(original._meta) ? original._meta : {};
   const info = isObject(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : {};
@@ -55,7 +67,11 @@ export function forwardHeld(hub: HeldHost, s: HeldSession, req: RpcRequest, u: U
     capabilities: isObject(meta[META_CLIENT_CAPABILITIES]) ? meta[META_CLIENT_CAPABILITIES] : {},
   };
   if (requestState !== undefined) {
-    if (typeof requestState !== 'string') return s.fail(req.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: requestState must be a string' });
+    if (typeof requestState !== 'string')
+      return s.fail(req.id, {
+        code: ErrorCode.InvalidParams,
+        message: 'Invalid params: requestState must be a string',
+      });
     const call = hub.held.redeem(requestState, principal, req.method, digest);
     if (!(call instanceof HeldCall)) return s.fail(req.id, call as RpcErrorObject);
     return call.resume(w, inputResponses ?? {});

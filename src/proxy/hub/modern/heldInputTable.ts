@@ -83,12 +83,16 @@ export class HeldInputTable<C extends HeldEntry = HeldEntry> {
     const mine = (this.counts.get(c.principal) ?? 0) + 1;
     this.counts.set(c.principal, mine);
     if (mine > MAX_HELD_PER_PRINCIPAL) {
-      this.oldestOf(c.principal).release(`this client had more than ${MAX_HELD_PER_PRINCIPAL} calls held by the proxy; its oldest was ended`);
+      this.oldestOf(c.principal).release(
+        `this client had more than ${MAX_HELD_PER_PRINCIPAL} calls held by the proxy; its oldest was ended`,
+      );
     } else if (this.calls.size > MAX_HELD_CALLS) {
       const most = Math.max(...this.counts.values());
       for (const old of this.calls.values()) {
         if (this.counts.get(old.principal) !== most) continue;
-        old.release(`more than ${MAX_HELD_CALLS} calls were held by the proxy; the oldest of the client holding the most was ended`);
+        old.release(
+          `more than ${MAX_HELD_CALLS} calls were held by the proxy; the oldest of the client holding the most was ended`,
+        );
         break;
       }
     }
@@ -149,18 +153,28 @@ export class HeldInputTable<C extends HeldEntry = HeldEntry> {
 
   /** The `requestState` for `c`'s current round, good until `expiresAt`. */
   sign(c: C, expiresAt: number): string {
-    const payload = Buffer.from(JSON.stringify({ k: c.key, r: c.round, p: c.principal, m: c.method, d: c.digest, x: expiresAt })).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ k: c.key, r: c.round, p: c.principal, m: c.method, d: c.digest, x: expiresAt }),
+    ).toString('base64url');
     return `${PREFIX}.${payload}.${this.mac(payload).digest('base64url')}`;
   }
 
   /** The held call a retry's `requestState` leads to, or why it leads nowhere. */
   redeem(state: string, principal: string, method: string, digest: string): C | RpcErrorObject {
-    const bad = (why: string): RpcErrorObject => ({ code: ErrorCode.InvalidParams, message: `Invalid params: requestState ${why}` });
+    const bad = (why: string): RpcErrorObject => ({
+      code: ErrorCode.InvalidParams,
+      message: `Invalid params: requestState ${why}`,
+    });
     const parts = state.split('.');
     if (parts.length !== 3 || parts[0] !== PREFIX) return bad('was not issued by this proxy');
     const given = Buffer.from(parts[2]!, 'base64url');
     const want = this.mac(parts[1]!).digest();
-    if (given.length !== want.length || !crypto().timingSafeEqual(given, want) || given.toString('base64url') !== parts[2]) return bad('failed verification');
+    if (
+      given.length !== want.length ||
+      !crypto().timingSafeEqual(given, want) ||
+      given.toString('base64url') !== parts[2]
+    )
+      return bad('failed verification');
     let p: { k?: unknown; r?: unknown; p?: unknown; m?: unknown; d?: unknown; x?: unknown };
     try {
       p = JSON.parse(Buffer.from(parts[1]!, 'base64url').toString('utf8')) as typeof p;

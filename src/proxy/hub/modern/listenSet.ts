@@ -14,7 +14,11 @@ import { resourceHolder, type ResourceHolder } from './listenResources.js';
 import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const FLAGS: Record<string, ListKind> = { toolsListChanged: 'tools', promptsListChanged: 'prompts', resourcesListChanged: 'resources' };
+const FLAGS: Record<string, ListKind> = {
+  toolsListChanged: 'tools',
+  promptsListChanged: 'prompts',
+  resourcesListChanged: 'resources',
+};
 /** Bound on the URIs of one listen. */
 const MAX_URIS = 1_000;
 
@@ -54,9 +58,13 @@ export class ListenSet {
     const l: Open = { kinds, uris: new Set(), end };
     // Registered first, so a cancel while the servers answer ends it (and releases what it got).
     this.open.set(req.id, l);
-    const wanted = Array.isArray(asked.resourceSubscriptions) ? [...new Set(asked.resourceSubscriptions.filter((u) => typeof u === 'string'))] : [];
+    const wanted = Array.isArray(asked.resourceSubscriptions)
+      ? [...new Set(asked.resourceSubscriptions.filter((u) => typeof u === 'string'))]
+      : [];
     if (this.resources && wanted.length > 0) {
-      const held = await Promise.all(wanted.slice(0, MAX_URIS).map(async (uri) => ((await this.resources!.hold(uri)) ? uri : undefined)));
+      const held = await Promise.all(
+        wanted.slice(0, MAX_URIS).map(async (uri) => ((await this.resources!.hold(uri)) ? uri : undefined)),
+      );
       for (const uri of held) if (uri !== undefined) l.uris.add(uri);
       if (this.open.get(req.id) !== l) {
         for (const uri of l.uris) this.resources.release(uri);
@@ -64,12 +72,18 @@ export class ListenSet {
       }
       if (l.uris.size > 0) honoured.resourceSubscriptions = [...l.uris];
     }
-    this.notify('notifications/subscriptions/acknowledged', { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: { ...honoured, ...extra } }, req.id);
+    this.notify(
+      'notifications/subscriptions/acknowledged',
+      { _meta: { [SUBSCRIPTION_ID]: req.id }, notifications: { ...honoured, ...extra } },
+      req.id,
+    );
     return ended;
   }
 
   changed(kind: ListKind): void {
-    for (const [id, l] of this.open) if (l.kinds.has(kind)) this.notify(`notifications/${kind}/list_changed`, { _meta: { [SUBSCRIPTION_ID]: id } }, id);
+    for (const [id, l] of this.open)
+      if (l.kinds.has(kind))
+        this.notify(`notifications/${kind}/list_changed`, { _meta: { [SUBSCRIPTION_ID]: id } }, id);
   }
 
   /** A server's `notifications/resources/updated`: to each listen that asked for its URI. */
@@ -77,7 +91,12 @@ export class ListenSet {
     const uri = params?.uri;
     if (typeof uri !== 'string') return;
     for (const [id, l] of this.open) {
-      if (l.uris.has(uri)) this.notify('notifications/resources/updated', { ...params, _meta: { ...(params!._meta as object), [SUBSCRIPTION_ID]: id } }, id);
+      if (l.uris.has(uri))
+        this.notify(
+          'notifications/resources/updated',
+          { ...params, _meta: { ...(params!._meta as object), [SUBSCRIPTION_ID]: id } },
+          id,
+        );
     }
   }
 

@@ -56,7 +56,11 @@ function ask(u: Upstream, method: string, taskId: string, extra: Obj = {}): Prom
 }
 
 /** `tasks/get`, `tasks/result` or `tasks/cancel` of a 2025 session for its task `route` on a 2026 server. */
-export async function legacyTaskRequestOnModern(s: RoutingSession, req: RpcRequest, route: ServerTask<HubSession, Upstream>): Promise<void> {
+export async function legacyTaskRequestOnModern(
+  s: RoutingSession,
+  req: RpcRequest,
+  route: ServerTask<HubSession, Upstream>,
+): Promise<void> {
   const u = route.upstream;
   if (req.method === 'tasks/result') return pollToEnd(s, req, u, route.taskId, route.exposed);
   if (req.method === 'tasks/cancel') {
@@ -75,7 +79,13 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * id the client knows (an emulated `tasks/result`: the result carries it in its related-task
  * `_meta`), undefined for a plain call the server made a task of (the client knows no task).
  */
-async function pollToEnd(s: RoutingSession, req: RpcRequest, u: Upstream, taskId: string, exposed: string | undefined): Promise<void> {
+async function pollToEnd(
+  s: RoutingSession,
+  req: RpcRequest,
+  u: Upstream,
+  taskId: string,
+  exposed: string | undefined,
+): Promise<void> {
   const limitMs = u.entry.timeoutMs || 60_000;
   const deadline = Date.now() + limitMs;
   const answered = new Set<string>();
@@ -86,13 +96,20 @@ async function pollToEnd(s: RoutingSession, req: RpcRequest, u: Upstream, taskId
     if (t.status === 'completed') {
       const result = (t.result as Obj | undefined) ?? {};
       if (exposed === undefined) return s.reply(req.id, result);
-      return s.reply(req.id, { ...result, _meta: { ...(result._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } } });
+      return s.reply(req.id, {
+        ...result,
+        _meta: { ...(result._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } },
+      });
     }
     if (t.status === 'failed') {
-      const error = (t.error as RpcErrorObject | undefined) ?? { code: ErrorCode.InternalError, message: String(t.statusMessage ?? 'the task failed') };
+      const error = (t.error as RpcErrorObject | undefined) ?? {
+        code: ErrorCode.InternalError,
+        message: String(t.statusMessage ?? 'the task failed'),
+      };
       return s.fail(req.id, error);
     }
-    if (t.status === 'cancelled') return s.fail(req.id, { code: ErrorCode.InvalidRequest, message: `task ${exposed ?? taskId} was cancelled` });
+    if (t.status === 'cancelled')
+      return s.fail(req.id, { code: ErrorCode.InvalidRequest, message: `task ${exposed ?? taskId} was cancelled` });
     const pending = t.status === 'input_required' ? freshInputs(t.inputRequests, answered) : undefined;
     if (pending) {
       const next = await answerInputRequests(
@@ -112,7 +129,10 @@ async function pollToEnd(s: RoutingSession, req: RpcRequest, u: Upstream, taskId
     const interval = typeof t.pollIntervalMs === 'number' ? t.pollIntervalMs : DEFAULT_POLL_MS;
     await sleep(Math.min(Math.max(interval, MIN_POLL_MS), MAX_POLL_MS, Math.max(1, deadline - Date.now())));
   }
-  return s.fail(req.id, { code: ErrorCode.RequestTimeout, message: `task ${exposed ?? taskId} of server "${u.id}" did not end within ${limitMs} ms` });
+  return s.fail(req.id, {
+    code: ErrorCode.RequestTimeout,
+    message: `task ${exposed ?? taskId} of server "${u.id}" did not end within ${limitMs} ms`,
+  });
 }
 
 /** The input requests not answered yet, or undefined when there are none. */
@@ -128,7 +148,10 @@ function withRelatedTask(requests: Obj, exposed: string): Obj {
   const out: Obj = {};
   for (const [k, v] of Object.entries(requests)) {
     const r = v as { method?: unknown; params?: Obj };
-    out[k] = { ...r, params: { ...r.params, _meta: { ...(r.params?._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } } } };
+    out[k] = {
+      ...r,
+      params: { ...r.params, _meta: { ...(r.params?._meta as Obj | undefined), [RELATED_TASK]: { taskId: exposed } } },
+    };
   }
   return out;
 }
@@ -151,7 +174,8 @@ export function answerModernResult(
   mapResult?: (r: Obj) => Obj,
 ): Promise<void> {
   if (isInputRequired(result)) return retryWithInput(s, req, u, params, result, timeoutMs, round);
-  if (!mapResult && result.resultType === 'task' && typeof result.taskId === 'string') return pollToEnd(s, req, u, result.taskId, undefined);
+  if (!mapResult && result.resultType === 'task' && typeof result.taskId === 'string')
+    return pollToEnd(s, req, u, result.taskId, undefined);
   return s.reply(req.id, mapResult ? mapResult(result) : result);
 }
 
@@ -159,7 +183,11 @@ export function answerModernResult(
 export async function legacyTaskListOnModern(hub: SessionHost, s: RoutingSession, u: Upstream): Promise<Obj[]> {
   const own = hub.tasks.serverTasksOf(s, u).slice(-MAX_LISTED);
   const got = await Promise.all(
-    own.map((route) => ask(u, 'tasks/get', route.taskId).then((res) => ('result' in res ? legacyTask(route.exposed, res.result) : undefined))),
+    own.map((route) =>
+      ask(u, 'tasks/get', route.taskId).then((res) =>
+        'result' in res ? legacyTask(route.exposed, res.result) : undefined,
+      ),
+    ),
   );
   return got.filter((t): t is Obj => t !== undefined);
 }

@@ -39,7 +39,12 @@ type Obj = Record<string, unknown>;
 /** How long a `tasks/get` of an input-required task waits for the server's request to reach the proxy. */
 const INPUT_WAIT_MS = 2_000;
 /** Errors that say nothing about the task (the proxy asks again later). */
-const TRANSIENT: ReadonlySet<number> = new Set([ErrorCode.ConnectionClosed, ErrorCode.RequestTimeout, ErrorCode.ServerNotReady, ErrorCode.QueueFull]);
+const TRANSIENT: ReadonlySet<number> = new Set([
+  ErrorCode.ConnectionClosed,
+  ErrorCode.RequestTimeout,
+  ErrorCode.ServerNotReady,
+  ErrorCode.QueueFull,
+]);
 
 export function declaresTasks(req: RpcRequest): boolean {
   const caps = (req.params?._meta as Obj | undefined)?.[META_CLIENT_CAPABILITIES] as Obj | undefined;
@@ -60,18 +65,29 @@ function taskSupportOf(u: Upstream, name: string): unknown {
 }
 
 /** A modern session's `tools/call` of tool `params.name` (already the server's name) on `u`. */
-export function modernToolCall(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream, params: Obj, timeoutMs: number): Promise<void> {
+export function modernToolCall(
+  hub: SessionHost,
+  s: RoutingSession,
+  req: RpcRequest,
+  u: Upstream,
+  params: Obj,
+  timeoutMs: number,
+): Promise<void> {
   if (u.isModern) {
     if (s.single) return s.forward(req, u, params, timeoutMs);
     return s.forward(req, u, params, timeoutMs, (r) =>
-      r.resultType === 'task' && typeof r.taskId === 'string' ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id } : r,
+      r.resultType === 'task' && typeof r.taskId === 'string'
+        ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id }
+        : r,
     );
   }
   const { task: legacy, ...plain } = params;
   const support = taskSupportOf(u, String(plain.name));
   const declared = declaresTasks(req);
-  if (support === 'required' && !declared) return s.fail(req.id, missingExtension(`tool "${String(req.params?.name)}"`));
-  if (!declared || (support !== 'required' && support !== 'optional')) return s.forward(req, u, legacy === undefined ? params : plain, timeoutMs);
+  if (support === 'required' && !declared)
+    return s.fail(req.id, missingExtension(`tool "${String(req.params?.name)}"`));
+  if (!declared || (support !== 'required' && support !== 'optional'))
+    return s.forward(req, u, legacy === undefined ? params : plain, timeoutMs);
   return s.forward(req, u, { ...plain, task: {} }, timeoutMs, (r) => translatedCreated(hub, u, r));
 }
 
@@ -122,10 +138,15 @@ export function routeModernTaskRequest(hub: SessionHost, s: RoutingSession, req:
   if (!t && s.single && s.single.isModern) return s.forward(req, s.single, p);
   if (!declaresTasks(req)) return s.fail(req.id, missingExtension(req.method));
   if (!t || (s.single && t.upstream !== s.single) || !hub.inScope(s.scope).includes(t.upstream)) {
-    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Failed to retrieve task: Task not found (${id})` });
+    return s.fail(req.id, {
+      code: ErrorCode.InvalidParams,
+      message: `Failed to retrieve task: Task not found (${id})`,
+    });
   }
   if (!t.translated) {
-    return s.forward(req, t.upstream, { ...p, taskId: t.taskId }, undefined, (r) => (r.taskId === t.taskId ? { ...r, taskId: t.id } : r));
+    return s.forward(req, t.upstream, { ...p, taskId: t.taskId }, undefined, (r) =>
+      r.taskId === t.taskId ? { ...r, taskId: t.id } : r,
+    );
   }
   if (req.method === 'tasks/get') return getTranslated(s, req, t);
   if (req.method === 'tasks/update') return updateTranslated(s, req, t);
@@ -166,7 +187,11 @@ export async function detailedTask(t: EraTask, legacy: Obj, inputWaitMs: number)
   if (status !== 'cancelled') {
     fetchOutcome(t);
     if (!t.outcome && t.fetching) await Promise.race([t.fetching, changed(t, u.entry.timeoutMs || 60_000)]);
-    if (!t.outcome) return { code: ErrorCode.InternalError, message: `the result of task ${t.id} did not arrive from server "${u.id}"` };
+    if (!t.outcome)
+      return {
+        code: ErrorCode.InternalError,
+        message: `the result of task ${t.id} did not arrive from server "${u.id}"`,
+      };
   }
   const o = t.outcome;
   t.final =
@@ -181,7 +206,10 @@ export async function detailedTask(t: EraTask, legacy: Obj, inputWaitMs: number)
 function updateTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Promise<void> {
   const responses = req.params?.inputResponses;
   if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
-    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: inputResponses must be an object' });
+    return s.fail(req.id, {
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: inputResponses must be an object',
+    });
   }
   for (const [key, answer] of Object.entries(responses as Obj)) {
     const parked = t.inputs.get(key);

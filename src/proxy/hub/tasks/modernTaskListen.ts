@@ -26,7 +26,12 @@ export interface TaskListen {
 const NONE: TaskListen = { ack: {}, stop: () => undefined };
 
 /** The task part of listen `req` of session `s`; `send` writes one `notifications/tasks`. */
-export function listenTasks(hub: SessionHost, s: RoutingSession, req: RpcRequest, send: (params: Obj) => void): TaskListen {
+export function listenTasks(
+  hub: SessionHost,
+  s: RoutingSession,
+  req: RpcRequest,
+  send: (params: Obj) => void,
+): TaskListen {
   const asked = (req.params?.notifications as Obj | undefined)?.taskIds;
   if (!Array.isArray(asked)) return NONE;
   if (!declaresTasks(req)) {

@@ -79,7 +79,13 @@ export class EraTaskTable {
   /** A translated task: a fresh unguessable id. */
   addTranslated(u: Upstream, taskId: string): EraTask {
     // node:crypto at the first task, not at every start (tests/proxy/startFiles.test.ts).
-    return this.add({ id: process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url'), upstream: u, taskId, translated: true, ...fresh() });
+    return this.add({
+      id: process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url'),
+      upstream: u,
+      taskId,
+      translated: true,
+      ...fresh(),
+    });
   }
 
   /** A 2026 server's task seen in aggregate scope: `<serverId>__<taskId>`. */
@@ -127,7 +133,10 @@ export class EraTaskTable {
       const oldest = this.byId.values().next().value!;
       this.byId.delete(oldest.id);
       this.byServer.delete(`${oldest.upstream.id}\0${oldest.taskId}`);
-      this.releaseInputs(oldest, { code: ErrorCode.InternalError, message: 'task dropped by the proxy (too many tasks)' });
+      this.releaseInputs(oldest, {
+        code: ErrorCode.InternalError,
+        message: 'task dropped by the proxy (too many tasks)',
+      });
     }
     return t;
   }

@@ -19,7 +19,8 @@ export function taskCreated(hub: SessionHost, s: HubSession, u: Upstream, aggreg
   const task = result.task as Result | undefined;
   if (typeof task?.taskId !== 'string') return result; // the server ran it as a plain call
   const exposed = hub.tasks.addServerTask(u, task.taskId, s, aggregate);
-  for (const held of hub.tasks.takeHeld(u, task.taskId)) s.notify('notifications/tasks/status', { ...held, taskId: exposed });
+  for (const held of hub.tasks.takeHeld(u, task.taskId))
+    s.notify('notifications/tasks/status', { ...held, taskId: exposed });
   return exposed === task.taskId ? result : { ...result, task: { ...task, taskId: exposed } };
 }
 
@@ -41,7 +42,8 @@ function exposeIds(r: Result, route: ServerTask<HubSession, Upstream>): Result {
   if (out.taskId === route.taskId) out = { ...out, taskId: route.exposed };
   const meta = out._meta as Result | undefined;
   const related = meta?.[RELATED_TASK] as Result | undefined;
-  if (related?.taskId === route.taskId) out = { ...out, _meta: { ...meta, [RELATED_TASK]: { ...related, taskId: route.exposed } } };
+  if (related?.taskId === route.taskId)
+    out = { ...out, _meta: { ...meta, [RELATED_TASK]: { ...related, taskId: route.exposed } } };
   return out;
 }
 
@@ -73,7 +75,8 @@ function decodeCursor(cursor: unknown): [string, string | undefined] | undefined
   if (typeof cursor !== 'string') return undefined;
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && typeof v[0] === 'string' && (v[1] === undefined || typeof v[1] === 'string')) return [v[0], v[1] as string | undefined];
+    if (Array.isArray(v) && typeof v[0] === 'string' && (v[1] === undefined || typeof v[1] === 'string'))
+      return [v[0], v[1] as string | undefined];
   } catch {
     // not ours
   }
@@ -99,9 +102,16 @@ async function listAggregate(hub: SessionHost, s: RoutingSession, req: RpcReques
     const tasks = await legacyTaskListOnModern(hub, s, u);
     return s.reply(req.id, { tasks, ...(next ? { nextCursor: encodeCursor(next.id) } : {}) });
   }
-  return s.forward(req, u, upstreamCursor === undefined ? rest : { ...rest, cursor: upstreamCursor }, undefined, (r) => {
-    const { nextCursor, ...page } = r;
-    const more = typeof nextCursor === 'string' && nextCursor ? encodeCursor(u.id, nextCursor) : next && encodeCursor(next.id);
-    return { ...page, tasks: ownTasks(hub, s, u, r.tasks), ...(more ? { nextCursor: more } : {}) };
-  });
+  return s.forward(
+    req,
+    u,
+    upstreamCursor === undefined ? rest : { ...rest, cursor: upstreamCursor },
+    undefined,
+    (r) => {
+      const { nextCursor, ...page } = r;
+      const more =
+        typeof nextCursor === 'string' && nextCursor ? encodeCursor(u.id, nextCursor) : next && encodeCursor(next.id);
+      return { ...page, tasks: ownTasks(hub, s, u, r.tasks), ...(more ? { nextCursor: more } : {}) };
+    },
+  );
 }

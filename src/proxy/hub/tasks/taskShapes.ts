@@ -32,12 +32,27 @@ export function withoutRelatedTask(r: Obj): Obj {
 /** A 2025 Task as a 2026 extension task under the id `id` (status and payload fields left to the caller). */
 export function modernTask(id: string, legacy: Obj): Obj {
   const { taskId: _id, ttl, pollInterval, ...rest } = withoutRelatedTask(legacy);
-  return { ...rest, taskId: id, ttlMs: typeof ttl === 'number' ? ttl : null, ...(typeof pollInterval === 'number' ? { pollIntervalMs: pollInterval } : {}) };
+  return {
+    ...rest,
+    taskId: id,
+    ttlMs: typeof ttl === 'number' ? ttl : null,
+    ...(typeof pollInterval === 'number' ? { pollIntervalMs: pollInterval } : {}),
+  };
 }
 
 /** A 2026 extension task (a CreateTaskResult or DetailedTask) as a 2025 Task under the id `id`. */
 export function legacyTask(id: string, modern: Obj): Obj {
-  const { taskId: _id, ttlMs, pollIntervalMs, resultType: _rt, result: _r, error: _e, inputRequests: _i, _meta: _m, ...rest } = modern;
+  const {
+    taskId: _id,
+    ttlMs,
+    pollIntervalMs,
+    resultType: _rt,
+    result: _r,
+    error: _e,
+    inputRequests: _i,
+    _meta: _m,
+    ...rest
+  } = modern;
   return {
     ...rest,
     taskId: id,
@@ -56,6 +71,9 @@ export function taskEnvelope(u: Upstream, meta: unknown): Obj {
     ...(meta as Obj | undefined),
     [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION,
     [META_CLIENT_INFO]: CLIENT_INFO,
-    [META_CLIENT_CAPABILITIES]: { ...declaredCapabilities(u.entry.clientCapabilities), extensions: { [TASKS_EXTENSION]: {} } },
+    [META_CLIENT_CAPABILITIES]: {
+      ...declaredCapabilities(u.entry.clientCapabilities),
+      extensions: { [TASKS_EXTENSION]: {} },
+    },
   };
 }

@@ -71,7 +71,11 @@ export async function modernRemoteTransport(
     const timeoutMs = Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs);
     if ((await probeHttpEra(entry.url, headers, PROXY_ENVELOPE, { timeoutMs, logger })) === 'legacy') return undefined;
   }
-  return { transport: new ModernHttpClientTransport(new URL(entry.url), { headers, logger }), kind: 'http', era: 'modern' };
+  return {
+    transport: new ModernHttpClientTransport(new URL(entry.url), { headers, logger }),
+    kind: 'http',
+    era: 'modern',
+  };
 }
 
 interface HandshakeOptions {
@@ -97,7 +101,12 @@ export async function eraHandshake(
     return await handshake(peer, lists, opts);
   } catch (err) {
     // Refused (not cut off, not timed out): perhaps a server that speaks only 2026-07-28.
-    if (!(err instanceof RpcRequestError) || err.code === ErrorCode.ConnectionClosed || err.code === ErrorCode.RequestTimeout) throw err;
+    if (
+      !(err instanceof RpcRequestError) ||
+      err.code === ErrorCode.ConnectionClosed ||
+      err.code === ErrorCode.RequestTimeout
+    )
+      throw err;
     logger.debug(`initialize refused (${err.message}); trying server/discover`);
     return modernHandshake(peer, built, lists, opts, false, logger).catch(() => {
       throw err;
@@ -121,7 +130,11 @@ async function modernHandshake(
   const resources = new ModernResourceListen(peer, logger);
   speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);
-  const discover = await withDeadline(peer.call('server/discover'), left(), `no answer to server/discover within ${opts.timeoutMs} ms`);
+  const discover = await withDeadline(
+    peer.call('server/discover'),
+    left(),
+    `no answer to server/discover within ${opts.timeoutMs} ms`,
+  );
   if (!isDiscoverResult(discover)) throw new Error('the server/discover answer does not offer MCP 2026-07-28');
   built.era = 'modern';
   built.resourceListen = resources;
@@ -140,6 +153,7 @@ function listen(peer: JsonRpcPeer, caps: Record<string, Record<string, unknown> 
   if (caps.resources?.listChanged) notifications.resourcesListChanged = true;
   if (Object.keys(notifications).length === 0) return;
   void peer.request('subscriptions/listen', { notifications }, { timeoutMs: 0 }).then((res) => {
-    if ('error' in res && res.error.code !== ErrorCode.ConnectionClosed) logger.debug(`subscriptions/listen refused: ${res.error.message}`);
+    if ('error' in res && res.error.code !== ErrorCode.ConnectionClosed)
+      logger.debug(`subscriptions/listen refused: ${res.error.message}`);
   });
 }

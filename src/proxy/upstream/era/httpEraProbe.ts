@@ -13,7 +13,14 @@ import { splitCredentials } from '../sseClientUpstream.js';
 import { describeConnectError } from '../upstreamErrors.js';
 import type { Logger } from '../../common/logger.js';
 import type { RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
-import { isDiscoverResult, isModernError, MODERN_PROTOCOL_VERSION, supportedVersionsOf, withEnvelope, type Envelope } from './modernProtocol.js';
+import {
+  isDiscoverResult,
+  isModernError,
+  MODERN_PROTOCOL_VERSION,
+  supportedVersionsOf,
+  withEnvelope,
+  type Envelope,
+} from './modernProtocol.js';
 import { modernHeaders } from './modernHttpTransport.js';
 
 export type Era = 'modern' | 'legacy';
@@ -37,15 +44,30 @@ function firstMessage(text: string, type: string): Record<string, unknown> | und
   return undefined;
 }
 
-export async function probeHttpEra(url: string, headers: Record<string, string>, env: Envelope, opts: { timeoutMs: number; logger?: Logger }): Promise<Era> {
+export async function probeHttpEra(
+  url: string,
+  headers: Record<string, string>,
+  env: Envelope,
+  opts: { timeoutMs: number; logger?: Logger },
+): Promise<Era> {
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), opts.timeoutMs);
   const plain = splitCredentials(new URL(url), headers);
-  const message = { jsonrpc: '2.0', id: 'qiming-era-probe', method: 'server/discover', params: withEnvelope(undefined, env) };
+  const message = {
+    jsonrpc: '2.0',
+    id: 'qiming-era-probe',
+    method: 'server/discover',
+    params: withEnvelope(undefined, env),
+  };
   try {
     const res = await fetch(plain.url.href, {
       method: 'POST',
-      headers: { ...plain.headers, ...modernHeaders(message), 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      headers: {
+        ...plain.headers,
+        ...modernHeaders(message),
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify(message),
       signal: ctrl.signal,
     });
@@ -63,14 +85,17 @@ export async function probeHttpEra(url: string, headers: Record<string, string>,
     else if (isModernError(error)) {
       const supported = supportedVersionsOf(error!);
       if (supported.length > 0 && !supported.includes(MODERN_PROTOCOL_VERSION)) {
-        throw new Error(`server speaks only MCP ${supported.join(', ')}; this proxy speaks 2025-11-25 and ${MODERN_PROTOCOL_VERSION}`);
+        throw new Error(
+          `server speaks only MCP ${supported.join(', ')}; this proxy speaks 2025-11-25 and ${MODERN_PROTOCOL_VERSION}`,
+        );
       }
       era = 'modern';
     }
     opts.logger?.debug(`era probe: ${era} (HTTP ${res.status})`);
     return era;
   } catch (err) {
-    if (ctrl.signal.aborted) throw new Error(`no answer to the protocol probe (server/discover) within ${opts.timeoutMs} ms`);
+    if (ctrl.signal.aborted)
+      throw new Error(`no answer to the protocol probe (server/discover) within ${opts.timeoutMs} ms`);
     throw describeConnectError(err, url);
   } finally {
     clearTimeout(timer);

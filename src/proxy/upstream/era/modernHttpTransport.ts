@@ -63,7 +63,8 @@ export class ModernHttpClientTransport implements Transport {
     private readonly url: URL,
     private readonly opts: { headers?: Record<string, string>; logger?: Logger } = {},
   ) {
-    const tls: typeof https | undefined = url.protocol === 'https:' ? process.getBuiltinModule('node:https') : undefined;
+    const tls: typeof https | undefined =
+      url.protocol === 'https:' ? process.getBuiltinModule('node:https') : undefined;
     this.mod = tls ?? http;
     this.agent = new (tls ? tls.Agent : http.Agent)({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
     this.params = new ToolParamHeaders(opts.logger);
@@ -110,13 +111,21 @@ export class ModernHttpClientTransport implements Transport {
           if (m.method === 'tools/list') parsed = this.params.listed(parsed as Record<string, unknown>);
         }
         // What comes on a request's stream before its answer belongs to that request (a request-scoped log).
-        if (!this.closed) this.onmessage?.(parsed as JSONRPCMessage, final || id === undefined ? undefined : ({ relatedRequestId: id } as MessageExtraInfo));
+        if (!this.closed)
+          this.onmessage?.(
+            parsed as JSONRPCMessage,
+            final || id === undefined ? undefined : ({ relatedRequestId: id } as MessageExtraInfo),
+          );
         return true;
       };
       const failRequest = (err: Error) => {
         if (id === undefined || answered || this.closed) return this.report(err);
         answered = true;
-        this.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message: errorText(err) } } as JSONRPCMessage);
+        this.onmessage?.({
+          jsonrpc: '2.0',
+          id,
+          error: { code: ErrorCode.InternalError, message: errorText(err) },
+        } as JSONRPCMessage);
       };
       const req = this.mod.request(this.url, { method: 'POST', agent: this.agent, headers });
       this.live.add(req);
@@ -141,7 +150,8 @@ export class ModernHttpClientTransport implements Transport {
         const type = res.headers['content-type'] ?? '';
         if (type.includes('text/event-stream') && status < 300) {
           const parser = new SseParser((e) => {
-            if (e.event === 'message' && e.data !== '' && !deliver(e.data)) this.report(new Error('invalid JSON-RPC message in a reply stream'));
+            if (e.event === 'message' && e.data !== '' && !deliver(e.data))
+              this.report(new Error('invalid JSON-RPC message in a reply stream'));
           });
           res.setEncoding('utf8');
           res.on('data', (chunk: string) => parser.push(chunk));

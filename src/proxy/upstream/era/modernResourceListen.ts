@@ -48,7 +48,10 @@ export class ModernResourceListen {
       const w: Waiter = {
         uri,
         resolve,
-        timer: setTimeout(() => this.settle(w, `no acknowledgement of subscriptions/listen within ${timeoutMs} ms`), timeoutMs),
+        timer: setTimeout(
+          () => this.settle(w, `no acknowledgement of subscriptions/listen within ${timeoutMs} ms`),
+          timeoutMs,
+        ),
       };
       this.queued.push(w);
       this.schedule();
@@ -69,7 +72,9 @@ export class ModernResourceListen {
   acknowledged(subscriptionId: unknown, notifications: Record<string, unknown>): void {
     const l = this.opening.get(subscriptionId as RequestId);
     if (!l) return; // not ours, or replaced meanwhile
-    const honoured = new Set(Array.isArray(notifications.resourceSubscriptions) ? (notifications.resourceSubscriptions as unknown[]) : []);
+    const honoured = new Set(
+      Array.isArray(notifications.resourceSubscriptions) ? (notifications.resourceSubscriptions as unknown[]) : [],
+    );
     // This listen carries the whole set: the acknowledged one and any older one still opening go.
     const waiters = l.waiters.splice(0);
     for (const o of [...this.opening.values()]) {
@@ -80,7 +85,8 @@ export class ModernResourceListen {
     this.opening.delete(subscriptionId as RequestId);
     if (this.current) this.cancel(this.current);
     this.current = l;
-    for (const w of waiters) this.settle(w, honoured.has(w.uri) ? undefined : `the server does not honour a subscription to ${w.uri}`);
+    for (const w of waiters)
+      this.settle(w, honoured.has(w.uri) ? undefined : `the server does not honour a subscription to ${w.uri}`);
   }
 
   private schedule(): void {
@@ -127,13 +133,18 @@ export class ModernResourceListen {
     if (!l.handle) return;
     this.opening.delete(l.handle.id);
     if (this.current === l) this.current = undefined;
-    void this.peer.notify('notifications/cancelled', { requestId: l.handle.id, reason: 'resource subscriptions changed' });
+    void this.peer.notify('notifications/cancelled', {
+      requestId: l.handle.id,
+      reason: 'resource subscriptions changed',
+    });
     l.handle.abandon({ code: ErrorCode.ConnectionClosed, message: 'replaced' });
   }
 
   private settle(w: Waiter, error: string | undefined): void {
     clearTimeout(w.timer);
     this.queued = this.queued.filter((x) => x !== w);
-    w.resolve(error === undefined ? OK : { jsonrpc: '2.0', id: 0, error: { code: ErrorCode.InvalidParams, message: error } });
+    w.resolve(
+      error === undefined ? OK : { jsonrpc: '2.0', id: 0, error: { code: ErrorCode.InvalidParams, message: error } },
+    );
   }
 }

@@ -37,12 +37,16 @@ export function speakModern(transport: Transport, env: Envelope, onAcknowledged?
     const m = message as unknown as Record<string, unknown>;
     const params = m.params as Record<string, unknown> | undefined;
     const meta = params?._meta as Record<string, unknown> | undefined;
-    if (m.method === ACKNOWLEDGED) return onAcknowledged?.(meta?.[SUBSCRIPTION_ID], (params?.notifications as Record<string, unknown>) ?? {});
+    if (m.method === ACKNOWLEDGED)
+      return onAcknowledged?.(meta?.[SUBSCRIPTION_ID], (params?.notifications as Record<string, unknown>) ?? {});
     let out: JSONRPCMessage = message;
     if (meta && SUBSCRIPTION_ID in meta && !('id' in m)) {
       const { [SUBSCRIPTION_ID]: _id, ...restMeta } = meta;
       const { _meta: _old, ...restParams } = params!;
-      out = { ...m, params: Object.keys(restMeta).length > 0 ? { ...restParams, _meta: restMeta } : restParams } as unknown as JSONRPCMessage;
+      out = {
+        ...m,
+        params: Object.keys(restMeta).length > 0 ? { ...restParams, _meta: restMeta } : restParams,
+      } as unknown as JSONRPCMessage;
     }
     const result = m.result as Record<string, unknown> | undefined;
     if (result && typeof result === 'object') {
