@@ -1,12 +1,12 @@
 /**
- * The `capabilities` an aggregate session's `initialize` answers with: the kinds the proxy
- * answers itself, and the union of what the servers in scope declared for the rest.
+ * The `capabilities` an aggregate session's `initialize` answers with: the union of what the
+ * servers in scope declared, so with every server ready it is what a direct connection to
+ * them would show together.
  *
- * - tools, prompts, resources: always, with `listChanged`. The proxy answers these lists
- *   itself (empty while no server has any) and sends list_changed whenever a server's list
- *   changes or a server comes or goes (a late start, a reload), so a session that initialised
- *   before a server was up, or with no server at all, still gets its items. Resources get
- *   `subscribe` when any server has it (a subscription goes to the server that owns the URI);
+ * - tools, prompts, resources: when any server has them, with `listChanged` (the proxy
+ *   answers these lists itself and sends list_changed whenever a server's list changes or a
+ *   server comes or goes). Resources get `subscribe` when any server has it (a subscription
+ *   goes to the server that owns the URI);
  * - logging, completions: when any server has them;
  * - tasks: `list` and `cancel` when any server has them (the proxy merges `tasks/list` and
  *   routes the others by task id: taskRequests.ts), `requests.tools.call` when any server
@@ -15,9 +15,10 @@
  *
  * A server that is not ready when the session initialises (still starting: the aggregate
  * `initialize` does not wait for the slowest, initializeWait.ts; or failed) may come up later
- * and be routed to: it counts as resources with subscribe, logging and completions, requests
- * the proxy answers or routes by name whatever the server turns out to have; never as tasks or
- * experimental keys, which a client would rely on. MCP has no way to change capabilities
+ * and be routed to: it counts as tools, prompts, resources with subscribe, logging and
+ * completions, requests the proxy answers or routes by name whatever the server turns out to
+ * have (an empty list until it is up, then list_changed); never as tasks or experimental keys,
+ * which a client would rely on. MCP has no way to change capabilities
  * after `initialize`: what such a server declares reaches the session only as list changes
  * (its tools, prompts, resources), not its tasks, experimental keys or instructions.
  */
@@ -29,15 +30,21 @@ interface CapabilitySource {
 
 type Caps = Record<string, unknown>;
 
-const NOT_READY: Caps = { resources: { subscribe: true }, logging: {}, completions: {} };
+const NOT_READY: Caps = { tools: {}, prompts: {}, resources: { subscribe: true }, logging: {}, completions: {} };
 
 export function aggregateCapabilities(servers: readonly CapabilitySource[]): Caps {
-  const out: Caps = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
+  const out: Caps = {};
   let experimental: Caps | undefined;
   let tasks: { list?: object; cancel?: object; requests?: { tools: { call: object } } } | undefined;
   for (const server of servers) {
     const c = server.isReady ? server.capabilities : NOT_READY;
-    if ((c.resources as Caps | undefined)?.subscribe === true) out.resources = { subscribe: true, listChanged: true };
+    if (c.tools) out.tools = { listChanged: true };
+    if (c.prompts) out.prompts = { listChanged: true };
+    if (c.resources)
+      out.resources =
+        (c.resources as Caps).subscribe === true || (out.resources as Caps | undefined)?.subscribe
+          ? { subscribe: true, listChanged: true }
+          : { listChanged: true };
     if (c.logging) out.logging = {};
     if (c.completions) out.completions = {};
     if (isObject(c.experimental)) experimental = { ...experimental, ...c.experimental };

@@ -1,21 +1,22 @@
-// The aggregate initialize's capabilities (aggregateCapabilities.ts): the lists the proxy answers
-// itself always, the union of what the servers in scope declared for the rest, a server not
-// ready counting as what the proxy can answer or route whatever it has, never as tasks.
+// The aggregate initialize's capabilities (aggregateCapabilities.ts): the union of what the
+// servers in scope declared (with every server ready, what they show together direct), a server
+// not ready counting as what the proxy can answer or route whatever it has, never as tasks.
 import { describe, expect, it } from 'vitest';
 import { aggregateCapabilities } from '../../../src/proxy/hub/aggregateCapabilities.js';
 
 const ready = (capabilities: Record<string, unknown>) => ({ isReady: true, capabilities });
 
 describe('aggregateCapabilities', () => {
-  const LISTS = { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
-
-  it('always has the lists, with listChanged, even with no server', () => {
-    expect(aggregateCapabilities([])).toEqual(LISTS);
-    expect(aggregateCapabilities([ready({ tools: {} })])).toEqual(LISTS);
+  it('declares nothing with no server, and only the kinds the ready servers have', () => {
+    expect(aggregateCapabilities([])).toEqual({});
+    expect(aggregateCapabilities([ready({ tools: {} })])).toEqual({ tools: { listChanged: true } });
   });
 
-  it('is the union of the ready servers beyond the lists, not a fixed set', () => {
-    expect(aggregateCapabilities([ready({ tools: {} }), ready({ logging: {} })])).toEqual({ ...LISTS, logging: {} });
+  it('is the union of the ready servers, not a fixed set', () => {
+    expect(aggregateCapabilities([ready({ tools: {} }), ready({ logging: {} })])).toEqual({
+      tools: { listChanged: true },
+      logging: {},
+    });
     expect(
       aggregateCapabilities([
         ready({ tools: {}, resources: {}, experimental: { a: {} } }),
@@ -43,7 +44,7 @@ describe('aggregateCapabilities', () => {
     });
   });
 
-  it('a server not ready counts as resources with subscribe, logging and completions, never tasks nor experimental keys', () => {
+  it('a server not ready counts as tools, prompts, resources with subscribe, logging and completions, never tasks nor experimental keys', () => {
     expect(
       aggregateCapabilities([{ isReady: false, capabilities: { tasks: { list: {} }, experimental: { a: {} } } }]),
     ).toEqual({
