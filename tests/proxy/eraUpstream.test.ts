@@ -5,7 +5,14 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHandle } from '../helpers/proxyCli.js';
+import {
+  connectProxy,
+  ensureBuilt,
+  fixtureEntry,
+  startHttpFixture,
+  waitFor,
+  type ProxyHandle,
+} from '../helpers/proxyCli.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { MODERN_FIXTURE, modernEntry, startModernHttp } from '../helpers/modernFixture.js';
 import { waitNoProcess } from '../helpers/processGone.js';
@@ -122,13 +129,16 @@ describe('a 2025-11-25 client reaches a 2026-07-28-only server through the proxy
     );
   });
 
-  it('refuses a bad protocol value with a clear config error', async () => {
-    const err = await connectProxy([
-      '--config',
-      JSON.stringify({ mcpServers: { m: modernEntry('m', { protocol: '2026' }) } }),
-      '--no-watchdog',
-    ]).catch((e: Error) => e);
-    expect(err).toBeInstanceOf(Error);
+  it('a bad protocol value fails that entry alone, with a clear reason naming the field', async () => {
+    const h = await proxy({ m: modernEntry('m', { protocol: '2026' }), old: fixtureEntry('old') });
+    const tools = (await h.client.listTools()).tools.map((t) => t.name);
+    expect(tools.some((t) => t.startsWith('m__'))).toBe(false);
+    expect(tools.some((t) => t.startsWith('old__'))).toBe(true);
+    await waitFor(
+      () => h.stderr.some((l) => /not started: server "m": protocol/.test(l)),
+      10_000,
+      'the reason in the log',
+    );
   });
 });
 
