@@ -105,13 +105,6 @@ export interface SessionHost extends HeldHost {
   resolveTool(exposed: string): NamedItem | undefined;
   resolvePrompt(exposed: string): NamedItem | undefined;
   resourceOwner(uri: string, scope: SessionScope): Upstream | undefined;
-  routeProgress(
-    u: Upstream,
-    session: HubSession,
-    token: string | number,
-    requestId: RequestId,
-    touch: () => void,
-  ): string;
   dropProgress(u: Upstream, upstreamToken: string): void;
   /** Subscribes `s` to `uri` on `u` (reference-counted: subscriptionTable.ts). */
   subscribe(u: Upstream, uri: string, s: HubSession, params: Record<string, unknown> | undefined): Promise<RpcResponse>;
