@@ -105,17 +105,23 @@ describe('ChildProcessTransport stderr rate limit', () => {
     const t0 = Date.now();
     await t.start();
     await waitFor(() => logged.some((l) => l.includes('suppressed')), 5000, 'a suppressed summary');
-    await new Promise((r) => setTimeout(r, 1500));
+    // The tail is not rate-limited: it comes to hold the newest lines, of far more than were
+    // logged (waited for, not slept: a loaded machine floods more slowly).
+    const num = (l: string) => Number(/(?:flood|long) line (\d+)/.exec(l)?.[1] ?? 0);
+    const floodLogged = () => logged.filter((l) => l.includes('[info] [flood] ')).length;
+    await waitFor(
+      () => Math.max(...t.stderrTail().map(num)) > floodLogged() * 10,
+      20_000,
+      'the tail to run far ahead of the rate-limited log',
+    );
+    const floodLines = floodLogged();
     const seconds = (Date.now() - t0) / 1000;
-    const floodLines = logged.filter((l) => l.includes('[info] [flood] ')).length;
     expect(floodLines).toBeLessThanOrEqual(STDERR_LOG_BURST + Math.ceil(seconds * STDERR_LOG_PER_SECOND) + 1);
     expect(logged.join('')).toMatch(/\[warn\] \[flood\] suppressed \d+ stderr lines \(more than 50 a second\)/);
-    // The tail is not rate-limited: it holds the newest lines, of far more than were logged.
-    const num = (l: string) => Number(/(?:flood|long) line (\d+)/.exec(l)?.[1] ?? 0);
     const lastLogged = Math.max(...logged.map(num));
     const tailNewest = Math.max(...t.stderrTail().map(num));
     expect(tailNewest).toBeGreaterThanOrEqual(lastLogged);
-    expect(tailNewest).toBeGreaterThan(floodLines * 100);
+    expect(tailNewest).toBeGreaterThan(floodLines * 10);
     expect(t.stderrTail()).toHaveLength(200);
     await t.close();
   });
