@@ -17,20 +17,20 @@ afterEach(async () => {
   hub = undefined;
 });
 
-it('answers initialize first and the pipelined tools/list after it, while the server is still starting', async () => {
-  const slow = new FakeServer('slow');
-  slow.tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
-  let release!: () => void;
-  const released = new Promise<void>((r) => (release = r));
-  slow.handlers.initialize = async () => {
-    await released;
-    return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1' } };
-  };
-  const config = parseConfig({ mcpServers: { slow: { command: 'never-spawned' } } }, { env: {} });
+/**
+ * A hub over in-memory `servers` (each configured by its id), a client connected to it, and
+ * its `initialize` with a `tools/list` pipelined behind it; `order` records which answered.
+ */
+async function pipelined(servers: FakeServer[]) {
+  const byId = new Map(servers.map((f) => [f.id, f]));
+  const config = parseConfig(
+    { mcpServers: Object.fromEntries(servers.map((f) => [f.id, { command: 'never-spawned' }])) },
+    { env: {} },
+  );
   hub = new Hub(config, Logger.create('test', { level: 'error', sinks: [] }), {
-    transportFactory: () => {
+    transportFactory: (entry) => {
       const [clientEnd, serverEnd] = memoryPair();
-      slow.attach(new JsonRpcPeer(serverEnd));
+      byId.get(entry.id)!.attach(new JsonRpcPeer(serverEnd));
       void serverEnd.start();
       return clientEnd;
     },
@@ -41,16 +41,29 @@ it('answers initialize first and the pipelined tools/list after it, while the se
   const client = new JsonRpcPeer(down);
   await client.start();
   const order: string[] = [];
+  const answered =
+    (what: string) =>
+    <T>(r: T): T => {
+      order.push(what);
+      return r;
+    };
   const init = client
     .call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })
-    .then((r) => {
-      order.push('initialize');
-      return r;
-    });
-  const list = client.call('tools/list', {}).then((r) => {
-    order.push('tools/list');
-    return r;
-  });
+    .then(answered('initialize'));
+  const list = client.call('tools/list', {}).then(answered('tools/list'));
+  return { started, client, order, init, list };
+}
+
+it('answers initialize first and the pipelined tools/list after it, while the server is still starting', async () => {
+  const slow = new FakeServer('slow');
+  slow.tools = [{ name: 'echo', inputSchema: { type: 'object' } }];
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  slow.handlers.initialize = async () => {
+    await released;
+    return { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'slow', version: '1' } };
+  };
+  const { started, client, order, init, list } = await pipelined([slow]);
   await new Promise((r) => setTimeout(r, 20));
   expect(order).toEqual([]); // both wait for the server's first start
   release();
@@ -78,38 +91,7 @@ it('answers initialize while a second server is still starting, and the pipeline
       serverInfo: { name: 'slow', version: '1' },
     };
   };
-  const servers = new Map([
-    ['quick', quick],
-    ['slow', slow],
-  ]);
-  const config = parseConfig(
-    { mcpServers: { quick: { command: 'never-spawned' }, slow: { command: 'never-spawned' } } },
-    { env: {} },
-  );
-  hub = new Hub(config, Logger.create('test', { level: 'error', sinks: [] }), {
-    transportFactory: (entry) => {
-      const [clientEnd, serverEnd] = memoryPair();
-      servers.get(entry.id)!.attach(new JsonRpcPeer(serverEnd));
-      void serverEnd.start();
-      return clientEnd;
-    },
-  });
-  const started = hub.start();
-  const [down, up] = memoryPair();
-  await hub.connect(up, {}).start();
-  const client = new JsonRpcPeer(down);
-  await client.start();
-  const order: string[] = [];
-  const init = client
-    .call('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } })
-    .then((r) => {
-      order.push('initialize');
-      return r;
-    });
-  const list = client.call('tools/list', {}).then((r) => {
-    order.push('tools/list');
-    return r;
-  });
+  const { started, client, order, init, list } = await pipelined([quick, slow]);
   await waitFor(() => order.includes('initialize'), 15_000, 'initialize answered while the slow server is held');
   expect(slowStarted).toBe(false);
   // What is known: the quick server's capabilities and the lists; not the held server's tasks.
