@@ -147,6 +147,35 @@ export function rawRequest(
   });
 }
 
+/**
+ * A request to a bridge's management routes as the panel sends it: the bridge's Host and
+ * Origin, its bearer token, a JSON body (a string is sent as is) with its length; `headers`
+ * override any of them.
+ */
+export function panelRequest(
+  bridge: { port: number; bearer: string },
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  // Node frames no body of a GET or DELETE by itself: say its length, as browsers do.
+  return rawRequest(bridge.port, {
+    method,
+    path,
+    headers: {
+      ...(text !== undefined ? { 'Content-Length': String(Buffer.byteLength(text)) } : {}),
+      Host: `127.0.0.1:${bridge.port}`,
+      Authorization: `Bearer ${bridge.bearer}`,
+      Origin: `http://127.0.0.1:${bridge.port}`,
+      'Content-Type': 'application/json',
+      ...headers,
+    },
+    body: text,
+  });
+}
+
 /** The JSON body of an `initialize` POST. */
 export function initializeBody(id = 1): string {
   return JSON.stringify({

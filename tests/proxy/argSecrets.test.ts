@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   cleanupBridges,
   fixture,
-  rawRequest,
+  panelRequest,
   startBridge,
   tempDir,
   waitFor,
@@ -37,21 +37,8 @@ let bridge: BridgeProcess;
 let file: string;
 let logFile: string;
 
-const req = (method: string, path: string, body?: unknown) => {
-  const text = body === undefined ? undefined : JSON.stringify(body);
-  return rawRequest(bridge.port, {
-    method,
-    path,
-    headers: {
-      ...(text !== undefined ? { 'Content-Length': String(Buffer.byteLength(text)) } : {}),
-      Host: `127.0.0.1:${bridge.port}`,
-      Authorization: `Bearer ${bridge.bearer}`,
-      Origin: `http://127.0.0.1:${bridge.port}`,
-      'Content-Type': 'application/json',
-    },
-    body: text,
-  });
-};
+const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  panelRequest(bridge, method, path, body, headers);
 const storedArgs = () =>
   (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, { args: string[] }> }).mcpServers.remote.args;
 

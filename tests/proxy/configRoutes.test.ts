@@ -12,6 +12,7 @@ import {
   EVERYTHING_SERVER,
   fixture,
   nodeEntry,
+  panelRequest,
   rawRequest,
   startBridge,
   tempDir,
@@ -24,23 +25,8 @@ let bridge: BridgeProcess;
 let file: string;
 let logFile: string;
 
-const req = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-  const text = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
-  // Node frames no body of a GET or DELETE by itself: say its length, as browsers do.
-  return rawRequest(bridge.port, {
-    method,
-    path,
-    headers: {
-      ...(text !== undefined ? { 'Content-Length': String(Buffer.byteLength(text)) } : {}),
-      Host: `127.0.0.1:${bridge.port}`,
-      Authorization: `Bearer ${bridge.bearer}`,
-      Origin: `http://127.0.0.1:${bridge.port}`,
-      'Content-Type': 'application/json',
-      ...headers,
-    },
-    body: text,
-  });
-};
+const req = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+  panelRequest(bridge, method, path, body, headers);
 const fileText = () => readFileSync(file, 'utf8');
 
 beforeAll(async () => {
