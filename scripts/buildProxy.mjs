@@ -51,6 +51,11 @@ export const PROXY_FILES = [
     entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'],
     what: "the login shell's PATH, read when a command is not on PATH",
   },
+  {
+    file: 'qiming-mcp-tool-search.cjs',
+    entries: ['src/proxy/hub/economy/toolSearch.ts'],
+    what: "tool search (minisearch), for an aggregate's first search_tools",
+  },
 ];
 
 /**
