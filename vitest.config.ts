@@ -6,8 +6,9 @@ export default defineConfig({
     globalSetup: ['tests/globalSetup.ts'],
     pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // Hang guards, not timing checks: generous enough for a machine loaded to several times its cores.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     teardownTimeout: 10_000,
   },
 });

@@ -293,7 +293,7 @@ describe('stdio aggregation', () => {
     const res = await client.callTool({ name: 'a__blob', arguments: { bytes: size } }, undefined, { timeout: 60_000 });
     expect(text(res).length).toBe(size);
     expect(text(await client.callTool({ name: 'a__echo', arguments: { text: 'after' } }))).toBe('after');
-  });
+  }, 90_000);
 
   it('forwards list_changed from an upstream with the new tool routed', async () => {
     const { client } = await proxy({ a: fixtureEntry('a') });
