@@ -2,7 +2,7 @@
 // the limit, queries with no known word, and that a tool's own name finds it first.
 import { describe, expect, it } from 'vitest';
 import type { SearchableTool } from '../../../src/proxy/hub/economy/searchTypes.js';
-import { words } from '../../../src/proxy/hub/economy/searchTerms.js';
+import { term, words } from '../../../src/proxy/hub/economy/searchTerms.js';
 import { buildToolIndex } from '../../../src/proxy/hub/economy/toolSearch.js';
 
 function tool(serverId: string, name: string, description: string, params: string[] = []): SearchableTool {
@@ -25,6 +25,10 @@ const SCOPE: SearchableTool[] = [
   tool('issues', 'createIssue', 'Open a new issue in a repository', ['owner', 'repo', 'title', 'body']),
   tool('issues', 'listPullRequests', 'List pull requests of a repository', ['owner', 'repo', 'state']),
   tool('kube', 'kubectl_logs', 'Get logs from pods, deployments or jobs', ['resourceType', 'name', 'namespace']),
+  tool('news', 'news_search', 'Search recent news articles', ['query']),
+  tool('account', 'whoami', 'The signed-in user', []),
+  tool('chart', 'generate_flow_diagram', 'Draw the steps of a process', ['data']),
+  tool('chart', 'generate_pie_chart', 'Show the parts of a whole', ['data']),
 ];
 
 const names = (hits: SearchableTool[]) => hits.map((t) => t.name);
@@ -55,6 +59,27 @@ describe('words', () => {
   it('gives no words for blank text', () => {
     expect(words('')).toEqual([]);
     expect(words('  -- __ ')).toEqual([]);
+  });
+});
+
+describe('term', () => {
+  it('takes plurals and verb endings off, so the forms of a word meet', () => {
+    expect(term('files')).toBe(term('file'));
+    expect(term('directories')).toBe(term('directory'));
+    expect(term('searches')).toBe(term('search'));
+    expect(term('creating')).toBe(term('create'));
+    expect(term('created')).toBe(term('create'));
+    expect(term('running')).toBe(term('run'));
+    expect(term('deployment')).toBe(term('deploy'));
+    expect(term('aggregation')).toBe(term('aggregate'));
+  });
+
+  it('gives no term for a stop word, and keeps short words and words with digits', () => {
+    expect(term('the')).toBeNull();
+    expect(term('please')).toBeNull();
+    expect(term('pod')).toBe('pod');
+    expect(term('h264')).toBe('h264');
+    expect(term('news')).not.toBe(term('new'));
   });
 });
 
@@ -100,6 +125,31 @@ describe('buildToolIndex', () => {
   it('takes the query as text, not as search syntax', () => {
     expect(names(index.search('screenshot* OR "page"', 1))).toEqual(['browser__browser_take_screenshot']);
     expect(() => index.search('(((', 5)).not.toThrow();
+  });
+
+  it('reads a URL in a request as a URL, not as the words of its host', () => {
+    expect(names(index.search('open https://news.example.com/today in the browser', 1))).toEqual([
+      'browser__browser_navigate',
+    ]);
+  });
+
+  it('reads a file name in a request as a file', () => {
+    expect(names(index.search('show me notes.md', 1))).toEqual(['fs__read_text_file']);
+  });
+
+  it('meets a tool whose name joins words the request writes apart, and the reverse', () => {
+    expect(names(index.search('who am I', 1))).toEqual(['account__whoami']);
+    expect(names(index.search('draw a flowchart', 1))).toEqual(['chart__generate_flow_diagram']);
+  });
+
+  it('finds a tool by a synonym of its words', () => {
+    expect(names(index.search('remove the kube pod logs', 3))).toContain('kube__kubectl_logs');
+    expect(names(index.search('what is inside this folder', 1))).toEqual(['fs__list_directory']);
+  });
+
+  it('answers a very long request', () => {
+    const long = Array.from({ length: 5000 }, (_, i) => `word${i} screenshot`).join(' ');
+    expect(names(index.search(long, 1))).toEqual(['browser__browser_take_screenshot']);
   });
 
   it('ranks by the parameter names and the server too', () => {

@@ -17,9 +17,13 @@ const STOP_WORDS = new Set(
     'where why how can could would should will shall may might must please just also so very too any some all ' +
     'each every no not only own same such than other another again now up down out off via per etc ' +
     're ve ll don doesn didn isn aren wasn won shouldn couldn wouldn ' +
+    'let want need like tell help try thing something stuff really actually maybe ok okay hey thanks ' +
     'tool tools mcp'
   ).split(' '),
 );
+
+/** Words that end like a plural and are not one. */
+const NOT_PLURAL = new Set(['news', 'series', 'species', 'alias', 'canvas', 'lens', 'always', 'perhaps']);
 
 /** Derivational endings and what is left of them, longest first: `deployment` → deploy. */
 const DERIVATIONS: readonly (readonly [string, string])[] = [
@@ -61,8 +65,22 @@ export function words(text: string): string[] {
  * fewer, and words with a digit, are kept as they are.
  */
 export function term(word: string): string | null {
+  let t = TERM_CACHE.get(word);
+  if (t === undefined) {
+    if (TERM_CACHE.size >= MAX_CACHED_TERMS) TERM_CACHE.clear();
+    t = stem(word);
+    TERM_CACHE.set(word, t);
+  }
+  return t;
+}
+
+/** Words seen and their terms: a tool list repeats a few thousand words many times. */
+const TERM_CACHE = new Map<string, string | null>();
+const MAX_CACHED_TERMS = 50_000;
+
+function stem(word: string): string | null {
   if (STOP_WORDS.has(word)) return null;
-  if (word.length <= 3 || /\d/.test(word)) return word;
+  if (word.length <= 3 || /\d/.test(word) || NOT_PLURAL.has(word)) return word;
   let w = word;
   if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
   else if (w.endsWith('sses')) w = w.slice(0, -2);
@@ -163,12 +181,13 @@ function joinedWords(ws: readonly string[], vocabulary: ReadonlySet<string>): st
   return out;
 }
 
-/** The distinct terms of a request, at most `max`, given the terms the indexed tools use. */
+/**
+ * The distinct terms of a request, at most `max`, given the terms the indexed tools use;
+ * read from the request's first `max * 4` words.
+ */
 export function requestTerms(query: string, vocabulary: ReadonlySet<string>, max: number): string[] {
-  const plain = plainRequest(query);
-  const all = [
-    ...terms(plain).flatMap((t) => splitCompound(t, vocabulary)),
-    ...joinedWords(allWords(plain), vocabulary),
-  ];
+  const ws = allWords(plainRequest(query)).slice(0, max * 4);
+  const own = ws.filter((w) => w.length > 1).map(term);
+  const all = [...own.flatMap((t) => (t ? splitCompound(t, vocabulary) : [])), ...joinedWords(ws, vocabulary)];
   return [...new Set(all)].slice(0, max);
 }
