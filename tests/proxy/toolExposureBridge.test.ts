@@ -127,6 +127,16 @@ describe('a reload of the bridge', () => {
     expect(names((await client.listTools()).tools)).toEqual([...META, ...prefixed('b')]);
     expect((await b.status()).economy).toMatchObject({ exposure: 'search', inForce: 'search', alwaysServers: ['b'] });
 
+    // An edit that breaks b's entry: b keeps running on its previous entry, and stays always listed.
+    writeFileSync(
+      file,
+      JSON.stringify({ toolExposure: 'search', mcpServers: { ...s, b: { ...s.b, args: [1], expose: 'always' } } }),
+    );
+    const broken = (await (await b.fetch('/config/reload', { method: 'POST' })).json()) as Json;
+    expect(broken).toMatchObject({ ok: true, invalid: ['b'], options: [] });
+    expect(names((await client.listTools()).tools)).toEqual([...META, ...prefixed('b')]);
+    expect((await b.status()).economy?.alwaysServers).toEqual(['b']);
+
     writeFileSync(file, JSON.stringify({ toolBudgetTokens: 1_000_000, mcpServers: servers() }));
     await b.fetch('/config/reload', { method: 'POST' });
     await waitFor(() => seen.count === 2, 10_000, 'list_changed after the second reload');
