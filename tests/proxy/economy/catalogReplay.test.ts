@@ -70,7 +70,8 @@ describe('the stdio aggregation of the whole replayed set', () => {
     ensureCli();
     cli = new CliProcess([
       '--config',
-      JSON.stringify({ mcpServers: catalogServers() }),
+      // Every tool listed, as before tool exposure: the set is far past the budget of the default `auto`.
+      JSON.stringify({ toolExposure: 'all', mcpServers: catalogServers() }),
       '--no-watchdog',
       '--ready-timeout',
       '60000',
