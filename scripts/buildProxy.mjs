@@ -52,6 +52,11 @@ export const PROXY_FILES = [
     what: "the login shell's PATH, read when a command is not on PATH",
   },
   {
+    file: 'qiming-mcp-tool-economy.cjs',
+    entries: ['src/proxy/hub/economy/metaTools.ts'],
+    what: "an aggregate's meta-tools (search_tools, call_tool) and its list in search mode",
+  },
+  {
     file: 'qiming-mcp-tool-search.cjs',
     entries: ['src/proxy/hub/economy/toolSearch.ts'],
     what: "tool search (minisearch), for an aggregate's first search_tools",

@@ -118,5 +118,19 @@ function judgeInvalid(
   const { invalid = [], ...options } = next;
   const kept = invalid.filter((e) => before.has(e.id));
   const failed = invalid.filter((e) => !before.has(e.id));
-  return { effective: { ...options, servers: [...next.servers, ...kept.map((e) => before.get(e.id)!)] }, failed, kept };
+  // A kept entry keeps how it was presented too (its `expose`, its `description`).
+  const keptIds = new Set(kept.map((e) => e.id));
+  const exposeAlways = [...options.exposeAlways, ...running.exposeAlways.filter((id) => keptIds.has(id))];
+  const serverDescriptions = { ...options.serverDescriptions };
+  for (const [id, d] of Object.entries(running.serverDescriptions)) if (keptIds.has(id)) serverDescriptions[id] = d;
+  return {
+    effective: {
+      ...options,
+      exposeAlways,
+      serverDescriptions,
+      servers: [...next.servers, ...kept.map((e) => before.get(e.id)!)],
+    },
+    failed,
+    kept,
+  };
 }

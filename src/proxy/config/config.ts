@@ -22,6 +22,8 @@ import * as z from 'zod/mini';
 import {
   capabilityFlags,
   DEFAULT_READY_TIMEOUT_MS,
+  DEFAULT_TOOL_BUDGET_TOKENS,
+  entryPresentation,
   formatPath,
   invalidEntry,
   isPlainObject,
@@ -40,16 +42,30 @@ import { jsoncToJson } from './jsonc.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
-export type { EntryCommon, StdioEntry, RemoteEntry, ServerEntry, ProxyConfig, InvalidEntry } from './configTypes.js';
+export type {
+  EntryCommon,
+  StdioEntry,
+  RemoteEntry,
+  ServerEntry,
+  ProxyConfig,
+  InvalidEntry,
+  ToolExposureSetting,
+} from './configTypes.js';
 export {
   DEFAULT_TIMEOUT_MS,
   DEFAULT_STDIO_CONNECTION_TIMEOUT_MS,
   DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS,
   DEFAULT_READY_TIMEOUT_MS,
+  DEFAULT_TOOL_BUDGET_TOKENS,
   MAX_TIMEOUT_MS,
   SERVER_ID_RE,
   formatPath,
 } from './configEntry.js';
+
+const TOOL_EXPOSURE = ['auto', 'all', 'search'] as const;
+const TOKENS = 'a positive integer (tokens)';
+/** Far above any model's context: a larger budget is a typo, not a choice. */
+const MAX_TOOL_BUDGET_TOKENS = 100_000_000;
 
 // The top level; the servers map is found by clientFormats.ts, its entries validated one by one in configEntry.ts.
 const topSchema = z.looseObject(
@@ -58,6 +74,15 @@ const topSchema = z.looseObject(
     readyTimeoutMs: z.optional(ms(1)),
     toolTimeouts: z.optional(msMap()),
     clientCapabilities: z.optional(capabilityFlags()),
+    toolExposure: z.optional(z.enum(TOOL_EXPOSURE, { error: oneOf(TOOL_EXPOSURE) })),
+    toolBudgetTokens: z.optional(
+      z
+        .int({ error: must(TOKENS) })
+        .check(
+          z.minimum(1, { error: `must be ${TOKENS}` }),
+          z.maximum(MAX_TOOL_BUDGET_TOKENS, { error: `must be at most ${MAX_TOOL_BUDGET_TOKENS}` }),
+        ),
+    ),
   },
   { error: must('a JSON object') },
 );
@@ -113,12 +138,20 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   // Note: JS objects put integer-like keys ("1", "42") first; such ids lose their file order.
   const servers: ServerEntry[] = [];
   const invalid: InvalidEntry[] = [];
+  const exposeAlways: string[] = [];
+  const serverDescriptions: Record<string, string> = {};
   for (const [id, value] of Object.entries(serversOf(raw, top))) {
     const issues: string[] = [];
     const entry = parseEntry(id, value, env, issues, vars);
     // parseEntry gives undefined only with issues.
-    if (entry) servers.push(entry);
-    else invalid.push(invalidEntry(id, value, issues));
+    if (!entry) {
+      invalid.push(invalidEntry(id, value, issues));
+      continue;
+    }
+    servers.push(entry);
+    const shown = entryPresentation(value);
+    if (shown.always) exposeAlways.push(id);
+    if (shown.description !== undefined) serverDescriptions[id] = shown.description;
   }
   const options = parsed.success ? parsed.data : {};
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
@@ -133,6 +166,10 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       toolNaming: options.toolNaming ?? 'prefixed',
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       toolTimeouts,
+      toolExposure: options.toolExposure ?? 'auto',
+      toolBudgetTokens: options.toolBudgetTokens ?? DEFAULT_TOOL_BUDGET_TOKENS,
+      exposeAlways,
+      serverDescriptions,
       invalid,
     },
   };

@@ -2,7 +2,8 @@
  * What changed between two normalised configs, server by server: the servers added, removed,
  * changed (any normalised field of the entry: command, args, env, url, headers, filters,
  * timeouts, `disabled`, the merged client capabilities) and unchanged, and which top-level
- * options moved. Entries are compared after normalisation, so key order, an `authToken`
+ * options moved (an entry's `expose` and `description` are options: they change how an
+ * aggregate lists tools, not the server). Entries are compared after normalisation, so key order, an `authToken`
  * written as a header or a default spelt out do not count as changes. Pure: nothing here
  * starts or stops anything (the bridge applies a diff in hub/hubReload.ts).
  */
@@ -13,6 +14,10 @@ export interface ConfigOptionChanges {
   toolNaming?: ProxyConfig['toolNaming'];
   toolTimeouts?: ProxyConfig['toolTimeouts'];
   readyTimeoutMs?: number;
+  toolExposure?: ProxyConfig['toolExposure'];
+  toolBudgetTokens?: number;
+  exposeAlways?: string[];
+  serverDescriptions?: Record<string, string>;
 }
 
 export interface ConfigDiff {
@@ -43,6 +48,12 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
   if (before.toolNaming !== after.toolNaming) diff.options.toolNaming = after.toolNaming;
   if (!sameValue(before.toolTimeouts, after.toolTimeouts)) diff.options.toolTimeouts = { ...after.toolTimeouts };
   if (before.readyTimeoutMs !== after.readyTimeoutMs) diff.options.readyTimeoutMs = after.readyTimeoutMs;
+  if (before.toolExposure !== after.toolExposure) diff.options.toolExposure = after.toolExposure;
+  if (before.toolBudgetTokens !== after.toolBudgetTokens) diff.options.toolBudgetTokens = after.toolBudgetTokens;
+  if (!sameValue([...before.exposeAlways].sort(), [...after.exposeAlways].sort()))
+    diff.options.exposeAlways = [...after.exposeAlways];
+  if (!sameValue(before.serverDescriptions, after.serverDescriptions))
+    diff.options.serverDescriptions = { ...after.serverDescriptions };
   return diff;
 }
 

@@ -22,6 +22,11 @@ export const DEFAULT_STDIO_CONNECTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS = 20_000;
 /** How long the first `tools/list` waits for servers still starting. */
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
+/**
+ * The estimated tokens of an aggregate's tool list past which `"toolExposure": "auto"` lists by
+ * search: 10% of a 200k-token context (decisions/0032-tool-exposure.md).
+ */
+export const DEFAULT_TOOL_BUDGET_TOKENS = 20_000;
 export { MAX_TIMEOUT_MS };
 /** Server ids double as URL path segments and tool-name prefixes, hence the narrow set. */
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -73,6 +78,10 @@ const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
 };
 /** An entry's `protocol`: the MCP era spoken to it (upstream/era/), "auto" probing. */
 const PROTOCOLS = ['2025-11-25', '2026-07-28', 'auto'] as const;
+/** An entry's `expose`: `always` keeps its tools listed when an aggregate lists by search (hub/economy/). */
+const EXPOSE = ['always', 'deferred'] as const;
+/** The longest `description` (one line in the meta-tools' descriptions). */
+export const MAX_SERVER_DESCRIPTION = 300;
 export const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(', ')}`;
 
 // Loose objects: unknown fields (other clients' extensions) are kept and ignored, never rejected.
@@ -107,6 +116,12 @@ const entrySchema = z.looseObject(
     persistent: z.optional(bool()),
     clientCapabilities: z.optional(capabilityFlags()),
     protocol: z.optional(z.enum(PROTOCOLS, { error: oneOf(PROTOCOLS) })),
+    expose: z.optional(z.enum(EXPOSE, { error: oneOf(EXPOSE) })),
+    description: z.optional(
+      str().check(
+        z.maxLength(MAX_SERVER_DESCRIPTION, { error: `must be at most ${MAX_SERVER_DESCRIPTION} characters` }),
+      ),
+    ),
   },
   { error: must('an object') },
 );
@@ -273,6 +288,17 @@ export function parseEntry(
     if (e.oauth !== undefined) entry.oauth = parseOAuth(e.oauth, val, add);
   }
   return issues.length === before ? entry : undefined;
+}
+
+/**
+ * What an entry says of how an aggregate presents its tools (`expose`, `description`): kept out
+ * of the {@link ServerEntry}, so that changing them restarts nothing (config.ts gathers them at
+ * the top level). `raw` is an entry {@link parseEntry} accepted.
+ */
+export function entryPresentation(raw: unknown): { always: boolean; description?: string } {
+  const e = isPlainObject(raw) ? raw : {};
+  const description = typeof e.description === 'string' ? e.description.trim() : '';
+  return { always: e.expose === 'always', ...(description ? { description } : {}) };
 }
 
 /** The {@link InvalidEntry} of an entry whose problems are `issues`. */

@@ -78,6 +78,20 @@ export interface ProxyConfig {
   readyTimeoutMs: number;
   /** Global `{glob: ms}` tool timeouts; an entry's own `toolTimeouts` win. */
   toolTimeouts: Record<string, number>;
+  /**
+   * What an aggregate session's `tools/list` holds (hub/economy/): `all` every tool, `search` the
+   * meta-tools and the `exposeAlways` servers' tools, `auto` all within `toolBudgetTokens`, else search.
+   */
+  toolExposure: ToolExposureSetting;
+  /** The estimated tokens of an aggregate's merged tool list past which `auto` means `search`. */
+  toolBudgetTokens: number;
+  /** Ids of the servers whose tools stay listed in `search` mode (an entry's `"expose": "always"`). */
+  exposeAlways: string[];
+  /** An entry's own one-line `"description"`, by id: its line in the meta-tools' descriptions. */
+  serverDescriptions: Record<string, string>;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }
+
+/** The top-level `toolExposure`. */
+export type ToolExposureSetting = 'auto' | 'all' | 'search';

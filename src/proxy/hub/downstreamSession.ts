@@ -28,6 +28,7 @@ import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForwar
 import type { HeldSession } from './modern/heldCall.js';
 import { listenTasks } from './tasks/modernTaskListen.js';
 import { answerModernResult } from './tasks/forLegacyClient.js';
+import { FoundTools } from './economy/foundTools.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
 export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
@@ -40,8 +41,17 @@ export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field:
 /** How long a session whose client closed its input keeps finishing received requests. */
 export const DRAIN_ON_EOF_MS = 10_000;
 
+let sessionCount = 0;
+
 export class DownstreamSession implements HeldSession {
   readonly peer: JsonRpcPeer;
+  /** This process's count of sessions when this one began: how the status names it. */
+  readonly serial = ++sessionCount;
+  readonly startedAt = Date.now();
+  /** The client's own name (`clientInfo.name`), once it said it. */
+  clientName?: string;
+  /** In aggregate scope, the tools this session found by search (economy/foundTools.ts). */
+  readonly found?: FoundTools;
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
@@ -73,6 +83,7 @@ export class DownstreamSession implements HeldSession {
     readonly scope: SessionScope,
   ) {
     this.peer = new JsonRpcPeer(transport);
+    if (scope.serverId === undefined) this.found = new FoundTools();
     this.queue = new SessionQueueBound(hub.logger);
     this.notices = new ListChangeNotices(hub.listVersion, (m) => this.notify(m));
     this.peer.onrequest = (req) => {
@@ -140,6 +151,12 @@ export class DownstreamSession implements HeldSession {
     if (this.initialized) this.notices.changed(kind);
   }
 
+  /** Tools joined this session's own `tools/list` (found by search): only its client hears of it. */
+  toolsFound(): void {
+    this.listens?.changed('tools');
+    if (this.initialized) this.notices.changedHere('tools');
+  }
+
   /**
    * Closes the session. After stdin EOF, received requests are finished first, bounded by
    * `drainMs` or, while servers are in their first start, the ready window (`echo request |
@@ -192,6 +209,7 @@ export class DownstreamSession implements HeldSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
+      this.clientName ??= clientNameOf((req.params?._meta as Record<string, unknown> | undefined)?.[CLIENT_INFO]);
       if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
@@ -201,6 +219,10 @@ export class DownstreamSession implements HeldSession {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.notices.listed(kind);
+      if (list.kind === 'tools' && this.found && this.hub.exposure.mode() === 'search') {
+        const { searchModeTools } = await import('./economy/metaTools.js');
+        return this.reply(req.id, { tools: searchModeTools(this.hub, this.found) });
+      }
       const meta = this.single?.lists.meta[list.kind];
       return this.reply(req.id, {
         [list.field]: this.hub.list(list.kind, this.scope),
@@ -271,6 +293,7 @@ export class DownstreamSession implements HeldSession {
   private async initialize(req: RpcRequest): Promise<void> {
     const p = req.params ?? {};
     this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
+    this.clientName = clientNameOf(p.clientInfo);
     let answered!: () => void;
     this.initializing = new Promise<void>((r) => (answered = r));
     try {
@@ -345,4 +368,11 @@ export class DownstreamSession implements HeldSession {
     this.logLevels?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
+}
+
+const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
+
+function clientNameOf(info: unknown): string | undefined {
+  const name = (info as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name.slice(0, 100) : undefined;
 }

@@ -26,6 +26,8 @@ import { invalidEntryStatus } from '../upstream/upstreamStatus.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
 import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js';
 import { DownstreamSession } from './downstreamSession.js';
+import { ToolExposure } from './economy/toolExposure.js';
+import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus } from '../../shared/status.js';
@@ -57,6 +59,10 @@ export class Hub implements SessionHost {
   private tables?: { tools: NameTable; prompts: NameTable };
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Record<ListKind, number> = { tools: 0, prompts: 0, resources: 0 };
+  /** Bumped whenever what a list shows may have changed (a list, a server's state, the config): what caches key on. */
+  listsEpoch = 0;
+  /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
+  readonly exposure = new ToolExposure(this);
   readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
@@ -112,7 +118,7 @@ export class Hub implements SessionHost {
     await this.upstreams.get(entry.id)?.stop();
     const u = this.createUpstream(entry);
     this.upstreams.set(entry.id, u);
-    this.tables = undefined;
+    this.relist();
     this.onstatus?.();
     return u;
   }
@@ -122,22 +128,24 @@ export class Hub implements SessionHost {
     const u = this.upstreams.get(id);
     if (!u) return;
     this.upstreams.delete(id);
-    this.tables = undefined;
+    this.relist();
     await Promise.all([...this.sessions].filter((s) => s.scope.serverId === id).map((s) => s.close(0, reason)));
     await u.stop();
     for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
     this.onstatus?.();
   }
 
-  /** New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming` renames (list_changed). */
+  /**
+   * New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming`
+   * renames, the tool exposure options change what aggregates list (both with list_changed).
+   */
   setOptions(changes: ConfigOptionChanges): void {
     this.config = { ...this.config, ...changes };
-    if (changes.toolNaming === undefined) return;
-    this.tables = undefined;
-    for (const k of ['tools', 'prompts'] as const) {
-      this.listVersion[k]++;
-      for (const s of this.sessions) if (s.scope.serverId === undefined) s.listChanged(k);
-    }
+    const renamed = changes.toolNaming !== undefined;
+    const exposed = [changes.toolExposure, changes.toolBudgetTokens, changes.exposeAlways, changes.serverDescriptions];
+    if (!renamed && exposed.every((c) => c === undefined)) return;
+    this.relist();
+    for (const k of renamed ? (['tools', 'prompts'] as const) : (['tools'] as const)) this.aggregateListChanged(k);
   }
 
   /** Attaches a downstream transport; the caller starts the returned session. */
@@ -191,6 +199,24 @@ export class Hub implements SessionHost {
 
   toolAllowed(u: Upstream, name: string): boolean {
     return isToolAllowed(u.entry.toolFilter, name); // command-line filters are merged in by loadCliConfig
+  }
+
+  readyIds(): string[] {
+    return [...this.upstreams.values()].filter((u) => u.isReady).map((u) => u.id);
+  }
+
+  /** The aggregate scope's tools with the server of each, names as exposed (for tool search and the status). */
+  toolsByServer(): { serverId: string; tool: Item }[] {
+    const out: { serverId: string; tool: Item }[] = [];
+    for (const u of this.upstreams.values()) {
+      if (!u.isReady) continue;
+      for (const t of u.lists.tools) {
+        const name = String(t.name);
+        if (this.toolAllowed(u, name))
+          out.push({ serverId: u.id, tool: { ...t, name: this.names().tools.exposedName(u.id, name) ?? name } });
+      }
+    }
+    return out;
   }
 
   /** Lists merged over a scope; names namespaced in aggregate scope. */
@@ -310,7 +336,7 @@ export class Hub implements SessionHost {
       // Every configured id, ready or not: a name does not depend on which servers are up (naming.ts).
       const ids = [...this.upstreams.keys()];
       this.tables = {
-        tools: new NameTable(tools, this.config.toolNaming, ids),
+        tools: new NameTable(tools, this.config.toolNaming, ids, META_TOOL_NAMES),
         prompts: new NameTable(prompts, this.config.toolNaming, ids),
       };
     }
@@ -318,14 +344,27 @@ export class Hub implements SessionHost {
   }
 
   private onUpstreamState(u: Upstream): void {
-    this.tables = undefined;
+    this.relist();
     if (u.isReady) for (const k of ['tools', 'prompts', 'resources'] as const) this.onListChanged(u, k);
     if (u.isReady) this.subscriptions.renew(u);
+    // Its tools left the list without a list_changed: one is due if that flipped the mode `auto` gives.
+    else if (this.exposure.flippedWithout(u.id)) this.aggregateListChanged('tools');
     this.onstatus?.();
   }
 
-  private onListChanged(u: Upstream, kind: ListKind): void {
+  /** What a list shows may have changed: names and what is weighed per epoch are recomputed on use. */
+  private relist(): void {
     this.tables = undefined;
+    this.listsEpoch++;
+  }
+
+  private aggregateListChanged(kind: ListKind): void {
+    this.listVersion[kind]++;
+    for (const s of this.sessions) if (s.scope.serverId === undefined) s.listChanged(kind);
+  }
+
+  private onListChanged(u: Upstream, kind: ListKind): void {
+    this.relist();
     this.listVersion[kind]++;
     for (const s of this.sessionsFor(u)) s.listChanged(kind);
     if (kind === 'tools') this.onstatus?.();

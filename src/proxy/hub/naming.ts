@@ -35,6 +35,8 @@ export function namespacedName(serverId: string, name: string): string {
   return raw.slice(0, MAX_NAME_LENGTH - suffix.length) + suffix;
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 export interface NamedItem {
   serverId: string;
   name: string;
@@ -49,12 +51,18 @@ export class NameTable {
   private readonly byExposed = new Map<string, NamedItem>();
   private readonly byOriginal = new Map<string, string>();
 
-  constructor(items: NamedItem[], mode: NamingMode, serverIds: Iterable<string> = items.map((it) => it.serverId)) {
+  /** `reserved`: names the aggregate answers itself (the meta-tools): a tool so named keeps its prefix in `original` mode. */
+  constructor(
+    items: NamedItem[],
+    mode: NamingMode,
+    serverIds: Iterable<string> = items.map((it) => it.serverId),
+    reserved: ReadonlySet<string> = NO_NAMES,
+  ) {
     const prefixes = [...new Set([...serverIds].map((id) => `${sanitize(id)}${NAME_SEPARATOR}`))];
     const counts = new Map<string, number>();
     if (mode === 'original') for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
     for (const it of items) {
-      const keepRaw = mode === 'original' && counts.get(it.name) === 1;
+      const keepRaw = mode === 'original' && counts.get(it.name) === 1 && !reserved.has(it.name);
       let exposed = keepRaw ? it.name : namespacedName(it.serverId, it.name);
       if (!keepRaw && readsAsOther(exposed, it, prefixes)) exposed = withHash(exposed, key(it));
       // What can still meet: a raw name of `original` mode, or a tool named like another's hashed name. The later one is hashed.

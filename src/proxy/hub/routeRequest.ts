@@ -13,12 +13,16 @@ import { routeTaskRequest, taskCreated } from './tasks/taskRequests.js';
 import { isLogLevel } from './modern/logLevels.js';
 import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.js';
 import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
+import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   switch (req.method) {
     case 'tools/call':
+      // An aggregate's meta-tools (economy/metaTools.ts); under `"toolExposure": "all"` a pass-through, as without them.
+      if (s.found && hub.config.toolExposure !== 'all' && META_TOOL_NAMES.has(p.name as string))
+        return metaToolCall(hub, s, req);
       return callNamed(hub, s, req, 'tool');
     case 'prompts/get':
       return callNamed(hub, s, req, 'prompt');
@@ -65,6 +69,12 @@ function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise
       void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
   }
   return s.reply(req.id, {});
+}
+
+/** `search_tools` or `call_tool`; `call_tool` routes its tool as a `tools/call` of that name (one in-process hop). */
+async function metaToolCall(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
+  const { answerMetaTool } = await import('./economy/metaTools.js');
+  return answerMetaTool(hub, s, req, (call) => callNamed(hub, s, call, 'tool'));
 }
 
 async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {

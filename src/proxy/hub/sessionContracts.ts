@@ -14,6 +14,8 @@ import type { NamedItem } from './naming.js';
 import type { TaskTable } from './tasks/taskTable.js';
 import type { HeldInputTable } from './modern/heldInputTable.js';
 import type { EraTaskTable } from './tasks/modernTaskTable.js';
+import type { FoundTools } from './economy/foundTools.js';
+import type { ToolExposure } from './economy/toolExposure.js';
 
 /** One downstream request forwarded to an upstream and not yet answered. */
 export interface InFlight {
@@ -56,6 +58,10 @@ export interface RoutingSession extends HubSession {
   logLevel?: string;
   /** A 2026-07-28 client (modern/envelope.ts). */
   readonly isModern: boolean;
+  /** An aggregate session's tools found by `search_tools` (economy/foundTools.ts); none in single scope. */
+  readonly found?: FoundTools;
+  /** Tools joined this session's own `tools/list`: its client hears `list_changed`. */
+  toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
@@ -96,6 +102,12 @@ export interface SessionHost extends HeldHost {
   readonly drainOnEofMs?: number;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Readonly<Record<ListKind, number>>;
+  /** Bumped whenever what a list shows may have changed: what per-list caches key on. */
+  readonly listsEpoch: number;
+  /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
+  readonly exposure: ToolExposure;
+  /** The aggregate scope's tools with the server of each, names as exposed. */
+  toolsByServer(): { serverId: string; tool: Item }[];
   upstream(id: string): Upstream | undefined;
   inScope(scope: SessionScope): Upstream[];
   waitReady(scope: SessionScope): Promise<void> | undefined;
