@@ -30,10 +30,13 @@ const START_TIMEOUT_MS = 90_000;
 /** A placeholder where a server refuses to start without a credential: never a real secret. */
 const DUMMY = 'dummy-offline-capture';
 
+/** @typedef {{ id: string, pkg: string, bin?: string, args?: string[], env?: Record<string, string> }} CaptureServer */
+/** @typedef {{ version: string, license?: string | { type?: string }, bin: string | Record<string, string> }} Manifest */
+
 /**
  * The servers: short id, npm package, the `bin` to run, its arguments and the environment it
  * needs to start. `{scratch}` in an argument or value is the server's scratch folder.
- * @type {Array<{ id: string, pkg: string, bin?: string, args?: string[], env?: Record<string, string> }>}
+ * @type {CaptureServer[]}
  */
 const SERVERS = [
   { id: 'playwright', pkg: '@playwright/mcp' },
@@ -66,12 +69,20 @@ const SERVERS = [
   { id: 'puppeteer', pkg: '@modelcontextprotocol/server-puppeteer' },
 ];
 
-/** @param {string} pkg */
+/**
+ * @param {string} pkg
+ * @returns {Manifest}
+ */
 function packageJson(pkg) {
   return JSON.parse(readFileSync(join(INSTALL, 'node_modules', pkg, 'package.json'), 'utf8'));
 }
 
-/** The file a package's bin runs: the named one, else its only (or first) bin. */
+/**
+ * The file a package's bin runs: the named one, else its only (or first) bin.
+ * @param {string} pkg
+ * @param {Manifest} manifest
+ * @param {string} [name]
+ */
 function binFile(pkg, manifest, name) {
   const bin = manifest.bin;
   const rel = typeof bin === 'string' ? bin : bin[name ?? Object.keys(bin)[0]];
@@ -79,7 +90,11 @@ function binFile(pkg, manifest, name) {
   return join(INSTALL, 'node_modules', pkg, rel);
 }
 
-/** A file of the installed package, or undefined. */
+/**
+ * A file of the installed package, or undefined.
+ * @param {string} pkg
+ * @param {string} name
+ */
 function packageFile(pkg, name) {
   try {
     return readFileSync(join(INSTALL, 'node_modules', pkg, name), 'utf8');
@@ -92,6 +107,8 @@ function packageFile(pkg, name) {
  * The licence as package.json states it; where it says "SEE LICENSE IN …" or nothing, the
  * licence its LICENSE file or README names (the reference servers ship no LICENSE file and
  * say "licensed under the MIT License" in their README).
+ * @param {string} pkg
+ * @param {Manifest} manifest
  */
 function licenseOf(pkg, manifest) {
   const stated = typeof manifest.license === 'string' ? manifest.license : manifest.license?.type;
@@ -107,7 +124,10 @@ function licenseOf(pkg, manifest) {
 /** @param {string} text @param {string} scratch */
 const fill = (text, scratch) => text.replaceAll('{scratch}', scratch);
 
-/** Starts one server, lists every page of its tools, stops it. */
+/**
+ * Starts one server, lists every page of its tools, stops it.
+ * @param {CaptureServer} server
+ */
 async function capture(server) {
   const manifest = packageJson(server.pkg);
   // A fixed path, so that a server naming its working folder in a description (figma) says the same every run.
