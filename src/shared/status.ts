@@ -39,6 +39,47 @@ export interface ServerStatus {
   auth?: 'signed-in' | 'needs-auth' | 'signing-in';
   /** stdio servers once spawned: which command ran and which PATH it got (secrets masked). */
   launch?: ServerLaunchInfo;
+  /** While ready: how many tools an aggregate lists of it (its tool filters applied). */
+  toolCount?: number;
+  /** While ready: the estimated tokens of those tools' definitions, as an aggregate lists them. */
+  toolTokens?: number;
+}
+
+/** `toolExposure` as configured: `auto` lists by search once the merged list passes the budget. */
+export type ToolExposureSetting = 'auto' | 'all' | 'search';
+
+/**
+ * What an aggregate (the bridge's `/mcp`) hands an agent of its tools (src/proxy/hub/economy/):
+ * every tool (`all`), or only the meta-tools `search_tools` and `call_tool`, the tools of the
+ * `"expose": "always"` servers and each session's found tools (`search`). Token figures are
+ * estimates from the definitions' JSON size (hub/economy/tokenEstimate.ts).
+ */
+export interface ToolEconomyStatus {
+  /** `toolExposure` as configured. */
+  exposure: ToolExposureSetting;
+  /** What an aggregate session's `tools/list` gives now. */
+  inForce: 'all' | 'search';
+  /** `toolBudgetTokens`: the weight past which `auto` lists by search. */
+  budgetTokens: number;
+  /** The tools of every ready server (filters applied): what `all` lists. */
+  totalTools: number;
+  /** Their estimated tokens, the merged list as a whole. */
+  totalTokens: number;
+  /** Ids of the servers whose tools stay listed in search mode. */
+  alwaysServers: string[];
+  /** Aggregate sessions that loaded tools by search, most recently active first, at most 32. */
+  sessions: EconomySessionStatus[];
+}
+
+/** One aggregate session and the tools it loaded by `search_tools`. */
+export interface EconomySessionStatus {
+  /** Its number among the sessions of the bridge process. */
+  id: number;
+  /** The client's own name (`clientInfo.name`), if it gave one. */
+  client?: string;
+  startedAt: string;
+  /** The tools `search_tools` added to its list, as it calls them, oldest first (at most 64 kept). */
+  loaded: string[];
 }
 
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';
@@ -56,6 +97,8 @@ export interface RuntimeStatus {
     watcherPid?: number;
   };
   servers: ServerStatus[];
+  /** The tool economy of the bridge's aggregate (`/mcp`); absent from a runtime that has no bridge status yet. */
+  economy?: ToolEconomyStatus;
 }
 
 /**

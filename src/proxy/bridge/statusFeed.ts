@@ -5,6 +5,7 @@
 import type { Hub } from '../hub/hub.js';
 import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
+import { economyStatus } from '../hub/economy/economyStatus.js';
 
 const COALESCE_MS = 25;
 
@@ -25,8 +26,10 @@ export class StatusFeed {
   current(): RuntimeStatus {
     const servers = this.hub.status();
     if (this.authOf) for (const s of servers) if (s.transport !== 'stdio') s.auth = this.authOf(s.id) ?? s.auth;
+    const { economy, servers: weights } = economyStatus(this.hub);
+    for (const s of servers) Object.assign(s, weights.get(s.id));
     const watcherPid = groupWatcherPid();
-    return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers };
+    return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers, economy };
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {

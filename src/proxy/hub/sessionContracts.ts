@@ -108,6 +108,8 @@ export interface SessionHost extends HeldHost {
   readonly exposure: ToolExposure;
   /** The aggregate scope's tools with the server of each, names as exposed. */
   toolsByServer(): { serverId: string; tool: Item }[];
+  /** Something the status shows changed (a session's found tools, say). */
+  readonly onstatus?: () => void;
   upstream(id: string): Upstream | undefined;
   inScope(scope: SessionScope): Upstream[];
   waitReady(scope: SessionScope): Promise<void> | undefined;

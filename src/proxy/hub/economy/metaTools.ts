@@ -95,7 +95,9 @@ async function searchTools(
   await s.reply(req.id, { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
   // After the answer, so a client that re-lists on the notice already has the definitions it asked for.
   const joined = s.found!.add(hits.filter((h) => !v.alwaysServers.has(h.serverId)).map((h) => h.name));
-  if (joined > 0 && hub.exposure.mode() === 'search') s.toolsFound();
+  if (joined === 0) return;
+  if (hub.exposure.mode() === 'search') s.toolsFound();
+  hub.onstatus?.();
 }
 
 /** A tool's definition as search_tools returns it. */
