@@ -37,6 +37,11 @@ export interface RealAgent {
    * refuses them, and the tests fail on any other.
    */
   refusedHosts: readonly string[];
+  /**
+   * Whether it keeps a long MCP tool list from the model by itself, behind a search of its own,
+   * so that the model cannot call such a tool by name at first.
+   */
+  defersLongToolLists: boolean;
 }
 
 /** Claude Code (behind both Claude agents) names MCP tools `mcp__<entry>__<tool>`. */
@@ -48,6 +53,7 @@ function claudeAgent(name: 'claude-code-acp' | 'claude-agent-acp', refusedHosts:
   return {
     name,
     refusedHosts,
+    defersLongToolLists: false,
     startModel: startAnthropicModel,
     launch: (home, modelUrl, base) => ({
       command: process.execPath,
@@ -82,6 +88,7 @@ function geminiToolName(entry: string, tool: string): string {
 const geminiCli: RealAgent = {
   name: 'gemini-cli',
   refusedHosts: [],
+  defersLongToolLists: false,
   startModel: startGeminiModel,
   launch(home, modelUrl, base) {
     mkdirSync(join(home, '.gemini'), { recursive: true });
@@ -116,6 +123,8 @@ const geminiCli: RealAgent = {
 const codexAcp: RealAgent = {
   name: 'codex-acp',
   refusedHosts: [],
+  // Past a size it hands MCP tools to the model only through its own `tool_search` (BM25).
+  defersLongToolLists: true,
   startModel: startOpenaiModel,
   launch(home, modelUrl, base) {
     // A model provider of our own: the Responses API at the fake, its key from FAKE_OPENAI_KEY.
