@@ -44,8 +44,11 @@ const AT_ONCE = 2;
 type Mode = 'all' | 'search';
 interface Figure {
   agent: string;
+  /** Tokens of the first request's tools in `all` mode: all of them, and the aggregate's. */
   all: number;
+  allOurs: number;
   search: number;
+  searchOurs: number;
   /** How the found tool was called right after the search. */
   found: Route;
   /** How it was called on the session's next prompt (by name once the agent re-listed). */
@@ -85,10 +88,11 @@ function figureTable(): string {
   const rows = REAL_AGENTS.flatMap((a) => figures.filter((f) => f.agent === a.name));
   return [
     `first model request's tools (o200k tokens), ${CATALOG_IDS.length} replayed servers:`,
-    '| agent | all | search | all / search | found tool called | on the next prompt |',
-    '|---|---:|---:|---:|---|---|',
+    '| agent | all | of which ours | search | of which ours | all / search | found tool called | on the next prompt |',
+    '|---|---:|---:|---:|---:|---:|---|---|',
     ...rows.map(
-      (f) => `| ${f.agent} | ${f.all} | ${f.search} | ${(f.all / f.search).toFixed(1)} | ${f.found} | ${f.next} |`,
+      (f) =>
+        `| ${[f.agent, f.all, f.allOurs, f.search, f.searchOurs, (f.all / f.search).toFixed(1), f.found, f.next].join(' | ')} |`,
     ),
   ].join('\n');
 }
@@ -109,6 +113,12 @@ async function inSlot<T>(fn: () => Promise<T>): Promise<T> {
 
 /** o200k tokens of the tool definitions a request carried, as JSON. */
 const toolTokens = (req: ModelRequest) => encode(JSON.stringify(req.toolDefinitions)).length;
+/** o200k tokens of the definitions of the aggregate's tools among them (the agent's names for the entry's tools). */
+const ourTokens = (agent: RealAgent, req: ModelRequest) => {
+  const prefix = agent.toolName(DEFAULT_ENTRY_NAME, '');
+  const ours = req.definitions.filter((d) => d.name.startsWith(prefix)).map((d) => d.definition);
+  return ours.length ? encode(JSON.stringify(ours)).length : 0;
+};
 
 /** A tool result's text with JSON string escapes dropped (agents wrap results in JSON of their own). */
 const plain = (text: string | undefined) => (text ?? '').replace(/\\/g, '');
@@ -276,7 +286,9 @@ describe(`real ACP agents with fake model APIs, through the stdio aggregate of $
             const figure: Figure = {
               agent: agent.name,
               all: toolTokens(all[0]),
+              allOurs: ourTokens(agent, all[0]),
               search: toolTokens(found[0]),
+              searchOurs: ourTokens(agent, found[0]),
               found: route('marker-b2')!,
               next: route('marker-c3')!,
             };
