@@ -28,7 +28,7 @@ import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
 import { awaitGone, freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { sweepOrphans } from '../../proxy/index.js';
-import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
+import { readUserConfig, type AggregateExposure, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
 import {
@@ -127,13 +127,13 @@ export class McpRuntime {
   }
 
   /** Which servers an agent session gets from the bridge and which it runs itself. */
-  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> } {
+  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown>; exposure?: AggregateExposure } {
     const sessionEntries = this.view?.sessionEntries ?? {};
     // A server known to have failed (or waiting for a sign-in) is left out: the session's proxy
     // would hold its first tools/list waiting for it. Sessions opened after it recovers get it.
     const out = new Set(['disabled', 'failed', 'needs-auth']);
     const bridgeIds = this.book.servers.filter((s) => !out.has(s.state) && !(s.id in sessionEntries)).map((s) => s.id);
-    return { bridgeIds, sessionEntries: { ...sessionEntries } };
+    return { bridgeIds, sessionEntries: { ...sessionEntries }, exposure: this.view?.exposure };
   }
 
   /** Asks the bridge to restart one server; signIn/signOut: a server's OAuth sign-in (runtimeSignIn.ts). */
