@@ -11,9 +11,9 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
-import type { McpServer, SessionNotification } from '@agentclientprotocol/sdk';
+import type { SessionNotification } from '@agentclientprotocol/sdk';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
-import { AcpEngine } from '../../src/main/acp/acpEngine.js';
+import { AcpEngine, type AcpRuntimeLike } from '../../src/main/acp/acpEngine.js';
 import { DEFAULT_ENTRY_NAME } from '../../src/main/acp/acp.js';
 import { nodeCommand } from '../../src/main/runtime/cliPath.js';
 import {
@@ -130,17 +130,6 @@ const agentText = (updates: SessionNotification[]) =>
     .flatMap((u) => (u.sessionUpdate === 'agent_message_chunk' && u.content.type === 'text' ? [u.content.text] : []))
     .join('');
 
-/** The app's session entries with the aggregate's `toolExposure` set in the proxy's config. */
-function withExposure(entries: McpServer[], mode: Mode): McpServer[] {
-  return entries.map((e) => {
-    if (!('command' in e)) return e;
-    const at = e.args.indexOf('--config');
-    const args = [...e.args];
-    args[at + 1] = JSON.stringify({ ...JSON.parse(args[at + 1]), toolExposure: mode });
-    return { ...e, args };
-  });
-}
-
 /**
  * The fake model's part, for a prompt with a marker: it calls the tool by name when the agent
  * lists it, else searches with `search_tools` and calls what it found (by name when the agent
@@ -198,10 +187,16 @@ async function withAgent(agent: RealAgent, body: (run: Run) => Promise<void>): P
   const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8', ...trap.env };
   const launch = agent.launch(home, model.url, base);
   const updates: SessionNotification[] = [];
+  // The runtime as the app has it, its user file saying `toolExposure` is the mode of the session being opened.
+  let mode: Mode = 'all';
+  const withMode: AcpRuntimeLike = {
+    whenReady: () => runtime.whenReady(),
+    mcpServerPlan: () => ({ ...runtime.mcpServerPlan(), exposure: { options: { toolExposure: mode }, servers: {} } }),
+  };
   const engine = new AcpEngine({
     ...launch,
     cwd,
-    runtime,
+    runtime: withMode,
     mcp: { cliPath: cli, node: nodeCommand() },
     logger: memoryLogger().logger,
     onPermission: allowOnce,
@@ -212,12 +207,11 @@ async function withAgent(agent: RealAgent, body: (run: Run) => Promise<void>): P
   let tree: number[] = [];
   try {
     await engine.start();
-    const entries = await engine.sessionMcpServers();
     await body({
       updates,
-      open: async (mode) => {
-        const res = await engine.conn.agent.request('session/new', { cwd, mcpServers: withExposure(entries, mode) });
-        return res.sessionId;
+      open: async (m) => {
+        mode = m;
+        return (await engine.newSession(cwd)).sessionId;
       },
       send: async (sessionId, marker) => {
         const from = model.requests.length;
