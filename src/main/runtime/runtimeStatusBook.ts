@@ -3,12 +3,14 @@
  * the `status` and `progress` events it sends from them: a `status` event on every bridge
  * change, a `progress` event only when the settled/total count moved.
  */
-import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { RuntimeStatus, ServerStatus, ToolEconomyStatus } from '../../shared/status.js';
 import { startupProgress, type RuntimeListeners } from './runtimeTypes.js';
 
 export class RuntimeStatusBook {
   bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
   servers: ServerStatus[] = [];
+  /** The bridge's tool economy, as its last status gave it. */
+  economy: ToolEconomyStatus | undefined;
   /** Why the last edit of the config file was not applied; shown with the bridge until one is. */
   private configError: string | undefined;
   private lastProgress = '';
@@ -19,7 +21,10 @@ export class RuntimeStatusBook {
   status(): RuntimeStatus {
     const bridge =
       this.configError === undefined ? { ...this.bridge } : { ...this.bridge, configError: this.configError };
-    return { bridge, servers: this.servers.map((s) => ({ ...s })) };
+    const servers = this.servers.map((s) => ({ ...s }));
+    return this.economy === undefined
+      ? { bridge, servers }
+      : { bridge, servers, economy: structuredClone(this.economy) };
   }
 
   /** Sets (or clears) the config problem and sends a `status` event when it changed. */
