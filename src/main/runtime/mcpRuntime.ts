@@ -262,7 +262,7 @@ export class McpRuntime {
   private onBridgeStatus(run: Run, s: RuntimeStatus): void {
     if (run !== this.run || !Array.isArray(s.servers)) return;
     if (typeof s.bridge?.watcherPid === 'number') run.watcherPid = s.bridge.watcherPid;
-    this.book.servers = s.servers;
+    this.book.fromBridge(s);
     if (this.book.bridge.state === 'starting') this.book.emitProgress();
     this.listeners.emit('status', this.status());
   }
@@ -271,7 +271,7 @@ export class McpRuntime {
     // The status with pids and tools, so status() is complete when whenReady() resolves.
     const full = await run.client.getStatus().catch(() => undefined);
     if (run !== this.run || run.proc.hasExited || this.state !== 'running') return;
-    if (full && Array.isArray(full.servers)) this.book.servers = full.servers;
+    if (full && Array.isArray(full.servers)) this.book.fromBridge(full);
     if (typeof full?.bridge?.watcherPid === 'number') run.watcherPid = full.bridge.watcherPid;
     run.info = { port: m.port, url: m.url, token: m.token, servers: m.servers };
     run.readyAt = Date.now();

@@ -3,12 +3,14 @@
  * the `status` and `progress` events it sends from them: a `status` event on every bridge
  * change, a `progress` event only when the settled/total count moved.
  */
-import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { RuntimeStatus, ServerStatus, ToolEconomyStatus } from '../../shared/status.js';
 import { startupProgress, type RuntimeListeners } from './runtimeTypes.js';
 
 export class RuntimeStatusBook {
   bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
   servers: ServerStatus[] = [];
+  /** The tool economy of the bridge's aggregate, as its last status gave it; none while no bridge runs. */
+  economy: ToolEconomyStatus | undefined;
   /** Why the last edit of the config file was not applied; shown with the bridge until one is. */
   private configError: string | undefined;
   private lastProgress = '';
@@ -19,7 +21,10 @@ export class RuntimeStatusBook {
   status(): RuntimeStatus {
     const bridge =
       this.configError === undefined ? { ...this.bridge } : { ...this.bridge, configError: this.configError };
-    return { bridge, servers: this.servers.map((s) => ({ ...s })) };
+    const servers = this.servers.map((s) => ({ ...s }));
+    return this.economy === undefined
+      ? { bridge, servers }
+      : { bridge, servers, economy: structuredClone(this.economy) };
   }
 
   /** Sets (or clears) the config problem and sends a `status` event when it changed. */
@@ -49,8 +54,15 @@ export class RuntimeStatusBook {
     this.listeners.emit('progress', p);
   }
 
-  /** The servers are gone (or going): no pid, and `state` unless disabled. */
+  /** The servers' status and the tool economy, from one status of the bridge. */
+  fromBridge(s: RuntimeStatus): void {
+    this.servers = s.servers;
+    this.economy = s.economy;
+  }
+
+  /** The servers are gone (or going): no pid, and `state` unless disabled; the aggregate's sessions went with the bridge. */
   markServers(state: 'restarting' | 'stopped'): void {
+    this.economy = undefined;
     this.servers = this.servers.map(({ pid: _pid, ...s }) => ({
       ...s,
       state: s.state === 'disabled' ? 'disabled' : state,
