@@ -11,6 +11,9 @@ export type {
   ServerStatus,
   BridgeState,
   RuntimeStatus,
+  ToolExposureSetting,
+  ToolEconomyStatus,
+  EconomySessionStatus,
 } from '../shared/status.js';
 export { IPC_CHANNEL_PREFIX, IPC_CHANNELS, MCP_RUNTIME_GLOBAL } from '../shared/ipcContract.js';
 export type { RestartResult, McpRuntimeApi, ManagementIpcApi, ConfigGetResult } from '../shared/ipcContract.js';

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
 import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp.js';
 import { parseConfig } from '../../src/proxy/index.js';
+import { viewOf } from '../../src/main/config/userConfig.js';
 import { CLI } from '../helpers/paths.js';
 
 const TOKEN = 'tok-0123456789abcdef-secret';
@@ -130,6 +131,34 @@ describe('acpMcpServers', () => {
       expect(Object.keys(configOf(e).mcpServers)).toEqual([e.name]);
       expect(e.args.slice(-2)).toEqual(['--tool-naming', 'original']);
     }
+  });
+
+  it("gives the session proxy the user's tool exposure settings: the top-level ones and each bridge server's", () => {
+    const { exposure } = viewOf({
+      toolExposure: 'search',
+      toolBudgetTokens: 5000,
+      toolNaming: 'original',
+      mcpServers: {
+        memory: { command: 'x', expose: 'always', description: 'The knowledge graph.' },
+        everything: { command: 'y' },
+      },
+    });
+    expect(exposure).toEqual({
+      options: { toolExposure: 'search', toolBudgetTokens: 5000 },
+      servers: { memory: { expose: 'always', description: 'The knowledge graph.' } },
+    });
+    for (const layout of ['aggregate', 'perServer'] as const) {
+      const out = stdio(acpMcpServers(undefined, { ...base, exposure, layout }));
+      const parsed = out.map((e) => parseConfig(configOf(e), { env: { MCP_BRIDGE_TOKEN: TOKEN } }));
+      for (const p of parsed) expect(p).toMatchObject({ toolExposure: 'search', toolBudgetTokens: 5000 });
+      expect(parsed.flatMap((p) => p.exposeAlways)).toEqual(['memory']);
+      expect(Object.assign({}, ...parsed.map((p) => p.serverDescriptions))).toEqual({ memory: 'The knowledge graph.' });
+    }
+    // Nothing set: the proxy's config as without the settings.
+    const plain = configOf(
+      acpMcpServers(undefined, { ...base, exposure: viewOf({ mcpServers: {} }).exposure })[0] as McpServerStdio,
+    );
+    expect(Object.keys(plain)).toEqual(['mcpServers']);
   });
 
   it('uses http entries only when the agent supports http AND the app prefers them', () => {

@@ -82,7 +82,10 @@ describe('McpRuntime', () => {
       expect(s.state).toBe('ready');
       expect(s.pid).toBeGreaterThan(0);
       expect(s.tools.length).toBeGreaterThan(0);
+      expect(s.toolTokens).toBeGreaterThan(0);
     }
+    // The bridge's tool economy reaches the app's status too.
+    expect(st.economy).toMatchObject({ exposure: 'auto', inForce: 'all', budgetTokens: 20_000, sessions: [] });
     // Status events went through 'starting' to 'ready'; progress ended with everything settled.
     expect(statuses.map((s) => s.bridge.state)).toContain('starting');
     expect(statuses.at(-1)?.bridge.state).toBe('ready');

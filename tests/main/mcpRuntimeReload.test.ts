@@ -72,6 +72,7 @@ describe('McpRuntime config reload', () => {
     expect(runtime.mcpServerPlan()).toEqual({
       bridgeIds: ['memory'],
       sessionEntries: { scratch: { command: 'node', args: ['x.js'], persistent: false } },
+      exposure: { options: {}, servers: {} },
     });
 
     // An invalid file is reported (log and status) and changes nothing.

@@ -70,4 +70,26 @@ describe('diffConfigs', () => {
     expect(changedBy((r) => ({ ...r, clientCapabilities: { sampling: false } })).sort()).toEqual(['a', 'b', 'c']);
     expect(diffConfigs(cfg(base), cfg({ ...base, readyTimeoutMs: 5000 })).options).toEqual({ readyTimeoutMs: 5000 });
   });
+
+  it("takes the tool exposure keys, an entry's expose and description included, as options: no server changes", () => {
+    const edited = {
+      toolExposure: 'search',
+      toolBudgetTokens: 1000,
+      mcpServers: {
+        ...base.mcpServers,
+        a: { ...base.mcpServers.a, expose: 'always' },
+        c: { ...base.mcpServers.c, description: 'C.' },
+      },
+    };
+    const d = diffConfigs(cfg(base), cfg(edited));
+    expect(d.changed).toEqual([]);
+    expect(d.unchanged.sort()).toEqual(['a', 'b', 'c']);
+    expect(d.options).toEqual({
+      toolExposure: 'search',
+      toolBudgetTokens: 1000,
+      exposeAlways: ['a'],
+      serverDescriptions: { c: 'C.' },
+    });
+    expect(isEmptyDiff(diffConfigs(cfg(edited), cfg(structuredClone(edited))))).toBe(true);
+  });
 });

@@ -172,6 +172,45 @@ describe('config validation errors', () => {
       'toolTimeouts.x must be a positive integer (milliseconds)',
     ]);
   });
+
+  it('checks the tool exposure keys, top level and per server', () => {
+    const top = (raw: Record<string, unknown>) => {
+      try {
+        parseConfig({ mcpServers: {}, ...raw });
+      } catch (e) {
+        return (e as ConfigError).issues;
+      }
+      return [];
+    };
+    expect(top({ toolExposure: 'lazy' })).toEqual(['toolExposure must be one of "auto", "all", "search"']);
+    expect(top({ toolBudgetTokens: 0 })).toEqual(['toolBudgetTokens must be a positive integer (tokens)']);
+    expect(top({ toolBudgetTokens: 1.5 })).toEqual(['toolBudgetTokens must be a positive integer (tokens)']);
+    expect(top({ toolBudgetTokens: '20k' })).toEqual(['toolBudgetTokens must be a positive integer (tokens)']);
+    expect(top({ toolBudgetTokens: 1e9 })).toEqual(['toolBudgetTokens must be at most 100000000']);
+    expect(top({ toolExposure: 'search', toolBudgetTokens: 1 })).toEqual([]);
+    expect(issues({ command: 'x', expose: 'never' })).toEqual([
+      'server "s": expose must be one of "always", "deferred"',
+    ]);
+    expect(issues({ command: 'x', expose: true })).toEqual(['server "s": expose must be one of "always", "deferred"']);
+    expect(issues({ command: 'x', description: 42 })).toEqual(['server "s": description must be a string']);
+    expect(issues({ command: 'x', description: 'x'.repeat(301) })).toEqual([
+      'server "s": description must be at most 300 characters',
+    ]);
+    const cfg = parseConfig({
+      mcpServers: {
+        a: { command: 'x', expose: 'always', description: '  The graph.  ' },
+        b: { command: 'y', expose: 'deferred', description: ' ' },
+      },
+    });
+    expect(cfg).toMatchObject({
+      toolExposure: 'auto',
+      toolBudgetTokens: 20_000,
+      exposeAlways: ['a'],
+      serverDescriptions: { a: 'The graph.' },
+    });
+    // Neither is part of the server's entry: changing them restarts nothing (configDiff.ts).
+    expect(cfg.servers[0]).not.toHaveProperty('expose');
+  });
 });
 
 describe('config errors never print secret values', () => {

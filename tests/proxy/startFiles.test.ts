@@ -1,8 +1,8 @@
 // What each start of the real built CLI reads and compiles: the files beside it
 // (dist/proxy/*.cjs, scripts/buildProxy.mjs) that a process loaded by the time it exits, for
 // `--version`, stdio aggregation, the bridge (`proxy`), a `bridge` entry (the app's path) and
-// convert; the first use of the OAuth flow and of the panel's management routes loads their
-// file and works. The bytes each start loads stay within a budget, so that code only some
+// convert; the first use of the OAuth flow, of the panel's management routes and of an
+// aggregate's meta-tools and tool search loads their file and works. The bytes each start loads stay within a budget, so that code only some
 // starts need does not grow the start of the others.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
@@ -89,6 +89,26 @@ describe('the files each start of the CLI loads', () => {
     // node:crypto is taken where first needed (about 2 ms of Node's own modules at every start otherwise).
     expect(builtins).not.toContain('crypto');
     withinBudget('stdio', bytesOf(CLI, files));
+  });
+
+  it('an aggregate that lists by search loads the meta-tools file with its first list, and tool search only with its first search', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'qiming-loaded-'));
+    const config = { toolExposure: 'search', mcpServers: { a: fixtureEntry('a') } };
+    const lister = await connectProxy(['--config', JSON.stringify(config)], {}, env());
+    const listerPid = lister.transport.pid!;
+    expect((await lister.client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
+    expect((await lister.client.callTool({ name: 'call_tool', arguments: { name: 'a__whoami' } })).isError).toBeFalsy();
+    await lister.close();
+    const core = ['qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs'];
+    expect(await loadedBy(listerPid)).toEqual([...core, 'qiming-mcp-tool-economy.cjs'].sort());
+
+    const searcher = await connectProxy(['--config', JSON.stringify(config)], {}, env());
+    const searcherPid = searcher.transport.pid!;
+    await searcher.client.callTool({ name: 'search_tools', arguments: { query: 'echo' } });
+    await searcher.close();
+    expect(await loadedBy(searcherPid)).toEqual(
+      [...core, 'qiming-mcp-tool-economy.cjs', 'qiming-mcp-tool-search.cjs'].sort(),
+    );
   });
 
   it('the bridge loads its own file beside the core; a `bridge` entry (the app path) only the core; the panel routes load theirs on first use', async () => {

@@ -24,6 +24,7 @@ import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '
 import { LOG_FILE_ENV, LOGIN_PATH_ENV, TOKEN_ENV } from '../../proxy/index.js';
 import { nodeCommand, resolveProxyCliPath, type NodeCommand } from '../runtime/cliPath.js';
 import { secretsToEnv } from '../config/secretsToEnv.js';
+import type { AggregateExposure } from '../config/userConfig.js';
 
 export interface AcpMcpServersOptions {
   /** The ready bridge (from `runtime.whenReady()`). */
@@ -32,6 +33,11 @@ export interface AcpMcpServersOptions {
   bridgeIds: readonly string[];
   /** Raw `"persistent": false` entries, run by the session's own proxy. */
   sessionEntries?: Readonly<Record<string, unknown>>;
+  /**
+   * The user's tool exposure settings (`toolExposure`, `toolBudgetTokens`, each server's `expose`
+   * and `description`), for the proxy's aggregation of the bridge's servers (from `runtime.mcpServerPlan()`).
+   */
+  exposure?: AggregateExposure;
   /** Absolute path of the bundled proxy CLI. Default: this package's (`resolveProxyCliPath()`). */
   cliPath?: string;
   /** How to run it; its `command` must be absolute. Default: `nodeCommand()` (this process's executable). */
@@ -59,12 +65,20 @@ export interface AcpMcpServersOptions {
 /** Name of the aggregate stdio entry when the app gives none. */
 export const DEFAULT_ENTRY_NAME = 'mcp';
 
-/** A `bridge` upstream for the proxy's config; the token is a `${VAR}` the proxy expands. */
-export function bridgeUpstream(bridgeUrl: string, id: string): Record<string, unknown> {
+/**
+ * A `bridge` upstream for the proxy's config; the token is a `${VAR}` the proxy expands.
+ * `shown`: how the aggregation lists its tools (the user entry's `expose`, `description`).
+ */
+export function bridgeUpstream(
+  bridgeUrl: string,
+  id: string,
+  shown: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     type: 'bridge',
     url: `${bridgeUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(id)}`,
     headers: { Authorization: `Bearer \${${TOKEN_ENV}}` },
+    ...shown,
   };
 }
 
@@ -84,6 +98,7 @@ export function acpMcpServers(
   const sessionEntries = options.sessionEntries ?? {};
   const bridgeIds = options.bridgeIds.filter((id) => !(id in sessionEntries));
   const useHttp = options.preferHttp === true && agentCapabilities?.mcpCapabilities?.http === true;
+  const shownOf = (id: string) => options.exposure?.servers[id] ?? {};
   const out: McpServer[] = [];
 
   if (useHttp) {
@@ -99,12 +114,12 @@ export function acpMcpServers(
   const viaProxy = useHttp ? [] : bridgeIds;
   if (options.layout === 'perServer') {
     for (const id of viaProxy)
-      out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id) }, true, options));
+      out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id, shownOf(id)) }, true, options));
     for (const [id, entry] of Object.entries(sessionEntries)) out.push(stdioEntry(id, { [id]: entry }, false, options));
     return out;
   }
   const servers: Record<string, unknown> = {};
-  for (const id of viaProxy) servers[id] = bridgeUpstream(options.bridge.url, id);
+  for (const id of viaProxy) servers[id] = bridgeUpstream(options.bridge.url, id, shownOf(id));
   Object.assign(servers, sessionEntries);
   if (Object.keys(servers).length > 0)
     out.push(stdioEntry(options.name ?? DEFAULT_ENTRY_NAME, servers, viaProxy.length > 0, options));
@@ -126,7 +141,7 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   // argv is public on the machine: secrets of per-session entries travel in env instead.
   const hidden = secretsToEnv(servers);
   for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });
-  const args = [o.cliPath, '--config', JSON.stringify({ mcpServers: hidden.servers })];
+  const args = [o.cliPath, '--config', JSON.stringify({ ...o.exposure?.options, mcpServers: hidden.servers })];
   // One server per entry: its tools keep their own names (the agent already namespaces by entry).
   if (o.layout === 'perServer') args.push('--tool-naming', 'original');
   args.push(...(o.proxyArgs ?? []));

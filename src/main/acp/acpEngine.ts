@@ -29,12 +29,13 @@ import {
 import { isGroupRunning, killTree, killTreeSync } from '../../proxy/index.js';
 import { acpMcpServers, type AcpMcpServersOptions } from './acp.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
+import type { AggregateExposure } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 
 /** The part of McpRuntime an engine needs. */
 export interface AcpRuntimeLike {
   whenReady(): Promise<BridgeInfo>;
-  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> };
+  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown>; exposure?: AggregateExposure };
 }
 
 export interface AcpEngineOptions {
@@ -158,6 +159,7 @@ export class AcpEngine {
       bridge,
       bridgeIds: plan.bridgeIds,
       sessionEntries: plan.sessionEntries,
+      exposure: all.exposure,
     });
   }
 

@@ -14,7 +14,18 @@ import { readFile } from 'node:fs/promises';
 import { clientVarsFor, ConfigError, findServers, jsoncToJson, loadConfig, readConfig } from '../../proxy/index.js';
 
 /** Top-level options that change how the bridge serves its servers. */
-const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts', 'clientCapabilities'] as const;
+const BRIDGE_OPTIONS = [
+  'toolNaming',
+  'readyTimeoutMs',
+  'toolTimeouts',
+  'clientCapabilities',
+  'toolExposure',
+  'toolBudgetTokens',
+] as const;
+/** Top-level options an agent's own stdio aggregation takes from the file: what it lists of its tools. */
+const AGGREGATE_OPTIONS = ['toolExposure', 'toolBudgetTokens'] as const;
+/** Entry fields that say how an aggregate lists a server's tools, passed on to the agent's aggregation. */
+const PRESENTATION_FIELDS = ['expose', 'description'] as const;
 
 /** The parts of the user's config the runtime uses. */
 export interface UserConfigView {
@@ -24,6 +35,19 @@ export interface UserConfigView {
   sessionEntries: Record<string, unknown>;
   /** Changes exactly when the bridge must be restarted to apply the file. */
   bridgeSignature: string;
+  /** What an agent's stdio aggregation of the bridge's servers takes from the file (acp.ts). */
+  exposure: AggregateExposure;
+}
+
+/**
+ * The tool exposure settings of the user's file, for the stdio aggregation an agent runs over
+ * the bridge's servers (the app's chain): the top-level `toolExposure` and `toolBudgetTokens`,
+ * and each bridge entry's `expose` and `description`. Only what the file sets.
+ */
+export interface AggregateExposure {
+  options: Record<string, unknown>;
+  /** By server id. */
+  servers: Record<string, Record<string, unknown>>;
 }
 
 /**
@@ -72,7 +96,21 @@ export function viewOf(raw: unknown): UserConfigView {
   }
   const options: Record<string, unknown> = {};
   for (const k of BRIDGE_OPTIONS) if (top[k] !== undefined) options[k] = top[k];
-  return { bridgeEntries, sessionEntries, bridgeSignature: canonicalJson({ servers: bridgeEntries, options }) };
+  const exposure: AggregateExposure = { options: {}, servers: {} };
+  for (const k of AGGREGATE_OPTIONS) if (top[k] !== undefined) exposure.options[k] = top[k];
+  for (const [id, entry] of Object.entries(bridgeEntries)) {
+    if (!isObject(entry)) continue;
+    const shown = Object.fromEntries(
+      PRESENTATION_FIELDS.filter((k) => entry[k] !== undefined).map((k) => [k, entry[k]]),
+    );
+    if (Object.keys(shown).length) exposure.servers[id] = shown;
+  }
+  return {
+    bridgeEntries,
+    sessionEntries,
+    bridgeSignature: canonicalJson({ servers: bridgeEntries, options }),
+    exposure,
+  };
 }
 
 /** JSON with object keys sorted, so key order in the file does not count as a change. */

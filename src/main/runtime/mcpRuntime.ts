@@ -28,7 +28,7 @@ import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
 import { awaitGone, freePort, killServerGroups, reapServers, serverPids } from './serverReaper.js';
 import { sweepOrphans } from '../../proxy/index.js';
-import { readUserConfig, type UserConfigView } from '../config/userConfig.js';
+import { readUserConfig, type AggregateExposure, type UserConfigView } from '../config/userConfig.js';
 import { errorMessage, stderrLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { Backoff } from '../../shared/backoff.js';
 import {
@@ -127,13 +127,13 @@ export class McpRuntime {
   }
 
   /** Which servers an agent session gets from the bridge and which it runs itself. */
-  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown> } {
+  mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown>; exposure?: AggregateExposure } {
     const sessionEntries = this.view?.sessionEntries ?? {};
     // A server known to have failed (or waiting for a sign-in) is left out: the session's proxy
     // would hold its first tools/list waiting for it. Sessions opened after it recovers get it.
     const out = new Set(['disabled', 'failed', 'needs-auth']);
     const bridgeIds = this.book.servers.filter((s) => !out.has(s.state) && !(s.id in sessionEntries)).map((s) => s.id);
-    return { bridgeIds, sessionEntries: { ...sessionEntries } };
+    return { bridgeIds, sessionEntries: { ...sessionEntries }, exposure: this.view?.exposure };
   }
 
   /** Asks the bridge to restart one server; signIn/signOut: a server's OAuth sign-in (runtimeSignIn.ts). */
@@ -262,7 +262,8 @@ export class McpRuntime {
   private onBridgeStatus(run: Run, s: RuntimeStatus): void {
     if (run !== this.run || !Array.isArray(s.servers)) return;
     if (typeof s.bridge?.watcherPid === 'number') run.watcherPid = s.bridge.watcherPid;
-    this.book.fromBridge(s);
+    this.book.servers = s.servers;
+    this.book.economy = s.economy;
     if (this.book.bridge.state === 'starting') this.book.emitProgress();
     this.listeners.emit('status', this.status());
   }
@@ -271,7 +272,7 @@ export class McpRuntime {
     // The status with pids and tools, so status() is complete when whenReady() resolves.
     const full = await run.client.getStatus().catch(() => undefined);
     if (run !== this.run || run.proc.hasExited || this.state !== 'running') return;
-    if (full && Array.isArray(full.servers)) this.book.fromBridge(full);
+    if (full && Array.isArray(full.servers)) [this.book.servers, this.book.economy] = [full.servers, full.economy];
     if (typeof full?.bridge?.watcherPid === 'number') run.watcherPid = full.bridge.watcherPid;
     run.info = { port: m.port, url: m.url, token: m.token, servers: m.servers };
     run.readyAt = Date.now();

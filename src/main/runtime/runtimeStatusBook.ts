@@ -54,12 +54,6 @@ export class RuntimeStatusBook {
     this.listeners.emit('progress', p);
   }
 
-  /** The servers' status and the tool economy, from one status of the bridge. */
-  fromBridge(s: RuntimeStatus): void {
-    this.servers = s.servers;
-    this.economy = s.economy;
-  }
-
   /** The servers are gone (or going): no pid, and `state` unless disabled; the aggregate's sessions went with the bridge. */
   markServers(state: 'restarting' | 'stopped'): void {
     this.economy = undefined;

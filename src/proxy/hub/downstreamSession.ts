@@ -28,7 +28,7 @@ import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForwar
 import type { HeldSession } from './modern/heldCall.js';
 import { listenTasks } from './tasks/modernTaskListen.js';
 import { answerModernResult } from './tasks/forLegacyClient.js';
-import { FoundTools } from './economy/foundTools.js';
+import type { FoundTools } from './economy/foundTools.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
 export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
@@ -50,8 +50,8 @@ export class DownstreamSession implements HeldSession {
   readonly startedAt = Date.now();
   /** The client's own name (`clientInfo.name`), once it said it. */
   clientName?: string;
-  /** In aggregate scope, the tools this session found by search (economy/foundTools.ts). */
-  readonly found?: FoundTools;
+  /** In aggregate scope, the tools this session found by search (economy/foundTools.ts), from its first search. */
+  found?: FoundTools;
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
@@ -83,7 +83,6 @@ export class DownstreamSession implements HeldSession {
     readonly scope: SessionScope,
   ) {
     this.peer = new JsonRpcPeer(transport);
-    if (scope.serverId === undefined) this.found = new FoundTools();
     this.queue = new SessionQueueBound(hub.logger);
     this.notices = new ListChangeNotices(hub.listVersion, (m) => this.notify(m));
     this.peer.onrequest = (req) => {
@@ -219,7 +218,7 @@ export class DownstreamSession implements HeldSession {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.notices.listed(kind);
-      if (list.kind === 'tools' && this.found && this.hub.exposure.mode() === 'search') {
+      if (list.kind === 'tools' && this.scope.serverId === undefined && this.hub.exposure.mode() === 'search') {
         const { searchModeTools } = await import('./economy/metaTools.js');
         return this.reply(req.id, { tools: searchModeTools(this.hub, this.found) });
       }

@@ -21,7 +21,7 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
   switch (req.method) {
     case 'tools/call':
       // An aggregate's meta-tools (economy/metaTools.ts); under `"toolExposure": "all"` a pass-through, as without them.
-      if (s.found && hub.config.toolExposure !== 'all' && META_TOOL_NAMES.has(p.name as string))
+      if (s.scope.serverId === undefined && hub.config.toolExposure !== 'all' && META_TOOL_NAMES.has(p.name as string))
         return metaToolCall(hub, s, req);
       return callNamed(hub, s, req, 'tool');
     case 'prompts/get':

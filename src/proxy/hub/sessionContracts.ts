@@ -58,8 +58,8 @@ export interface RoutingSession extends HubSession {
   logLevel?: string;
   /** A 2026-07-28 client (modern/envelope.ts). */
   readonly isModern: boolean;
-  /** An aggregate session's tools found by `search_tools` (economy/foundTools.ts); none in single scope. */
-  readonly found?: FoundTools;
+  /** An aggregate session's tools found by `search_tools` (economy/foundTools.ts), from its first search. */
+  found?: FoundTools;
   /** Tools joined this session's own `tools/list`: its client hears `list_changed`. */
   toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;

@@ -13,7 +13,7 @@
 import type { RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Item } from '../../upstream/listCache.js';
 import type { RoutingSession, SessionHost } from '../sessionContracts.js';
-import type { FoundTools } from './foundTools.js';
+import { FoundTools } from './foundTools.js';
 import { CALL_TOOL, META_TOOL_NAMES, SEARCH_TOOLS } from './metaToolNames.js';
 import type { SearchableTool, ToolIndex } from './searchTypes.js';
 import { serverSummary } from './serverSummary.js';
@@ -37,10 +37,10 @@ interface ListsView {
 const views = new WeakMap<SessionHost, ListsView>();
 
 /** The `tools/list` of an aggregate session in `search` mode: the meta-tools, the always-listed tools, the session's found ones. */
-export function searchModeTools(hub: SessionHost, found: FoundTools): Item[] {
+export function searchModeTools(hub: SessionHost, found: FoundTools | undefined): Item[] {
   const v = viewOf(hub);
   const out = [...v.metaTools, ...v.alwaysTools];
-  for (const name of found.list()) {
+  for (const name of found?.list() ?? []) {
     const t = v.byName.get(name);
     if (t && !v.alwaysServers.has(t.serverId)) out.push(t.tool);
   }
@@ -94,7 +94,9 @@ async function searchTools(
   const structuredContent = { tools: hits.map((h) => definition(h.tool)) };
   await s.reply(req.id, { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent });
   // After the answer, so a client that re-lists on the notice already has the definitions it asked for.
-  const joined = s.found!.add(hits.filter((h) => !v.alwaysServers.has(h.serverId)).map((h) => h.name));
+  const joined = (s.found ??= new FoundTools()).add(
+    hits.filter((h) => !v.alwaysServers.has(h.serverId)).map((h) => h.name),
+  );
   if (joined === 0) return;
   if (hub.exposure.mode() === 'search') s.toolsFound();
   hub.onstatus?.();

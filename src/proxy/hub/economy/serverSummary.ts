@@ -1,8 +1,8 @@
 /**
  * One line on what a server is for, for the meta-tools' descriptions: the entry's own
  * `"description"`, else what its `serverInfo` says (description, title), else the first
- * sentence of its `instructions`, else the first names of its tools. Whitespace collapsed,
- * cut to {@link MAX_SUMMARY_CHARS}.
+ * sentence of its `instructions`, else the first names of its tools (also beside a line of
+ * the server's own that is only a name). Whitespace collapsed, cut to {@link MAX_SUMMARY_CHARS}.
  */
 
 export const MAX_SUMMARY_CHARS = 140;
@@ -21,10 +21,15 @@ export function serverSummary(src: SummarySource): string {
   const info = (src.initResult?.serverInfo ?? {}) as Record<string, unknown>;
   const said = [src.configured, info.description, info.title, firstSentence(src.initResult?.instructions)];
   const line = said.map(oneLine).find((t) => t !== '');
-  if (line) return cut(line);
   const names = src.toolNames.slice(0, 4).join(', ');
-  return cut(src.toolNames.length > 4 ? `tools such as ${names}` : `tools: ${names}`);
+  const tools = src.toolNames.length > 4 ? `tools such as ${names}` : `tools: ${names}`;
+  // A bare name ("Exa", "Brave Search MCP Server") says little: a few tool names say more.
+  if (!line) return cut(tools);
+  return cut(line.length < SHORT_LINE_CHARS && src.configured === undefined ? `${line}; ${tools}` : line);
 }
+
+/** A server's own line shorter than this gets a few tool names beside it. */
+const SHORT_LINE_CHARS = 40;
 
 function oneLine(v: unknown): string {
   return typeof v === 'string' ? v.replace(/\s+/g, ' ').trim() : '';
