@@ -85,3 +85,30 @@ export function startupProgress(status: RuntimeStatus): {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/**
+ * A token count at a glance: `950`, `6.2k`, `12.5k`, `122k`, `1.2M`. Estimates are
+ * written with a leading `~` by the caller; a budget is written as is.
+ */
+export function formatTokens(n: number): string {
+  if (!Number.isFinite(n) || n < 0) return '?';
+  if (n < 999.5) return String(Math.round(n));
+  const short = (v: number) => String(v < 99.95 ? Math.round(v * 10) / 10 : Math.round(v));
+  // 999,600 would round to "1000k": from there on, millions.
+  return n < 999_500 ? `${short(n / 1000)}k` : `${short(n / 1e6)}M`;
+}
+
+/**
+ * The weight of a server's tools as an aggregate lists them: `~6.2k tokens`; when its tool
+ * filters leave the agents fewer than the `offered` ones (`listed`), that too:
+ * `agents get 12, ~5.1k tokens`. Undefined without a weight (the server is not ready).
+ */
+export function toolWeightText(
+  offered: number,
+  listed: number | undefined,
+  tokens: number | undefined,
+): string | undefined {
+  if (tokens === undefined) return undefined;
+  const weight = `~${formatTokens(tokens)} tokens`;
+  return listed === undefined || listed === offered ? weight : `agents get ${listed}, ${weight}`;
+}

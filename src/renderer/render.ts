@@ -1,6 +1,6 @@
 /**
  * Pure DOM rendering of the status panel: header (bridge state, start-up progress),
- * connection banner, empty state and one keyed card per server. Knows nothing about
+ * connection banner, the tool economy line, empty state and one keyed card per server. Knows nothing about
  * where the status comes from; main.ts wires it to a StatusSource.
  */
 import type { RuntimeStatus, ServerState } from '../shared/status.js';
@@ -11,6 +11,7 @@ import { createServerCard, type ServerCard } from './serverCard.js';
 import type { CardHooks } from './cardControls.js';
 import type { ConfigView, EntryView } from '../shared/configContract.js';
 import type { AuthAction } from './authButton.js';
+import { createEconomySection } from './economySection.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
@@ -70,6 +71,8 @@ export function createStatusPanel(
   banner.append(bannerTitle, bannerDetail, bannerHelp);
   banner.hidden = true;
 
+  const economy = createEconomySection();
+
   const main = el('main', 'panel-main', undefined, { 'aria-labelledby': 'panel-title' });
   title.id = 'panel-title';
   const loading = el('p', 'loading', 'Connecting to the MCP bridge\u2026');
@@ -96,11 +99,12 @@ export function createStatusPanel(
 
   // Polite announcements of server state changes, for screen-reader users.
   const announcer = el('div', 'sr-only', undefined, { role: 'status', 'aria-live': 'polite' });
-  root.replaceChildren(header, banner, main, announcer);
+  root.replaceChildren(header, banner, economy.root, main, announcer);
 
   const cards = new Map<string, ServerCard>();
   const lastStates = new Map<string, ServerState>();
   let lastStatus: RuntimeStatus | undefined;
+  let lastExposure: 'all' | 'search' | undefined;
   let connection: ConnectionState = 'connected';
   let connectionDetail = '';
   let entries = new Map<string, EntryView>();
@@ -198,6 +202,8 @@ export function createStatusPanel(
       const nowMs = now();
       const seen = new Set<string>();
       const changes: string[] = [];
+      const searching = given.economy?.inForce === 'search';
+      const always = new Set(searching ? given.economy!.alwaysServers : []);
       let position = 0;
       for (const server of status.servers) {
         if (seen.has(server.id)) continue; // duplicate ids would share one card; show the first
@@ -215,6 +221,7 @@ export function createStatusPanel(
           cards.set(server.id, card);
         }
         card.update(server, nowMs);
+        card.setAlwaysListed(always.has(server.id));
         card.controls.info(known.has(server.id) ? undefined : notRunningNote(entries.get(server.id)));
         // Move a card only when it is out of place: moving a node drops its focus.
         const expected = list.children[position];
@@ -232,7 +239,12 @@ export function createStatusPanel(
         cards.delete(id);
         lastStates.delete(id);
       }
+      const inForce = given.economy?.inForce;
+      if (lastExposure !== undefined && inForce !== undefined && inForce !== lastExposure)
+        changes.push(inForce === 'search' ? 'Tool search is now on.' : 'All tools are now listed.');
+      if (inForce !== undefined) lastExposure = inForce;
       if (changes.length) setText(announcer, changes.join(' '));
+      economy.update(given.economy, given.servers.filter((x) => (x.toolCount ?? 0) > 0).length);
 
       const p = startupProgress(status);
       setHidden(progressLine, p.total === 0);

@@ -2,7 +2,14 @@
 import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
 import { el, setHidden, setText, uniqueId } from './dom.js';
 import { createAuthControl, type AuthAction } from './authButton.js';
-import { SERVER_STATE_GLYPHS, SERVER_STATE_LABELS, plural, restartBlocked, uptimeText } from './format.js';
+import {
+  SERVER_STATE_GLYPHS,
+  SERVER_STATE_LABELS,
+  plural,
+  restartBlocked,
+  toolWeightText,
+  uptimeText,
+} from './format.js';
 import type { EntryView } from '../shared/configContract.js';
 import { createCardControls, type CardControls, type CardHooks } from './cardControls.js';
 
@@ -34,6 +41,8 @@ export interface ServerCard {
   tick(nowMs: number): void;
   /** The server's config entry (management controls); undefined hides them. */
   setEntry(entry: EntryView | undefined): void;
+  /** Tool search is on and this server's tools stay listed (`"expose": "always"`). */
+  setAlwaysListed(always: boolean): void;
   readonly controls: CardControls;
 }
 
@@ -122,6 +131,19 @@ export function createServerCard(
   let pending = false;
   let offline = false;
   let toolsKey = '';
+  let alwaysListed = false;
+
+  /** `14 tools (2 turned off) · ~6.2k tokens · always listed`. */
+  const refreshToolsSummary = () => {
+    if (!current) return;
+    const denied = (entry?.deniedTools ?? []).filter((n) => !current!.tools.some((t) => t.name === n)).length;
+    const parts = [
+      plural(current.tools.length, 'tool') + (denied ? ` (${denied} turned off)` : ''),
+      toolWeightText(current.tools.length, current.toolCount, current.toolTokens),
+      alwaysListed ? 'always listed' : undefined,
+    ];
+    setText(toolsSummary, parts.filter(Boolean).join(' \u00b7 '));
+  };
 
   const refreshButton = () => {
     const blocked = pending || offline || (current !== undefined && restartBlocked(current.state));
@@ -187,7 +209,7 @@ export function createServerCard(
       const deniedCount = (entry?.deniedTools ?? []).filter((n) => !server.tools.some((t) => t.name === n)).length;
       setHidden(tools, server.tools.length + deniedCount === 0);
       setHidden(noTools, server.tools.length > 0 || !NO_TOOLS_TEXT[server.state]);
-      setText(toolsSummary, plural(server.tools.length, 'tool') + (deniedCount ? ` (${deniedCount} turned off)` : ''));
+      refreshToolsSummary();
       setText(noTools, NO_TOOLS_TEXT[server.state] ?? '');
       renderTools(server.tools);
 
@@ -223,6 +245,11 @@ export function createServerCard(
     },
     tick(nowMs) {
       if (current) setText(uptime, uptimeText(current.state, current.startedAt, nowMs));
+    },
+    setAlwaysListed(always) {
+      if (always === alwaysListed) return;
+      alwaysListed = always;
+      refreshToolsSummary();
     },
     setEntry(e) {
       entry = e;

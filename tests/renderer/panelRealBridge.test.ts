@@ -154,7 +154,10 @@ describe('status panel against the real bridge', () => {
       expect(await card(id).locator('.transport').textContent()).toBe('stdio');
       expect(await fact(id, 'Tools')).toBe(String(s.tools.length));
       expect(await fact(id, 'PID')).toBe(String(s.pid));
-      expect(await card(id).locator('details.tools summary').textContent()).toBe(`${s.tools.length} tools`);
+      // The count, and the weight of the definitions an aggregate lists of them.
+      expect(await card(id).locator('details.tools summary').textContent()).toMatch(
+        new RegExp(`^${s.tools.length} tools \u00b7 ~\\d+(\\.\\d)?k? tokens$`),
+      );
       expect(await card(id).locator('button.restart').getAttribute('aria-disabled')).toBe('false');
       await card(id).locator('details.tools summary').click();
       expect(await card(id).locator('.tool-name').allTextContents()).toEqual(s.tools.map((t) => t.name));
@@ -258,6 +261,8 @@ describe('status panel against the real bridge', () => {
     const outDir = update ? join(ROOT, 'docs') : tempDir('panel-real-shot-');
     await card('memory').locator('details.tools summary').click();
     await page.mouse.move(0, 0);
+    // The click may have scrolled the card into view: the picture starts at the header.
+    await page.evaluate(() => window.scrollTo(0, 0));
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1200);
     const file = join(outDir, 'status-panel.png');
     await page.screenshot({ path: file });

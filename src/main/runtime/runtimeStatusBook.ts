@@ -9,7 +9,7 @@ import { startupProgress, type RuntimeListeners } from './runtimeTypes.js';
 export class RuntimeStatusBook {
   bridge: RuntimeStatus['bridge'] = { state: 'stopped', restarts: 0 };
   servers: ServerStatus[] = [];
-  /** The bridge's tool economy, as its last status gave it. */
+  /** The tool economy of the bridge's aggregate, as its last status gave it; none while no bridge runs. */
   economy: ToolEconomyStatus | undefined;
   /** Why the last edit of the config file was not applied; shown with the bridge until one is. */
   private configError: string | undefined;
@@ -54,8 +54,9 @@ export class RuntimeStatusBook {
     this.listeners.emit('progress', p);
   }
 
-  /** The servers are gone (or going): no pid, and `state` unless disabled. */
+  /** The servers are gone (or going): no pid, and `state` unless disabled; the aggregate's sessions went with the bridge. */
   markServers(state: 'restarting' | 'stopped'): void {
+    this.economy = undefined;
     this.servers = this.servers.map(({ pid: _pid, ...s }) => ({
       ...s,
       state: s.state === 'disabled' ? 'disabled' : state,
