@@ -14,7 +14,13 @@ import { readFile } from 'node:fs/promises';
 import { clientVarsFor, ConfigError, findServers, jsoncToJson, loadConfig, readConfig } from '../../proxy/index.js';
 
 /** Top-level options that change how the bridge serves its servers. */
-const BRIDGE_OPTIONS = ['toolNaming', 'readyTimeoutMs', 'toolTimeouts', 'clientCapabilities'] as const;
+const BRIDGE_OPTIONS = [
+  'toolNaming',
+  'readyTimeoutMs',
+  'toolTimeouts',
+  'clientCapabilities',
+  'maxResultBytes',
+] as const;
 
 /** The parts of the user's config the runtime uses. */
 export interface UserConfigView {

@@ -21,6 +21,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
 import {
   capabilityFlags,
+  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_READY_TIMEOUT_MS,
   formatPath,
   invalidEntry,
@@ -30,6 +31,7 @@ import {
   oneOf,
   must,
   parseEntry,
+  resultBytes,
 } from './configEntry.js';
 import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
@@ -46,6 +48,7 @@ export {
   DEFAULT_STDIO_CONNECTION_TIMEOUT_MS,
   DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS,
   DEFAULT_READY_TIMEOUT_MS,
+  DEFAULT_MAX_RESULT_BYTES,
   MAX_TIMEOUT_MS,
   SERVER_ID_RE,
   formatPath,
@@ -58,6 +61,7 @@ const topSchema = z.looseObject(
     readyTimeoutMs: z.optional(ms(1)),
     toolTimeouts: z.optional(msMap()),
     clientCapabilities: z.optional(capabilityFlags()),
+    maxResultBytes: z.optional(resultBytes()),
   },
   { error: must('a JSON object') },
 );
@@ -133,6 +137,10 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       toolNaming: options.toolNaming ?? 'prefixed',
       readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
       toolTimeouts,
+      // The default spelt out is no setting: a reload that writes it changes nothing (configDiff.ts).
+      ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
+        ? { maxResultBytes: options.maxResultBytes }
+        : {}),
       invalid,
     },
   };

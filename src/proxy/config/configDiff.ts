@@ -13,6 +13,8 @@ export interface ConfigOptionChanges {
   toolNaming?: ProxyConfig['toolNaming'];
   toolTimeouts?: ProxyConfig['toolTimeouts'];
   readyTimeoutMs?: number;
+  /** Present (possibly undefined: back to the default) when the top-level result cap moved. */
+  maxResultBytes?: ProxyConfig['maxResultBytes'];
 }
 
 export interface ConfigDiff {
@@ -43,6 +45,7 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
   if (before.toolNaming !== after.toolNaming) diff.options.toolNaming = after.toolNaming;
   if (!sameValue(before.toolTimeouts, after.toolTimeouts)) diff.options.toolTimeouts = { ...after.toolTimeouts };
   if (before.readyTimeoutMs !== after.readyTimeoutMs) diff.options.readyTimeoutMs = after.readyTimeoutMs;
+  if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
   return diff;
 }
 

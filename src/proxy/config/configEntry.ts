@@ -22,6 +22,13 @@ export const DEFAULT_STDIO_CONNECTION_TIMEOUT_MS = 60_000;
 export const DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS = 20_000;
 /** How long the first `tools/list` waits for servers still starting. */
 export const DEFAULT_READY_TIMEOUT_MS = 30_000;
+/**
+ * The cap on a tool result an aggregate session is handed whole, in bytes of its JSON
+ * (`maxResultBytes`): about 25,000 tokens at 4 bytes a token (decisions/0033-result-cap.md).
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 100_000;
+/** The smallest `maxResultBytes`: room for the note a cut result ends with. */
+export const MIN_RESULT_BYTES = 1024;
 export { MAX_TIMEOUT_MS };
 /** Server ids double as URL path segments and tool-name prefixes, hence the narrow set. */
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -42,6 +49,14 @@ export function ms(min: 0 | 1) {
       z.minimum(min, { error: `must be ${what}` }),
       z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }),
     );
+}
+/** `maxResultBytes`: `"off"` (results pass whole), or a number of bytes with room for the note of a cut. */
+export function resultBytes() {
+  const what = `"off" or a whole number of bytes, at least ${MIN_RESULT_BYTES}`;
+  return z.union(
+    [z.literal('off'), z.int({ error: must(what) }).check(z.minimum(MIN_RESULT_BYTES, { error: `must be ${what}` }))],
+    { error: must(what) },
+  );
 }
 export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
 /** `{"sampling": true, "elicitation": false, "roots": true, "tasks": false}`, any subset; other keys are refused. */
@@ -107,6 +122,7 @@ const entrySchema = z.looseObject(
     persistent: z.optional(bool()),
     clientCapabilities: z.optional(capabilityFlags()),
     protocol: z.optional(z.enum(PROTOCOLS, { error: oneOf(PROTOCOLS) })),
+    maxResultBytes: z.optional(resultBytes()),
   },
   { error: must('an object') },
 );
@@ -231,6 +247,7 @@ export function parseEntry(
     persistent: e.persistent ?? true,
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
     ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
+    ...(e.maxResultBytes !== undefined ? { maxResultBytes: e.maxResultBytes } : {}),
   };
 
   let entry: ServerEntry;

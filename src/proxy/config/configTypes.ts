@@ -20,6 +20,8 @@ export interface EntryCommon {
   clientCapabilities?: ClientCapabilityFlags;
   /** Which MCP era to speak to this server; absent means "auto" (probe; upstream/era/). */
   protocol?: '2025-11-25' | '2026-07-28' | 'auto';
+  /** This server's cap on a tool result in an aggregate session, winning over the top-level one (hub/economy/resultCap.ts). */
+  maxResultBytes?: number | 'off';
 }
 
 /** A server started as a child process speaking MCP over stdio. */
@@ -78,6 +80,11 @@ export interface ProxyConfig {
   readyTimeoutMs: number;
   /** Global `{glob: ms}` tool timeouts; an entry's own `toolTimeouts` win. */
   toolTimeouts: Record<string, number>;
+  /**
+   * The cap on a tool result in an aggregate session, in bytes of its JSON, or `"off"`;
+   * unset: DEFAULT_MAX_RESULT_BYTES (hub/economy/resultCap.ts).
+   */
+  maxResultBytes?: number | 'off';
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }
