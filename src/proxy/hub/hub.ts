@@ -60,6 +60,7 @@ export class Hub implements SessionHost {
   readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
+  readonly maxMessageBytes?: number;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
   /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
@@ -72,6 +73,7 @@ export class Hub implements SessionHost {
     options: HubOptions = {},
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
+    this.maxMessageBytes = options.maxMessageBytes;
     this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
@@ -129,7 +131,7 @@ export class Hub implements SessionHost {
     this.onstatus?.();
   }
 
-  /** New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming` renames (list_changed). */
+  /** New top-level options, no server touched: `toolTimeouts`, `maxResultBytes` from the next call; `toolNaming` renames (list_changed). */
   setOptions(changes: ConfigOptionChanges): void {
     this.config = { ...this.config, ...changes };
     if (changes.toolNaming === undefined) return;
