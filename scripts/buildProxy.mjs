@@ -61,6 +61,11 @@ export const PROXY_FILES = [
     entries: ['src/proxy/hub/economy/toolSearch.ts'],
     what: "tool search (minisearch), for an aggregate's first search_tools",
   },
+  {
+    file: 'qiming-mcp-result-store.cjs',
+    entries: ['src/proxy/hub/economy/resultStore.ts'],
+    what: "the cut of a tool result over maxResultBytes and the store it is read back from, for an aggregate's first cut",
+  },
 ];
 
 /**

@@ -226,7 +226,9 @@ const TOKEN = 'a-tasks-test-token-that-is-long-enough';
 /** Each way to reach `spec`, direct first; every name and id on a path carries its prefix. */
 export function paths(spec: ServerSpec): [string, () => Promise<Endpoint>][] {
   const entry = { ...spec.stdio, clientCapabilities: FULL_FLAGS };
-  const config = { mcpServers: { [spec.id]: entry } };
+  // maxResultBytes off: an aggregate then declares exactly its servers' capabilities (with a cap
+  // on it adds `resources`, to read cut results back: hub/economy/resultCap.ts).
+  const config = { maxResultBytes: 'off', mcpServers: { [spec.id]: entry } };
   const proxyArgs = (cfg: unknown, ...rest: string[]) => [
     CLI,
     ...rest,
@@ -261,9 +263,14 @@ export function paths(spec: ServerSpec): [string, () => Promise<Endpoint>][] {
           headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
           clientCapabilities: FULL_FLAGS,
         };
-        return overStdio(process.execPath, proxyArgs({ mcpServers: { [spec.id]: link } }), `${spec.id}__`, {
-          MCP_BRIDGE_TOKEN: TOKEN,
-        });
+        return overStdio(
+          process.execPath,
+          proxyArgs({ maxResultBytes: 'off', mcpServers: { [spec.id]: link } }),
+          `${spec.id}__`,
+          {
+            MCP_BRIDGE_TOKEN: TOKEN,
+          },
+        );
       },
     ],
     [

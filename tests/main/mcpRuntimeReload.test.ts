@@ -192,6 +192,7 @@ describe('McpRuntime config reload', () => {
     });
     expect(same.bridgeSignature).toBe(viewOf(base).bridgeSignature);
     expect(viewOf({ ...base, toolNaming: 'original' }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
+    expect(viewOf({ ...base, maxResultBytes: 'off' }).bridgeSignature).not.toBe(viewOf(base).bridgeSignature);
     expect(viewOf({ mcpServers: { a: { command: 'x', args: ['2'] } } }).bridgeSignature).not.toBe(
       viewOf(base).bridgeSignature,
     );

@@ -286,8 +286,8 @@ describe('stdio aggregation', () => {
     expect(JSON.parse(who).pid).not.toBe(firstPid);
   });
 
-  it('returns a 10 MiB tool result intact', async () => {
-    const { client } = await proxy({ a: fixtureEntry('a') });
+  it('returns a 10 MiB tool result intact with maxResultBytes off', async () => {
+    const { client } = await proxy({ a: fixtureEntry('a') }, [], {}, { maxResultBytes: 'off' });
     // The SDK's own stdio client reads at most 10 MiB per message, envelope included.
     const size = 10 * 1024 * 1024 - 1024;
     const res = await client.callTool({ name: 'a__blob', arguments: { bytes: size } }, undefined, { timeout: 60_000 });

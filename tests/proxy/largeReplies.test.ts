@@ -1,5 +1,6 @@
 // A server's reply larger than a client's message cap: a 10 MiB text (10 MiB plus the SDK's
-// envelope on the wire) passes byte-equal on every path of the built CLI, and a reply over a
+// envelope on the wire) passes byte-equal on every path of the built CLI (the servers with
+// maxResultBytes "off": the cut of an aggregate's large results is resultCap.test.ts), and a reply over a
 // server's cap (twice --max-message-bytes) fails its call at once with an error naming the size
 // and the limit, wherever its id is, or fails every call in flight when no id can be read.
 // Real processes throughout: the CLI, the bridge, an SDK v1 fixture server.
@@ -63,9 +64,9 @@ function httpClient(url: string, headers: Record<string, string> = {}): Promise<
   return connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
 }
 
-/** The fixture as a config entry, its pid recorded in `pidFile` (checked gone at the end). */
-function sizedEntry(pidFile: string): { command: string; args: string[] } {
-  return { command: process.execPath, args: [SIZED, pidFile] };
+/** The fixture as a config entry with its results passed whole, its pid recorded in `pidFile` (checked gone at the end). */
+function sizedEntry(pidFile: string): { command: string; args: string[]; maxResultBytes: 'off' } {
+  return { command: process.execPath, args: [SIZED, pidFile], maxResultBytes: 'off' };
 }
 
 function call(client: Client, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -85,6 +86,7 @@ function chainClient(bridge: BridgeProcess, cliArgs: string[] = []): Promise<Cli
     type: 'bridge',
     url: `${bridge.url}/mcp/sized`,
     headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' },
+    maxResultBytes: 'off',
   };
   return stdioClient([CLI, '--config', configJson({ sized: entry }), ...cliArgs], { MCP_BRIDGE_TOKEN: bridge.bearer });
 }

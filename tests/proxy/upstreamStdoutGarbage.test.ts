@@ -14,7 +14,9 @@ const FLOOD = join(FIXTURES, 'floodServer.mjs');
 
 function start(serverArgs: string[], cliArgs: string[] = []): { p: CliProcess; pidFile: string } {
   const pidFile = join(tempDir(), 'pids.jsonl');
-  const config = configJson({ junk: { command: process.execPath, args: [FLOOD, pidFile, ...serverArgs] } });
+  // maxResultBytes off: the large answers under the server cap pass whole (their cut is resultCap.test.ts).
+  const entry = { command: process.execPath, args: [FLOOD, pidFile, ...serverArgs], maxResultBytes: 'off' };
+  const config = configJson({ junk: entry });
   const p = new CliProcess(['--config', config, ...cliArgs], { env: { ...process.env, MCP_PROXY_LOG_LEVEL: 'info' } });
   return { p, pidFile };
 }

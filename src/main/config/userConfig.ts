@@ -21,6 +21,7 @@ const BRIDGE_OPTIONS = [
   'clientCapabilities',
   'toolExposure',
   'toolBudgetTokens',
+  'maxResultBytes',
 ] as const;
 /** Top-level options an agent's own stdio aggregation takes from the file: what it lists of its tools. */
 const AGGREGATE_OPTIONS = ['toolExposure', 'toolBudgetTokens'] as const;

@@ -21,6 +21,7 @@ import { basename, dirname, resolve, sep } from 'node:path';
 import * as z from 'zod/mini';
 import {
   capabilityFlags,
+  DEFAULT_MAX_RESULT_BYTES,
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_TOOL_BUDGET_TOKENS,
   entryPresentation,
@@ -32,6 +33,7 @@ import {
   oneOf,
   must,
   parseEntry,
+  resultBytes,
 } from './configEntry.js';
 import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
@@ -57,6 +59,7 @@ export {
   DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS,
   DEFAULT_READY_TIMEOUT_MS,
   DEFAULT_TOOL_BUDGET_TOKENS,
+  DEFAULT_MAX_RESULT_BYTES,
   MAX_TIMEOUT_MS,
   SERVER_ID_RE,
   formatPath,
@@ -83,6 +86,7 @@ const topSchema = z.looseObject(
           z.maximum(MAX_TOOL_BUDGET_TOKENS, { error: `must be at most ${MAX_TOOL_BUDGET_TOKENS}` }),
         ),
     ),
+    maxResultBytes: z.optional(resultBytes()),
   },
   { error: must('a JSON object') },
 );
@@ -170,6 +174,10 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       toolBudgetTokens: options.toolBudgetTokens ?? DEFAULT_TOOL_BUDGET_TOKENS,
       exposeAlways,
       serverDescriptions,
+      // The default spelt out is no setting: a reload that writes it changes nothing (configDiff.ts).
+      ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
+        ? { maxResultBytes: options.maxResultBytes }
+        : {}),
       invalid,
     },
   };

@@ -18,6 +18,8 @@ export interface ConfigOptionChanges {
   toolBudgetTokens?: number;
   exposeAlways?: string[];
   serverDescriptions?: Record<string, string>;
+  /** Present (possibly undefined: back to the default) when the top-level result cap moved. */
+  maxResultBytes?: ProxyConfig['maxResultBytes'];
 }
 
 export interface ConfigDiff {
@@ -54,6 +56,7 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
     diff.options.exposeAlways = [...after.exposeAlways];
   if (!sameValue(before.serverDescriptions, after.serverDescriptions))
     diff.options.serverDescriptions = { ...after.serverDescriptions };
+  if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
   return diff;
 }
 

@@ -27,6 +27,13 @@ export const DEFAULT_READY_TIMEOUT_MS = 30_000;
  * search: 10% of a 200k-token context (decisions/0032-tool-exposure.md).
  */
 export const DEFAULT_TOOL_BUDGET_TOKENS = 20_000;
+/**
+ * The cap on a tool result an aggregate session is handed whole, in bytes of its JSON
+ * (`maxResultBytes`): about 25,000 tokens at 4 bytes a token (decisions/0033-result-cap.md).
+ */
+export const DEFAULT_MAX_RESULT_BYTES = 100_000;
+/** The smallest `maxResultBytes`: room for the note a cut result ends with. */
+export const MIN_RESULT_BYTES = 1024;
 export { MAX_TIMEOUT_MS };
 /** Server ids double as URL path segments and tool-name prefixes, hence the narrow set. */
 export const SERVER_ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -47,6 +54,14 @@ export function ms(min: 0 | 1) {
       z.minimum(min, { error: `must be ${what}` }),
       z.maximum(MAX_TIMEOUT_MS, { error: `must be at most ${MAX_TIMEOUT_MS} (about 24.8 days)` }),
     );
+}
+/** `maxResultBytes`: `"off"` (results pass whole), or a number of bytes with room for the note of a cut. */
+export function resultBytes() {
+  const what = `"off" or a whole number of bytes, at least ${MIN_RESULT_BYTES}`;
+  return z.union(
+    [z.literal('off'), z.int({ error: must(what) }).check(z.minimum(MIN_RESULT_BYTES, { error: `must be ${what}` }))],
+    { error: must(what) },
+  );
 }
 export const msMap = () => z.record(z.string(), ms(1), { error: must('an object of {"<tool glob>": milliseconds}') });
 /** `{"sampling": true, "elicitation": false, "roots": true, "tasks": false}`, any subset; other keys are refused. */
@@ -122,6 +137,7 @@ const entrySchema = z.looseObject(
         z.maxLength(MAX_SERVER_DESCRIPTION, { error: `must be at most ${MAX_SERVER_DESCRIPTION} characters` }),
       ),
     ),
+    maxResultBytes: z.optional(resultBytes()),
   },
   { error: must('an object') },
 );
@@ -246,6 +262,7 @@ export function parseEntry(
     persistent: e.persistent ?? true,
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
     ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
+    ...(e.maxResultBytes !== undefined ? { maxResultBytes: e.maxResultBytes } : {}),
   };
 
   let entry: ServerEntry;

@@ -20,6 +20,8 @@ export interface EntryCommon {
   clientCapabilities?: ClientCapabilityFlags;
   /** Which MCP era to speak to this server; absent means "auto" (probe; upstream/era/). */
   protocol?: '2025-11-25' | '2026-07-28' | 'auto';
+  /** This server's cap on a tool result in an aggregate session, winning over the top-level one (hub/economy/resultCap.ts). */
+  maxResultBytes?: number | 'off';
 }
 
 /** A server started as a child process speaking MCP over stdio. */
@@ -89,6 +91,11 @@ export interface ProxyConfig {
   exposeAlways: string[];
   /** An entry's own one-line `"description"`, by id: its line in the meta-tools' descriptions. */
   serverDescriptions: Record<string, string>;
+  /**
+   * The cap on a tool result in an aggregate session, in bytes of its JSON, or `"off"`;
+   * unset: DEFAULT_MAX_RESULT_BYTES (hub/economy/resultCap.ts).
+   */
+  maxResultBytes?: number | 'off';
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }

@@ -29,6 +29,9 @@ import type { HeldSession } from './modern/heldCall.js';
 import { listenTasks } from './tasks/modernTaskListen.js';
 import { answerModernResult } from './tasks/forLegacyClient.js';
 import type { FoundTools } from './economy/foundTools.js';
+import { resultCapOf, sizeOverCap } from './economy/resultCap.js';
+import type { ResultStore } from './economy/resultStore.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
 export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
@@ -74,6 +77,11 @@ export class DownstreamSession implements HeldSession {
   /** What this session has queued toward each upstream (see sessionQueueBound.ts). */
   private readonly queue: SessionQueueBound<Upstream>;
   private drained?: () => void;
+  /** Calls whose result is cut to a cap, with that cap (economy/resultCap.ts): an aggregate's tool results. */
+  private resultCaps?: Map<RequestId, number>;
+  /** The full results of this session's cut ones (economy/resultStore.ts), made at the first cut. */
+  private store?: ResultStore;
+  private storeLoading?: Promise<ResultStore>;
   private closing = false;
   private closed = false;
 
@@ -98,6 +106,7 @@ export class DownstreamSession implements HeldSession {
       this.unanswered.add(req.id);
       void this.onRequest(req).finally(() => {
         this.unanswered.delete(req.id);
+        this.resultCaps?.delete(req.id);
         this.cancelledEarly.delete(req.id);
         if (this.unanswered.size === 0) this.drained?.();
       });
@@ -351,8 +360,46 @@ export class DownstreamSession implements HeldSession {
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
-  /** Answers `id` with `result`, unless the session is closed. */
+  /** The result answering `id` is cut to `u`'s `maxResultBytes`, in an aggregate session (economy/resultCap.ts). */
+  capResult(id: RequestId, u: Upstream): void {
+    if (this.scope.serverId !== undefined) return;
+    const cap = resultCapOf(this.hub.config, u.entry);
+    if (cap !== undefined) (this.resultCaps ??= new Map()).set(id, cap);
+  }
+
+  /** Answers `req` when its URI names a result this session kept (economy/resultStore.ts); undefined otherwise. */
+  readKept(req: RpcRequest): Promise<void> | undefined {
+    const uri = String(req.params?.uri ?? '');
+    if (!this.store?.owns(uri)) return undefined;
+    // A kept result never changes: subscribing to it is allowed and never notified.
+    if (req.method !== 'resources/read') return this.reply(req.id, {});
+    const read = this.store.read(uri);
+    return 'error' in read ? this.fail(req.id, read.error) : this.reply(req.id, read.result);
+  }
+
+  /** Answers `id` with `result` (cut to its cap, if it has one and is over it), unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    const cap = this.resultCaps?.get(id);
+    if (cap !== undefined) {
+      this.resultCaps!.delete(id);
+      const bytes = sizeOverCap(result, cap);
+      // Only a final result is cut: a 2026 server's input_required or task answer passes as it is.
+      if (bytes !== undefined && (result.resultType ?? 'complete') === 'complete')
+        return this.replyCut(id, result, bytes, cap);
+    }
+    return this.send(id, result);
+  }
+
+  private async replyCut(id: RequestId, result: Record<string, unknown>, bytes: number, cap: number): Promise<void> {
+    const maxMessageBytes = this.hub.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.storeLoading ??= import('./economy/resultStore.js').then(
+      (m) => (this.store = new m.ResultStore({ maxMessageBytes })),
+    );
+    const store = await this.storeLoading;
+    return this.send(id, store.cut(result, bytes, cap));
+  }
+
+  private send(id: RequestId, result: Record<string, unknown>): Promise<void> {
     if (this.modern) {
       result = modernResult(this.modern.get(id), result);
       this.modern.delete(id);
@@ -363,6 +410,7 @@ export class DownstreamSession implements HeldSession {
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
+    this.resultCaps?.delete(id);
     if (this.modern) error = forgetModern(this.modern, id, error);
     this.logLevels?.delete(id);
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);

@@ -66,6 +66,7 @@ export class Hub implements SessionHost {
   readonly progress = new ProgressTable<HubSession>();
 
   readonly drainOnEofMs?: number;
+  readonly maxMessageBytes?: number;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
   /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
@@ -78,6 +79,7 @@ export class Hub implements SessionHost {
     options: HubOptions = {},
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
+    this.maxMessageBytes = options.maxMessageBytes;
     this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
@@ -136,7 +138,7 @@ export class Hub implements SessionHost {
   }
 
   /**
-   * New top-level options, no server touched: `toolTimeouts` from the next call; `toolNaming`
+   * New top-level options, no server touched: `toolTimeouts` and `maxResultBytes` from the next call; `toolNaming`
    * renames, the tool exposure options change what aggregates list (both with list_changed).
    */
   setOptions(changes: ConfigOptionChanges): void {

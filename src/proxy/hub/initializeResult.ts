@@ -10,6 +10,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/
 import { CLIENT_INFO } from '../upstream/upstream.js';
 import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
+import { withKeptResults } from './economy/resultCap.js';
 import { initializeWait } from './initializeWait.js';
 import type { SessionHost, SessionScope } from './sessionContracts.js';
 
@@ -40,7 +41,7 @@ export async function initializeResult(
     .join('\n\n');
   return {
     protocolVersion,
-    capabilities: aggregateCapabilities(servers),
+    capabilities: withKeptResults(aggregateCapabilities(servers), hub.config),
     serverInfo: CLIENT_INFO,
     ...(instructions ? { instructions } : {}),
   };

@@ -14,6 +14,10 @@ import { isLogLevel } from './modern/logLevels.js';
 import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.js';
 import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
+import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
+
+/** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
+const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
 
 /** Routes `req` of session `s` (not a list, `initialize` nor `ping`: the session answers those). */
 export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -112,6 +116,8 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   const params = name === exposed ? p : { ...p, name };
+  // An aggregate's tool result over its server's maxResultBytes is cut (economy/resultCap.ts).
+  if (what === 'tool') s.capResult(req.id, u);
   // A 2026 client: the tasks extension (forModernClient.ts).
   if (s.isModern) return modernToolCall(hub, s, req, u, params, timeoutMs);
   // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
@@ -124,9 +130,18 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const uri = String(req.params?.uri ?? '');
+  const kept = s.readKept(req);
+  if (kept) return kept;
   if (!s.single) await hub.waitReady(s.scope);
   const u = hub.resourceOwner(uri, s.scope);
-  if (!u) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource: ${uri}`, data: { uri } });
+  if (!u) {
+    const elsewhere = uri.startsWith(KEPT_RESULT_SCHEME) ? KEPT_ELSEWHERE : '';
+    return s.fail(req.id, {
+      code: ErrorCode.InvalidParams,
+      message: `Unknown resource: ${uri}${elsewhere}`,
+      data: { uri },
+    });
+  }
   if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
     const res = await (req.method === 'resources/subscribe'
       ? hub.subscribe(u, uri, s, req.params)

@@ -64,6 +64,10 @@ export interface RoutingSession extends HubSession {
   toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
+  /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
+  capResult(id: RequestId, u: Upstream): void;
+  /** Answers a resource request whose URI names a result this session kept; undefined for any other URI. */
+  readKept(req: RpcRequest): Promise<void> | undefined;
   /** `mapResult`: the result as the session sees it (a task's id exposed); only task routes pass one. */
   forward(
     req: RpcRequest,
@@ -100,6 +104,8 @@ export interface SessionHost extends HeldHost {
   readonly config: ProxyConfig;
   readonly logger: Logger;
   readonly drainOnEofMs?: number;
+  /** The cap on one message (`--max-message-bytes`); unset: the default (common/messageLimits.ts). */
+  readonly maxMessageBytes?: number;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Readonly<Record<ListKind, number>>;
   /** Bumped whenever what a list shows may have changed: what per-list caches key on. */

@@ -79,8 +79,11 @@ export class FakeClient {
     };
   }
 
+  /** The session's answer to `initialize`. */
+  initResult?: Record<string, unknown>;
+
   async init(capabilities: Record<string, unknown> = {}): Promise<void> {
-    await this.peer.call('initialize', {
+    this.initResult = await this.peer.call('initialize', {
       protocolVersion: '2025-06-18',
       capabilities,
       clientInfo: { name: 't', version: '1' },

@@ -16,6 +16,7 @@ import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 import { offersTasks } from '../tasks/forModernClient.js';
 import { TASKS_EXTENSION } from '../tasks/taskShapes.js';
 import { META_SERVER_INFO, SERVED_VERSIONS } from '../../upstream/era/modernProtocol.js';
+import { withKeptResults } from '../economy/resultCap.js';
 
 const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
 
@@ -40,7 +41,8 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   const serverInfo = s.single ? (s.single.initResult?.serverInfo ?? CLIENT_INFO) : CLIENT_INFO;
   return s.reply(req.id, {
     supportedVersions: SERVED_VERSIONS,
-    capabilities,
+    // An aggregate whose results may be cut offers them back as resources (economy/resultCap.ts).
+    capabilities: s.single ? capabilities : withKeptResults(capabilities, hub.config),
     ...(instructions ? { instructions } : {}),
     _meta: { [META_SERVER_INFO]: serverInfo },
   });

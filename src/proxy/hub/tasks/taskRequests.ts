@@ -31,6 +31,7 @@ export function routeTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRe
   const id = String(p.taskId ?? '');
   const route = hub.tasks.ownTask(s, id, s.single);
   if (!route) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Task not found: ${id}` });
+  if (req.method === 'tasks/result') s.capResult(req.id, route.upstream);
   if (route.upstream.isModern) return legacyTaskRequestOnModern(s, req, route);
   if (route.exposed === route.taskId) return s.forward(req, route.upstream, p);
   return s.forward(req, route.upstream, { ...p, taskId: route.taskId }, undefined, (r) => exposeIds(r, route));
