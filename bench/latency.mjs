@@ -3,6 +3,8 @@
 // Paths are started once, then measured in interleaved round-robin batches (the order
 // rotates every round), so machine noise hits every path alike; ratios are against the
 // direct SDK stdio baseline of the same run.
+// With QIMING_PROXY_CLI_BEFORE (another build), its before-* paths run in the same rounds, and
+// p50VsBefore is each of ours' per-round p50 against its before-* twin.
 //   node bench/latency.mjs [--quick] [--calls 2000] [--warmup 200] [--rounds 10]
 //                          [--tput-seconds 2] [--tput-rounds 3] [--concurrency 32] [--only a,b]
 import { PATHS, Shared, selectPaths, startPath } from './lib/paths.mjs';
@@ -138,6 +140,10 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
         continue;
       }
       // Ratio of medians of per-round p50s: each round's figures were measured minutes apart at most.
+      // The same path run by QIMING_PROXY_CLI_BEFORE, measured in the same rounds.
+      const before = def.id.startsWith('ours-')
+        ? started.find((x) => x.def.id === def.id.replace('ours-', 'before-'))
+        : undefined;
       /** @param {(typeof started)[number] | undefined} b */
       const ratioTo = (b) => (b ? round(median(s.roundP50.map((v, i) => v / b.roundP50[i])), 2) : null);
       rows.push({
@@ -148,9 +154,13 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
         p99Ms: round(percentile(s.lat, 99), 3),
         p50VsSdkStdio: ratioTo(base),
         p50VsSdkHttp: ratioTo(baseHttp),
+        ...(before ? { p50VsBefore: ratioTo(before) } : {}),
         proxyCpuUsPerCall: s.p.proxyPids.length ? round((s.cpu * 1000) / s.lat.length, 0) : null,
         callsPerSec: round(median(s.tput), 0),
         tputVsSdkStdio: base && s.tput.length ? round(median(s.tput) / median(base.tput), 2) : null,
+        ...(before && s.tput.length && before.tput.length
+          ? { tputVsBefore: round(median(s.tput) / median(before.tput), 2) }
+          : {}),
         failedCalls: s.failures,
         ...(s.error ? { error: s.error.split('\n')[0] } : {}),
       });
@@ -159,7 +169,7 @@ await runBench('latency', opts.deadlineMs, async (procs) => {
     const result = { bench: 'latency', env: environment(), options: opts, guardBlocks: shared.guardBlocks(), rows };
     saveResults('latency', result);
     process.stdout.write(
-      `${table(rows, ['id', 'calls', 'p50Ms', 'p99Ms', 'p50VsSdkStdio', 'p50VsSdkHttp', 'proxyCpuUsPerCall', 'callsPerSec', 'tputVsSdkStdio', 'failedCalls', 'error'])}\n`,
+      `${table(rows, ['id', 'calls', 'p50Ms', 'p99Ms', 'p50VsSdkStdio', 'p50VsSdkHttp', 'p50VsBefore', 'proxyCpuUsPerCall', 'callsPerSec', 'tputVsSdkStdio', 'tputVsBefore', 'failedCalls', 'error'])}\n`,
     );
     process.stdout.write(`loopback guard refusals: ${result.guardBlocks.length}\n`);
   } finally {

@@ -172,6 +172,26 @@ if (big) {
     ours.map((r) => `${r.id}: ${r['10MiBOk']}`).join(', '),
     ours.length > 0 && ours.every((r) => r['10MiBOk'] === 'yes'),
   );
+  if (big.cut?.length) {
+    say();
+    say(
+      'A 2 MiB result in an aggregate: passed whole (`maxResultBytes: "off"`), cut to the default cap, and read back whole:',
+    );
+    say();
+    say(
+      table(
+        big.cut.map((/** @type {Record<string, unknown>} */ r) => ({
+          path: r.path ?? r.id,
+          'whole ms': r.wholeMs,
+          'cut ms': r.cutMs,
+          'cut result bytes': r.cutBytes,
+          'resources/read of the whole ms': r.readWholeMs,
+          'peak RSS MiB': r.cutPeakRssMiB,
+          ok: r.ok,
+        })),
+      ),
+    );
+  }
 }
 
 const stop = load('stop');

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const BENCH = join(ROOT, 'bench');
 export const CLI = process.env.QIMING_PROXY_CLI ?? join(ROOT, 'dist', 'proxy', 'qiming-mcp-stdio-proxy.cjs');
+/** Another build of the CLI (an earlier commit's), measured beside CLI in the same run as the `before-*` paths. */
+export const CLI_BEFORE = process.env.QIMING_PROXY_CLI_BEFORE;
 export const ECHO_SERVER = join(BENCH, 'fixtures', 'echoServer.mjs');
 export const GUARD = join(BENCH, 'lib', 'loopbackOnly.cjs');
 export const RAW_RELAY = join(BENCH, 'fixtures', 'rawRelay.mjs');

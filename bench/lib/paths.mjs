@@ -1,7 +1,9 @@
 // The ways a client can reach the benchmarks' echo server, each started the same way and
 // returned as an SDK Client plus the pids of the proxy processes in between:
 //   sdk-stdio (baseline), sdk-http, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
-//   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub.
+//   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub; with
+//   QIMING_PROXY_CLI_BEFORE set, before-stdio and before-bridge-all: ours-stdio and
+//   ours-bridge-all run by that build, side by side with this one.
 // Every process is registered with the benchmark's Processes (ended by pid at the end).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 /** @typedef {import('./common.mjs').Processes} Processes */
 import {
   CLI,
+  CLI_BEFORE,
   ECHO_SERVER,
   GUARD,
   descendants,
@@ -41,10 +44,11 @@ const node = process.execPath;
 /**
  * @param {string} label
  * @param {string[]} args
+ * @param {string} [cli] the CLI file (default: the one under test)
  */
-export function cliArgs(label, args) {
+export function cliArgs(label, args, cli = CLI) {
   const dir = process.env.BENCH_CPU_PROF_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, label)}`, CLI, ...args] : [CLI, ...args];
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, label)}`, cli, ...args] : [cli, ...args];
 }
 
 /** All paths, in report order. `proxy` names the processes whose RSS is the path's cost. */
@@ -77,6 +81,12 @@ export const PATHS = [
   { id: 'supergateway-sse', label: 'supergateway 4.0.0 stdio->sse', group: 'peer' },
   { id: 'mcp-proxy', label: 'mcp-proxy 6.7.19 (streamable HTTP)', group: 'peer' },
   { id: 'mcp-hub', label: 'mcp-hub 4.2.1 (SSE /mcp)', group: 'peer' },
+  ...(CLI_BEFORE
+    ? [
+        { id: 'before-stdio', label: 'QIMING_PROXY_CLI_BEFORE: stdio aggregation', group: 'before' },
+        { id: 'before-bridge-all', label: 'QIMING_PROXY_CLI_BEFORE: bridge /mcp', group: 'before' },
+      ]
+    : []),
 ];
 
 /** @param {unknown} only the `--only` option: ids separated by commas (all paths when absent) */
@@ -183,10 +193,17 @@ export class Shared {
   rawHttpP;
   /** @type {ReturnType<typeof startBridge> | undefined} */
   bridgeP;
+  /** @type {ReturnType<typeof startBridge> | undefined} */
+  bridgeBeforeP;
 
-  /** @param {Processes} procs */
-  constructor(procs) {
+  /**
+   * @param {Processes} procs
+   * @param {{ topLevel?: Record<string, unknown> }} [opts] `topLevel`: options of our proxies' configs
+   *   beside `mcpServers` (e.g. `{maxResultBytes: "off"}`)
+   */
+  constructor(procs, opts = {}) {
     this.procs = procs;
+    this.topLevel = opts.topLevel ?? {};
     this.dir = mkdtempSync(join(tmpdir(), 'qiming-bench-'));
     this.guardLog = join(this.dir, 'guard.log');
     writeFileSync(this.guardLog, '');
@@ -224,8 +241,27 @@ export class Shared {
 
   /** Our bridge with one echo server (`echo`), shared by the bridge and ACP-chain paths. */
   async bridge() {
-    this.bridgeP ??= startBridge(this.procs, { echo: { command: node, args: [ECHO_SERVER] } }, 'bridge');
+    this.bridgeP ??= startBridge(
+      this.procs,
+      { echo: { command: node, args: [ECHO_SERVER] } },
+      'bridge',
+      [],
+      this.topLevel,
+    );
     return this.bridgeP;
+  }
+
+  /** The same bridge run by QIMING_PROXY_CLI_BEFORE. */
+  async bridgeBefore() {
+    this.bridgeBeforeP ??= startBridge(
+      this.procs,
+      { echo: { command: node, args: [ECHO_SERVER] } },
+      'bridge-before',
+      [],
+      this.topLevel,
+      CLI_BEFORE,
+    );
+    return this.bridgeBeforeP;
   }
 
   cleanup() {
@@ -238,12 +274,14 @@ export class Shared {
  * @param {Processes} procs
  * @param {Record<string, unknown>} mcpServers
  * @param {string[]} [extraArgs]
+ * @param {Record<string, unknown>} [topLevel] config options beside `mcpServers`
+ * @param {string} [cli] the CLI file (default: the one under test)
  */
-export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs = []) {
+export async function startBridge(procs, mcpServers, what = 'bridge', extraArgs = [], topLevel = {}, cli = CLI) {
   const token = randomBytes(24).toString('hex');
   const child = procs.spawn(
     node,
-    cliArgs(what, ['proxy', '--port', '0', '--config', JSON.stringify({ mcpServers }), ...extraArgs]),
+    cliArgs(what, ['proxy', '--port', '0', '--config', JSON.stringify({ ...topLevel, mcpServers }), ...extraArgs], cli),
     {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, MCP_BRIDGE_TOKEN: token },
@@ -333,9 +371,11 @@ export async function startPath(id, shared) {
       client = await httpClient(s.url, {}, id);
       break;
     }
-    case 'ours-stdio': {
-      const config = { mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
-      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]));
+    case 'ours-stdio':
+    case 'before-stdio': {
+      const config = { ...shared.topLevel, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
+      const cli = id === 'before-stdio' ? CLI_BEFORE : CLI;
+      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)], cli));
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid];
@@ -349,10 +389,17 @@ export async function startPath(id, shared) {
       proxyPids = [b.pid];
       break;
     }
+    case 'before-bridge-all': {
+      const b = await shared.bridgeBefore();
+      client = await httpClient(`${b.url}/mcp`, { Authorization: `Bearer ${b.token}` }, id);
+      proxyPids = [b.pid];
+      break;
+    }
     case 'ours-acp-chain': {
       const b = await shared.bridge();
       // As src/main/acp/acp.ts builds it: a `bridge` upstream per server, the token from the env.
       const config = {
+        ...shared.topLevel,
         mcpServers: {
           echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } },
         },
