@@ -14,6 +14,8 @@ import { fixtureEntry } from '../helpers/proxyCli.js';
 afterEach(cleanupBridges);
 
 const MiB = 1024 * 1024;
+/** A pause after a round's sockets closed, for the bridge to release their buffers before RSS is sampled. */
+const RELEASE_PAUSE_MS = 300;
 
 function rssMiB(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'latin1'));
@@ -90,7 +92,7 @@ describe('bridge: --body-timeout', () => {
       const head = await headOnly;
       expect(head.text).toMatch(/^HTTP\/1\.1 408 /);
       expect(head.closedAfterMs).toBeDefined();
-      await sleep(300);
+      await sleep(RELEASE_PAUSE_MS);
       rss.push(rssMiB(b.pid));
       console.log(`round ${round}: closed after ${results.map((r) => r.closedAfterMs).join(', ')} ms`);
     }
