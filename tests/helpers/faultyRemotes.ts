@@ -65,6 +65,7 @@ export async function unauthorizedServer(port = 0): Promise<FaultyServer> {
   });
   srv.on('upgrade', (req, socket: Socket) => {
     count(req.url);
+    socket.on('error', () => undefined); // a client that resets instead of reading the answer
     socket.end(
       'HTTP/1.1 401 Unauthorized\r\nContent-Type: text/plain\r\nContent-Length: 12\r\nConnection: close\r\n\r\nunauthorized',
     );

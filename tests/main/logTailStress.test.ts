@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LogTail, type TailEntry } from '../../src/main/logs/logTail.js';
+import { DEFAULT_ENTRY_FLUSH_MS, LogTail, type TailEntry } from '../../src/main/logs/logTail.js';
 import { formatEntry } from '../../src/proxy/common/logger.js';
 import { isAlive } from '../../src/proxy/process/processTree.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
@@ -23,6 +23,8 @@ const PER_WRITER = 25_000;
 const PAUSE_AT = 10_000;
 /** Writer 0 renames the file away at this seq, while the others keep appending. */
 const ROTATE_AT = 15_000;
+/** Three times the tail's entry flush period. */
+const PAST_FLUSH_MS = 3 * DEFAULT_ENTRY_FLUSH_MS;
 
 /** Same text as messageFor() in the fixture. */
 function messageFor(i: number): string {
@@ -105,9 +107,10 @@ describe('LogTail under concurrent writer processes', () => {
       20_000,
       () => `all ${total} entries (have ${entries.length}, errors ${errors.map(String)})`,
     );
-    // Let late wake-ups and the entry flush run; nothing more may arrive.
+    // Let late wake-ups and the entry flush run; nothing more may arrive. Past the flush
+    // period a poll() delivers whatever is still held, so the count after it is final.
     await tail.poll();
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, PAST_FLUSH_MS));
     await tail.poll();
 
     expect(errors).toEqual([]);

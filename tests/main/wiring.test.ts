@@ -62,6 +62,12 @@ function deferred() {
 
 afterEach(() => removeTempDirs());
 
+/**
+ * How long the quit sequence is watched for a quit it must not make yet: one that does not
+ * wait for the stop (held by the test) comes at once, within a few event-loop turns.
+ */
+const NOT_QUIT_WINDOW_MS = 50;
+
 describe('quit sequence', () => {
   it('holds the first quit once, awaits the stop with its deadline, then quits; kills at will-quit and exit', async () => {
     const app = new FakeApp();
@@ -83,7 +89,7 @@ describe('quit sequence', () => {
     expect(stop).toHaveBeenCalledTimes(1);
     expect(stop).toHaveBeenCalledWith(1234);
     expect(app.listenerCount('will-quit')).toBe(1);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, NOT_QUIT_WINDOW_MS));
     expect(app.quits).toBe(1); // still waiting for the stop
 
     // A second quit while stopping is not held (the user insists) and does not stop twice.

@@ -23,6 +23,13 @@ import {
 
 afterEach(cleanupBridges);
 
+/**
+ * How long a test watches an answer that must stay held while a gated server starts: an
+ * answer not held comes in one round trip, well within this on a loaded machine; the gate
+ * holds the server for as long as the test wants, so the window cannot make a right answer late.
+ */
+const HELD_WINDOW_MS = 1000;
+
 describe('bridge start-up', () => {
   it('prints exactly one JSON ready line, with every server and its state, and sends it over IPC', async () => {
     const dir = tempDir();
@@ -92,7 +99,7 @@ describe('bridge start-up', () => {
     // for the first (so it can declare what that server has: initializeWait.ts), bounded by the ready window.
     let initialized = false;
     const connecting = b.client('/mcp').then((c) => ((initialized = true), c));
-    await sleep(300);
+    await sleep(HELD_WINDOW_MS);
     expect(initialized).toBe(false);
     expect(b.stdout).toBe('');
     writeFileSync(gate, '');

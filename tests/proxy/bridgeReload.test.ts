@@ -106,12 +106,17 @@ describe('bridge config reload (SIGHUP)', () => {
     const { client: onC } = await b.client('/mcp/c');
     expect(text(await onC.callTool({ name: 'echo', arguments: { text: 'c' } }))).toBe('c');
 
-    // A slow call on b is in flight while the config changes under it.
+    // A slow call on b is in flight while the config changes under it: its first progress
+    // says it runs; it lasts long enough for the reload to finish first on a loaded machine.
+    let progressed = 0;
     const slow = all
-      .callTool({ name: 'b__slow', arguments: { ms: 2500, steps: 5 } }, undefined, { timeout: 20_000 })
+      .callTool({ name: 'b__slow', arguments: { ms: 8000, steps: 16 } }, undefined, {
+        timeout: 20_000,
+        onprogress: () => progressed++,
+      })
       .then((r) => ({ r, reloadedFirst: /config reloaded/.test(b.stderr) }))
       .catch((e: Error) => ({ r: e, reloadedFirst: false }));
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor(() => progressed > 0, 10_000, 'the slow call to run');
 
     // a edited (another tool set), c removed, d added; b untouched.
     const dPids = join(dir, 'd.pids');
@@ -139,7 +144,7 @@ describe('bridge config reload (SIGHUP)', () => {
 
     // b: same process, same session, and the call in flight completed.
     const done = await slow;
-    expect(text(done.r)).toBe('slept 2500');
+    expect(text(done.r)).toBe('slept 8000');
     expect(done.reloadedFirst, 'the reload happened while the call was in flight').toBe(true);
     expect(await pidOf(b, 'b')).toBe(b0);
     expect(JSON.parse(text(await onB.callTool({ name: 'whoami', arguments: {} }))).pid).toBe(b0);

@@ -131,7 +131,8 @@ describe('bridge shutdown', () => {
   });
 
   it('--shutdown-timeout bounds the graceful stop: a server tree still running shortly before it is SIGKILLed, and the stop ends in time', async () => {
-    const { b, pids } = await bridgeWithStubbornServer({ args: ['--shutdown-timeout', '800'] });
+    // Under the server's 2 s stdin grace: it still runs when the SIGKILL comes, 500 ms before the bound.
+    const { b, pids } = await bridgeWithStubbornServer({ args: ['--shutdown-timeout', '1500'] });
     b.child.kill('SIGTERM');
     const exit = await b.waitExit(EXIT_BOUND_MS);
     expect(exit).toEqual({ code: 0, signal: null });

@@ -155,7 +155,8 @@ describe('ChildProcessTransport', () => {
     const pid = t.pid!;
     await until('ready', () => t.stderrTail().includes('child ready'));
     const first = t.close();
-    await new Promise((r) => setTimeout(r, 50));
+    // The first close has ended stdin and now waits out its 20 s grace.
+    await until('the stdin EOF', () => t.stderrTail().includes('child ignoring stdin EOF'));
     // Without the second call the first would only SIGKILL after 40 s (past this test's timeout).
     await Promise.all([first, t.close()]);
     expect(t.exitInfo).toEqual({ code: null, signal: 'SIGKILL', expected: true });

@@ -66,14 +66,15 @@ describe.each(['http', 'sse'] as const)('convert over %s', (kind) => {
     const state = `${dir.path}/state.jsonl`;
     const first = await startHttpFixture(kind, { stateFile: state });
     cleanups.push(first.stop);
-    const h = await convert([first.url, '--transport', kind, '--ping-interval', '200', '--ping-timeout', '200']);
+    const h = await convert([first.url, '--transport', kind, '--ping-interval', '200', '--ping-timeout', '1000']);
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'before' } }))).toBe('before');
     await first.stop();
     // Calls made while the server is down wait in the queue.
     const queued = [1, 2, 3].map((i) =>
       h.client.callTool({ name: 'echo', arguments: { text: `queued ${i}` } }, undefined, { timeout: 30_000 }),
     );
-    await new Promise((r) => setTimeout(r, 700));
+    // The wrapper noticed the server gone and tried it again in vain: the calls wait meanwhile.
+    await waitFor(() => h.stderr.some((l) => /connect failed: .*; retrying in/.test(l)), 15_000, 'a failed reconnect');
     const second = await startHttpFixture(kind, { port: first.port, stateFile: state });
     cleanups.push(second.stop);
     const results = await Promise.all(queued);
@@ -95,9 +96,11 @@ describe('convert', () => {
     cleanups.push(server.stop);
     const h = await convert([server.url]);
     const size = 10 * 1024 * 1024 - 1024;
-    const res = await h.client.callTool({ name: 'blob', arguments: { bytes: size } }, undefined, { timeout: 60_000 });
+    // About 4 s of CPU in the SDK client alone (it copies and scans its whole buffer per
+    // chunk), more in the server and the proxy: minutes on a loaded machine.
+    const res = await h.client.callTool({ name: 'blob', arguments: { bytes: size } }, undefined, { timeout: 230_000 });
     expect(text(res).length).toBe(size);
-  });
+  }, 240_000);
 
   it('applies --allow-tools and --deny-tools', async () => {
     const server = await startHttpFixture('http');

@@ -14,6 +14,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { ensureBuilt } from '../helpers/proxyCli.js';
 import { FIXTURES } from '../helpers/paths.js';
 import { waitNoProcess } from '../helpers/processGone.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../helpers/modernClient.js';
 
@@ -185,18 +186,31 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
       JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 4, reason: 'user' } }) +
         '\n',
     );
-    await new Promise((r) => setTimeout(r, 300));
-    child.stdin!.write(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 5,
-        method: 'tools/call',
-        params: { name: 'a__outcome', arguments: {}, _meta: ENVELOPE },
-      }) + '\n',
+    // Asks the server what became of its call until it saw the cancel.
+    let id = 5;
+    const outcome = async () => {
+      const asked = id++;
+      child.stdin!.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: asked,
+          method: 'tools/call',
+          params: { name: 'a__outcome', arguments: {}, _meta: ENVELOPE },
+        }) + '\n',
+      );
+      let m = await next();
+      while (m.id !== asked) m = await next();
+      return JSON.parse(m.result.content[0].text) as { last: string; cancelled: boolean };
+    };
+    const seen = await waitFor(
+      async () => {
+        const o = await outcome();
+        return o.cancelled && o;
+      },
+      15_000,
+      'the server to see the cancel',
     );
-    let outcome = await next();
-    while (outcome.id !== 5) outcome = await next();
-    expect(JSON.parse(outcome.result.content[0].text)).toMatchObject({ last: 'answered', cancelled: true });
+    expect(seen).toMatchObject({ last: 'answered', cancelled: true });
   });
 
   it('gets the same results through the bridge /mcp/<id> and /mcp (stateless HTTP, a session per request)', async () => {
@@ -379,12 +393,21 @@ describe('a 2026 client, a 2025 server asking for input mid-call', () => {
     const b = await startBridge({ config: { mcpServers: { a: asking({ timeoutMs: 1500 }) } } });
     const r1 = (await raw(b, '/mcp/a', 1, 'tools/call', { name: 'confirm', arguments: { what: 'x' } })).body.result;
     expect(r1.resultType).toBe('input_required');
-    await new Promise((r) => setTimeout(r, 2500));
-    const outcome = (await raw(b, '/mcp/a', 2, 'tools/call', { name: 'outcome', arguments: {} })).body.result;
-    const seen = JSON.parse(outcome.content[0].text);
+    // Asks the server what became of its request until the call timeout released it.
+    let id = 2;
+    const seen = await waitFor(
+      async () => {
+        const outcome = (await raw(b, '/mcp/a', id++, 'tools/call', { name: 'outcome', arguments: {} })).body.result;
+        const o = JSON.parse(outcome.content[0].text) as { last: string; cancelled: boolean };
+        return o.last !== 'none' && o.cancelled && o;
+      },
+      15_000,
+      'the held call to be released',
+      200,
+    );
     expect(seen.last).toMatch(/^error: .*did not retry within 1500 ms/);
     expect(seen.cancelled).toBe(true);
-    const late = await raw(b, '/mcp/a', 3, 'tools/call', {
+    const late = await raw(b, '/mcp/a', id, 'tools/call', {
       name: 'confirm',
       arguments: { what: 'x' },
       inputResponses: { [Object.keys(r1.inputRequests)[0]!]: { action: 'accept', content: { ok: true } } },

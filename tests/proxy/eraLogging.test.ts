@@ -23,6 +23,12 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * How long a test watches for a log message that must not come. The server sends a call's log
+ * messages before its answer, in order, so a wrongly forwarded one is here long before this
+ * once the answer came; a later call's exact list would show it too.
+ */
+const NO_MORE_LOGS_MS = 200;
 const modernClient = (servers: Record<string, unknown>) => stdioClient(process.execPath, proxyArgs(servers));
 
 describe('a 2025 client of a 2026 server', () => {
@@ -43,7 +49,7 @@ describe('a 2025 client of a 2026 server', () => {
       await h.client.setLoggingLevel('info');
       expect(text(await h.client.callTool({ name: 'm__log', arguments: { text: 'hi' } }))).toBe('logged');
       await waitFor(() => logs.length >= 2, 5000, 'the log messages');
-      await sleep(100);
+      await sleep(NO_MORE_LOGS_MS);
       expect(logs.map((l) => l.data)).toEqual(['info: hi', 'warning: hi']);
       expect(logs[0]).toMatchObject({ level: 'info', logger: 'fixture' });
       await expect(h.client.setLoggingLevel('loud' as 'info')).rejects.toThrow(/unknown log level/);
@@ -59,19 +65,19 @@ describe('a 2026 client of a 2025 server', () => {
     client.setNotificationHandler('notifications/message', (n) => void logs.push(n.params as Record<string, unknown>));
 
     await client.callTool({ name: 'old__log', arguments: { text: 'quiet' } });
-    await sleep(200);
+    await sleep(NO_MORE_LOGS_MS);
     expect(logs).toEqual([]);
 
     await client.callTool({ name: 'old__log', arguments: { text: 'a' }, _meta: { [LOG_LEVEL]: 'info' } });
     await waitFor(() => logs.length >= 2, 5000, 'the log messages');
-    await sleep(100);
+    await sleep(NO_MORE_LOGS_MS);
     expect(logs.map((l) => l.data)).toEqual(['info: a', 'warning: a']);
 
     // A 2026 server gets the level as sent.
     logs.length = 0;
     await client.callTool({ name: 'm__log', arguments: { text: 'b' }, _meta: { [LOG_LEVEL]: 'warning' } });
     await waitFor(() => logs.length >= 1, 5000, 'the 2026 server log message');
-    await sleep(100);
+    await sleep(NO_MORE_LOGS_MS);
     expect(logs.map((l) => l.data)).toEqual(['warning: b']);
 
     // The shared 2025 server's level is left alone.

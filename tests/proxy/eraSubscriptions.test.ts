@@ -28,6 +28,14 @@ afterEach(async () => {
 const modernClient = (servers: Record<string, unknown>) => stdioClient(process.execPath, proxyArgs(servers));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * How long a test watches for an upstream unsubscribe or an update that must not come: the
+ * proxy acts on a closed listen or an unsubscribe within a tick, and an update it forwards
+ * follows the server's within a round trip, both well inside this on a loaded machine.
+ */
+const NOTHING_MORE_MS = 300;
+/** Time for the listen that replaces the old one to reach the server (nothing to observe it by). */
+const LISTEN_REPLACED_MS = 500;
 
 describe('a 2026 client listening for resource updates of a 2025 server', () => {
   it('subscribes upstream once for two listens, gets the updates on each, and unsubscribes when the last one closes', async () => {
@@ -55,7 +63,7 @@ describe('a 2026 client listening for resource updates of a 2025 server', () => 
     expect(updates[2]).toMatchObject({ uri: 'fixture://hello' });
 
     await a.close();
-    await sleep(200);
+    await sleep(NOTHING_MORE_MS);
     expect((await state()).subscribed).toEqual(['test://watched']);
     await b.close();
     await waitFor(async () => (await state()).subscribed.length === 0, 5000, 'the upstream unsubscribe');
@@ -102,9 +110,13 @@ describe('a 2025 client subscribing to resources of a 2026 server', () => {
     const pid = (await b.server('m')).pid!;
     process.kill(pid, 'SIGKILL');
     await b.waitServer('m', (x) => x.state === 'ready' && x.pid !== pid, 15_000, 'restarted after the crash');
-    await sleep(300); // the renewed listen is acknowledged
-    await client.callTool({ name: 'touch', arguments: {} });
-    await waitFor(() => updates.length > 0, 5000, 'the update after the restart');
+    // Touched until an update comes: once the renewed listen is acknowledged, one does.
+    await waitFor(
+      async () => updates.length > 0 || (await client.callTool({ name: 'touch', arguments: {} }), false),
+      15_000,
+      'the update after the restart',
+      200,
+    );
     expect(updates[0]).toEqual({ uri: 'fixture://hello' });
   });
 
@@ -156,9 +168,9 @@ describe('a 2025 client subscribing to resources of a 2026 server', () => {
       expect(updates[0]).toEqual({ uri: 'fixture://hello' });
 
       await h.client.unsubscribeResource({ uri: 'fixture://hello' });
-      await sleep(300); // the listen without the URI replaces the old one
+      await sleep(LISTEN_REPLACED_MS);
       await h.client.callTool({ name: 'm__touch', arguments: {} });
-      await sleep(300);
+      await sleep(NOTHING_MORE_MS);
       expect(updates).toHaveLength(1);
     });
   }

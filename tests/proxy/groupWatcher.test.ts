@@ -9,6 +9,8 @@ import { waitFor } from '../helpers/waitFor.js';
 import { startTimeOf } from '../helpers/procTree.js';
 
 const pids: number[] = [];
+/** How long the watcher must stay up with its pipe open (it leaves only at EOF). */
+const OPEN_PIPE_WINDOW_MS = 500;
 
 afterEach(async () => {
   for (const p of pids) {
@@ -49,7 +51,7 @@ it.skipIf(process.platform !== 'linux')(
     watcher.send(`g ${doomed.leader} ${doomed.start}`);
     watcher.send(`g ${spared.leader} ${Number(spared.start) + 1}`);
     pids.push(watcher.pid!);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, OPEN_PIPE_WINDOW_MS));
     expect(isRunning(watcher.pid!)).toBe(true);
     watcher.close();
     await waitFor(

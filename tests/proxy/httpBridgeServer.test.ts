@@ -22,6 +22,10 @@ import {
 
 const { cleanups, bridge } = bridgePerTest();
 
+/** A short session idle time, and a window of several of them: a session that idles out wrongly is gone within it. */
+const SHORT_IDLE_MS = 150;
+const PAST_IDLE_MS = SHORT_IDLE_MS * 4;
+
 async function streamableClient(h: Harness, path: string) {
   const transport = new StreamableHTTPClientTransport(new URL(h.url + path), { requestInit: { headers: h.auth } });
   const client = new Client({ name: 'test-client', version: '1.0.0' });
@@ -146,9 +150,9 @@ describe('BridgeHttpServer: streamable HTTP', () => {
   });
 
   it('does not expire a session while its GET stream is open, and expires it once the client is gone', async () => {
-    const h = await bridge({ sessionIdleMs: 150 });
+    const h = await bridge({ sessionIdleMs: SHORT_IDLE_MS });
     const { client } = await streamableClient(h, '/mcp/alpha');
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, PAST_IDLE_MS));
     expect(h.server.sessionCount).toBe(1);
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'still' } }))).toBe('alpha:streamable:still');
     // close() without DELETE: the GET stream ends and the idle clock reclaims the session.

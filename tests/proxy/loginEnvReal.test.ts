@@ -5,7 +5,7 @@
 // server starts and is ready, and the status says which command and PATH it got. Also: a
 // profile that prints, one that hangs (deadline, fallback folders, the shell gone), a missing
 // shell, a command found nowhere, an entry's env.PATH winning, and folders handed down.
-import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,6 +17,22 @@ import { waitFor } from '../helpers/waitFor.js';
 afterEach(cleanupBridges);
 
 const GUI_PATH = '/usr/bin:/bin';
+
+/** The process groups the registry files in `run` list (a file being replaced is read next time). */
+function registeredGroups(run: string): number[] {
+  if (!existsSync(run)) return [];
+  return readdirSync(run)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => {
+      try {
+        return (JSON.parse(readFileSync(join(run, f), 'utf8')) as { groups: { pgid: number }[] }).groups.map(
+          (g) => g.pgid,
+        );
+      } catch {
+        return [];
+      }
+    });
+}
 
 /** A temp HOME; `server(dir, name)` writes a command that starts the fixture as `name`. */
 function world() {
@@ -164,8 +180,9 @@ describe('servers start in the login-shell environment', () => {
     const w = world();
     w.profile(`echo $$ > "${w.root}/shell.pid"\nsleep 60\n`);
     const config = JSON.stringify({ mcpServers: { s: { command: 'qiming-test-server' } } });
+    const run = join(w.root, 'run');
     const proxy = spawn(process.execPath, [CLI, '--config', config], {
-      env: { ...process.env, ...w.proxyEnv() },
+      env: { ...process.env, ...w.proxyEnv({ QIMING_MCP_RUNTIME_DIR: run }) },
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     trackPids(proxy.pid);
@@ -174,8 +191,9 @@ describe('servers start in the login-shell environment', () => {
     const shell = Number(readFileSync(pidFile, 'utf8'));
     trackPids(shell);
     // Past the instant between the shell's spawn and its record reaching the watcher (the same
-    // window every server start has; a loaded machine can stretch it to tens of ms).
-    await new Promise((r) => setTimeout(r, 300));
+    // window every server start has): the proxy writes its registry file right after telling
+    // the watcher, so the shell's group listed there has been told.
+    await waitFor(() => registeredGroups(run).includes(shell), 10_000, "the shell's group in the registry");
     proxy.kill('SIGKILL');
     expect(await waitNotRunning(shell, 5000), 'the hanging login shell').toBe(true);
   }, 30_000);

@@ -27,8 +27,6 @@ import { descendantsOf, startTimeOf } from '../helpers/procTree.js';
 
 const linux = process.platform === 'linux';
 const KILL_DEADLINE_MS = 5000;
-/** The proxy looks for descendants outside its servers' groups within about a second of their birth. */
-const SETTLE_MS = 1200;
 
 const started: ChildProcess[] = [];
 const pids = new Set<number>();
@@ -79,6 +77,38 @@ function recorded(file: string): number[] {
     .split('\n')
     .filter(Boolean)
     .map((l) => (JSON.parse(l) as { pid: number }).pid);
+}
+
+/** Pids the escaping server recorded for its escaped child. */
+function escapedPids(file: string): number[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { role: string; pid: number })
+    .filter((r) => r.role === 'escaped')
+    .map((r) => r.pid);
+}
+
+/**
+ * True once the proxy's registry file lists every escaped pid: the proxy looks for descendants
+ * outside its servers' groups within about a second of their birth, and writes the file right
+ * after telling its watcher, which is what ends them after a SIGKILL.
+ */
+function escapedListed(dir: string): boolean {
+  const want = escapedPids(join(dir, 'escaping.pids'));
+  const run = join(dir, 'run');
+  if (want.length === 0 || !existsSync(run)) return false;
+  const listed = new Set<number>();
+  for (const f of readdirSync(run).filter((n) => n.endsWith('.json'))) {
+    try {
+      const body = JSON.parse(readFileSync(join(run, f), 'utf8')) as { pids?: { pid: number }[] };
+      for (const p of body.pids ?? []) listed.add(p.pid);
+    } catch {
+      // being replaced: read again on the next poll
+    }
+  }
+  return want.every((p) => listed.has(p));
 }
 
 function servers(dir: string): { config: unknown; ready: () => number[] | undefined } {
@@ -178,7 +208,7 @@ describe.skipIf(!linux)('no process outlives a SIGKILLed proxy chain', () => {
       const s = servers(dir);
       const target = startChain(scenario, dir, s.config);
       const serverPids = await waitFor(s.ready, 20_000, 'the servers to record their pids');
-      await new Promise((r) => setTimeout(r, SETTLE_MS));
+      await waitFor(() => escapedListed(dir), 20_000, 'the escaped child in the registry');
       const tree = new Set([...descendantsOf(target), ...serverPids]);
       for (const p of tree) pids.add(p);
       // The sh wrapper, the node server under it, the escaping server and its escaped child.
@@ -207,7 +237,7 @@ function liveGroup(): { pid: number; start: string } {
 /** A pid and start time of a process that has exited (a dead registry owner). */
 async function deadOwner(): Promise<{ pid: number; start: string }> {
   const c = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 200)'], { stdio: 'ignore' });
-  const start = await waitFor(() => startTimeOf(c.pid!), 2000, 'a start time');
+  const start = await waitFor(() => startTimeOf(c.pid!), 10_000, 'a start time');
   await new Promise((r) => c.once('exit', r));
   return { pid: c.pid!, start };
 }
@@ -239,8 +269,9 @@ describe.skipIf(!linux)('the sweep at the next start', () => {
     started.push(proxy);
     proxy.stdout.resume();
     proxy.stderr.resume();
-    await waitFor(() => !isRunning(orphan.pid), 5000, 'the orphan group to be killed by the sweep');
-    await waitFor(() => readdirSync(run).length === 0, 5000, 'the swept registry files to be removed');
+    // The proxy's start and the sweep's SIGTERM, 1 s and SIGKILL: seconds on a loaded machine.
+    await waitFor(() => !isRunning(orphan.pid), 20_000, 'the orphan group to be killed by the sweep');
+    await waitFor(() => readdirSync(run).length === 0, 10_000, 'the swept registry files to be removed');
     expect(isRunning(innocent.pid), 'a process whose start time does not match must not be killed').toBe(true);
-  }, 20_000);
+  }, 45_000);
 });

@@ -8,6 +8,11 @@ import { buildSync } from 'esbuild';
 import { isProcessAlive, startParentWatchdog } from '../../src/proxy/cli/parentWatchdog.js';
 
 const children: ChildProcess[] = [];
+/**
+ * How long a watchdog polling every 10-20 ms is watched for a call it must not make: one more
+ * call, or a call from a stopped watchdog, would come at its next interval, within this.
+ */
+const INTERVALS_WINDOW_MS = 100;
 const stops: (() => void)[] = [];
 
 function sleeper(): ChildProcess {
@@ -96,12 +101,23 @@ describe('startParentWatchdog', () => {
     let calls = 0;
     let resolveDead!: () => void;
     const dead = new Promise<void>((r) => (resolveDead = r));
-    stops.push(startParentWatchdog({ pid: child.pid!, intervalMs: 20, onDead: () => (calls++, resolveDead()) }));
-    await new Promise((r) => setTimeout(r, 100));
+    // The real check, counted: three checks of the live process, and no call.
+    let checks = 0;
+    const isAlive = (pid: number) => (checks++, isProcessAlive(pid));
+    stops.push(
+      startParentWatchdog({ pid: child.pid!, intervalMs: 20, isAlive, onDead: () => (calls++, resolveDead()) }),
+    );
+    await within(
+      (async () => {
+        while (checks < 3) await new Promise((r) => setTimeout(r, 5));
+      })(),
+      5000,
+      'three checks',
+    );
     expect(calls).toBe(0); // alive while it runs
     await killAndReap(child);
     await within(dead, 5000, 'onDead');
-    await new Promise((r) => setTimeout(r, 100)); // several more intervals
+    await new Promise((r) => setTimeout(r, INTERVALS_WINDOW_MS));
     expect(calls).toBe(1);
   });
 
@@ -118,7 +134,7 @@ describe('startParentWatchdog', () => {
     stop();
     await killAndReap(child);
     await within(control, 5000, 'the control watchdog');
-    await new Promise((r) => setTimeout(r, 50)); // and five more intervals
+    await new Promise((r) => setTimeout(r, INTERVALS_WINDOW_MS));
     expect(calls).toBe(0);
   });
 

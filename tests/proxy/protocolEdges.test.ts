@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FrameDecoder } from '../../src/proxy/stdio/framing.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { CliProcess, cleanup, configJson, INIT, INITIALIZED, sleep, tempDir, waitFor } from '../helpers/cliProcess.js';
+import { CliProcess, cleanup, configJson, INIT, INITIALIZED, tempDir, waitFor } from '../helpers/cliProcess.js';
 import { fixtureEntry, readState } from '../helpers/proxyCli.js';
 
 afterEach(async () => {
@@ -100,7 +100,7 @@ describe('stdio proxy: protocol edges', () => {
       params: { name: 'fx__slow', arguments: { ms: 1500, steps: 3 } },
     };
     p.send(call);
-    await sleep(100);
+    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the first call upstream');
     p.send(call);
     const refused = await p.reply(9, 5000);
     expect(refused.error?.code).toBe(-32600);
@@ -120,7 +120,8 @@ describe('stdio proxy: protocol edges', () => {
 
 describe("stdio proxy: a refused duplicate id does not take the first request's framing", () => {
   it('answers the first request in its own (Content-Length) framing after the newline-framed duplicate was refused', async () => {
-    const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx') }), '--idle-timeout', '0']);
+    const state = join(tempDir(), 'state.jsonl');
+    const p = new CliProcess(['--config', configJson({ fx: fixtureEntry('fx', [], state) }), '--idle-timeout', '0']);
     await p.initialize();
     p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     await p.reply(2);
@@ -128,10 +129,10 @@ describe("stdio proxy: a refused duplicate id does not take the first request's 
       jsonrpc: '2.0',
       id: 9,
       method: 'tools/call',
-      params: { name: 'fx__slow', arguments: { ms: 800, steps: 1 } },
+      params: { name: 'fx__slow', arguments: { ms: 1500, steps: 1 } },
     });
     p.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    await sleep(100);
+    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the first call upstream');
     p.send(JSON.parse(body));
     p.child.stdin!.end();
     expect((await p.waitExit(10_000)).code).toBe(0);

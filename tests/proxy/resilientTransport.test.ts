@@ -5,7 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from 'node:net';
 import { ResilientTransportWrapper, type ResilientState } from '../../src/proxy/upstream/resilientTransport.js';
-import { startHttpFixture, waitFor } from '../helpers/proxyCli.js';
+import { readState, startHttpFixture, tempDir, waitFor } from '../helpers/proxyCli.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -19,6 +19,13 @@ async function freePort(): Promise<number> {
   await new Promise((r) => srv.close(r));
   return port;
 }
+
+/**
+ * How long a test watches for something that must not happen (a second answer, another
+ * attempt). Either would follow within tens of ms (the backoff here starts at 50 ms), so a
+ * wrong one shows up many times over within this, even on a loaded machine.
+ */
+const NOTHING_MORE_MS = 600;
 
 const INIT = {
   jsonrpc: '2.0',
@@ -84,7 +91,7 @@ describe('ResilientTransportWrapper', () => {
     expect((reply.result as { serverInfo: { name: string } }).serverInfo.name).toBe('http');
     expect(t.w.state).toBe('connected');
     // Answered once: the replay, not a second initialize from the queue.
-    await new Promise((r) => setTimeout(r, 300));
+    await new Promise((r) => setTimeout(r, NOTHING_MORE_MS));
     expect(t.received.filter((m) => m.id === 1)).toHaveLength(1);
   });
 
@@ -136,7 +143,7 @@ describe('ResilientTransportWrapper', () => {
     await u.w.start();
     await expect(u.w.send(INIT)).rejects.toThrow(/HTTP 401 Unauthorized/);
     expect((u.w.failure as { status?: number }).status).toBe(401);
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, NOTHING_MORE_MS));
     expect(attempts).toBe(1);
     expect(denied.total()).toBe(1);
     expect(u.states.map((s) => s.s)).toEqual(['connecting', 'connected', 'closed']);
@@ -158,7 +165,7 @@ describe('ResilientTransportWrapper', () => {
     await waitFor(() => t.w.state === 'closed', 5000, 'closed after the 401');
     expect((t.w.failure as { status?: number }).status).toBe(401);
     const asked = denied.total();
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, NOTHING_MORE_MS));
     expect(denied.total()).toBe(asked);
     expect(asked).toBeLessThanOrEqual(2);
   });
@@ -184,13 +191,14 @@ describe('ResilientTransportWrapper', () => {
   it('reconnects after 3 failed heartbeats, replays initialize on the new connection, and delivers what was queued', async () => {
     const server = await startHttpFixture('http');
     cleanups.push(server.stop);
-    const t = wrapper(server.url, { heartbeatIntervalMs: 100, heartbeatTimeoutMs: 100, maxHeartbeatFailures: 3 });
+    // A ping timeout a loaded machine does not reach by itself three times in a row.
+    const t = wrapper(server.url, { heartbeatIntervalMs: 200, heartbeatTimeoutMs: 500, maxHeartbeatFailures: 3 });
     await t.w.start();
     await handshake(t);
     // A frozen server answers nothing: heartbeats time out.
     process.kill(server.child.pid!, 'SIGSTOP');
     cleanups.push(() => void process.kill(server.child.pid!, 'SIGCONT'));
-    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting after heartbeat failures');
+    await waitFor(() => t.w.state === 'reconnecting', 15_000, 'reconnecting after heartbeat failures');
     const later = t.w.send({ jsonrpc: '2.0', id: 42, method: 'tools/list' } as JSONRPCMessage);
     process.kill(server.child.pid!, 'SIGCONT');
     await later;
@@ -202,7 +210,10 @@ describe('ResilientTransportWrapper', () => {
   });
 
   it('answers requests in flight when the connection drops with a clear error, and reconnects', async () => {
-    const server = await startHttpFixture('http');
+    const dir = tempDir();
+    cleanups.push(dir.remove);
+    const state = `${dir.path}/state.jsonl`;
+    const server = await startHttpFixture('http', { stateFile: state });
     cleanups.push(server.stop);
     const t = wrapper(server.url);
     await t.w.start();
@@ -213,7 +224,7 @@ describe('ResilientTransportWrapper', () => {
       method: 'tools/call',
       params: { name: 'slow', arguments: { ms: 5000 } },
     } as JSONRPCMessage);
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the call at the server');
     await server.stop();
     const reply = await t.reply(7);
     expect((reply.error as { message: string }).message).toMatch(/connection to upstream lost/);

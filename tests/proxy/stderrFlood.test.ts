@@ -14,6 +14,12 @@ afterEach(cleanup);
 const FLOOD = join(FIXTURES, 'floodServer.mjs');
 const FLOOD_MS = 8000;
 const RSS_LIMIT_MIB = 150;
+/**
+ * The bound on the slowest ping during the flood: a proxy that answers promptly does in tens
+ * of ms, a few hundred on a loaded machine; one whose input waits behind its stderr does not
+ * answer within the 5 s reply bound.
+ */
+const PROMPT_PING_MS = 2500;
 
 function start(env: NodeJS.ProcessEnv = {}): { p: CliProcess; pidFile: string } {
   const pidFile = join(tempDir(), 'pids.jsonl');
@@ -64,7 +70,7 @@ describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server'
     p.child.stdin!.end();
     await p.waitExit(10_000);
     expect(peak).toBeLessThan(RSS_LIMIT_MIB);
-    expect(slowestPingMs).toBeLessThan(1000);
+    expect(slowestPingMs).toBeLessThan(PROMPT_PING_MS);
   });
 
   it('rate-limits and cuts the logged lines when stderr is read and a log file is set (bounded RSS, file and stderr)', async () => {
@@ -85,7 +91,7 @@ describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server'
       `stderr read: RSS peak ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms, stderr ${stderrBytes} B, log file ${fileBytes} B`,
     );
     expect(peak).toBeLessThan(RSS_LIMIT_MIB);
-    expect(slowestPingMs).toBeLessThan(1000);
+    expect(slowestPingMs).toBeLessThan(PROMPT_PING_MS);
     // Rate-limited: well under a megabyte per second of flooding, on both surfaces.
     expect(stderrBytes).toBeLessThan(4 * 1024 * 1024);
     expect(fileBytes).toBeLessThan(4 * 1024 * 1024);

@@ -22,6 +22,8 @@ import {
 } from '../../src/proxy/stdio/stdioServerTransport.js';
 
 const MiB = 1024 * 1024;
+/** An idle timer that wrongly fires at once (a 0, or a timeout past Node's timer range) does so well within this. */
+const NEVER_FIRES_WINDOW_MS = 200;
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -316,14 +318,16 @@ describe('StdioServerTransport: lifecycle', () => {
     expect(h.input.destroyed).toBe(true);
     expect(h.logLines.some((l) => l.includes('no message for 50 ms'))).toBe(true);
 
-    const busy = harness({ idleTimeoutMs: 400 });
+    // A message every 40 ms, 1600 ms in all: twice the timeout, whose 800 ms leave a loaded
+    // machine room to delay a write.
+    const busy = harness({ idleTimeoutMs: 800 });
     await busy.transport.start();
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < 40; i++) {
       busy.input.write(req(i) + '\n');
-      await new Promise((r) => setTimeout(r, 40)); // 800 ms in all: twice the timeout
+      await new Promise((r) => setTimeout(r, 40));
     }
     expect(busy.closes()).toBe(0);
-    expect(busy.received.length).toBe(20);
+    expect(busy.received.length).toBe(40);
     await within(new Promise<void>((r) => (busy.transport.onclose = r)), 5000, 'idle close after traffic stops');
     expect(busy.input.destroyed).toBe(true);
 
@@ -332,7 +336,7 @@ describe('StdioServerTransport: lifecycle', () => {
 
     const never = harness({ idleTimeoutMs: 0 });
     await never.transport.start();
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, NEVER_FIRES_WINDOW_MS));
     expect(never.closes()).toBe(0);
     expect(never.input.destroyed).toBe(false);
     expect(huge.closes()).toBe(0);

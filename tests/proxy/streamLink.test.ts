@@ -9,6 +9,10 @@ import { waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarne
 
 const { cleanups, bridge } = bridgePerTest();
 
+/** A short session idle time, and a window of several of them: a session that idles out wrongly is gone within it. */
+const SHORT_IDLE_MS = 150;
+const PAST_IDLE_MS = SHORT_IDLE_MS * 4;
+
 async function linkClient(h: Harness, path: string, headers = h.auth) {
   const transport = new StreamClientTransport(new URL(h.url + path), { headers });
   const client = new Client({ name: 'link-client', version: '1.0.0' });
@@ -180,9 +184,9 @@ describe('stream link', () => {
   });
 
   it('never idles out while the connection is open', async () => {
-    const h = await bridge({ sessionIdleMs: 150 });
+    const h = await bridge({ sessionIdleMs: SHORT_IDLE_MS });
     const { client } = await linkClient(h, '/mcp/alpha');
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, PAST_IDLE_MS));
     expect(h.server.sessionsFor('alpha')).toBe(1);
     expect((await client.callTool({ name: 'echo', arguments: { text: 'still' } })).content).toEqual([
       { type: 'text', text: 'alpha:stream:still' },

@@ -190,11 +190,14 @@ describe('StreamableSessionTransport over the bridge', () => {
     expect(events(get.text())).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
     // Once the first stream is gone a new GET is accepted.
     get.close();
-    let third = await openGet(h, s);
-    for (let i = 0; i < 50 && third.status === 409; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      third = await openGet(h, s);
-    }
+    const third = await waitFor(
+      async () => {
+        const g = await openGet(h, s);
+        return g.status !== 409 && g;
+      },
+      10_000,
+      'the GET slot to be free',
+    );
     expect(third.status).toBe(200);
   });
 

@@ -6,7 +6,7 @@
 // (tasksModernServer.mjs). The 2025 client of a 2026 server is in tasksEraLegacy.test.ts.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cleanup, CliProcess, configJson, sleep, waitFor } from '../helpers/cliProcess.js';
+import { cleanup, CliProcess, configJson, waitFor } from '../helpers/cliProcess.js';
 import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
 import { FIXTURES } from '../helpers/paths.js';
@@ -47,14 +47,29 @@ function stdioModern(servers: Record<string, unknown>): Modern {
 }
 
 /** Polls tasks/get (bounded) until the task is terminal. */
-async function terminal(get: () => Promise<Msg>, limitMs = 10_000): Promise<Msg> {
-  const end = Date.now() + limitMs;
-  while (Date.now() < end) {
-    const r = await get();
-    if (r.error || ['completed', 'failed', 'cancelled'].includes(r.result?.status)) return r;
-    await sleep(30);
-  }
-  throw new Error('task not terminal in time');
+function terminal(get: () => Promise<Msg>, limitMs = 20_000): Promise<Msg> {
+  return waitFor(
+    async () => {
+      const r = await get();
+      return (r.error || ['completed', 'failed', 'cancelled'].includes(r.result?.status)) && r;
+    },
+    limitMs,
+    'the task to be terminal',
+    30,
+  );
+}
+
+/** Polls tasks/get (bounded) until the task has `status`; its result. */
+function reachedStatus(get: () => Promise<Msg>, status: string): Promise<Msg> {
+  return waitFor(
+    async () => {
+      const r = (await get()).result;
+      return r?.status === status && r;
+    },
+    20_000,
+    `the task to be ${status}`,
+    30,
+  );
 }
 
 beforeAll(() => ensureBuilt());
@@ -134,16 +149,10 @@ describe('a 2026-07-28 client with the tasks extension, a 2025-11-25 server with
     const c = stdioModern({ t: taskEntry });
     const task = (await c.request('tools/call', { name: 't__ask-task', arguments: { question: 'who are you?' } }))
       .result;
-    let asked: Msg | undefined;
-    for (let i = 0; i < 100 && !asked; i++) {
-      const r = (await c.request('tasks/get', { taskId: task.taskId })).result;
-      if (r.status === 'input_required') asked = r;
-      else await sleep(30);
-    }
-    expect(asked).toBeDefined();
-    const keys = Object.keys(asked!.inputRequests);
+    const asked = await reachedStatus(() => c.request('tasks/get', { taskId: task.taskId }), 'input_required');
+    const keys = Object.keys(asked.inputRequests);
     expect(keys).toHaveLength(1);
-    const input = asked!.inputRequests[keys[0]!];
+    const input = asked.inputRequests[keys[0]!];
     expect(input).toMatchObject({
       method: 'elicitation/create',
       params: { message: 'who are you?', requestedSchema: { required: ['name'] } },
@@ -286,8 +295,7 @@ describe('both ends 2026-07-28: tasks pass through', () => {
       result: { content: [{ text: 'slow done 50' }] },
     });
     const ask = (await c.request('tools/call', { name: 'm__ask', arguments: { question: 'name?' } })).result;
-    await sleep(60);
-    const waiting = (await c.request('tasks/get', { taskId: ask.taskId })).result;
+    const waiting = await reachedStatus(() => c.request('tasks/get', { taskId: ask.taskId }), 'input_required');
     expect(waiting).toMatchObject({
       status: 'input_required',
       inputRequests: { q1: { method: 'elicitation/create' } },

@@ -14,9 +14,9 @@ describe('tool timeouts', () => {
   it('applies timeoutMs, per-entry and global toolTimeouts, and lets progress reset the timer', async () => {
     const config = {
       mcpServers: {
-        strict: { ...fixtureEntry('strict'), timeoutMs: 400 },
-        patient: { ...fixtureEntry('patient'), timeoutMs: 400, toolTimeouts: { 'sl*': 5000 } },
-        global: { ...fixtureEntry('global'), timeoutMs: 400 },
+        strict: { ...fixtureEntry('strict'), timeoutMs: 800 },
+        patient: { ...fixtureEntry('patient'), timeoutMs: 800, toolTimeouts: { 'sl*': 5000 } },
+        global: { ...fixtureEntry('global'), timeoutMs: 800 },
       },
       toolTimeouts: { slow: 4000 },
     };
@@ -36,31 +36,32 @@ describe('tool timeouts', () => {
         ...(onprogress ? { onprogress } : {}),
       });
 
-    expect(await slow('patient', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // 'sl*' -> 5000 ms
-    expect(await slow('global', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // global 'slow' -> 4000 ms
-    expect(await slow('strict', 1200)).toMatchObject({ content: [{ type: 'text', text: 'slept 1200' }] }); // no entry match for slow -> global applies
+    // Calls of 2 s: well past the entries' 800 ms, well inside the 4 s and 5 s of the maps.
+    expect(await slow('patient', 2000)).toMatchObject({ content: [{ type: 'text', text: 'slept 2000' }] }); // 'sl*' -> 5000 ms
+    expect(await slow('global', 2000)).toMatchObject({ content: [{ type: 'text', text: 'slept 2000' }] }); // global 'slow' -> 4000 ms
+    expect(await slow('strict', 2000)).toMatchObject({ content: [{ type: 'text', text: 'slept 2000' }] }); // no entry match for slow -> global applies
 
-    // Without any toolTimeouts match the per-request default (400 ms) fails the call clearly.
+    // Without any toolTimeouts match the per-request default (800 ms) fails the call clearly.
     handle2 = await connectProxy([
       '--config',
-      JSON.stringify({ mcpServers: { strict: { ...fixtureEntry('strict'), timeoutMs: 400 } } }),
+      JSON.stringify({ mcpServers: { strict: { ...fixtureEntry('strict'), timeoutMs: 800 } } }),
       '--no-watchdog',
     ]);
-    // The message names the 400 ms limit: the proxy's timer fired, not the 3 s call's end.
+    // The message names the 800 ms limit: the proxy's timer fired, not the 3 s call's end.
     await expect(
       handle2.client.callTool({ name: 'strict__slow', arguments: { ms: 3000, steps: 1 } }, undefined, {
         timeout: 20_000,
       }),
-    ).rejects.toThrow(/timed out after 400 ms/);
-    // Progress every 150 ms keeps a 400 ms timeout from firing on a 1.5 s call.
+    ).rejects.toThrow(/timed out after 800 ms/);
+    // Progress every 200 ms keeps an 800 ms timeout from firing on a 2.4 s call.
     const progress: number[] = [];
     await expect(
-      handle2.client.callTool({ name: 'strict__slow', arguments: { ms: 1500, steps: 10 } }, undefined, {
+      handle2.client.callTool({ name: 'strict__slow', arguments: { ms: 2400, steps: 12 } }, undefined, {
         timeout: 20_000,
         onprogress: (p) => progress.push(p.progress),
       }),
-    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'slept 1500' }] });
-    expect(progress.length).toBeGreaterThanOrEqual(9);
+    ).resolves.toMatchObject({ content: [{ type: 'text', text: 'slept 2400' }] });
+    expect(progress.length).toBeGreaterThanOrEqual(11);
     await handle2.close();
     handle2 = undefined;
   });

@@ -8,6 +8,8 @@ import { runtime, server } from '../helpers/sampleStatus.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 
 const panel = panelForFile();
+/** How long a test watches for a retry that must not come: four times the panel's first backoff (500 ms). */
+const NO_RETRY_WINDOW_MS = 2000;
 let harness: StatusHttpHarness | undefined;
 let current: PanelPage | undefined;
 
@@ -104,7 +106,7 @@ describe('status panel connection states', () => {
     const page = await open(runtime([server('memory')]), (h) => `${h.origin}/#token=not-the-token`);
     await waitText(page, '.banner-title', /cannot be reached/);
     expect(await page.locator('.banner-detail').textContent()).toMatch(/refused the access token/);
-    await page.waitForTimeout(1500);
+    await page.waitForTimeout(NO_RETRY_WINDOW_MS);
     expect(harness!.requests.filter((r) => r.path === '/events').length).toBe(1);
   });
 

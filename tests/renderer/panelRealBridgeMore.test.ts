@@ -19,6 +19,8 @@ import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage
 
 // A command name that is markup: it comes back in the server's last error.
 const EVIL_COMMAND = '<img src=x onerror="window.pwned=1">';
+/** How long a test watches for a retry that must not come: four times the panel's first backoff (500 ms). */
+const NO_RETRY_WINDOW_MS = 2000;
 
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
@@ -85,8 +87,7 @@ describe('status panel against the real bridge, the stand-in tests once more', (
     const { page, requests } = await openPage(`${bridge.url}/#token=not-the-token`);
     await waitText(page, '.banner-title', /cannot be reached/);
     expect(await page.locator('.banner-detail').textContent()).toMatch(/refused the access token/);
-    // A retry would come after 500 ms (the panel's first backoff); wait three times that.
-    await page.waitForTimeout(1500);
+    await page.waitForTimeout(NO_RETRY_WINDOW_MS);
     const asked = requests.filter((r) => new URL(r.url).pathname === '/events');
     expect(asked.length).toBe(1);
     expect(asked[0]!.authorization).toBe('Bearer not-the-token');

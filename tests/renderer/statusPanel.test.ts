@@ -5,6 +5,7 @@ import type { Page } from 'playwright-core';
 import { panelForFile, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { realisticStatus, runtime, server } from '../helpers/sampleStatus.js';
+import { waitFor } from '../helpers/waitFor.js';
 import type { RestartResult } from '../../src/shared/ipcContract.js';
 
 const panel = panelForFile();
@@ -279,9 +280,12 @@ describe('status panel over HTTP', () => {
       style.textContent = 'body { color: red }';
       document.head.append(style);
     });
-    await page.waitForTimeout(300);
-    const errors = current!.errors.splice(0); // consumed here, so afterEach sees none
-    expect(errors.some((e) => /Content Security Policy/.test(e))).toBe(true);
+    await waitFor(
+      () => current!.errors.some((e) => /Content Security Policy/.test(e)),
+      10_000,
+      () => `a CSP violation on the console (have ${JSON.stringify(current!.errors)})`,
+    );
+    current!.errors.splice(0); // consumed here, so afterEach sees none
   });
 });
 

@@ -141,14 +141,18 @@ export async function startKit(servers: FakeServer[], extraConfig: Record<string
   };
 }
 
-/** Lets queued microtasks and one macrotask turn run (the hub coalesces per tick). */
+/**
+ * Lets queued microtasks and one macrotask turn run (the hub coalesces per tick): before a
+ * check that something did not arrive. In memory, what was sent is delivered within these
+ * turns, so a slow machine cannot hide a wrong delivery.
+ */
 export function settle(): Promise<void> {
   return new Promise((r) => setTimeout(r, 5));
 }
 
-/** Polls `cond` (bounded at 2 s). */
+/** Polls `cond` (bounded at 10 s: in memory, but the machine may be loaded). */
 export async function until(cond: () => boolean, what = 'condition'): Promise<void> {
-  const end = Date.now() + 2000;
+  const end = Date.now() + 10_000;
   while (!cond()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 2));

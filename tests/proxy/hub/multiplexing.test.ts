@@ -66,18 +66,19 @@ describe('progress tokens', () => {
 
   it("restarts the request's timeout on each progress notification", async () => {
     const a = echoServer('a');
-    a.entry = { timeoutMs: 200 };
+    a.entry = { timeoutMs: 500 };
     a.handlers['tools/call'] = async (req, s) => {
       const token = (req.params?._meta as Record<string, unknown> | undefined)?.progressToken;
-      for (let i = 0; i < 6; i++) {
-        await new Promise((r) => setTimeout(r, 80));
+      for (let i = 0; i < 8; i++) {
+        await new Promise((r) => setTimeout(r, 100));
         if (token !== undefined) await s.peer!.notify('notifications/progress', { progressToken: token, progress: i });
       }
       return { content: [{ type: 'text', text: 'late' }] };
     };
     kit = await startKit([a]);
     const c = await kit.connect();
-    // 480 ms of work against a 200 ms timeout: answered only because progress restarts it.
+    // 800 ms of work against a 500 ms timeout: answered only because progress restarts it
+    // (every 100 ms, far inside the timeout even when a loaded machine delays the timers).
     const withProgress = await c.peer.request('tools/call', {
       name: 'a__echo',
       arguments: {},

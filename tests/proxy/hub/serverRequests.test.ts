@@ -14,6 +14,8 @@ afterEach(async () => {
 
 const SAMPLING = { sampling: {} };
 const SAMPLE = { messages: [], maxTokens: 1 };
+/** Sessions are ordered by millisecond timestamps: waiting this long makes the next one later (a slow machine only widens the gap). */
+const nextMillisecond = () => new Promise((r) => setTimeout(r, 3));
 
 function slowServer(): FakeServer {
   const s = new FakeServer('a');
@@ -88,9 +90,9 @@ describe('server-to-client requests', () => {
     answeredBy(c2, 'c2');
     answeredBy(c3, 'c3');
     await callFrom(a, c1);
-    await new Promise((r) => setTimeout(r, 3));
+    await nextMillisecond();
     await callFrom(a, c2);
-    await new Promise((r) => setTimeout(r, 3));
+    await nextMillisecond();
     await c3.peer.call('ping');
     expect(await a.peer!.request('sampling/createMessage', SAMPLE)).toMatchObject({ result: { model: 'c2' } });
     expect(c2.requests[0].related).toBe(2);
@@ -104,9 +106,9 @@ describe('server-to-client requests', () => {
     const c3 = await kit.connect({}, {}); // most recent of all, but not capable
     answeredBy(c1, 'c1');
     answeredBy(c2, 'c2');
-    await new Promise((r) => setTimeout(r, 3));
+    await nextMillisecond();
     await c1.peer.call('ping');
-    await new Promise((r) => setTimeout(r, 3));
+    await nextMillisecond();
     await c3.peer.call('ping');
     expect(await a.peer!.request('sampling/createMessage', SAMPLE)).toMatchObject({ result: { model: 'c1' } });
     expect(c1.requests[0].related).toBeUndefined();
