@@ -161,6 +161,21 @@ describe('acpMcpServers', () => {
     expect(Object.keys(plain)).toEqual(['mcpServers']);
   });
 
+  it("gives the session proxy the user's result caps: the top-level one and each bridge server's", () => {
+    const { exposure } = viewOf({
+      maxResultBytes: 50_000,
+      mcpServers: { memory: { command: 'x', maxResultBytes: 'off' }, everything: { command: 'y' } },
+    });
+    for (const layout of ['aggregate', 'perServer'] as const) {
+      const out = stdio(acpMcpServers(undefined, { ...base, exposure, layout }));
+      const parsed = out.map((e) => parseConfig(configOf(e), { env: { MCP_BRIDGE_TOKEN: TOKEN } }));
+      for (const p of parsed) expect(p.maxResultBytes).toBe(50_000);
+      const servers = parsed.flatMap((p) => p.servers);
+      expect(servers.find((e) => e.id === 'memory')?.maxResultBytes).toBe('off');
+      expect(servers.find((e) => e.id === 'everything')?.maxResultBytes).toBeUndefined();
+    }
+  });
+
   it('uses http entries only when the agent supports http AND the app prefers them', () => {
     const caps = { mcpCapabilities: { http: true } };
     expect(stdio(acpMcpServers(caps, base))).toHaveLength(1); // not asked

@@ -23,10 +23,10 @@ const BRIDGE_OPTIONS = [
   'toolBudgetTokens',
   'maxResultBytes',
 ] as const;
-/** Top-level options an agent's own stdio aggregation takes from the file: what it lists of its tools. */
-const AGGREGATE_OPTIONS = ['toolExposure', 'toolBudgetTokens'] as const;
-/** Entry fields that say how an aggregate lists a server's tools, passed on to the agent's aggregation. */
-const PRESENTATION_FIELDS = ['expose', 'description'] as const;
+/** Top-level options an agent's own stdio aggregation takes from the file: what it lists of its tools, how big a result it hands on. */
+const AGGREGATE_OPTIONS = ['toolExposure', 'toolBudgetTokens', 'maxResultBytes'] as const;
+/** Entry fields that say how an aggregate lists a server's tools and cuts its results, passed on to the agent's aggregation. */
+const PRESENTATION_FIELDS = ['expose', 'description', 'maxResultBytes'] as const;
 
 /** The parts of the user's config the runtime uses. */
 export interface UserConfigView {
