@@ -272,6 +272,8 @@ describe('the packed module in a fresh project', () => {
       }).catch((err: { stdout?: string }) => err);
       expect('stdout' in result ? result.stdout : '').toBe('');
     },
+    // tsc's own bound above, and room after it: a loaded machine takes minutes for this check.
+    150_000,
   );
 
   it('runs the README main-process snippet as written, under a stand-in electron: ready, IPC for its page only, quit stops everything', async () => {
