@@ -5,9 +5,10 @@
 // bundle's compile, and the median of later builds), the latency of one search (p50/p99 over
 // every task, several rounds), and the bundle file's size.
 //   node bench/toolSearch.mjs [--quick] [--builds 20] [--rounds 20]
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { transformSync } from 'esbuild';
 import { ROOT, environment, median, now, options, percentile, round, saveResults, table } from './lib/common.mjs';
 import { catalogTasks, catalogTools, recall } from './lib/toolSearchRecall.mjs';
 
@@ -18,7 +19,11 @@ if (!existsSync(BUNDLE)) {
   process.exit(2);
 }
 
-const tools = catalogTools();
+// The hub's server summaries, from its source: serverSummary.ts imports nothing, so it compiles alone.
+const SUMMARY_SOURCE = join(ROOT, 'src', 'proxy', 'hub', 'economy', 'serverSummary.ts');
+const summaryModule = transformSync(readFileSync(SUMMARY_SOURCE, 'utf8'), { loader: 'ts', format: 'esm' }).code;
+const { serverSummary } = await import(`data:text/javascript,${encodeURIComponent(summaryModule)}`);
+const tools = catalogTools(serverSummary);
 const tasks = catalogTasks();
 const KS = [1, 5, 10];
 

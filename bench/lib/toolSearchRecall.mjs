@@ -13,51 +13,28 @@ export const CATALOG = join(dirname(fileURLToPath(import.meta.url)), '..', '..',
  * @typedef {{ search(query: string, limit: number): { name: string }[] }} Index
  */
 
-/** The hub's longest server summary. */
-const MAX_SUMMARY_CHARS = 140;
-
-/** @param {unknown} v */
-const oneLine = (v) => (typeof v === 'string' ? v.replace(/\s+/g, ' ').trim() : '');
-
-/** @param {unknown} v the first sentence of a text, heading marks dropped */
-function firstSentence(v) {
-  if (typeof v !== 'string') return '';
-  const text = v.replace(/^[\s#>*-]+/, '');
-  const end = text.search(/[.!?](\s|$)|\n\s*\n/);
-  return end < 0 ? text : text.slice(0, end + 1);
-}
-
-/**
- * A server's one-line summary as the aggregate gives it to search (the same precedence as
- * `hub/economy/serverSummary.ts`, with no configured description): its serverInfo's
- * description, then title, then the first sentence of its instructions, then a few tool names,
- * cut to 140 characters.
- * @param {{ serverInfo?: Record<string, unknown>; instructions?: unknown; tools: { name: string }[] }} entry
- */
-export function catalogSummary(entry) {
-  const info = entry.serverInfo ?? {};
-  const line = [info.description, info.title, firstSentence(entry.instructions)].map(oneLine).find((t) => t !== '');
-  const names = entry.tools.slice(0, 4).map((t) => t.name);
-  const text = line || `${entry.tools.length > 4 ? 'tools such as' : 'tools:'} ${names.join(', ')}`;
-  return text.length <= MAX_SUMMARY_CHARS ? text : `${text.slice(0, MAX_SUMMARY_CHARS - 1).trimEnd()}…`;
-}
-
 /**
  * Every tool of the catalog as an aggregate with the default naming exposes it to search:
- * named `<serverId>__<name>`, with its server's id and summary.
+ * named `<serverId>__<name>`, with its server's id and the summary the hub gives it
+ * (`serverSummary` of `hub/economy/serverSummary.ts`, handed in by the caller: the test takes
+ * the source, the bench compiles it), with no configured description.
+ * @param {(src: { initResult?: Record<string, unknown>; toolNames: readonly string[] }) => string} serverSummary
  * @returns {CatalogTool[]}
  */
-export function catalogTools() {
+export function catalogTools(serverSummary) {
   /** @type {CatalogTool[]} */
   const out = [];
   for (const file of readdirSync(CATALOG).sort()) {
     if (!file.endsWith('.json') || file === 'tasks.json') continue;
     const serverId = file.slice(0, -'.json'.length);
     const entry = JSON.parse(readFileSync(join(CATALOG, file), 'utf8'));
-    const serverSummary = catalogSummary(entry);
+    const summary = serverSummary({
+      initResult: { serverInfo: entry.serverInfo, instructions: entry.instructions },
+      toolNames: entry.tools.map((/** @type {{ name: string }} */ t) => t.name),
+    });
     for (const tool of entry.tools) {
       const name = `${serverId}__${tool.name}`;
-      out.push({ name, serverId, tool: { ...tool, name }, serverSummary });
+      out.push({ name, serverId, tool: { ...tool, name }, serverSummary: summary });
     }
   }
   return out;

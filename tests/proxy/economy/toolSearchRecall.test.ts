@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { catalogTasks, catalogTools, recall } from '../../../bench/lib/toolSearchRecall.mjs';
 import { buildToolIndex } from '../../../src/proxy/hub/economy/toolSearch.js';
+import { serverSummary } from '../../../src/proxy/hub/economy/serverSummary.js';
 
-const tools = catalogTools();
+const tools = catalogTools(serverSummary);
 const tasks = catalogTasks();
 const index = buildToolIndex(tools);
 
