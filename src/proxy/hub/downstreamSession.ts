@@ -32,6 +32,7 @@ import type { FoundTools } from './economy/foundTools.js';
 import { resultCapOf, sizeOverCap } from './economy/resultCap.js';
 import type { ResultStore } from './economy/resultStore.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
+import { META_CLIENT_INFO } from '../upstream/era/modernProtocol.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
 export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
@@ -217,7 +218,7 @@ export class DownstreamSession implements HeldSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
-      this.clientName ??= clientNameOf((req.params?._meta as Record<string, unknown> | undefined)?.[CLIENT_INFO]);
+      this.clientName ??= clientNameOf((req.params?._meta as Record<string, unknown> | undefined)?.[META_CLIENT_INFO]);
       if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
@@ -416,8 +417,6 @@ export class DownstreamSession implements HeldSession {
     return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
   }
 }
-
-const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 
 function clientNameOf(info: unknown): string | undefined {
   const name = (info as { name?: unknown } | undefined)?.name;

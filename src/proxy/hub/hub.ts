@@ -210,13 +210,18 @@ export class Hub implements SessionHost {
   /** The aggregate scope's tools with the server of each, names as exposed (for tool search and the status). */
   toolsByServer(): { serverId: string; tool: Item }[] {
     const out: { serverId: string; tool: Item }[] = [];
-    for (const u of this.upstreams.values()) {
-      if (!u.isReady) continue;
-      for (const t of u.lists.tools) {
-        const name = String(t.name);
-        if (this.toolAllowed(u, name))
-          out.push({ serverId: u.id, tool: { ...t, name: this.names().tools.exposedName(u.id, name) ?? name } });
-      }
+    for (const u of this.upstreams.values())
+      if (u.isReady) for (const tool of this.toolsOf(u, false)) out.push({ serverId: u.id, tool });
+    return out;
+  }
+
+  /** `u`'s tools its filter lets through, as its own route (`single`) or an aggregate names them. */
+  private toolsOf(u: Upstream, single: boolean): Item[] {
+    const out: Item[] = [];
+    for (const t of u.lists.tools) {
+      const name = String(t.name);
+      if (this.toolAllowed(u, name))
+        out.push(single ? t : { ...t, name: this.names().tools.exposedName(u.id, name) ?? name });
     }
     return out;
   }
@@ -227,13 +232,8 @@ export class Hub implements SessionHost {
     const out: Item[] = [];
     for (const u of this.inScope(scope)) {
       if (!u.isReady) continue;
-      if (kind === 'tools') {
-        for (const t of u.lists.tools) {
-          const name = String(t.name);
-          if (!this.toolAllowed(u, name)) continue;
-          out.push(single ? t : { ...t, name: this.names().tools.exposedName(u.id, name) ?? name });
-        }
-      } else if (kind === 'prompts') {
+      if (kind === 'tools') out.push(...this.toolsOf(u, single));
+      else if (kind === 'prompts') {
         for (const p of u.lists.prompts)
           out.push(single ? p : { ...p, name: this.names().prompts.exposedName(u.id, String(p.name)) ?? p.name });
       } else if (kind === 'resources') out.push(...u.lists.resources);
