@@ -17,6 +17,7 @@ import {
   type ProxyHandle,
 } from '../helpers/proxyCli.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 
 let handles: ProxyHandle[] = [];
 let dirs: { remove: () => void }[] = [];
@@ -125,23 +126,30 @@ describe('stdio aggregation', () => {
     dirs.push(dir);
     const state = `${dir.path}/state.jsonl`;
     const { client } = await proxy({ a: fixtureEntry('a', [], state) });
-    const progress: number[] = [];
-    const res = await client.callTool({ name: 'a__slow', arguments: { ms: 200, steps: 4 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
+    const progress = recordProgress(client);
+    const res = await client.callTool({
+      name: 'a__slow',
+      arguments: { ms: 200, steps: 4 },
+      _meta: { progressToken: 'caller-token' },
     });
     expect(text(res)).toBe('slept 200');
-    expect(progress).toEqual([1, 2, 3, 4]);
+    expect(await progress.steps('caller-token', 4)).toEqual([1, 2, 3, 4]);
 
     const ctrl = new AbortController();
     const call = client.callTool({ name: 'a__slow', arguments: { ms: 5000, steps: 2 } }, undefined, {
       signal: ctrl.signal,
     });
-    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the call upstream');
+    // The second slow call this server saw (the first was the progress one above).
+    await waitFor(
+      () => readState(state).filter((e) => e.event === 'slow-started').length === 2,
+      10_000,
+      'the call upstream',
+    );
     ctrl.abort('user stop');
     await expect(call).rejects.toThrow();
     await waitFor(
       () => readState(state).some((e) => e.event === 'cancelled'),
-      5000,
+      20_000,
       'upstream to see the cancellation',
     );
   });

@@ -1,6 +1,7 @@
 // Remote upstreams in stdio aggregation: streamable HTTP and SSE, declared or probed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHandle } from '../helpers/proxyCli.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
@@ -39,10 +40,8 @@ describe('aggregation of remote servers', () => {
     ]) {
       expect(JSON.parse(text(await h.client.callTool({ name: `${id}__whoami`, arguments: {} }))).name).toBe(name);
     }
-    const progress: number[] = [];
-    await h.client.callTool({ name: 's__slow', arguments: { ms: 90, steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
-    expect(progress).toEqual([1, 2, 3]);
+    const progress = recordProgress(h.client);
+    await h.client.callTool({ name: 's__slow', arguments: { ms: 90, steps: 3 }, _meta: { progressToken: 'p1' } });
+    expect(await progress.steps('p1', 3)).toEqual([1, 2, 3]);
   });
 });

@@ -11,6 +11,7 @@ import {
   waitFor,
   type ProxyHandle,
 } from '../helpers/proxyCli.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());
@@ -36,11 +37,9 @@ describe.each(['http', 'sse'] as const)('convert over %s', (kind) => {
     const tools = (await h.client.listTools()).tools.map((t) => t.name);
     expect(tools).toContain('echo'); // no prefix: one server, passed through
     expect(text(await h.client.callTool({ name: 'echo', arguments: { text: 'ünï' } }))).toBe('ünï');
-    const progress: number[] = [];
-    await h.client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
-    expect(progress).toEqual([1, 2, 3]);
+    const progress = recordProgress(h.client);
+    await h.client.callTool({ name: 'slow', arguments: { ms: 100, steps: 3 }, _meta: { progressToken: 'p1' } });
+    expect(await progress.steps('p1', 3)).toEqual([1, 2, 3]);
     h.client.setRequestHandler(CreateMessageRequestSchema, async () => ({
       model: 'm',
       role: 'assistant',

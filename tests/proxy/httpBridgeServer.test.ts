@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
 import { ROOT } from '../helpers/paths.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 import {
   INITIALIZE,
   MCP_POST_HEADERS,
@@ -93,12 +94,10 @@ describe('BridgeHttpServer: streamable HTTP', () => {
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toBe('alpha:streamable:hi');
 
     // Progress tied to a request must reach the caller (the reason replies are SSE, not JSON).
-    const progress: number[] = [];
-    const counted = await client.callTool({ name: 'count', arguments: { steps: 4 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
+    const progress = recordProgress(client);
+    const counted = await client.callTool({ name: 'count', arguments: { steps: 4 }, _meta: { progressToken: 'p1' } });
     expect(text(counted)).toBe('counted 4');
-    expect(progress).toEqual([1, 2, 3, 4]);
+    expect(await progress.steps('p1', 4)).toEqual([1, 2, 3, 4]);
 
     const sessionId = transport.sessionId!;
     await transport.terminateSession();
@@ -263,11 +262,9 @@ describe('BridgeHttpServer: legacy SSE', () => {
     expect(h.server.sessionsFor('alpha')).toBe(1);
     expect(h.handler.connected[0].route).toEqual({ serverId: 'alpha', kind: 'sse' });
     expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hey' } }))).toBe('alpha:sse:hey');
-    const progress: number[] = [];
-    await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
-    expect(progress).toEqual([1, 2, 3]);
+    const progress = recordProgress(client);
+    await client.callTool({ name: 'count', arguments: { steps: 3 }, _meta: { progressToken: 'p1' } });
+    expect(await progress.steps('p1', 3)).toEqual([1, 2, 3]);
     await client.close();
     await waitFor(() => h.server.sessionCount === 0, 5_000, 'SSE session removed when its stream closed');
     expect(h.handler.connected[0].closed).toBe(true);

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { HttpStatusError } from '../../src/proxy/upstream/leanHttpClientTransport.js';
 import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
 import { waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 
 const { cleanups, bridge } = bridgePerTest();
 
@@ -48,12 +49,10 @@ describe('stream link', () => {
     expect(h.handler.connected.at(-1)!.route).toEqual({ serverId: 'alpha', kind: 'stream' });
     const res = await client.callTool({ name: 'echo', arguments: { text: 'hi' } });
     expect(res.content).toEqual([{ type: 'text', text: 'alpha:stream:hi' }]);
-    const progress: number[] = [];
-    const counted = await client.callTool({ name: 'count', arguments: { steps: 3 } }, undefined, {
-      onprogress: (p) => progress.push(p.progress),
-    });
+    const progress = recordProgress(client);
+    const counted = await client.callTool({ name: 'count', arguments: { steps: 3 }, _meta: { progressToken: 'p1' } });
     expect(counted.content).toEqual([{ type: 'text', text: 'counted 3' }]);
-    expect(progress).toEqual([1, 2, 3]);
+    expect(await progress.steps('p1', 3)).toEqual([1, 2, 3]);
     // 20 calls in flight on the one connection, each answered with its own result.
     const many = await Promise.all(
       Array.from({ length: 20 }, (_, i) => client.callTool({ name: 'echo', arguments: { text: String(i) } })),

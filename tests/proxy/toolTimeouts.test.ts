@@ -2,6 +2,7 @@
 // calls, toolTimeouts globs that let chosen tools wait longer, and progress resetting the timer.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { connectProxy, ensureBuilt, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
+import { recordProgress } from '../helpers/progressRecorder.js';
 
 let handle: ProxyHandle | undefined;
 beforeAll(() => ensureBuilt());
@@ -54,14 +55,15 @@ describe('tool timeouts', () => {
       }),
     ).rejects.toThrow(/timed out after 800 ms/);
     // Progress every 200 ms keeps an 800 ms timeout from firing on a 2.4 s call.
-    const progress: number[] = [];
+    const progress = recordProgress(handle2.client);
     await expect(
-      handle2.client.callTool({ name: 'strict__slow', arguments: { ms: 2400, steps: 12 } }, undefined, {
-        timeout: 20_000,
-        onprogress: (p) => progress.push(p.progress),
-      }),
+      handle2.client.callTool(
+        { name: 'strict__slow', arguments: { ms: 2400, steps: 12 }, _meta: { progressToken: 'p1' } },
+        undefined,
+        { timeout: 20_000 },
+      ),
     ).resolves.toMatchObject({ content: [{ type: 'text', text: 'slept 2400' }] });
-    expect(progress.length).toBeGreaterThanOrEqual(11);
+    expect(await progress.steps('p1', 12)).toHaveLength(12);
     await handle2.close();
     handle2 = undefined;
   });
