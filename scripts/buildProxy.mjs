@@ -53,8 +53,12 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-tool-economy.cjs',
-    entries: ['src/proxy/hub/economy/metaTools.ts'],
-    what: "an aggregate's meta-tools (search_tools, call_tool) and its list in search mode",
+    entries: [
+      'src/proxy/hub/economy/metaTools.ts',
+      'src/proxy/hub/economy/loadedReport.ts',
+      'src/proxy/bridge/agentLoadedTools.ts',
+    ],
+    what: "an aggregate's meta-tools (search_tools, call_tool), its list in search mode, and the reports of the tools an agent's proxy loaded, both ends",
   },
   {
     file: 'qiming-mcp-tool-search.cjs',

@@ -81,11 +81,12 @@ export function createEconomySection(): EconomySection {
   root.append(line, none, sessions);
   root.hidden = true;
 
-  const rows = new Map<number, SessionRow>();
+  const rows = new Map<string, SessionRow>();
 
   const fillRow = (row: SessionRow, s: EconomySessionStatus) => {
     setText(row.who, s.client ?? 'Unnamed client');
-    setText(row.meta, ` \u00b7 session ${s.id} \u00b7 ${plural(s.loaded.length, 'tool')} loaded`);
+    const where = s.agentPid === undefined ? `session ${s.id}` : `agent proxy ${s.agentPid}, session ${s.id}`;
+    setText(row.meta, ` \u00b7 ${where} \u00b7 ${plural(s.loaded.length, 'tool')} loaded`);
     const key = JSON.stringify(s.loaded.slice(0, MAX_TOOLS_SHOWN).concat(String(s.loaded.length)));
     if (key === row.key) return; // unchanged: keep the nodes (and any selection)
     row.key = key;
@@ -101,14 +102,15 @@ export function createEconomySection(): EconomySection {
 
   const renderSessions = (all: EconomySessionStatus[]) => {
     const shown = all.slice(0, MAX_SESSIONS_SHOWN);
-    const seen = new Set<number>();
+    const seen = new Set<string>();
     let position = 0;
     for (const s of shown) {
-      seen.add(s.id);
-      let row = rows.get(s.id);
+      const key = `${s.agentPid ?? ''}:${s.id}`;
+      seen.add(key);
+      let row = rows.get(key);
       if (!row) {
         row = sessionRow();
-        rows.set(s.id, row);
+        rows.set(key, row);
       }
       fillRow(row, s);
       // Most recently active first; a row moves only when it is out of place.

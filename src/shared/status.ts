@@ -67,14 +67,19 @@ export interface ToolEconomyStatus {
   totalTokens: number;
   /** Ids of the servers whose tools stay listed in search mode. */
   alwaysServers: string[];
-  /** Aggregate sessions that loaded tools by search, most recently active first, at most 32. */
+  /**
+   * Sessions that loaded tools by search: those of the agents' own proxies (the app's chain, each
+   * with `agentPid`), newest report first, then the bridge's own, most recently active first.
+   */
   sessions: EconomySessionStatus[];
 }
 
 /** One aggregate session and the tools it loaded by `search_tools`. */
 export interface EconomySessionStatus {
-  /** Its number among the sessions of the bridge process. */
+  /** Its number among the sessions of its process (the bridge, or the agent's proxy of `agentPid`). */
   id: number;
+  /** A session of an agent's own proxy (the app's chain), which reported it: that proxy's pid. */
+  agentPid?: number;
   /** The client's own name (`clientInfo.name`), if it gave one. */
   client?: string;
   startedAt: string;

@@ -3,7 +3,8 @@
 // never another session's; /status shows each server's weight, the mode in force and what each
 // session loaded; a reload switches the mode (and what is always listed) without restarting a
 // server; the app's chain (the stdio aggregation over stream links) lists by search too; a
-// 2026-07-28 client searches and calls over HTTP.
+// 2026-07-28 client searches and calls over HTTP; the agent's proxy in that chain tells the bridge
+// which tools its session loaded, and the bridge's status shows them while that proxy runs.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -171,5 +172,59 @@ describe("the app's chain: the stdio aggregation over the bridge's stream links"
     );
     expect(text(done)).toBe('slept 200');
     expect(progress).toEqual([1, 2]);
+  }, 60_000);
+
+  it("shows in the bridge's status which tools the agent's session loaded, until its proxy is gone", async () => {
+    const b = await startBridge({ config: { mcpServers: servers() } });
+    const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: b.auth });
+    const h: ProxyHandle = await connectProxy([
+      '--config',
+      JSON.stringify({ toolExposure: 'search', mcpServers: { a: link('a'), b: link('b') } }),
+      '--no-watchdog',
+    ]);
+    closers.push(() => h.close());
+    const pid = h.transport.pid!;
+    await h.client.callTool({ name: 'search_tools', arguments: { query: 'waits sending progress', limit: 1 } });
+    const agentSessions = async () => ((await b.status()) as Json).economy.sessions.filter((s: Json) => s.agentPid);
+    await waitFor(async () => (await agentSessions()).length === 1, 15_000, "the agent proxy's report in /status");
+    const [reported] = await agentSessions();
+    expect(reported).toMatchObject({ agentPid: pid, id: 1, loaded: ['a__slow'] });
+    expect(Date.parse(reported.startedAt)).not.toBeNaN();
+
+    // A second search adds to the same session's report.
+    await h.client.callTool({ name: 'search_tools', arguments: { query: 'echo', limit: 2 } });
+    await waitFor(async () => (await agentSessions())[0]?.loaded.length === 3, 15_000, 'the grown report in /status');
+    expect([...(await agentSessions())[0].loaded].sort()).toEqual(['a__echo', 'a__slow', 'b__echo']);
+
+    await h.close();
+    await waitFor(async () => (await agentSessions()).length === 0, 15_000, 'the report gone with its proxy');
+  }, 90_000);
+});
+
+describe("the bridge route for agent proxies' reports", () => {
+  it('refuses a request without the token, a malformed report, and another method', async () => {
+    const b = await startBridge({ config: { mcpServers: servers() } });
+    const post = (body: string, headers: Record<string, string> = b.auth) =>
+      fetch(`${b.url}/economy/sessions`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body,
+      });
+    expect((await post('{}', {})).status).toBe(401);
+    const bad = await post(JSON.stringify({ pid: process.pid, sessions: [{ id: 1, startedAt: 'x', loaded: 'a' }] }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as Json).error).toMatch(/sessions\[0\]"\.loaded must be at most 64 tool names/);
+    expect((await post('not json')).status).toBe(400);
+    expect((await fetch(`${b.url}/economy/sessions`, { headers: b.auth })).status).toBe(405);
+    // A report of a live pid shows; an empty one takes it back.
+    const report = {
+      pid: process.pid,
+      sessions: [{ id: 7, client: 'x', startedAt: new Date().toISOString(), loaded: ['a__echo'] }],
+    };
+    expect((await post(JSON.stringify(report))).status).toBe(204);
+    const sessions = async () => ((await b.status()) as Json).economy.sessions;
+    expect(await sessions()).toEqual([{ ...report.sessions[0], agentPid: process.pid }]);
+    expect((await post(JSON.stringify({ pid: process.pid, sessions: [] }))).status).toBe(204);
+    expect(await sessions()).toEqual([]);
   }, 60_000);
 });

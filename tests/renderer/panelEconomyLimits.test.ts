@@ -152,6 +152,25 @@ describe('the tool economy line', () => {
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
   });
 
+  it("names the agent proxy of a session reported from the app's chain, apart from the bridge's session of the same number", async () => {
+    const at = new Date(0).toISOString();
+    const { page } = await open(
+      withEconomy(
+        economy({
+          sessions: [
+            { id: 1, agentPid: 4242, client: 'gemini-cli', startedAt: at, loaded: ['a__slow'] },
+            { id: 1, client: 'inspector', startedAt: at, loaded: ['b__echo', 'b__add'] },
+          ],
+        }),
+      ),
+    );
+    await page.locator('li.economy-session').nth(1).waitFor();
+    expect(await page.locator('li.economy-session .economy-session-meta').allTextContents()).toEqual([
+      ' \u00b7 agent proxy 4242, session 1 \u00b7 1 tool loaded',
+      ' \u00b7 session 1 \u00b7 2 tools loaded',
+    ]);
+  });
+
   it('shows client and tool names that are markup as text, and tells screen readers of a mode flip', async () => {
     const evil = '<img src=x onerror="window.pwned=1">';
     const { page, harness } = await open(

@@ -50,6 +50,7 @@ import {
   type ServerActionHandlers,
 } from './serverActions.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
+import type { AgentLoadedHolder } from './agentLoadedTools.js';
 import type { ReloadResult } from './reload.js';
 
 export type { McpRoute, McpSessionHandler } from './mcpRoute.js';
@@ -82,6 +83,8 @@ export interface BridgeHttpOptions {
   onSignOut?: ServerActionHandlers['onSignOut'];
   /** The panel's management routes (`/config/*`, `/servers/<id>/log`, `/servers/<id>/tools/call`; configRoutes.ts); 404 when absent. */
   configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
+  /** `POST /economy/sessions`: where the agents' proxies' reports of the tools they loaded are kept (agentLoadedTools.ts); 404 when absent. */
+  agentLoaded?: AgentLoadedHolder;
   /** `POST /config/reload` (reloadRoute.ts); 501 when absent. */
   onReload?: () => Promise<ReloadResult>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
@@ -91,7 +94,9 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy)(\/|$)/;
+/** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
+const AGENT_LOADED_PATH = '/economy/sessions';
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 
 /** The bridge's HTTP server. */
@@ -211,6 +216,12 @@ export class BridgeHttpServer {
     const mcp = MCP_PATH.exec(path);
     if (mcp) {
       await this.onMcp(req, res, mcp[1], mcp[2], url);
+      return;
+    }
+    if (path === AGENT_LOADED_PATH && this.opts.agentLoaded) {
+      // Loaded with the first report (the tool economy's file, hub/economy/loadedReport.ts sends them).
+      const { serveAgentLoaded } = await import('./agentLoadedTools.js');
+      await serveAgentLoaded(req, res, this.opts.agentLoaded, this.bodyTimeoutMs);
       return;
     }
     if (path === RELOAD_PATH) {

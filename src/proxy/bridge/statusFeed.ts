@@ -3,9 +3,10 @@
  * the hub are coalesced so a burst of state changes becomes one event.
  */
 import type { Hub } from '../hub/hub.js';
-import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { EconomySessionStatus, RuntimeStatus, ServerStatus } from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
 import { economyStatus } from '../hub/economy/economyStatus.js';
+import { MAX_ECONOMY_SESSIONS } from '../hub/economy/loadedSessions.js';
 
 const COALESCE_MS = 25;
 
@@ -14,6 +15,9 @@ export class StatusFeed {
   private readonly listeners = new Set<(s: RuntimeStatus) => void>();
   private timer?: NodeJS.Timeout;
   private configError?: string;
+
+  /** What the agents' own proxies report of the tools their sessions loaded (agentLoadedTools.ts), from the first report. */
+  agents?: { sessions(): EconomySessionStatus[] };
 
   /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one. */
   constructor(
@@ -28,6 +32,7 @@ export class StatusFeed {
     if (this.authOf) for (const s of servers) if (s.transport !== 'stdio') s.auth = this.authOf(s.id) ?? s.auth;
     const { economy, servers: weights } = economyStatus(this.hub);
     for (const s of servers) Object.assign(s, weights.get(s.id));
+    if (this.agents) economy.sessions = [...this.agents.sessions(), ...economy.sessions].slice(0, MAX_ECONOMY_SESSIONS);
     const watcherPid = groupWatcherPid();
     return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers, economy };
   }

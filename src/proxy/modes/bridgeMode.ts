@@ -159,6 +159,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     sessionIdleMs: opts.idleTimeoutMs,
     logger: logger.child('http'),
     staticDir: panelDir(),
+    agentLoaded: feed,
     handler: {
       connect: (transport, route) => hub.connect(transport, { serverId: route.serverId }).start(),
       routeState: (serverId) => {

@@ -22,5 +22,16 @@ export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<nu
   const enabled = config.servers.filter((s) => !s.disabled).length;
   logger.info(`stdio aggregation of ${enabled} server(s): ${config.servers.map((s) => s.id).join(', ') || '(none)'}`);
   for (const e of config.invalid ?? []) logger.error(`not started: ${e.issues.join('; ')}`);
+  if (config.servers.some((s) => s.kind === 'remote' && s.type === 'bridge')) reportLoadedTools(hub, logger);
   return serveHubOverStdio(hub, opts, logger);
+}
+
+/** An agent's proxy in the app's chain: the bridge's status shows which tools its session loaded (economy/loadedReport.ts). */
+function reportLoadedTools(hub: Hub, logger: Logger): void {
+  let report: Promise<{ changed(): void }> | undefined;
+  hub.onstatus = () => {
+    if (![...hub.sessions].some((s) => s.found?.size)) return;
+    report ??= import('../hub/economy/loadedReport.js').then((m) => new m.LoadedReport(hub, logger));
+    void report.then((r) => r.changed());
+  };
 }

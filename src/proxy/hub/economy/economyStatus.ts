@@ -4,15 +4,12 @@
  * aggregate session loaded by search. Weights are computed once per state of the lists
  * (`listsEpoch`); a status read between two changes costs a walk of the sessions.
  */
-import type { EconomySessionStatus, ToolEconomyStatus } from '../../../shared/status.js';
+import type { ToolEconomyStatus } from '../../../shared/status.js';
 import type { ProxyConfig } from '../../config/configTypes.js';
 import type { Item } from '../../upstream/listCache.js';
-import type { FoundTools } from './foundTools.js';
+import { loadedSessions, type LoadingSession } from './loadedSessions.js';
 import type { ToolExposure } from './toolExposure.js';
 import { estimateTokens } from './tokenEstimate.js';
-
-/** The most sessions the status names. */
-export const MAX_ECONOMY_SESSIONS = 32;
 
 /** What the status reads of the hub. */
 export interface EconomySource {
@@ -20,13 +17,7 @@ export interface EconomySource {
   readonly exposure: ToolExposure;
   readonly listsEpoch: number;
   toolsByServer(): { serverId: string; tool: Item }[];
-  readonly sessions: Iterable<{
-    readonly serial: number;
-    readonly clientName?: string;
-    readonly startedAt: number;
-    readonly lastActive: number;
-    readonly found?: FoundTools;
-  }>;
+  readonly sessions: Iterable<LoadingSession>;
 }
 
 export interface ServerWeight {
@@ -39,18 +30,6 @@ const weights = new WeakMap<EconomySource, { epoch: number; servers: Map<string,
 /** The economy status, and the weight of each ready server by id (for its `toolCount` and `toolTokens`). */
 export function economyStatus(hub: EconomySource): { economy: ToolEconomyStatus; servers: Map<string, ServerWeight> } {
   const total = hub.exposure.weigh();
-  const sessions: (EconomySessionStatus & { at: number })[] = [];
-  for (const s of hub.sessions) {
-    if (!s.found?.size) continue;
-    sessions.push({
-      id: s.serial,
-      ...(s.clientName === undefined ? {} : { client: s.clientName }),
-      startedAt: new Date(s.startedAt).toISOString(),
-      loaded: s.found.list(),
-      at: s.lastActive,
-    });
-  }
-  sessions.sort((a, b) => b.at - a.at);
   return {
     economy: {
       exposure: hub.config.toolExposure,
@@ -59,7 +38,7 @@ export function economyStatus(hub: EconomySource): { economy: ToolEconomyStatus;
       totalTools: total.tools,
       totalTokens: total.tokens,
       alwaysServers: [...hub.config.exposeAlways],
-      sessions: sessions.slice(0, MAX_ECONOMY_SESSIONS).map(({ at: _at, ...s }) => s),
+      sessions: loadedSessions(hub.sessions),
     },
     servers: serverWeights(hub),
   };
