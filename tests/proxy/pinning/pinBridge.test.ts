@@ -79,7 +79,7 @@ describe('tool pinning (bridge)', () => {
     expect(await callError(single, 'echo')).toMatch(/changed.*description/);
 
     // The aggregate: search finds nothing of it, call_tool gets the same error.
-    const found = (await agg.callTool({ name: 'search_tools', arguments: { query: 'echoes text' } })) as {
+    const found = (await agg.callTool({ name: 'search_tools', arguments: { query: 'echoes text' } })) as unknown as {
       structuredContent: { tools: { name: string }[] };
     };
     expect(found.structuredContent.tools.map((t) => t.name)).not.toContain('d__echo');
