@@ -15,6 +15,7 @@ import {
   type BridgeProcess,
 } from '../../helpers/bridgeProcess.js';
 import type { ToolDrift } from '../../../src/shared/status.js';
+import { BridgeClient } from '../../../src/main/runtime/bridgeClient.js';
 
 afterEach(() => cleanupBridges());
 
@@ -154,5 +155,11 @@ describe('tool pinning (bridge)', () => {
     expect((await decide(bridge, { ...body, tool: 'drift' })).status).toBe(404);
     expect((await decide(bridge, { tool: 'echo', decision: 'maybe', hash: drift.hash })).status).toBe(400);
     expect(await toolNames(client)).toEqual(['drift']);
+
+    // The app's path (McpRuntime.decidePin over IPC): its BridgeClient sends the bridge's own Origin.
+    const app = new BridgeClient({ baseUrl: bridge.url, token: bridge.bearer });
+    expect(await app.decidePin('d', 'echo', 'accept', '0'.repeat(64))).toMatchObject({ ok: false });
+    expect(await app.decidePin('d', 'echo', 'accept', drift.hash)).toEqual({ ok: true });
+    await waitFor(async () => (await toolNames(client)).includes('echo'), 20_000, 'echo released');
   });
 });
