@@ -2,9 +2,19 @@
 // server (tests/fixtures/driftServer.mjs), pins in a temp folder.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { connectProxy, ensureBuilt, tempDir, waitFor, type ProxyHandle } from '../../helpers/proxyCli.js';
+import {
+  CLI,
+  connectProxy,
+  ensureBuilt,
+  tempDir,
+  waitFor,
+  waitNoProcess,
+  type ProxyHandle,
+} from '../../helpers/proxyCli.js';
 import { FIXTURES } from '../../helpers/paths.js';
 
 const DRIFT = join(FIXTURES, 'driftServer.mjs');
@@ -69,7 +79,45 @@ async function drift(h: ProxyHandle): Promise<void> {
   await waitFor(() => changed, 20_000);
 }
 
+/** The bytes of the CLI's answer to `tools/list` after `initialize`, over raw stdio. */
+async function rawToolsList(dir: string, pinning: string): Promise<string> {
+  const config = {
+    mcpServers: { d: { command: process.execPath, args: [DRIFT, 'poison', join(dir, 'phase')] } },
+    pinning,
+  };
+  const child = spawn(process.execPath, [CLI, '--config', JSON.stringify(config), '--no-watchdog'], {
+    env: { ...process.env, QIMING_PINS_DIR: join(dir, 'pins'), QIMING_PINNING: '' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const answer = new Promise<string>((resolve) =>
+    lines.on('line', (l) => {
+      if (l.includes('"id":2')) resolve(l);
+    }),
+  );
+  const send = (m: unknown) => child.stdin!.write(`${JSON.stringify(m)}\n`);
+  send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+  const line = await answer;
+  child.stdin!.end();
+  await waitNoProcess(child.pid!, 8000);
+  return line;
+}
+
 describe('tool pinning (stdio aggregation)', () => {
+  it('off and a block with nothing drifted hand the client the same bytes', async () => {
+    const off = await rawToolsList(folder(), 'off');
+    const block = await rawToolsList(folder(), 'block');
+    expect(block).toBe(off);
+    expect(off).toContain('"name":"d__echo"');
+  });
+
   it('block (the default): a changed description is withheld, a call to it says what changed', async () => {
     const dir = folder();
     const h = await proxy(dir, 'description');
