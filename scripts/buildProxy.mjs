@@ -66,6 +66,11 @@ export const PROXY_FILES = [
     what: "tool search (minisearch), for an aggregate's first search_tools",
   },
   {
+    file: 'qiming-mcp-pinning.cjs',
+    entries: ['src/proxy/pinning/pinGate.ts'],
+    what: "tool pinning's check (canonical definitions, hashes, the pin files), for the first tool list it checks",
+  },
+  {
     file: 'qiming-mcp-result-store.cjs',
     entries: ['src/proxy/hub/economy/resultStore.ts'],
     what: "the cut of a tool result over maxResultBytes and the store it is read back from, for an aggregate's first cut",

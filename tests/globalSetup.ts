@@ -1,13 +1,19 @@
 // Once before any test runs: builds everything (the CLI tests spawn the bundled
 // dist/proxy/qiming-mcp-stdio-proxy.cjs, never the TypeScript sources, so they prove the file
 // that ships) and finds the Chromium the browser tests use (helpers/chromiumPath.ts), which the
-// test workers inherit through the environment.
+// test workers inherit through the environment. Tool pinning is off for every test that does not
+// turn it on, and its pins go to a folder of this run, never the user's.
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RESOLVED_ENV, resolveChromium } from './helpers/chromiumPath.js';
 
-export default async function setup(): Promise<void> {
+export default async function setup(): Promise<() => void> {
   const root = join(import.meta.dirname, '..');
+  const pins = mkdtempSync(join(tmpdir(), 'qiming-pins-'));
+  process.env.QIMING_PINS_DIR = pins;
+  process.env.QIMING_PINNING = 'off';
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
   try {
     const { path, source } = await resolveChromium();
@@ -17,4 +23,5 @@ export default async function setup(): Promise<void> {
     // Only the browser tests need it; they fail with this reason when they look again.
     process.stderr.write(`no Chromium for the browser tests: ${(err as Error).message}\n`);
   }
+  return () => rmSync(pins, { recursive: true, force: true });
 }

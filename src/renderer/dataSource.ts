@@ -22,6 +22,8 @@ export interface StatusSource {
   /** Starts a server's sign-in (the browser opens); never rejects for expected failures. */
   signIn?(id: string): Promise<SignInResult>;
   signOut?(id: string): Promise<RestartResult>;
+  /** Accepts or rejects a tool's drifted definition (tool pinning); never rejects for expected failures. */
+  decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

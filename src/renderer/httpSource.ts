@@ -121,12 +121,18 @@ export class HttpStatusSource implements StatusSource {
     return this.serverAction(id, 'sign-out');
   }
 
-  private async serverAction(id: string, action: string): Promise<SignInResult> {
+  /** `POST /servers/<id>/pins` (the browser adds the Origin the route requires). */
+  decidePin(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult> {
+    return this.serverAction(id, 'pins', JSON.stringify({ tool, decision, hash }));
+  }
+
+  private async serverAction(id: string, action: string, payload?: string): Promise<SignInResult> {
     let res: Response;
     try {
       res = await fetch(this.url(`/servers/${encodeURIComponent(id)}/${action}`), {
         method: 'POST',
-        headers: this.headers(),
+        headers: payload === undefined ? this.headers() : { ...this.headers(), 'Content-Type': 'application/json' },
+        ...(payload === undefined ? {} : { body: payload }),
       });
     } catch (err) {
       return { ok: false, error: `The bridge could not be reached (${errorMessage(err)}).` };

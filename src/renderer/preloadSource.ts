@@ -31,6 +31,12 @@ export class PreloadStatusSource implements StatusSource {
   signOut(id: string): Promise<RestartResult> {
     return settled(() => this.api.signOut(id));
   }
+
+  decidePin(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult> {
+    const api = this.api;
+    if (!api.decidePin) return Promise.resolve({ ok: false, error: 'this app does not take pin decisions' });
+    return settled(() => api.decidePin!(id, tool, decision, hash));
+  }
 }
 
 /**

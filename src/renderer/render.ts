@@ -12,6 +12,7 @@ import type { CardHooks } from './cardControls.js';
 import type { ConfigView, EntryView } from '../shared/configContract.js';
 import type { AuthAction } from './authButton.js';
 import { createEconomySection } from './economySection.js';
+import type { PinDecision } from './pinDrifts.js';
 
 /** What the panel asks of its owner. */
 export interface PanelHandlers {
@@ -22,6 +23,8 @@ export interface PanelHandlers {
   toolbar?: HTMLElement;
   /** Sign in to (or out of) a server that uses OAuth. */
   onAuth?(id: string, action: AuthAction): void;
+  /** Accept or reject a tool's drifted definition (tool pinning). */
+  onPin?(id: string, tool: string, decision: PinDecision, hash: string): void;
 }
 
 /** The mounted panel. */
@@ -32,6 +35,7 @@ export interface StatusPanel {
   setConnection(state: ConnectionState, detail?: string): void;
   setRestartPending(id: string, pending: boolean, error?: string): void;
   setAuthPending(id: string, pending: boolean, error?: string): void;
+  setPinPending(id: string, tool: string, pending: boolean, error?: string): void;
   /** Refreshes time-dependent text (uptimes). */
   tick(): void;
   /** The config as the management routes see it; servers only in the config get a card too. */
@@ -215,6 +219,7 @@ export function createStatusPanel(
             (id) => handlers.onRestart(id),
             handlers.cardHooks,
             (id, action) => handlers.onAuth?.(id, action),
+            (id, tool, decision, hash) => handlers.onPin?.(id, tool, decision, hash),
           );
           card.setOffline(connection !== 'connected');
           card.setEntry(entries.get(server.id));
@@ -267,6 +272,9 @@ export function createStatusPanel(
     },
     setAuthPending(id, pending, error) {
       cards.get(id)?.setAuthPending(pending, error);
+    },
+    setPinPending(id, tool, pending, error) {
+      cards.get(id)?.drifts.setPending(tool, pending, error);
     },
     tick() {
       const nowMs = now();

@@ -12,6 +12,7 @@ import {
 } from './format.js';
 import type { EntryView } from '../shared/configContract.js';
 import { createCardControls, type CardControls, type CardHooks } from './cardControls.js';
+import { createDriftSection, type DriftSection, type PinDecision } from './pinDrifts.js';
 
 /**
  * Why a server shows no tools, by state. Empty for failed and stopped: the badge already
@@ -44,6 +45,8 @@ export interface ServerCard {
   /** Tool search is on and this server's tools stay listed (`"expose": "always"`). */
   setAlwaysListed(always: boolean): void;
   readonly controls: CardControls;
+  /** The drifted tools (tool pinning) and their Accept change / Reject change buttons. */
+  readonly drifts: DriftSection;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createServerCard(
   onRestart: (id: string) => void,
   hooks?: CardHooks,
   onAuth: (id: string, action: AuthAction) => void = () => undefined,
+  onPin: (id: string, tool: string, decision: PinDecision, hash: string) => void = () => undefined,
 ): ServerCard {
   const nameId = uniqueId('server-name');
   const root = el('li', 'server');
@@ -122,10 +126,23 @@ export function createServerCard(
   launch.hidden = true;
 
   const controls = createCardControls(id, hooks);
+  const drifts = createDriftSection(id, (tool, decision, hash) => onPin(id, tool, decision, hash));
   let entry: EntryView | undefined;
   let lastTools: ToolSummary[] = [];
 
-  article.append(head, controls.root, facts, restartError, auth.error, errorBox, tools, noTools, logs, launch);
+  article.append(
+    head,
+    controls.root,
+    facts,
+    restartError,
+    auth.error,
+    errorBox,
+    drifts.root,
+    tools,
+    noTools,
+    logs,
+    launch,
+  );
 
   let current: ServerStatus | undefined;
   let pending = false;
@@ -221,6 +238,7 @@ export function createServerCard(
       // lines can arrive after the state turned failed; the user's own choice always wins.
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
       auth.update(server);
+      drifts.update(server.pinning);
       setHidden(launch, !server.launch);
       setText(
         launchText,
@@ -258,5 +276,6 @@ export function createServerCard(
       if (current) this.update(current, Date.now());
     },
     controls,
+    drifts,
   };
 }

@@ -39,6 +39,19 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
           panel.setRestartPending(id, false, result.ok ? undefined : (result.error ?? 'unknown error'));
         });
     },
+    onPin(id, tool, decision, hash) {
+      const key = `pin:${id}\0${tool}`;
+      if (pending.has(key) || !source.decidePin) return;
+      pending.add(key);
+      panel.setPinPending(id, tool, true);
+      source
+        .decidePin(id, tool, decision, hash)
+        .catch((err: unknown) => ({ ok: false, error: err instanceof Error ? err.message : String(err) }))
+        .then((result) => {
+          pending.delete(key);
+          panel.setPinPending(id, tool, false, result.ok ? undefined : (result.error ?? 'unknown error'));
+        });
+    },
     onAuth(id, action) {
       const key = `auth:${id}`;
       const call = action === 'sign-in' ? source.signIn : source.signOut;

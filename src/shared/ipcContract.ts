@@ -33,6 +33,7 @@ export const IPC_CHANNELS = {
   agentsSet: 'mcp:agents:set',
   signIn: 'mcp:server:sign-in',
   signOut: 'mcp:server:sign-out',
+  pinDecision: 'mcp:server:pin-decision',
 } as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
@@ -86,6 +87,8 @@ export interface McpRuntimeApi extends Partial<ManagementIpcApi> {
   signIn(id: string): Promise<SignInResult>;
   /** Forgets the server's tokens. */
   signOut(id: string): Promise<RestartResult>;
+  /** Accepts or rejects a tool's drifted definition (tool pinning; `hash` from the drift in the status). */
+  decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
 }
 
 /** The name under which the preload exposes {@link McpRuntimeApi}. */

@@ -43,6 +43,45 @@ export interface ServerStatus {
   toolCount?: number;
   /** While ready: the estimated tokens of those tools' definitions, as an aggregate lists them. */
   toolTokens?: number;
+  /** Tool pinning (src/proxy/pinning/): the mode in force and the tools whose definition drifted from their pin. */
+  pinning?: PinningStatus;
+}
+
+/** `pinning` as configured: `block` withholds a drifted tool until it is accepted, `warn` logs it, `off` passes all. */
+export type PinningMode = 'off' | 'warn' | 'block';
+
+/** One server's pins as the status shows them. */
+export interface PinningStatus {
+  mode: PinningMode;
+  /** Tools listed with a definition other than their pin, at most 64. */
+  drifts: ToolDrift[];
+  /** The pin file could not be read or written (its tools are then treated as drifted, never as pinned). */
+  error?: string;
+}
+
+/**
+ * A tool whose definition is not its pin: `changed` (same name, new definition), `renamed`
+ * (a pinned definition under a new name), `unverified` (the pin file could not be read).
+ */
+export interface ToolDrift {
+  /** The tool's name as its server lists it. */
+  tool: string;
+  kind: 'changed' | 'renamed' | 'unverified';
+  /** `renamed`: the name it was pinned under. */
+  from?: string;
+  /** The fields that differ (`description`, `inputSchema`...), for `changed`. */
+  fields: string[];
+  /** The hash of the new definition: what an accept names, so a later change is not accepted unseen. */
+  hash: string;
+  /** Withheld from sessions (`block`), else passed with a warning. */
+  withheld: boolean;
+  /** The user rejected this definition: it stays withheld. */
+  rejected?: boolean;
+  oldDescription?: string;
+  newDescription?: string;
+  /** The rest of each definition (title, schemas, annotations) as indented canonical JSON, at most 16 KiB each. */
+  oldDefinition?: string;
+  newDefinition?: string;
 }
 
 /** `toolExposure` as configured: `auto` lists by search once the merged list passes the budget. */

@@ -207,13 +207,20 @@ describe('IPC handlers', () => {
     restart: vi.fn(async (id: string) => ({ ok: id === 'memory' })),
     signIn: vi.fn(async (id: string) => ({ ok: true, url: `https://as.example/authorize?for=${id}` })),
     signOut: vi.fn(async () => ({ ok: true })),
+    decidePin: vi.fn(async () => ({ ok: true })),
   };
 
   it('serves the app page and refuses foreign, missing and sub frames', async () => {
     const { ipc, handlers, invoke } = fakeIpcMain();
     const unregister = registerIpcHandlers(ipc, api, { pageUrl: PAGE });
     expect([...handlers.keys()].sort()).toEqual(
-      [IPC_CHANNELS.getStatus, IPC_CHANNELS.restart, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort(),
+      [
+        IPC_CHANNELS.getStatus,
+        IPC_CHANNELS.restart,
+        IPC_CHANNELS.signIn,
+        IPC_CHANNELS.signOut,
+        IPC_CHANNELS.pinDecision,
+      ].sort(),
     );
     const top = { url: `${PAGE}#token=x`, parent: null };
     expect(await invoke(IPC_CHANNELS.getStatus, top)).toEqual(status);
@@ -248,6 +255,27 @@ describe('IPC handlers', () => {
     expect(api.signIn).toHaveBeenCalledTimes(1);
     expect(api.signOut).toHaveBeenCalledTimes(1);
 
+    // A pin decision: the same sender check, and every argument checked before use.
+    const hash = 'a'.repeat(64);
+    expect(await invoke(IPC_CHANNELS.pinDecision, top, 'd', 'echo', 'accept', hash)).toEqual({ ok: true });
+    expect(api.decidePin).toHaveBeenCalledWith('d', 'echo', 'accept', hash);
+    await expect(
+      invoke(IPC_CHANNELS.pinDecision, { url: 'https://evil.example/', parent: null }, 'd', 'echo', 'accept', hash),
+    ).rejects.toThrow(/sender not allowed/);
+    expect(await invoke(IPC_CHANNELS.pinDecision, top, 'a/b', 'echo', 'accept', hash)).toEqual({
+      ok: false,
+      error: 'invalid server id',
+    });
+    expect(await invoke(IPC_CHANNELS.pinDecision, top, 'd', 'echo', 'maybe', hash)).toEqual({
+      ok: false,
+      error: 'the decision must be accept or reject',
+    });
+    expect(await invoke(IPC_CHANNELS.pinDecision, top, 'd', 'echo', 'reject', 'x')).toEqual({
+      ok: false,
+      error: 'invalid hash',
+    });
+    expect(api.decidePin).toHaveBeenCalledTimes(1);
+
     unregister();
     expect(handlers.size).toBe(0);
   });
@@ -279,13 +307,16 @@ describe('preload API', () => {
     await api.restart('memory');
     await api.signIn('linear');
     await api.signOut('linear');
+    await api.decidePin!('d', 'echo', 'accept', 'a'.repeat(64));
     expect(invoked.map((a) => a[0])).toEqual([
       IPC_CHANNELS.getStatus,
       IPC_CHANNELS.restart,
       IPC_CHANNELS.signIn,
       IPC_CHANNELS.signOut,
+      IPC_CHANNELS.pinDecision,
     ]);
-    expect(invoked.slice(2).map((a) => a[1])).toEqual(['linear', 'linear']);
+    expect(invoked[4].slice(1)).toEqual(['d', 'echo', 'accept', 'a'.repeat(64)]);
+    expect(invoked.slice(2, 4).map((a) => a[1])).toEqual(['linear', 'linear']);
     expect(invoked.every((a) => String(a[0]).startsWith('mcp:'))).toBe(true);
 
     const got: unknown[][] = [];

@@ -45,6 +45,8 @@ export interface AttachableRuntime {
   /** A server's OAuth sign-in / sign-out (McpRuntime has them). */
   signIn?(id: string): Promise<RestartResult>;
   signOut?(id: string): Promise<RestartResult>;
+  /** Accepts or rejects a tool's drifted definition (tool pinning). */
+  decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
   on(event: 'status', cb: (status: RuntimeStatus) => void): () => void;
 }
 
@@ -121,6 +123,7 @@ export function attachToApp(
       restart: (id) => runtime.restart(id),
       signIn: runtime.signIn && ((id) => runtime.signIn!(id)),
       signOut: runtime.signOut && ((id) => runtime.signOut!(id)),
+      decidePin: runtime.decidePin && ((id, tool, decision, hash) => runtime.decidePin!(id, tool, decision, hash)),
     },
     { pageUrl: options.pageUrl },
   );

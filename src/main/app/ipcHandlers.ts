@@ -35,6 +35,7 @@ export interface RuntimeIpcApi {
   restart(id: string): Promise<RestartResult>;
   signIn?(id: string): Promise<RestartResult>;
   signOut?(id: string): Promise<RestartResult>;
+  decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
 }
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE); anything else is refused early. */
@@ -80,7 +81,7 @@ export function handleTrusted(
 }
 
 /**
- * Registers `getStatus`, `restart`, `signIn` and `signOut` for the page at `pageUrl` (or the pages).
+ * Registers `getStatus`, `restart`, `signIn`, `signOut` and `pinDecision` for the page at `pageUrl` (or the pages).
  * Returns the function that removes them.
  */
 export function registerIpcHandlers(
@@ -108,7 +109,17 @@ export function registerIpcHandlers(
       return fn(id);
     });
   }
+  handleTrusted(ipcMain, IPC_CHANNELS.pinDecision, pageUrl, async (id, tool, decision, hash) => {
+    if (typeof id !== 'string' || !ID_RE.test(id))
+      return { ok: false, error: 'invalid server id' } satisfies RestartResult;
+    if (typeof tool !== 'string' || tool === '' || tool.length > 1000) return { ok: false, error: 'invalid tool name' };
+    if (decision !== 'accept' && decision !== 'reject')
+      return { ok: false, error: 'the decision must be accept or reject' };
+    if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) return { ok: false, error: 'invalid hash' };
+    return api.decidePin?.(id, tool, decision, hash) ?? { ok: false, error: 'pin decisions are not supported' };
+  });
   return () => {
-    for (const ch of [IPC_CHANNELS.getStatus, ...perServer.map(([c]) => c)]) ipcMain.removeHandler(ch);
+    for (const ch of [IPC_CHANNELS.getStatus, IPC_CHANNELS.pinDecision, ...perServer.map(([c]) => c)])
+      ipcMain.removeHandler(ch);
   };
 }

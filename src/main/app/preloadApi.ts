@@ -47,5 +47,13 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
     setAgentServers: (agent, ids) => ipc.invoke(checked(IPC_CHANNELS.agentsSet), String(agent), ids) as never,
     signIn: (id) => ipc.invoke(checked(IPC_CHANNELS.signIn), String(id)) as Promise<SignInResult>,
     signOut: (id) => ipc.invoke(checked(IPC_CHANNELS.signOut), String(id)) as Promise<RestartResult>,
+    decidePin: (id, tool, decision, hash) =>
+      ipc.invoke(
+        checked(IPC_CHANNELS.pinDecision),
+        String(id),
+        String(tool),
+        String(decision),
+        String(hash),
+      ) as Promise<RestartResult>,
   };
 }

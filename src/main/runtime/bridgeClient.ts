@@ -63,11 +63,21 @@ export class BridgeClient {
     return this.serverAction(id, 'sign-out');
   }
 
-  private async serverAction(id: string, action: string, body?: object): Promise<SignInResult> {
+  /** `POST /servers/<id>/pins`, with the bridge's own origin (the route refuses a write without one). */
+  decidePin(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult> {
+    return this.serverAction(id, 'pins', { tool, decision, hash }, { Origin: this.opts.baseUrl });
+  }
+
+  private async serverAction(
+    id: string,
+    action: string,
+    body?: object,
+    extra: Record<string, string> = {},
+  ): Promise<SignInResult> {
     try {
       const res = await fetch(`${this.opts.baseUrl}/servers/${encodeURIComponent(id)}/${action}`, {
         method: 'POST',
-        headers: this.headers(body ? { 'Content-Type': 'application/json' } : {}),
+        headers: this.headers({ ...(body ? { 'Content-Type': 'application/json' } : {}), ...extra }),
         body: body ? JSON.stringify(body) : undefined,
         // A sign-in answers once the authorization server named its page (discovery, registration).
         signal: AbortSignal.timeout(action === 'sign-in' ? Math.max(this.timeoutMs, 30_000) : this.timeoutMs),

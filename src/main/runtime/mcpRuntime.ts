@@ -141,6 +141,9 @@ export class McpRuntime {
   signIn = (id: string): Promise<SignInResult> =>
     this.viaBridge((c) => openSignIn(id, c.signIn(id), this.opts.openExternal, this.log));
   signOut = (id: string): Promise<RestartResult> => this.viaBridge((c) => c.signOut(id));
+  /** Accepts or rejects a tool's drifted definition in the bridge (tool pinning). */
+  decidePin = (id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult> =>
+    this.viaBridge((c) => c.decidePin(id, tool, decision, hash));
 
   private async viaBridge<T extends RestartResult>(fn: (c: BridgeClient) => Promise<T>): Promise<T | RestartResult> {
     const run = this.run;

@@ -2,7 +2,7 @@
 /**
  * The HTTP surface of the PersistentMcpBridge: MCP over streamable HTTP (`/mcp/<id>`,
  * `/mcp`) and legacy SSE (`/sse/<id>`, `/sse`, `/messages/<id>`), plus `/health`,
- * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out`,
+ * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out|pins`,
  * `POST /config/reload` and the static status panel. How sessions are served is not its business: every new
  * downstream session is handed to an {@link McpSessionHandler} as an SDK `Transport`.
  *
@@ -43,6 +43,7 @@ import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import type { ConfigRoutesOptions } from './configRoutes.js';
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
+import { handlePinRoute, PIN_ROUTE_PATH, type OnPinDecision } from './pinRoute.js';
 import {
   handleServerAction,
   SERVER_ACTION_PATH,
@@ -81,6 +82,8 @@ export interface BridgeHttpOptions {
   onRestart?: ServerActionHandlers['onRestart'];
   onSignIn?: ServerActionHandlers['onSignIn'];
   onSignOut?: ServerActionHandlers['onSignOut'];
+  /** `POST /servers/<id>/pins`: accept or reject a tool's drifted definition (pinRoute.ts); 501 when absent. */
+  onPinDecision?: OnPinDecision;
   /** The panel's management routes (`/config/*`, `/servers/<id>/log`, `/servers/<id>/tools/call`; configRoutes.ts); 404 when absent. */
   configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
   /** `POST /economy/sessions`: where the agents' proxies' reports of the tools they loaded are kept (agentLoadedTools.ts); 404 when absent. */
@@ -237,6 +240,12 @@ export class BridgeHttpServer {
         maxBodyBytes: this.maxBodyBytes,
         bodyTimeoutMs: this.bodyTimeoutMs,
       });
+      return;
+    }
+    const pins = PIN_ROUTE_PATH.exec(path);
+    if (pins) {
+      const o = { ...this.opts, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
+      await handlePinRoute(req, res, pins[1], o);
       return;
     }
     const action = SERVER_ACTION_PATH.exec(path);

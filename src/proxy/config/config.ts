@@ -31,6 +31,7 @@ import {
   msMap,
   ms,
   oneOf,
+  PINNING,
   must,
   parseEntry,
   resultBytes,
@@ -87,6 +88,7 @@ const topSchema = z.looseObject(
         ),
     ),
     maxResultBytes: z.optional(resultBytes()),
+    pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
   },
   { error: must('a JSON object') },
 );
@@ -178,6 +180,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
         ? { maxResultBytes: options.maxResultBytes }
         : {}),
+      ...(options.pinning !== undefined && options.pinning !== 'block' ? { pinning: options.pinning } : {}),
       invalid,
     },
   };

@@ -20,6 +20,8 @@ export interface ConfigOptionChanges {
   serverDescriptions?: Record<string, string>;
   /** Present (possibly undefined: back to the default) when the top-level result cap moved. */
   maxResultBytes?: ProxyConfig['maxResultBytes'];
+  /** Present (possibly undefined: back to `block`) when the top-level pinning moved. */
+  pinning?: ProxyConfig['pinning'];
 }
 
 export interface ConfigDiff {
@@ -57,6 +59,7 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
   if (!sameValue(before.serverDescriptions, after.serverDescriptions))
     diff.options.serverDescriptions = { ...after.serverDescriptions };
   if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
+  if (before.pinning !== after.pinning) diff.options.pinning = after.pinning;
   return diff;
 }
 

@@ -95,6 +95,8 @@ const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
 const PROTOCOLS = ['2025-11-25', '2026-07-28', 'auto'] as const;
 /** An entry's `expose`: `always` keeps its tools listed when an aggregate lists by search (hub/economy/). */
 const EXPOSE = ['always', 'deferred'] as const;
+/** `pinning`, top level and per entry: what a tool whose definition drifted from its pin does (src/proxy/pinning/). */
+export const PINNING = ['off', 'warn', 'block'] as const;
 /** The longest `description` (one line in the meta-tools' descriptions). */
 export const MAX_SERVER_DESCRIPTION = 300;
 export const oneOf = (values: readonly string[]) => `must be one of ${values.map((v) => `"${v}"`).join(', ')}`;
@@ -138,6 +140,7 @@ const entrySchema = z.looseObject(
       ),
     ),
     maxResultBytes: z.optional(resultBytes()),
+    pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
   },
   { error: must('an object') },
 );
@@ -263,6 +266,7 @@ export function parseEntry(
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
     ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
     ...(e.maxResultBytes !== undefined ? { maxResultBytes: e.maxResultBytes } : {}),
+    ...(e.pinning !== undefined ? { pinning: e.pinning } : {}),
   };
 
   let entry: ServerEntry;

@@ -22,7 +22,12 @@ export interface EntryCommon {
   protocol?: '2025-11-25' | '2026-07-28' | 'auto';
   /** This server's cap on a tool result in an aggregate session, winning over the top-level one (hub/economy/resultCap.ts). */
   maxResultBytes?: number | 'off';
+  /** This server's tool pinning, winning over the top-level one (pinning/pinBook.ts `pinningOf`). */
+  pinning?: PinningSetting;
 }
+
+/** `pinning`: `block` withholds a tool whose definition drifted from its pin, `warn` logs it, `off` passes all. */
+export type PinningSetting = 'off' | 'warn' | 'block';
 
 /** A server started as a child process speaking MCP over stdio. */
 export interface StdioEntry extends EntryCommon {
@@ -96,6 +101,8 @@ export interface ProxyConfig {
    * unset: DEFAULT_MAX_RESULT_BYTES (hub/economy/resultCap.ts).
    */
   maxResultBytes?: number | 'off';
+  /** The top-level tool pinning; unset: `block` (pinning/pinBook.ts). */
+  pinning?: PinningSetting;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }

@@ -12,7 +12,7 @@ import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
-import { NameTable, type NamedItem } from './naming.js';
+import { NameTable, namespacedName, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionContracts.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './tasks/taskTable.js';
@@ -29,8 +29,9 @@ import { DownstreamSession } from './downstreamSession.js';
 import { ToolExposure } from './economy/toolExposure.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
+import { PinBook } from '../pinning/pinBook.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
-import type { ServerStatus } from '../../shared/status.js';
+import type { ServerStatus, ToolDrift } from '../../shared/status.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -40,6 +41,10 @@ export interface HubOptions {
   maxMessageBytes?: number;
   /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
   transportFactory?: UpstreamTransportOptions['transportFactory'];
+  /** The folder of the tool pins (pinning/pinFolder.ts); unset: no pinning (a hub of tests, `convert`). */
+  pinDir?: string;
+  /** The pinning of a config that sets none (default `block`). */
+  pinDefault?: 'off' | 'warn' | 'block';
 }
 
 export type { SessionScope } from './sessionContracts.js';
@@ -64,6 +69,8 @@ export class Hub implements SessionHost {
   /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
   readonly exposure = new ToolExposure(this);
   readonly progress = new ProgressTable<HubSession>();
+  /** Tool pinning (src/proxy/pinning/): what of each server's tool list sessions see. */
+  readonly pins?: PinBook;
 
   readonly drainOnEofMs?: number;
   readonly maxMessageBytes?: number;
@@ -83,6 +90,7 @@ export class Hub implements SessionHost {
     this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
+    if (options.pinDir !== undefined) this.pins = new PinBook(options.pinDir, this, options.pinDefault);
     for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
     this.invalid = config.invalid ?? [];
   }
@@ -94,6 +102,7 @@ export class Hub implements SessionHost {
 
   private createUpstream(entry: ServerEntry): Upstream {
     this.logger.secrets.add(entrySecrets(entry));
+    // eslint-disable-next-line prefer-const -- assigned once, after the listener that refers to it
     let u: Upstream;
     const listener: UpstreamListener = {
       state: () => this.onUpstreamState(u),
@@ -101,7 +110,9 @@ export class Hub implements SessionHost {
       notification: (up, n, related) => routeUpstreamNotification(this, up, n, related),
       request: (up, req, related) => this.serverRequests.route(up, req, related),
     };
-    return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
+    u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions);
+    if (this.pins) u.lists.toolGate = this.pins.gate(entry);
+    return u;
   }
 
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
@@ -130,6 +141,7 @@ export class Hub implements SessionHost {
     const u = this.upstreams.get(id);
     if (!u) return;
     this.upstreams.delete(id);
+    this.pins?.drop(id);
     this.relist();
     await Promise.all([...this.sessions].filter((s) => s.scope.serverId === id).map((s) => s.close(0, reason)));
     await u.stop();
@@ -143,6 +155,7 @@ export class Hub implements SessionHost {
    */
   setOptions(changes: ConfigOptionChanges): void {
     this.config = { ...this.config, ...changes };
+    if ('pinning' in changes) for (const u of this.upstreams.values()) if (u.isReady) void u.regateTools();
     const renamed = changes.toolNaming !== undefined;
     const exposed = [changes.toolExposure, changes.toolBudgetTokens, changes.exposeAlways, changes.serverDescriptions];
     if (!renamed && exposed.every((c) => c === undefined)) return;
@@ -320,11 +333,43 @@ export class Hub implements SessionHost {
   }
 
   status(): ServerStatus[] {
-    const running = [...this.upstreams.values()].map((u) => u.status(this.sessionsFor(u).length));
+    const running = [...this.upstreams.values()].map((u) => {
+      const s = u.status(this.sessionsFor(u).length);
+      const pinning = this.pins?.status(u.id);
+      return pinning ? { ...s, pinning } : s;
+    });
     const invalid = this.invalid
       .filter((e) => !this.upstreams.has(e.id))
       .map((e) => invalidEntryStatus(e, this.logger.secrets));
     return invalid.length ? [...running, ...invalid] : running;
+  }
+
+  /** The withheld tool (tool pinning) a session of `scope` calls `exposed`, and its server. */
+  withheldTool(exposed: string, scope: SessionScope): { serverId: string; drift: ToolDrift } | undefined {
+    if (!this.pins) return undefined;
+    for (const u of this.inScope(scope))
+      for (const name of this.pins.withheldNames(u.id)) {
+        const named =
+          scope.serverId !== undefined ? name === exposed : exposed === namespacedName(u.id, name) || exposed === name;
+        const drift = named ? this.pins.withheld(u.id, name) : undefined;
+        if (drift) return { serverId: u.id, drift };
+      }
+    return undefined;
+  }
+
+  /** Accepts or rejects a drifted tool of server `id` (tool pinning); its list is checked again and sessions told. */
+  async pinDecision(
+    id: string,
+    tool: string,
+    decision: 'accept' | 'reject',
+    hash: string,
+  ): Promise<{ ok: boolean; error?: string; status?: number }> {
+    const u = this.upstreams.get(id);
+    if (!u || !this.pins) return { ok: false, status: 404, error: `unknown server: ${id}` };
+    const result = this.pins.decide(id, tool, decision, hash);
+    if (result.ok) await u.regateTools();
+    this.onstatus?.();
+    return result;
   }
 
   private names(): { tools: NameTable; prompts: NameTable } {

@@ -5,7 +5,8 @@
  * level to every capable 2025 server of an aggregate (answered locally for a 2026 one); a task request by its task id
  * (taskRequests.ts); anything else to a single-server session's server, or Method not found.
  */
-import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
+import type { ToolDrift } from '../../shared/status.js';
 import { toolTimeoutFor } from '../config/toolFilter.js';
 import { serverIdForName } from './naming.js';
 import type { RoutingSession, SessionHost } from './sessionContracts.js';
@@ -92,6 +93,9 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     u = item && hub.upstream(item.serverId);
     name = item?.name ?? exposed;
   }
+  // Tool pinning withholds a tool whose definition drifted: not listed, and a call says why.
+  const withheld = what === 'tool' && (!u || s.single) ? hub.withheldTool?.(exposed, s.scope) : undefined;
+  if (withheld) return s.fail(req.id, withheldError(exposed, withheld.serverId, withheld.drift));
   if (!u) {
     // A server that is not ready lists nothing: name it, its state and why, by the prefix.
     const ownerId = serverIdForName(
@@ -126,6 +130,21 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
   if (created && u.isModern) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
   return s.forward(req, u, params, timeoutMs, created);
+}
+
+function withheldError(exposed: string, serverId: string, d: ToolDrift): RpcErrorObject {
+  const what =
+    d.kind === 'renamed'
+      ? `its definition changed: it is the pinned tool "${d.from}" renamed`
+      : d.kind === 'unverified'
+        ? 'its pin cannot be read, so it may have changed'
+        : `its definition changed since it was pinned (${d.fields.join(', ') || 'definition'} changed)`;
+  const state = d.rejected ? 'the change was rejected' : 'accept or reject the change in the panel';
+  return {
+    code: ErrorCode.InvalidParams,
+    message: `Tool ${exposed} of server "${serverId}" is withheld: ${what}; ${state}`,
+    data: { serverId, tool: d.tool, change: d.kind, fields: d.fields, ...(d.from ? { from: d.from } : {}) },
+  };
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

@@ -16,6 +16,7 @@ import type { HeldInputTable } from './modern/heldInputTable.js';
 import type { EraTaskTable } from './tasks/modernTaskTable.js';
 import type { FoundTools } from './economy/foundTools.js';
 import type { ToolExposure } from './economy/toolExposure.js';
+import type { ToolDrift } from '../../shared/status.js';
 
 /** One downstream request forwarded to an upstream and not yet answered. */
 export interface InFlight {
@@ -122,6 +123,8 @@ export interface SessionHost extends HeldHost {
   readyWindowLeftMs(scope: SessionScope): number;
   list(kind: ListKind | 'templates', scope: SessionScope): Item[];
   toolAllowed(u: Upstream, name: string): boolean;
+  /** The tool `exposed` names in `scope` when tool pinning withholds it (its definition drifted). */
+  withheldTool?(exposed: string, scope: SessionScope): { serverId: string; drift: ToolDrift } | undefined;
   resolveTool(exposed: string): NamedItem | undefined;
   resolvePrompt(exposed: string): NamedItem | undefined;
   resourceOwner(uri: string, scope: SessionScope): Upstream | undefined;

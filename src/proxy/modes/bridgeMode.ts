@@ -28,6 +28,7 @@ import { watchConfigFile } from '../config/configFileWatch.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
 import { LOG_FILE_ENV } from '../common/logger.js';
+import { pinDefault, pinFolder } from '../pinning/pinFolder.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -137,7 +138,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const { config, perSession } = bridgeConfig(opts);
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
-  const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
+  const hub = new Hub(config, logger, {
+    maxMessageBytes: opts.maxMessageBytes,
+    pinDir: pinFolder(),
+    pinDefault: pinDefault(),
+  });
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
@@ -198,6 +203,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       (id) => void hub.upstreams.get(id)?.restart(),
     ),
     onReload: proxyMode ? () => reloader.reload('requested over HTTP') : undefined,
+    onPinDecision: (id, tool, decision, hash) => hub.pinDecision(id, tool, decision, hash),
   });
   if (!isLoopbackHost(opts.host) && !opts.allowNonLoopback) {
     throw new UsageError(

@@ -12,11 +12,17 @@ import type { CliOptions } from '../cli/cliArgs.js';
 import type { Logger } from '../common/logger.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
 import { installHubOAuth } from '../oauth/oauthRegistry.js';
+import { pinDefault, pinFolder } from '../pinning/pinFolder.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = loadCliConfig(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
-  const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
+  const hub = new Hub(config, logger, {
+    drainOnEofMs: opts.drainTimeoutMs,
+    maxMessageBytes: opts.maxMessageBytes,
+    pinDir: pinFolder(),
+    pinDefault: pinDefault(),
+  });
   // A server that wants a sign-in opens the browser by itself (there is no panel here).
   installHubOAuth(hub, { logger, autoSignIn: true });
   const enabled = config.servers.filter((s) => !s.disabled).length;

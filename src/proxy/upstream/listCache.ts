@@ -1,6 +1,7 @@
 /**
  * The cached lists of one server (tools, prompts, resources, resource templates), every page
- * fetched, refreshed on `list_changed`. Items are kept as the server sent them.
+ * fetched, refreshed on `list_changed`. Items are kept as the server sent them; `tools` holds
+ * what the tool gate (tool pinning, src/proxy/pinning/) lets through, `listedTools` all of them.
  */
 export type ListKind = 'tools' | 'prompts' | 'resources';
 export type Item = Record<string, unknown>;
@@ -16,6 +17,10 @@ export class ListCache {
   templates: Item[] = [];
   /** The `_meta` of each list's first page, as sent (a single-server route passes it on). */
   meta: Partial<Record<ListKind | 'templates', unknown>> = {};
+  /** The tools as the server listed them, before {@link toolGate}. */
+  listedTools: Item[] = [];
+  /** What of a tool list sessions see (pinning/pinBook.ts); unset: all of it. */
+  toolGate?: (tools: Item[]) => Item[] | Promise<Item[]>;
 
   constructor(private readonly call: Call) {}
 
@@ -25,8 +30,10 @@ export class ListCache {
 
   async refresh(kind: ListKind, capabilities: Record<string, unknown>): Promise<void> {
     if (!capabilities[kind]) return;
-    if (kind === 'tools') this.tools = await this.all('tools/list', 'tools', 'tools');
-    else if (kind === 'prompts') this.prompts = await this.all('prompts/list', 'prompts', 'prompts');
+    if (kind === 'tools') {
+      this.listedTools = await this.all('tools/list', 'tools', 'tools');
+      this.tools = this.toolGate ? await this.toolGate(this.listedTools) : this.listedTools;
+    } else if (kind === 'prompts') this.prompts = await this.all('prompts/list', 'prompts', 'prompts');
     else {
       const [resources, templates] = await Promise.all([
         this.all('resources/list', 'resources', 'resources'),
@@ -37,8 +44,14 @@ export class ListCache {
     }
   }
 
+  /** Passes the last tool list through the gate again (a drift accepted or rejected, the mode changed). */
+  async regate(): Promise<void> {
+    if (this.toolGate) this.tools = await this.toolGate(this.listedTools);
+  }
+
   clear(): void {
     this.tools = [];
+    this.listedTools = [];
     this.prompts = [];
     this.resources = [];
     this.templates = [];

@@ -264,6 +264,12 @@ export class Upstream {
     this.initResult = await eraHandshake(peer, built, this.lists, this.entry, opts, this.log);
   }
 
+  /** The tool list through its gate again, sessions told `list_changed` (tool pinning's accept and reject). */
+  async regateTools(): Promise<void> {
+    await this.lists.regate();
+    this.listener.listChanged?.(this, 'tools');
+  }
+
   private async callOwn(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (!this.peer) throw new Error('not connected');
     return this.peer.call(method, params, { timeoutMs: this.entry.timeoutMs });

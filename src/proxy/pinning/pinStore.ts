@@ -1,0 +1,126 @@
+/**
+ * One server's pin file, `<pins folder>/<server>.json` (0600, in a 0700 folder): each tool's
+ * pinned definition and its hash, and the definitions the user rejected. Read afresh before
+ * each check (another process on the same folder may have accepted a change), written whole
+ * and atomically (common/writeAtomic.ts) after merging into what is on disk. A file that
+ * cannot be read as pins (bad JSON, a wrong shape, a hash that does not match its definition,
+ * too large) is reported, never taken as empty: its server's tools are then unverified.
+ */
+import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeAtomic } from '../common/writeAtomic.js';
+import { errorText } from '../common/logger.js';
+import { canonicalJson, sha256, type ToolDefinition } from './canonicalTool.js';
+
+/** A pin file larger than this is not read (a server's 2000 tools of 16 KiB each fit). */
+export const MAX_PIN_FILE_BYTES = 32 * 1024 * 1024;
+/** At most this many tools of one server are pinned; later new ones are withheld under `block`. */
+export const MAX_PINNED_TOOLS = 2000;
+
+export interface Pin {
+  hash: string;
+  definition: ToolDefinition;
+  pinnedAt: string;
+}
+
+export interface PinDocument {
+  version: 1;
+  server: string;
+  tools: Record<string, Pin>;
+  /** Tool name → the hash of the definition the user rejected. */
+  rejected: Record<string, string>;
+  /** Set when the file was made again after an unreadable one: an unpinned tool is unverified, not new. */
+  recovering?: boolean;
+}
+
+export type PinRead = { ok: true; doc: PinDocument } | { ok: false; error: string };
+
+const HASH_RE = /^[0-9a-f]{64}$/;
+
+/** The file of server `id` in `dir`: the id itself when it is a plain name, else a safe form and a hash. */
+export function pinFilePath(dir: string, id: string): string {
+  const plain = /^[A-Za-z0-9_-]{1,80}$/.test(id);
+  return join(
+    dir,
+    `${plain ? id : `${id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 60)}-${sha256(id).slice(0, 12)}`}.json`,
+  );
+}
+
+export function emptyPins(server: string): PinDocument {
+  return { version: 1, server, tools: {}, rejected: {} };
+}
+
+export function readPins(path: string, server: string): PinRead {
+  let text: string;
+  try {
+    if (statSync(path).size > MAX_PIN_FILE_BYTES)
+      return { ok: false, error: `${path} is larger than ${MAX_PIN_FILE_BYTES} bytes` };
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyPins(server) };
+    return { ok: false, error: `${path} cannot be read: ${errorText(err)}` };
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, error: `${path} is not valid JSON` };
+  }
+  const why = shapeError(raw);
+  return why ? { ok: false, error: `${path} ${why}` } : { ok: true, doc: raw as PinDocument };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function shapeError(raw: unknown): string | undefined {
+  if (!isObject(raw) || raw.version !== 1 || !isObject(raw.tools) || !isObject(raw.rejected))
+    return 'is not a pin file (version 1 with "tools" and "rejected")';
+  for (const [name, pin] of Object.entries(raw.tools)) {
+    if (!isObject(pin) || typeof pin.hash !== 'string' || !HASH_RE.test(pin.hash) || !isObject(pin.definition))
+      return `has a malformed pin for "${name}"`;
+    let text: string;
+    try {
+      text = canonicalJson(pin.definition);
+    } catch {
+      return `has a malformed pin for "${name}"`;
+    }
+    if (sha256(text) !== pin.hash) return `has a pin for "${name}" whose hash does not match its definition`;
+  }
+  for (const [name, hash] of Object.entries(raw.rejected))
+    if (typeof hash !== 'string' || !HASH_RE.test(hash)) return `has a malformed rejection for "${name}"`;
+  return undefined;
+}
+
+/**
+ * Reads the file, lets `change` edit it, writes it. An unreadable file is set aside as
+ * `<file>.corrupt` only when `replaceUnreadable` (an accept after the user saw it unverified);
+ * otherwise it is left as it is and the error returned.
+ */
+export function updatePins(
+  dir: string,
+  server: string,
+  change: (doc: PinDocument, fresh: boolean) => void,
+  replaceUnreadable = false,
+): string | undefined {
+  const path = pinFilePath(dir, server);
+  const read = readPins(path, server);
+  let doc: PinDocument;
+  let fresh = false;
+  if (read.ok) doc = read.doc;
+  else if (!replaceUnreadable) return read.error;
+  else {
+    doc = { ...emptyPins(server), recovering: true };
+    fresh = true;
+  }
+  change(doc, fresh);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (fresh) renameSync(path, `${path}.corrupt`);
+    writeAtomic(path, `${JSON.stringify(doc, null, 1)}\n`, 0o600);
+  } catch (err) {
+    return `${path} cannot be written: ${errorText(err)}`;
+  }
+  return undefined;
+}
