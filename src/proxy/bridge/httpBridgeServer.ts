@@ -43,6 +43,7 @@ import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import type { ConfigRoutesOptions } from './configRoutes.js';
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
+import { INSTALL_ROUTE_PATH } from '../install/installRoutePath.js';
 import {
   handleServerAction,
   SERVER_ACTION_PATH,
@@ -91,7 +92,7 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|install)(\/|$)/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 
 /** The bridge's HTTP server. */
@@ -226,6 +227,13 @@ export class BridgeHttpServer {
         maxBodyBytes: this.maxBodyBytes,
         bodyTimeoutMs: this.bodyTimeoutMs,
       });
+      return;
+    }
+    if (routes && INSTALL_ROUTE_PATH.test(path)) {
+      // The registry client, ajv and yauzl load on the first such request (installRoutePath.ts).
+      const { handleInstallRoute } = await import('../install/installRoutes.js');
+      const o = { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
+      await handleInstallRoute(req, res, path, url, o);
       return;
     }
     const action = SERVER_ACTION_PATH.exec(path);
