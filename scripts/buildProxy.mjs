@@ -49,7 +49,7 @@ export const PROXY_FILES = [
   {
     file: 'qiming-mcp-install.cjs',
     entries: ['src/proxy/install/installRoutes.ts'],
-    what: 'installing servers from the MCP Registry and from .mcpb bundles (registry client, ajv, yauzl)',
+    what: 'installing servers from the MCP Registry and from .mcpb bundles (registry client, ajv, yauzl), from /install/*',
   },
   {
     file: 'qiming-mcp-login-shell.cjs',

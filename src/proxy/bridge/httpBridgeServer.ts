@@ -43,7 +43,6 @@ import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import type { ConfigRoutesOptions } from './configRoutes.js';
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
-import { INSTALL_ROUTE_PATH } from '../install/installRoutePath.js';
 import {
   handleServerAction,
   SERVER_ACTION_PATH,
@@ -227,13 +226,6 @@ export class BridgeHttpServer {
         maxBodyBytes: this.maxBodyBytes,
         bodyTimeoutMs: this.bodyTimeoutMs,
       });
-      return;
-    }
-    if (routes && INSTALL_ROUTE_PATH.test(path)) {
-      // The registry client, ajv and yauzl load on the first such request (installRoutePath.ts).
-      const { handleInstallRoute } = await import('../install/installRoutes.js');
-      const o = { ...routes, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
-      await handleInstallRoute(req, res, path, url, o);
       return;
     }
     const action = SERVER_ACTION_PATH.exec(path);

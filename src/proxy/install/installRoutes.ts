@@ -15,13 +15,11 @@
  * registry failed or was too slow.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sendError, sendJson } from '../bridge/body.js';
-import { writeGate } from '../bridge/configRoutes.js';
 import { readJsonBody, sendBodyFailure } from '../bridge/body.js';
 import { isPlainObject } from '../config/configEntry.js';
-import { jsoncToJson } from '../config/jsonc.js';
+import { readConfigDocument } from '../config/configFile.js';
 import { RUNTIME_VAR_NAMES } from '../config/defaultConfig.js';
 import { Logger } from '../common/logger.js';
 import type { ConfigReloadResult } from '../../shared/status.js';
@@ -37,6 +35,8 @@ export interface InstallRoutesOptions {
   maxBodyBytes: number;
   bodyTimeoutMs: number;
   env?: NodeJS.ProcessEnv;
+  /** The CSRF rules of a change (configRoutes.ts), handed in so this file does not import its caller. */
+  writeGate(req: IncomingMessage): { status: number; message: string } | undefined;
 }
 
 const log = Logger.create('install');
@@ -52,8 +52,7 @@ function dataDirOf(configFile: string, env: NodeJS.ProcessEnv): { dir: string; r
 
 function registrySetting(configFile: string): unknown {
   try {
-    const top: unknown = JSON.parse(jsoncToJson(readFileSync(configFile, 'utf8')));
-    return isPlainObject(top) ? top.registryUrl : undefined;
+    return readConfigDocument(configFile).doc.registryUrl;
   } catch {
     return undefined;
   }
@@ -181,7 +180,7 @@ export async function handleInstallRoute(
             : undefined;
     if (!kind) return (sendError(res, 404, 'not found'), true);
     if (method !== 'POST') return (sendError(res, 405, 'method not allowed', {}, { Allow: 'POST' }), true);
-    const refused = writeGate(req);
+    const refused = o.writeGate(req);
     if (refused) {
       req.resume();
       return (sendError(res, refused.status, refused.message), true);
