@@ -218,7 +218,7 @@ export class InstallPlans {
       missing: real.missing,
       secretKeys: real.secretEnv.map((key) => ({ where: 'env' as const, key })),
     };
-    const checksum = o.checksum || 'none: a file you opened (sha256 shown)';
+    const checksum = o.checksum || 'none: a file you opened';
     const view = await this.keep(
       name,
       m.version,
