@@ -137,6 +137,23 @@ describe('install routes', () => {
     expect(re.body.plan.changes).toEqual(['nothing: the same entry is written again']);
   }, 90_000);
 
+  it('a newer registry version of an installed server is said, and a re-install plan shows what changes', async () => {
+    (registry as unknown as { o: { servers: unknown[] } }).o.servers.push({
+      ...doc('memory.json'),
+      version: '2026.9.1',
+    });
+    const search = await json('GET', '/install/registry/servers?search=memory');
+    expect(search.body.servers[0]).toEqual(
+      expect.objectContaining({ installed: 'memory', installedVersion: '2026.8.31', update: '2026.9.1' }),
+    );
+    const re = await json('POST', '/install/plan', {
+      registry: { name: 'io.github.modelcontextprotocol/memory' },
+      values: { 'env.MEMORY_FILE_PATH': join(dataDir, 'memory.jsonl') },
+    });
+    expect(re.body.plan.serverId).toBe('memory');
+    expect(re.body.plan.changes).toEqual(['version 2026.8.31 → 2026.9.1']);
+  });
+
   it('a bundle file: shown with its folder, tools and masked secret; installed, run, uninstalled', async () => {
     const data = bundle.toString('base64');
     const r = await json('POST', '/install/plan', {
