@@ -47,6 +47,11 @@ export const PROXY_FILES = [
     what: "the panel's management routes (config editing and import, logs, tool tests) and the headless bridge's default config",
   },
   {
+    file: 'qiming-mcp-install.cjs',
+    entries: ['src/proxy/install/installRoutes.ts'],
+    what: 'installing servers from the MCP Registry and from .mcpb bundles (registry client, ajv, yauzl), from /install/*',
+  },
+  {
     file: 'qiming-mcp-login-shell.cjs',
     entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'],
     what: "the login shell's PATH, read when a command is not on PATH",

@@ -17,6 +17,7 @@ import { openServerForm } from './serverForm.js';
 import { openImportDialog } from './importDialog.js';
 import { openToolTest } from './toolTest.js';
 import { openLogView } from './logView.js';
+import { openBrowse } from './browseView.js';
 import { createAgentSection } from './agentSection.js';
 
 /** What the panel says when a change was refused because the entry changed in the file meanwhile. */
@@ -75,6 +76,12 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
   paste.addEventListener('click', () => openImportDialog(api, saved));
   const bar = el('div', 'manage-bar');
   bar.append(add, paste);
+  const install = api.install;
+  if (install) {
+    const browse = button('Browse');
+    browse.addEventListener('click', () => openBrowse(install, () => void reload()));
+    bar.append(browse);
+  }
   const toolbar = el('div', 'manage');
   toolbar.append(bar, notice);
   const agents = api.agents ? createAgentSection(api.agents) : undefined;

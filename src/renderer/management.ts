@@ -31,16 +31,23 @@ export interface ManagementApi {
   listTools(id: string): Promise<ToolList>;
   callTool(id: string, name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
   agents?: AgentSelectionApi;
+  /** The registry and bundle installs (the Browse view); absent where the runtime has none. */
+  install?: InstallApi;
 }
+
+import { HttpInstall, type InstallApi } from './installApi.js';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** {@link ManagementApi} over the bridge's routes: JSON bodies, the bearer token, same origin. */
 export class HttpManagement implements ManagementApi {
+  readonly install: InstallApi;
   constructor(
     private readonly baseUrl: string,
     private readonly token: string | undefined,
-  ) {}
+  ) {
+    this.install = new HttpInstall(baseUrl, token);
+  }
 
   private async call<T extends { ok?: boolean; error?: string }>(
     method: string,

@@ -13,6 +13,7 @@
  *   GET    /servers/<id>/log?limit=N          recent log lines
  *   GET    /servers/<id>/tools                the tools with their input schemas (Test form)
  *   POST   /servers/<id>/tools/call           {name, arguments}     the Test button
+ *   /install/*                                                     install/installRoutes.ts, loaded on first use
  *
  * CSRF: every request that changes something must carry `Content-Type: application/json`
  * (415 otherwise: an HTML form cannot send it without a CORS preflight, which the bridge
@@ -100,6 +101,10 @@ export async function handleConfigRoute(
   o: ConfigRoutesOptions,
 ): Promise<boolean> {
   if (!CONFIG_ROUTE_PATH.test(path)) return false;
+  if (path.startsWith('/install')) {
+    const { handleInstallRoute } = await import('../install/installRoutes.js');
+    return handleInstallRoute(req, res, path, url, { ...o, writeGate });
+  }
   // A store holds nothing but the path: each change reads the file as it is now.
   const store = o.configFile === undefined ? undefined : new ConfigStore(o.configFile);
   const method = req.method ?? 'GET';

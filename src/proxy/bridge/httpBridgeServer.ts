@@ -97,7 +97,7 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install)(\/|$)/;
 /** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
 const AGENT_LOADED_PATH = '/economy/sessions';
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;

@@ -1,0 +1,113 @@
+/**
+ * The consent before an install: the exact command line (or URL) as text, where it comes
+ * from, the checksum, the runtime it needs, the variables (secrets masked), a bundle's
+ * folder, tools and prompts, what a re-install changes, and the values it asks for. Changing
+ * a value makes a new plan (the runtime builds the command); Confirm carries out the plan
+ * shown, Cancel drops it. Every server-given string goes in through textContent.
+ */
+import { el } from './dom.js';
+import { button, createDialog, field } from './controls.js';
+import type { InstallApi, InstallPlanView, PlanRequest } from './installApi.js';
+
+function row(label: string, value: string): HTMLElement {
+  const p = el('p', 'consent-row');
+  p.append(el('strong', undefined, `${label}: `), el('span', undefined, value));
+  return p;
+}
+
+export function openConsent(
+  api: InstallApi,
+  request: PlanRequest,
+  first: InstallPlanView,
+  onInstalled: (serverId: string) => void,
+): void {
+  const d = createDialog(`Install ${first.title ?? first.name}?`, 'consent-dialog');
+  const details = el('div', 'consent-details');
+  const inputs = el('div', 'consent-inputs');
+  const err = el('p', 'form-errors', undefined, { role: 'alert' });
+  err.hidden = true;
+  const confirm = button('Confirm', 'primary');
+  const cancel = button('Cancel');
+  const actions = el('div', 'form-actions');
+  actions.append(confirm, cancel);
+  d.body.append(details, inputs, err, actions);
+  let plan = first;
+  const controls = new Map<string, HTMLInputElement>();
+
+  const render = () => {
+    const parts: HTMLElement[] = [
+      el('p', undefined, plan.kind === 'remote' ? 'It will connect to:' : 'It will run this command:'),
+      el('pre', 'consent-command', plan.shown, { 'aria-label': plan.kind === 'remote' ? 'URL' : 'Command' }),
+      row(
+        'Source',
+        plan.source.kind === 'registry'
+          ? `${plan.source.name} ${plan.source.version} from ${plan.source.registry}`
+          : `the file ${plan.source.file}`,
+      ),
+      row('Checksum', plan.sha256 ? `${plan.checksum} (sha256 ${plan.sha256})` : plan.checksum),
+      row('Server id', plan.serverId),
+    ];
+    if (plan.author) parts.push(row('Author', plan.author));
+    if (plan.folder) parts.push(row('Folder it gets', plan.folder));
+    if (plan.tools?.length) parts.push(row('Tools it declares', plan.tools.join(', ')));
+    if (plan.prompts?.length) parts.push(row('Prompts it declares', plan.prompts.join(', ')));
+    const vars = [...plan.env.map((e) => `${e.name}=${e.value}`), ...plan.headers.map((h) => `${h.name}: ${h.value}`)];
+    parts.push(
+      row(plan.headers.length ? 'Variables and headers' : 'Environment', vars.length ? vars.join('  ') : 'none'),
+    );
+    if (plan.runtime && !plan.runtime.found)
+      parts.push(
+        el(
+          'p',
+          'consent-warning',
+          `${plan.runtime.command} is not installed on this machine (not on the login shell's PATH): the server cannot start until it is.`,
+          { role: 'status' },
+        ),
+      );
+    if (plan.changes) parts.push(row('Re-install: what changes', plan.changes.join('; ')));
+    if (plan.missing.length) parts.push(el('p', 'consent-warning', `Still needed: ${plan.missing.join(', ')}`));
+    details.replaceChildren(...parts);
+    confirm.disabled = plan.missing.length > 0;
+  };
+
+  for (const i of first.inputs) {
+    const input = el('input', undefined, undefined, { type: i.secret ? 'password' : 'text', autocomplete: 'off' });
+    if (i.default !== undefined) input.placeholder = i.default;
+    controls.set(i.key, input);
+    inputs.append(field(`${i.label}${i.required ? ' (required)' : ''}`, input, i.description));
+  }
+  if (first.inputs.length) {
+    const apply = button('Use these values');
+    inputs.append(apply);
+    apply.addEventListener('click', () => {
+      const values: Record<string, string> = {};
+      for (const [k, c] of controls) if (c.value !== '') values[k] = c.value;
+      void api.plan({ ...request, values }).then((r) => {
+        if (!r.ok) {
+          err.textContent = r.error;
+          err.hidden = false;
+          return;
+        }
+        err.hidden = true;
+        plan = r.plan;
+        render();
+      });
+    });
+  }
+  cancel.addEventListener('click', () => d.close());
+  confirm.addEventListener('click', () => {
+    confirm.disabled = true;
+    void api.confirm(plan.planId).then((r) => {
+      if (r.ok) {
+        d.close();
+        onInstalled(r.serverId);
+      } else {
+        err.textContent = r.error;
+        err.hidden = false;
+      }
+    });
+  });
+  render();
+  d.open();
+  cancel.focus();
+}

@@ -1,0 +1,112 @@
+/**
+ * What the Browse view asks the runtime: one page of the registry, a plan, its confirm, an
+ * uninstall. The shapes are the bridge's /install routes (src/proxy/install/installRoutes.ts).
+ */
+export interface RegistryResult {
+  name: string;
+  title?: string;
+  description: string;
+  version: string;
+  publisher: string;
+  transports: string[];
+  /** The server id it is installed as. */
+  installed?: string;
+  /** A newer version than the installed one. */
+  update?: string;
+}
+
+export interface InstallInputView {
+  key: string;
+  label: string;
+  description?: string;
+  required: boolean;
+  secret: boolean;
+  default?: string;
+}
+
+export interface InstallPlanView {
+  planId: string;
+  serverId: string;
+  name: string;
+  title?: string;
+  version: string;
+  kind: 'stdio' | 'remote';
+  shown: string;
+  source: { kind: 'registry'; registry: string; name: string; version: string } | { kind: 'bundle'; file: string };
+  checksum: string;
+  sha256?: string;
+  env: { name: string; value: string; secret: boolean }[];
+  headers: { name: string; value: string; secret: boolean }[];
+  inputs: InstallInputView[];
+  missing: string[];
+  runtime?: { command: string; found: boolean; path?: string };
+  folder?: string;
+  author?: string;
+  tools?: string[];
+  prompts?: string[];
+  changes?: string[];
+}
+
+export type PlanRequest =
+  | { registry: { name: string; version?: string }; values?: Record<string, string> }
+  | { bundle: { fileName: string; data: string }; values?: Record<string, string> };
+
+type Failure = { ok: false; error: string };
+
+export interface InstallApi {
+  search(
+    q: string,
+    cursor?: string,
+  ): Promise<{ ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string } | Failure>;
+  plan(req: PlanRequest): Promise<{ ok: true; plan: InstallPlanView } | Failure>;
+  confirm(planId: string): Promise<{ ok: true; serverId: string } | Failure>;
+  uninstall(id: string): Promise<{ ok: true } | Failure>;
+}
+
+/** The install API over the bridge's HTTP routes. */
+export class HttpInstall implements InstallApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly token: string | undefined,
+  ) {}
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T | Failure> {
+    const headers: Record<string, string> = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    try {
+      const res = await fetch(this.baseUrl.replace(/\/+$/, '') + path, {
+        method,
+        headers,
+        cache: 'no-store',
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const json = (await res.json().catch(() => undefined)) as (T & { ok?: boolean; error?: string }) | undefined;
+      if (!json) return { ok: false, error: `The bridge answered HTTP ${res.status}.` };
+      if (!res.ok || json.ok === false) return { ok: false, error: json.error ?? `HTTP ${res.status}` };
+      return json;
+    } catch (err) {
+      return {
+        ok: false,
+        error: `The bridge could not be reached (${err instanceof Error ? err.message : String(err)}).`,
+      };
+    }
+  }
+
+  search(q: string, cursor?: string) {
+    const p = new URLSearchParams({ search: q, limit: '20' });
+    if (cursor) p.set('cursor', cursor);
+    return this.call<{ ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string }>(
+      'GET',
+      `/install/registry/servers?${p.toString()}`,
+    );
+  }
+  plan(req: PlanRequest) {
+    return this.call<{ ok: true; plan: InstallPlanView }>('POST', '/install/plan', req);
+  }
+  confirm(planId: string) {
+    return this.call<{ ok: true; serverId: string }>('POST', '/install/confirm', { planId });
+  }
+  uninstall(id: string) {
+    return this.call<{ ok: true }>('POST', '/install/uninstall', { id });
+  }
+}

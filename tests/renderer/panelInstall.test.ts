@@ -1,0 +1,160 @@
+// Installing from the panel in real Chromium through a running bridge: Browse, search the
+// fixture registry, open a result, see the consent with the exact command, give the value it
+// needs, confirm, and the server becomes ready in the bridge; a .mcpb opened with "Open
+// bundle" the same way; uninstall leaves no files.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import {
+  cleanupBridges,
+  panelRequest,
+  ROOT,
+  startBridge,
+  tempDir,
+  type BridgeProcess,
+} from '../helpers/bridgeProcess.js';
+import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
+import { waitFor } from '../helpers/waitFor.js';
+import { FixtureRegistry } from '../fixtures/registry/fixtureRegistry.js';
+import { greeterBundle } from '../fixtures/registry/bundles.js';
+
+const update = process.env.UPDATE_SCREENSHOTS === '1';
+const SHOTS = join(ROOT, 'docs', 'screenshots');
+const FIXTURES = join(__dirname, '../fixtures/registry');
+const doc = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
+
+let registry: FixtureRegistry;
+let bridge: BridgeProcess;
+let chrome: PanelBrowser | undefined;
+let panel: PanelPage;
+let page: Page;
+let dir: string;
+let file: string;
+let dataDir: string;
+
+const shot = async (name: string) => {
+  if (!update) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+};
+async function serverState(id: string): Promise<string | undefined> {
+  const r = await panelRequest(bridge, 'GET', '/status');
+  return (JSON.parse(r.body) as { servers: { id: string; state: string }[] }).servers.find((s) => s.id === id)?.state;
+}
+
+beforeAll(async () => {
+  registry = new FixtureRegistry({
+    servers: [doc('memory.json'), doc('with-remote.json'), doc('pypi-time.json'), doc('oci-github.json')],
+  });
+  await registry.listen();
+  dir = tempDir('panel-install-');
+  file = join(dir, 'mcp.json');
+  dataDir = join(dir, 'data');
+  writeFileSync(file, JSON.stringify({ mcpServers: {} }));
+  bridge = await startBridge({
+    config: file,
+    env: { QIMING_REGISTRY_URL: registry.url, QIMING_DATA_DIR: dataDir, npm_config_offline: 'true' },
+  });
+  chrome = await launchPanelBrowser();
+  panel = await chrome.newPage({ viewport: { width: 1200, height: 900 } });
+  page = panel.page;
+  await page.goto(`${bridge.url}/#token=${bridge.bearer}`);
+  await page.getByRole('button', { name: 'Browse' }).waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  expect(nonNetworkErrors(panel?.errors ?? [])).toEqual([]);
+  await panel?.context.close();
+  await chrome?.close();
+  await cleanupBridges();
+  await registry?.close();
+}, 40_000);
+
+describe('installing from the panel (real bridge, real Chromium)', () => {
+  it('searches, shows the consent with the exact command, installs, and the server becomes ready', async () => {
+    await page.getByRole('button', { name: 'Browse' }).click();
+    const browse = page.getByRole('dialog', { name: 'Browse servers' });
+    await browse.getByRole('region', { name: 'io.github.user/remote-weather' }).waitFor();
+    await shot('browse');
+    await browse.getByLabel('Search servers').fill('memory');
+    await browse.getByLabel('Search servers').press('Enter');
+    const result = browse.getByRole('region', { name: 'io.github.modelcontextprotocol/memory' });
+    await waitFor(async () => (await browse.getByRole('region').count()) === 1, 10_000, 'one result');
+    expect(await result.textContent()).toContain('A knowledge graph kept in a local file.');
+    expect(await result.textContent()).toContain('version 2026.8.31');
+    await result.getByRole('button', { name: 'Install' }).click();
+    const consent = page.getByRole('dialog', { name: 'Install Memory?' });
+    await consent.waitFor();
+    expect(await consent.getByRole('button', { name: 'Confirm' }).isDisabled()).toBe(true);
+    await consent.getByLabel('MEMORY_FILE_PATH (required)').fill(join(dataDir, 'memory.jsonl'));
+    await consent.getByRole('button', { name: 'Use these values' }).click();
+    await waitFor(
+      async () => !(await consent.getByRole('button', { name: 'Confirm' }).isDisabled()),
+      10_000,
+      'Confirm enabled',
+    );
+    expect(await consent.getByLabel('Command').textContent()).toBe(
+      'npx -y @modelcontextprotocol/server-memory@2026.8.31',
+    );
+    expect(await consent.textContent()).toContain(
+      `io.github.modelcontextprotocol/memory 2026.8.31 from ${registry.url}`,
+    );
+    await shot('install-consent');
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers).toEqual({});
+    await consent.getByRole('button', { name: 'Confirm' }).click();
+    await consent.waitFor({ state: 'detached' });
+    await waitFor(async () => (await serverState('memory')) === 'ready', 60_000, 'memory ready');
+    await result.getByText('Installed (as memory)').waitFor();
+  }, 90_000);
+
+  it('Cancel writes nothing', async () => {
+    const browse = page.getByRole('dialog', { name: 'Browse servers' });
+    await browse.getByLabel('Search servers').fill('time');
+    await browse.getByLabel('Search servers').press('Enter');
+    await browse
+      .getByRole('region', { name: 'io.github.example/time' })
+      .getByRole('button', { name: 'Install' })
+      .click();
+    const consent = page.getByRole('dialog', { name: 'Install io.github.example/time?' });
+    expect(await consent.getByLabel('Command').textContent()).toBe('uvx mcp-server-time==0.6.2 --local-timezone=UTC');
+    const before = readFileSync(file, 'utf8');
+    await consent.getByRole('button', { name: 'Cancel' }).click();
+    await consent.waitFor({ state: 'detached' });
+    expect(readFileSync(file, 'utf8')).toBe(before);
+  });
+
+  it('opens a .mcpb with "Open bundle", shows its command and folder, installs and runs it; uninstall leaves no files', async () => {
+    const bundlePath = join(dir, 'greeter.mcpb');
+    writeFileSync(bundlePath, await greeterBundle());
+    const browse = page.getByRole('dialog', { name: 'Browse servers' });
+    await browse.getByLabel('Open bundle').setInputFiles(bundlePath);
+    const consent = page.getByRole('dialog', { name: 'Install Greeter?' });
+    await consent.waitFor();
+    const folder = join(dataDir, 'bundles', 'greeter');
+    expect(await consent.getByLabel('Command').textContent()).toBe(`node ${folder}/server/index.js`);
+    expect(await consent.textContent()).toContain(`Folder it gets: ${folder}`);
+    expect(await consent.textContent()).toContain('Tools it declares: greet');
+    await consent.getByLabel('API token (required)').fill('tok-from-the-form-42');
+    await consent.getByRole('button', { name: 'Use these values' }).click();
+    await waitFor(
+      async () => !(await consent.getByRole('button', { name: 'Confirm' }).isDisabled()),
+      10_000,
+      'Confirm enabled',
+    );
+    expect(await consent.textContent()).toContain('GREETER_TOKEN=********');
+    expect(await consent.textContent()).not.toContain('tok-from-the-form-42');
+    await shot('install-bundle');
+    expect(existsSync(folder)).toBe(false);
+    await consent.getByRole('button', { name: 'Confirm' }).click();
+    await consent.waitFor({ state: 'detached' });
+    await waitFor(async () => (await serverState('greeter')) === 'ready', 30_000, 'greeter ready');
+    expect(existsSync(join(folder, 'server/index.js'))).toBe(true);
+
+    const gone = await panelRequest(bridge, 'POST', '/install/uninstall', { id: 'greeter' });
+    expect(gone.status).toBe(200);
+    await waitFor(async () => (await serverState('greeter')) === undefined, 30_000, 'greeter gone');
+    expect(existsSync(folder)).toBe(false);
+    expect(readdirSync(join(dataDir, 'bundles'))).toEqual([]);
+  }, 60_000);
+});
