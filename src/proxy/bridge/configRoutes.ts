@@ -2,7 +2,7 @@
  * The bridge's management routes for the panel, behind the same token, Host and Origin
  * gate as every route (httpBridgeServer.ts checks those first):
  *
- *   GET    /config                            the config, secrets masked
+ *   GET    /config                            the config, secrets masked, and the secret store's state
  *   POST   /config/servers                    {id, entry}           add
  *   PUT    /config/servers/<id>               {entry, newId?}       edit (rename)
  *   DELETE /config/servers/<id>               {}                    remove
@@ -21,7 +21,9 @@
  * change with the `version` of an entry that changed in the file since is refused with 409
  * and `code: "conflict"`. A change is written to the file; then the bridge applies it itself
  * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
- * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once.
+ * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once. A
+ * draft with `secrets: "store"` has its new env/header values kept in the secret store first
+ * (secrets/draftSecrets.ts), only their references written.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -54,6 +56,7 @@ export interface ConfigRoutesOptions {
 }
 
 const log = Logger.create('config');
+const secretLog = Logger.create('secrets');
 /** Warnings already logged: the panel reads the config after every change. */
 const warned = new Set<string>();
 
@@ -131,7 +134,8 @@ export async function handleConfigRoute(
     try {
       const view = store.view();
       logWarnings(view.warnings);
-      sendJson(res, 200, view);
+      const { secretStoreState } = await import('../secrets/openSecretStore.js');
+      sendJson(res, 200, { ...view, secretStore: await secretStoreState() });
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
     }
@@ -168,9 +172,15 @@ export async function handleConfigRoute(
     return true;
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
-  const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
+  let change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
   if (!change)
     return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
+  if ((change.op === 'add' || change.op === 'update') && change.entry.secrets !== undefined) {
+    const kept = await (await import('../secrets/draftSecrets.js')).keepDraftSecrets(change);
+    if (!kept.ok) return (sendError(res, 400, kept.error), true);
+    change = kept.change;
+    if (kept.stored.length) secretLog.info(`kept in the secret store: ${kept.stored.join(', ')}`);
+  }
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   logWarnings(answer.config?.warnings);

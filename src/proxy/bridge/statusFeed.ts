@@ -6,6 +6,7 @@ import type { Hub } from '../hub/hub.js';
 import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
 import { economyStatus } from '../hub/economy/economyStatus.js';
+import { knownSecretStore, onSecretStoreChange } from '../secrets/storeStatus.js';
 
 const COALESCE_MS = 25;
 
@@ -21,6 +22,7 @@ export class StatusFeed {
     private readonly authOf?: (id: string) => ServerStatus['auth'],
   ) {
     hub.onstatus = () => this.changed();
+    onSecretStoreChange(() => this.changed());
   }
 
   current(): RuntimeStatus {
@@ -29,7 +31,13 @@ export class StatusFeed {
     const { economy, servers: weights } = economyStatus(this.hub);
     for (const s of servers) Object.assign(s, weights.get(s.id));
     const watcherPid = groupWatcherPid();
-    return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers, economy };
+    const secretStore = knownSecretStore();
+    const bridge = {
+      ...this.bridge,
+      ...(watcherPid !== undefined ? { watcherPid } : {}),
+      ...(secretStore ? { secretStore } : {}),
+    };
+    return { bridge, servers, economy };
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {

@@ -21,6 +21,7 @@ import {
   type ImportPreview,
 } from '../../shared/configContract.js';
 import { ConfigError, parseConfig } from './config.js';
+import { keepSecretRefs } from './envExpand.js';
 import { addServer, EditError, removeServer, setServerEnabled, setToolEnabled, updateServer } from './configEdit.js';
 import {
   ConfigChangedMeanwhile,
@@ -114,7 +115,8 @@ export class ConfigStore {
     let written: ConfigDocument;
     try {
       written = withText(before.path, before.target, after, before.mode);
-      parseConfig(runtimeShape(written), { env: this.env });
+      // A `${secret:NAME}` is resolved where the server starts; here it only has to be well formed.
+      parseConfig(runtimeShape(written), { env: this.env, secret: keepSecretRefs });
     } catch (err) {
       if (err instanceof ConfigError) return { ...fail(400, 'the change is not valid'), issues: err.issues };
       throw err;

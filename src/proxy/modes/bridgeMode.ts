@@ -15,7 +15,7 @@ import { Hub } from '../hub/hub.js';
 import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../bridge/security.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
+import { loadRunConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { StatusFeed } from '../bridge/statusFeed.js';
@@ -110,8 +110,8 @@ function readyEntry(s: ServerStatus): {
 }
 
 /** The config the bridge runs: `persistent: false` servers are spawned per agent session by the stdio proxy, never here. */
-function bridgeConfig(opts: CliOptions): { config: ProxyConfig; perSession: string[] } {
-  const loaded = loadCliConfig(opts);
+async function bridgeConfig(opts: CliOptions, logger: Logger): Promise<{ config: ProxyConfig; perSession: string[] }> {
+  const loaded = await loadRunConfig(opts, logger);
   const invalid = loaded.invalid ?? [];
   return {
     config: {
@@ -134,7 +134,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const opts: CliOptions = headless
     ? { ...cliOpts, configFile: (await import('../cli/defaultBridgeConfig.js')).prepareDefaultConfig(log) }
     : cliOpts;
-  const { config, perSession } = bridgeConfig(opts);
+  const { config, perSession } = await bridgeConfig(opts, logger);
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
@@ -143,7 +143,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
   const reloader = new BridgeReloader({
     hub,
-    load: () => bridgeConfig(opts).config,
+    load: async () => (await bridgeConfig(opts, logger)).config,
     logger: log,
     onProblem: (e) => feed.setConfigError(e),
   });

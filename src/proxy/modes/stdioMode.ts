@@ -7,14 +7,14 @@
  * on idle timeout, or when its parent dies.
  */
 import { Hub } from '../hub/hub.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
+import { loadRunConfig } from '../cli/loadCliConfig.js';
 import type { CliOptions } from '../cli/cliArgs.js';
 import type { Logger } from '../common/logger.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
 import { installHubOAuth } from '../oauth/oauthRegistry.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
-  const config = loadCliConfig(opts);
+  const config = await loadRunConfig(opts, logger);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
   // A server that wants a sign-in opens the browser by itself (there is no panel here).
