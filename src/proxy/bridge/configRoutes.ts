@@ -35,7 +35,7 @@ import { depthMessage, valueNestsDeeper } from '../config/jsonDepth.js';
 import { Logger } from '../common/logger.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
-import type { ConfigReloadResult } from '../../shared/status.js';
+import type { ConfigReloadResult, SecretStoreStatus } from '../../shared/status.js';
 
 export interface ConfigRoutesOptions {
   /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -51,6 +51,8 @@ export interface ConfigRoutesOptions {
   bodyTimeoutMs: number;
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
+  /** Told the secret store's state when a read of the config asked it (for the status). */
+  onSecretStore?: (state: SecretStoreStatus) => void;
   /** Applies the file to the running servers after a change was written (the bridge's reload); absent: someone else does. */
   applyWritten?: () => Promise<ConfigReloadResult>;
 }
@@ -135,7 +137,9 @@ export async function handleConfigRoute(
       const view = store.view();
       logWarnings(view.warnings);
       const { secretStoreState } = await import('../secrets/openSecretStore.js');
-      sendJson(res, 200, { ...view, secretStore: await secretStoreState() });
+      const secretStore = await secretStoreState();
+      o.onSecretStore?.(secretStore);
+      sendJson(res, 200, { ...view, secretStore });
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
     }

@@ -3,10 +3,9 @@
  * the hub are coalesced so a burst of state changes becomes one event.
  */
 import type { Hub } from '../hub/hub.js';
-import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { RuntimeStatus, SecretStoreStatus, ServerStatus } from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
 import { economyStatus } from '../hub/economy/economyStatus.js';
-import { knownSecretStore, onSecretStoreChange } from '../secrets/storeStatus.js';
 
 const COALESCE_MS = 25;
 
@@ -15,6 +14,7 @@ export class StatusFeed {
   private readonly listeners = new Set<(s: RuntimeStatus) => void>();
   private timer?: NodeJS.Timeout;
   private configError?: string;
+  private secretStore?: SecretStoreStatus;
 
   /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one. */
   constructor(
@@ -22,7 +22,6 @@ export class StatusFeed {
     private readonly authOf?: (id: string) => ServerStatus['auth'],
   ) {
     hub.onstatus = () => this.changed();
-    onSecretStoreChange(() => this.changed());
   }
 
   current(): RuntimeStatus {
@@ -31,7 +30,7 @@ export class StatusFeed {
     const { economy, servers: weights } = economyStatus(this.hub);
     for (const s of servers) Object.assign(s, weights.get(s.id));
     const watcherPid = groupWatcherPid();
-    const secretStore = knownSecretStore();
+    const secretStore = this.secretStore;
     const bridge = {
       ...this.bridge,
       ...(watcherPid !== undefined ? { watcherPid } : {}),
@@ -50,6 +49,12 @@ export class StatusFeed {
     this.configError = error;
     const { configError: _old, ...rest } = this.bridge;
     this.setBridge(rest);
+  }
+
+  /** The secret store's state, once the bridge first needed the store. */
+  setSecretStore(state: SecretStoreStatus): void {
+    this.secretStore = state;
+    this.changed();
   }
 
   subscribe(cb: (s: RuntimeStatus) => void): () => void {

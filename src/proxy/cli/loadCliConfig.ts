@@ -2,6 +2,7 @@
 import { loadConfig, type ProxyConfig } from '../config/config.js';
 import type { SecretLookup } from '../config/envExpand.js';
 import type { Logger } from '../common/logger.js';
+import type { SecretStoreStatus } from '../../shared/status.js';
 import type { CliOptions } from './cliArgs.js';
 import { applyCliToolFilters } from './cliToolFilter.js';
 
@@ -31,18 +32,15 @@ export function loadCliConfig(opts: CliOptions, secret?: SecretLookup): ProxyCon
 
 /**
  * {@link loadCliConfig} for a config about to run: its `${secret:NAME}`s fetched from the
- * secret store first (the store's code is loaded only when there are some), their values
- * added to the log's mask.
+ * secret store first (secrets/launchSecrets.ts, loaded only when there are some).
  */
-export async function loadRunConfig(opts: CliOptions, logger: Logger): Promise<ProxyConfig> {
-  const wanted = new Set<string>();
-  const first = loadCliConfig(opts, (name) => {
-    wanted.add(name);
-    return { value: '' };
-  });
-  if (wanted.size === 0) return first;
-  const { fetchSecrets } = await import('../secrets/launchSecrets.js');
-  const { lookup, values } = await fetchSecrets(wanted, undefined, logger.child('secrets'));
-  logger.secrets.add(values);
-  return loadCliConfig(opts, lookup);
+export async function loadRunConfig(
+  opts: CliOptions,
+  logger: Logger,
+  onStore?: (state: SecretStoreStatus) => void,
+): Promise<ProxyConfig> {
+  const wanted: string[] = [];
+  const first = loadCliConfig(opts, (name) => (wanted.push(name), { value: '' }));
+  if (!wanted.length) return first;
+  return (await import('../secrets/launchSecrets.js')).loadWithSecrets(opts, wanted, logger, onStore);
 }

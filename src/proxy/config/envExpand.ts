@@ -59,9 +59,6 @@ export interface ExpandResult {
   unavailable?: string[];
 }
 
-/** A lookup for a config that is checked, not run: each `${secret:NAME}` stays as written. */
-export const keepSecretRefs: SecretLookup = (name) => ({ value: `\${secret:${name}}` });
-
 /** The environment variable that gives `${input:ID}` its value: `MCP_INPUT_` and the id in capitals, `_` for other characters. */
 export function inputVarName(id: string): string {
   return `MCP_INPUT_${id.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
@@ -141,16 +138,13 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
     }
     if (body.startsWith('secret:')) {
       const name = body.slice('secret:'.length);
-      const found: { value: string } | { error: string } = !SECRET_NAME_RE.test(name)
-        ? { error: 'whose name is not 1 to 128 letters, digits, "_", "." and "-"' }
-        : (vars.secret?.(name) ?? { error: 'but no secret store is open here' });
+      const ok = SECRET_NAME_RE.test(name);
+      const found = ok
+        ? (vars.secret?.(name) ?? { error: 'but no secret store is open here' })
+        : { error: 'whose name is not 1 to 128 letters, digits, "_", "." and "-"' };
       if ('value' in found) out += found.value;
       else {
-        cannot(
-          SECRET_NAME_RE.test(name)
-            ? `uses \${secret:${name}}, ${found.error}`
-            : `uses a \${secret:...} ${found.error}`,
-        );
+        cannot(`uses \${secret:${ok ? name : '...'}}, ${found.error}`);
         out += ref;
       }
       continue;

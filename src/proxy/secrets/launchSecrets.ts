@@ -8,11 +8,29 @@ import type { SecretLookup } from '../config/envExpand.js';
 import type { Logger } from '../common/logger.js';
 import { openSecretStore, secretStoreState, storeLabel } from './openSecretStore.js';
 import type { SecretStore } from './secretStore.js';
+import type { SecretStoreStatus } from '../../shared/status.js';
+import { loadCliConfig } from '../cli/loadCliConfig.js';
+import type { CliOptions } from '../cli/cliArgs.js';
+import type { ProxyConfig } from '../config/config.js';
 
 export interface FetchedSecrets {
   lookup: SecretLookup;
   /** The values found (for the log's mask). */
   values: string[];
+  state: SecretStoreStatus;
+}
+
+/** The config of `opts` with the `wanted` secrets fetched (cli/loadCliConfig.ts:loadRunConfig), their values added to the log's mask. */
+export async function loadWithSecrets(
+  opts: CliOptions,
+  wanted: string[],
+  logger: Logger,
+  onStore?: (state: SecretStoreStatus) => void,
+): Promise<ProxyConfig> {
+  const { lookup, values, state } = await fetchSecrets(wanted, undefined, logger.child('secrets'));
+  logger.secrets.add(values);
+  onStore?.(state);
+  return loadCliConfig(opts, lookup);
 }
 
 export async function fetchSecrets(
@@ -21,7 +39,7 @@ export async function fetchSecrets(
   log?: Pick<Logger, 'warn'>,
 ): Promise<FetchedSecrets> {
   const ok = await store.available();
-  await secretStoreState(store);
+  const state = await secretStoreState(store);
   const found = new Map<string, string>();
   const failed = new Map<string, string>();
   if (!ok.ok) {
@@ -46,5 +64,5 @@ export async function fetchSecrets(
     const err = failed.get(name);
     return { error: err ? `which ${where} could not read (${err})` : `which is not in ${where}` };
   };
-  return { lookup, values: [...found.values()] };
+  return { lookup, values: [...found.values()], state };
 }

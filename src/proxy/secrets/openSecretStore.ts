@@ -10,7 +10,6 @@ import { AppSecretStore, defaultSecretsFile } from './appSecretStore.js';
 import { KeyringStore } from './keyringStore.js';
 import type { SecretAvailability, SecretBackend, SecretStore } from './secretStore.js';
 import type { SecretStoreStatus } from '../../shared/status.js';
-import { noteSecretStore } from './storeStatus.js';
 
 export type { SecretStore };
 
@@ -52,13 +51,12 @@ export function openSecretStore(env: NodeJS.ProcessEnv = process.env): SecretSto
   return (shared ??= createSecretStore(env));
 }
 
-/** What the status and the panel say of the store (also noted for the status: storeStatus.ts). */
+/** What the status and the panel say of the store. */
 export async function secretStoreState(store: SecretStore = openSecretStore()): Promise<SecretStoreStatus> {
   const a: SecretAvailability = await store.available();
   const state: SecretStoreStatus = a.ok
     ? { backend: store.backend, available: true }
     : { backend: store.backend, available: false, reason: a.reason };
-  if (store === shared) noteSecretStore(state);
   return state;
 }
 
