@@ -180,7 +180,8 @@ export async function handleConfigRoute(
   if (!change)
     return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
   if ((change.op === 'add' || change.op === 'update') && change.entry.secrets !== undefined) {
-    const kept = await (await import('../secrets/draftSecrets.js')).keepDraftSecrets(change);
+    const { openSecretStore } = await import('../secrets/openSecretStore.js');
+    const kept = await (await import('../secrets/draftSecrets.js')).keepDraftSecrets(change, openSecretStore());
     if (!kept.ok) return (sendError(res, 400, kept.error), true);
     change = kept.change;
     if (kept.stored.length) secretLog.info(`kept in the secret store: ${kept.stored.join(', ')}`);

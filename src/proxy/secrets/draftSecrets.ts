@@ -6,8 +6,7 @@
  * why, so a secret never lands in the file when the user asked for the store.
  */
 import { SECRET_MASK, type ConfigChange, type EntryDraft } from '../../shared/configContract.js';
-import { secretNameFor, secretRef, type SecretStore } from './secretStore.js';
-import { openSecretStore, storeLabel } from './openSecretStore.js';
+import { secretNameFor, secretRef, storeLabel, type SecretStore } from './secretStore.js';
 
 export type KeptDraft = { ok: true; change: ConfigChange; stored: string[] } | { ok: false; error: string };
 
@@ -16,10 +15,7 @@ export function wantsStore(change: ConfigChange): boolean {
   return (change.op === 'add' || change.op === 'update') && change.entry.secrets === 'store';
 }
 
-export async function keepDraftSecrets(
-  change: ConfigChange,
-  store: SecretStore = openSecretStore(),
-): Promise<KeptDraft> {
+export async function keepDraftSecrets(change: ConfigChange, store: SecretStore): Promise<KeptDraft> {
   if (change.op !== 'add' && change.op !== 'update') return { ok: true, change, stored: [] };
   const { secrets: _flag, ...entry } = change.entry;
   void _flag;

@@ -4,11 +4,14 @@
  * first use: a config without `${secret:...}` and a bridge whose panel never asks do not load
  * it, nor the keychain's native module.
  */
-import { OAUTH_KEY_ENV } from '../common/envNames.js';
+import { OAUTH_KEY_ENV, SECRET_STORE_ENV } from '../common/envNames.js';
 import { codecFromEnv } from '../oauth/keyCodec.js';
 import { AppSecretStore, defaultSecretsFile } from './appSecretStore.js';
 import { KeyringStore } from './keyringStore.js';
-import type { SecretAvailability, SecretBackend, SecretStore } from './secretStore.js';
+import { NO_SAFE_STORAGE, NoSecretStore } from './noSecretStore.js';
+
+export { storeLabel } from './secretStore.js';
+import type { SecretAvailability, SecretStore } from './secretStore.js';
 import type { SecretStoreStatus } from '../../shared/status.js';
 
 export type { SecretStore };
@@ -24,28 +27,6 @@ export function createSecretStore(env: NodeJS.ProcessEnv = process.env): SecretS
   return new KeyringStore();
 }
 
-/** Set to `app` by the app for its bridge: secrets come from the app's store only. */
-export const SECRET_STORE_ENV = 'QIMING_SECRET_STORE';
-const NO_SAFE_STORAGE = "the app's safeStorage cannot encrypt here (no OS keychain)";
-
-/** No store: every use says why. */
-export class NoSecretStore implements SecretStore {
-  readonly backend = 'none' as const;
-  constructor(private readonly reason: string) {}
-  available(): Promise<SecretAvailability> {
-    return Promise.resolve({ ok: false, reason: this.reason });
-  }
-  get(): Promise<string | undefined> {
-    return Promise.reject(new Error(this.reason));
-  }
-  set(): Promise<void> {
-    return Promise.reject(new Error(this.reason));
-  }
-  delete(): Promise<boolean> {
-    return Promise.reject(new Error(this.reason));
-  }
-}
-
 /** This process's one store (made from `process.env` at the first call). */
 export function openSecretStore(env: NodeJS.ProcessEnv = process.env): SecretStore {
   return (shared ??= createSecretStore(env));
@@ -58,9 +39,4 @@ export async function secretStoreState(store: SecretStore = openSecretStore()): 
     ? { backend: store.backend, available: true }
     : { backend: store.backend, available: false, reason: a.reason };
   return state;
-}
-
-/** The store's name in a sentence. */
-export function storeLabel(backend: SecretBackend): string {
-  return backend === 'app' ? "the app's secret store" : backend === 'keyring' ? 'the OS keychain' : 'no secret store';
 }

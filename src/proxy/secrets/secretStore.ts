@@ -28,6 +28,11 @@ export interface SecretStore {
   delete(name: string): Promise<boolean>;
 }
 
+/** The store's name in a sentence. */
+export function storeLabel(backend: SecretBackend): string {
+  return backend === 'app' ? "the app's secret store" : backend === 'keyring' ? 'the OS keychain' : 'no secret store';
+}
+
 /** A secret's name: letters, digits, `_`, `.` and `-`, at most 128 characters. */
 export const SECRET_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 
