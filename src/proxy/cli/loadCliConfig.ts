@@ -42,5 +42,6 @@ export async function loadRunConfig(
   const wanted: string[] = [];
   const first = loadCliConfig(opts, (name) => (wanted.push(name), { value: '' }));
   if (!wanted.length) return first;
-  return (await import('../secrets/launchSecrets.js')).loadWithSecrets(opts, wanted, logger, onStore);
+  const load = (lookup: SecretLookup) => loadCliConfig(opts, lookup);
+  return (await import('../secrets/launchSecrets.js')).loadWithSecrets(load, wanted, logger, onStore);
 }

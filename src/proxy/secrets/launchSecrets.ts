@@ -9,8 +9,6 @@ import type { Logger } from '../common/logger.js';
 import { openSecretStore, secretStoreState, storeLabel } from './openSecretStore.js';
 import type { SecretStore } from './secretStore.js';
 import type { SecretStoreStatus } from '../../shared/status.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
-import type { CliOptions } from '../cli/cliArgs.js';
 import type { ProxyConfig } from '../config/config.js';
 
 export interface FetchedSecrets {
@@ -20,9 +18,9 @@ export interface FetchedSecrets {
   state: SecretStoreStatus;
 }
 
-/** The config of `opts` with the `wanted` secrets fetched (cli/loadCliConfig.ts:loadRunConfig), their values added to the log's mask. */
+/** The config `load` reads, with the `wanted` secrets fetched (cli/loadCliConfig.ts:loadRunConfig), their values added to the log's mask. */
 export async function loadWithSecrets(
-  opts: CliOptions,
+  load: (lookup: SecretLookup) => ProxyConfig,
   wanted: string[],
   logger: Logger,
   onStore?: (state: SecretStoreStatus) => void,
@@ -30,7 +28,7 @@ export async function loadWithSecrets(
   const { lookup, values, state } = await fetchSecrets(wanted, undefined, logger.child('secrets'));
   logger.secrets.add(values);
   onStore?.(state);
-  return loadCliConfig(opts, lookup);
+  return load(lookup);
 }
 
 export async function fetchSecrets(
