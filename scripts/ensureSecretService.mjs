@@ -52,7 +52,9 @@ function main() {
   }
   const still = NEEDED.filter((n) => !onPath(n.bin));
   if (still.length) {
-    process.stderr.write(`ensureSecretService: still missing after the install: ${still.map((n) => n.bin).join(', ')}\n`);
+    process.stderr.write(
+      `ensureSecretService: still missing after the install: ${still.map((n) => n.bin).join(', ')}\n`,
+    );
     return 1;
   }
   return 0;
