@@ -76,6 +76,15 @@ export const PROXY_FILES = [
     what: "tool pinning's check (canonical definitions, hashes, the pin files), for the first tool list it checks",
   },
   {
+    file: 'qiming-mcp-secrets.cjs',
+    entries: [
+      'src/proxy/secrets/launchSecrets.ts',
+      'src/proxy/secrets/openSecretStore.ts',
+      'src/proxy/secrets/draftSecrets.ts',
+    ],
+    what: "the secret store (the OS keychain or the app's), for the first ${secret:...} or the panel's first secret",
+  },
+  {
     file: 'qiming-mcp-result-store.cjs',
     entries: ['src/proxy/hub/economy/resultStore.ts'],
     what: "the cut of a tool result over maxResultBytes and the store it is read back from, for an aggregate's first cut",
@@ -91,6 +100,11 @@ export const BUNDLE_ALIASES = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' }
 /** The SDK's SSE transports and OAuth client: a require of the file built beside the CLI. */
 const SDK_SIDE = /^@modelcontextprotocol\/sdk\/((client|server)\/sse|client\/auth)\.js$/;
 const SDK_SIDE_FILE = 'qiming-mcp-sdk-sse.cjs';
+/**
+ * Native modules, which no bundle can hold: required from node_modules at run time (the npm
+ * package declares them; electron-builder.yml unpacks them from the asar), on first use only.
+ */
+export const NATIVE = /^@napi-rs\/keyring(\/.*)?$/;
 const STUB = 'qiming-proxy-stub';
 const REGISTRY = 'qiming-proxy-registry';
 
@@ -118,6 +132,7 @@ export async function buildProxy(root, { define }) {
       name: 'qiming-proxy-split',
       setup(b) {
         b.onResolve({ filter: SDK_SIDE }, () => ({ path: `./${SDK_SIDE_FILE}`, external: true }));
+        b.onResolve({ filter: NATIVE }, (args) => ({ path: args.path, external: true }));
         b.onResolve({ filter: /^qiming-proxy-registry$/ }, () => ({ path: REGISTRY, namespace: REGISTRY }));
         b.onResolve({ filter: /.*/ }, async (args) => {
           if (

@@ -2,7 +2,9 @@
 // dist/proxy/qiming-mcp-stdio-proxy.cjs, never the TypeScript sources, so they prove the file
 // that ships) and finds the Chromium the browser tests use (helpers/chromiumPath.ts), which the
 // test workers inherit through the environment. Tool pinning is off for every test that does not
-// turn it on, and its pins go to a folder of this run, never the user's.
+// turn it on, and its pins go to a folder of this run, never the user's. The user's own Secret
+// Service is out of reach (a session bus address that leads nowhere): a test that needs a
+// keychain starts its own (helpers/secretService.ts), and every other one sees none.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ export default async function setup(): Promise<() => void> {
   const pins = mkdtempSync(join(tmpdir(), 'qiming-pins-'));
   process.env.QIMING_PINS_DIR = pins;
   process.env.QIMING_PINNING = 'off';
+  process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/qiming-tests-have-no-session-bus';
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
   try {
     const { path, source } = await resolveChromium();

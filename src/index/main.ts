@@ -49,6 +49,7 @@ export { ManagementService, type ManagementServiceOptions } from '../main/config
 export { AgentSelectionStore, selectServers, KNOWN_AGENTS, type ServerPlan } from '../main/config/agentSelection.js';
 export { registerManagementHandlers } from '../main/app/managementIpc.js';
 export { oauthStoreKey, OAUTH_DIR_ENV, OAUTH_KEY_ENV, type SafeStorageLike } from '../main/config/oauthStoreKey.js';
+export { appSecretEnv, appSecretStore } from '../main/config/appSecrets.js';
 
 export {
   attachToApp,

@@ -37,3 +37,9 @@ export {
 } from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
 export { writeAtomic } from './common/writeAtomic.js';
+export { SECRET_STORE_ENV } from './common/envNames.js';
+export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';
+export { NoSecretStore, NO_SAFE_STORAGE } from './secrets/noSecretStore.js';
+export { keepDraftSecrets } from './secrets/draftSecrets.js';
+export { aesCodec } from './oauth/keyCodec.js';
+export type { SecretStore } from './secrets/secretStore.js';

@@ -72,7 +72,7 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
 
   const add = button('Add server', 'primary');
   const paste = button('Paste a snippet');
-  add.addEventListener('click', () => openServerForm({ api, onSaved: saved }));
+  add.addEventListener('click', () => openServerForm({ api, onSaved: saved, secretStore: config?.secretStore }));
   paste.addEventListener('click', () => openImportDialog(api, saved));
   const bar = el('div', 'manage-bar');
   bar.append(add, paste);
@@ -134,7 +134,14 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     edit(id) {
       // Read again on open: the form starts from the file as it is, not from the last reload.
       void fresh(id).then((entry) => {
-        if (entry) openServerForm({ api, entry, onSaved: saved, reload: () => fresh(entry.id) });
+        if (entry)
+          openServerForm({
+            api,
+            entry,
+            onSaved: saved,
+            reload: () => fresh(entry.id),
+            secretStore: config?.secretStore,
+          });
       });
     },
     remove: confirmRemove,

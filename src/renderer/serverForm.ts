@@ -5,7 +5,10 @@
  * the runtime keeps the stored value behind a mask. Validation is the runtime's: its
  * messages are shown as they come, and nothing is written when it refuses. An edit is saved
  * with the version of the entry the form was filled from: when the file changed meanwhile
- * the runtime refuses it, and the form says so and shows the entry as saved now.
+ * the runtime refuses it, and the form says so and shows the entry as saved now. With a secret
+ * store, "Keep new values in …" (on by default) has the runtime keep each new env or header
+ * value there and write only its `${secret:NAME}` reference; without one, the form says why and
+ * values go to the file as before.
  */
 import {
   CONFIG_CONFLICT,
@@ -17,6 +20,7 @@ import {
 import { el, setHidden } from './dom.js';
 import { button, createDialog, field, linesOf, pairsOf, pairsText } from './controls.js';
 import type { ManagementApi } from './management.js';
+import type { SecretStoreStatus } from '../shared/status.js';
 
 export interface ServerFormOptions {
   api: ManagementApi;
@@ -25,6 +29,37 @@ export interface ServerFormOptions {
   onSaved(config: ConfigView | undefined): void;
   /** The entry as the file has it now (after a conflict); undefined when it is gone. */
   reload?(): Promise<EntryView | undefined>;
+  /** The runtime's secret store (from the config read); absent: the runtime did not say. */
+  secretStore?: SecretStoreStatus;
+}
+
+const STORE_NAME: Record<SecretStoreStatus['backend'], string> = {
+  keyring: 'the OS keychain',
+  app: "the app's secret store (the OS keychain)",
+  none: 'a secret store',
+};
+
+/** The "keep in the secret store" box, or, without a store, the sentence that says why values go to the file. */
+function secretStoreBox(state: SecretStoreStatus | undefined): { root: HTMLElement; keep: HTMLInputElement } {
+  const keep = el('input', undefined, undefined, { type: 'checkbox', name: 'keep-secrets' });
+  const root = el('div', 'field secret-store');
+  if (state?.available) {
+    keep.checked = true;
+    const label = el('label');
+    label.append(keep, ` Keep new values in ${STORE_NAME[state.backend]}`);
+    root.append(
+      label,
+      el('p', 'field-hint', 'Only a ${secret:...} reference to each value is written to the config file.'),
+    );
+  } else {
+    keep.checked = false;
+    keep.disabled = true;
+    const why = state?.reason ? `No secret store: ${state.reason}.` : 'No secret store here.';
+    root.append(
+      el('p', 'field-hint secret-store-missing', `${why} Values are saved in the config file, readable only by you.`),
+    );
+  }
+  return { root, keep };
 }
 
 /** Shown when the entry changed in the file while the form was open. */
@@ -75,6 +110,8 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     field('Transport', transport),
   );
 
+  const secrets = secretStoreBox(o.secretStore);
+
   const errors = el('div', 'form-errors', undefined, { role: 'alert' });
   errors.hidden = true;
   const save = button('Save', 'primary', { type: 'submit' });
@@ -86,6 +123,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     field('Type', kind),
     stdioBox,
     remoteBox,
+    secrets.root,
     errors,
     actions,
   );
@@ -132,6 +170,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
       if (cwd.value.trim()) draft.cwd = cwd.value.trim();
     }
     if (problems.length) return showErrors(problems);
+    if (secrets.keep.checked) draft.secrets = 'store';
     const id = name.value.trim();
     save.disabled = true;
     const pending: Promise<ConfigChangeResult> = editing

@@ -7,8 +7,7 @@
  * and url parts reach the page as {@link SECRET_MASK} (or a redacted url). A draft that sends
  * a value back unchanged keeps the stored secret.
  */
-
-import type { ConfigReloadResult } from './status.js';
+import type { ConfigReloadResult, SecretStoreStatus } from './status.js';
 
 /** What a hidden value looks like on the page; sent back unchanged it means "keep the old value". */
 export const SECRET_MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
@@ -20,6 +19,8 @@ export interface ConfigView {
   servers: EntryView[];
   /** What is odd in the file but not an error, e.g. a key written twice (the last one counts). */
   warnings?: string[];
+  /** Whether new secrets can go to the secret store, and why not. */
+  secretStore?: SecretStoreStatus;
 }
 
 /**
@@ -36,6 +37,11 @@ export interface EntryDraft {
   headers?: Record<string, string>;
   /** `auto` (default: streamable HTTP with SSE fallback), `http`, `sse`. */
   transport?: string;
+  /**
+   * `"store"`: each new env or header value is kept in the secret store and only its
+   * `${secret:NAME}` reference is written to the file (refused, saying why, when there is no store).
+   */
+  secrets?: 'store';
 }
 
 /**

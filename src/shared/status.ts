@@ -128,6 +128,14 @@ export interface EconomySessionStatus {
 
 export type BridgeState = 'starting' | 'ready' | 'stopping' | 'stopped' | 'crashed';
 
+/** The secret store: the OS keychain (`keyring`), the app's safeStorage-keyed file (`app`), or `none`, and why not. */
+export interface SecretStoreStatus {
+  backend: 'keyring' | 'app' | 'none';
+  available: boolean;
+  /** Why it cannot be used (safe to show; names no value). */
+  reason?: string;
+}
+
 export interface RuntimeStatus {
   bridge: {
     state: BridgeState;
@@ -139,6 +147,8 @@ export interface RuntimeStatus {
     configError?: string;
     /** The bridge's group watcher (POSIX, once a stdio server started): the runtime waits for it at stop. */
     watcherPid?: number;
+    /** Where `${secret:...}` values are kept, once the bridge first needed the store (a reference, the panel). */
+    secretStore?: SecretStoreStatus;
   };
   servers: ServerStatus[];
   /** The tool economy of the bridge's aggregate (`/mcp`); absent from a runtime that has no bridge status yet. */

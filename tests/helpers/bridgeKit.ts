@@ -6,7 +6,17 @@
 // `sh`) is adopted by pid 1, and pid 1 in some sandboxes (this one included) never reaps,
 // so its exited orphans stay zombies forever; on a normal system they vanish at once.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -57,6 +67,8 @@ export function builtCli(): string {
   for (const [f, source] of sources) writeFileSync(join(dir, 'proxy', f), source);
   const panel = join(ROOT, 'dist', 'renderer');
   if (existsSync(panel)) cpSync(panel, join(dir, 'renderer'), { recursive: true });
+  // The native modules the bundles leave out (@napi-rs/keyring) are found as in the package: in node_modules beside dist/.
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
   cliSnapshot = join(dir, 'proxy', basename(CLI));
   return cliSnapshot;
 }

@@ -5,7 +5,15 @@
  * server's log, tools and Test calls asked of the running bridge's routes (its token, its
  * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
  */
-import { ConfigError, ConfigStore, changeFrom, serverLog } from '../../proxy/index.js';
+import {
+  ConfigError,
+  ConfigStore,
+  changeFrom,
+  keepDraftSecrets,
+  NoSecretStore,
+  serverLog,
+  type SecretStore,
+} from '../../proxy/index.js';
 import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
 import type {
   AgentSelectionView,
@@ -33,6 +41,8 @@ export interface ManagementServiceOptions {
   proxyLogFile?: string;
   /** Per bridge request (default 70 s: a Test call is bounded at 60 s by the bridge). */
   timeoutMs?: number;
+  /** Where the form's "keep in the secret store" puts values (appSecrets.ts); absent: the panel is told there is none. */
+  secrets?: SecretStore;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -46,15 +56,29 @@ export class ManagementService implements ManagementIpcApi {
 
   async getConfig(): Promise<ConfigGetResult> {
     try {
-      return { ok: true, config: this.store.view() };
+      const view = this.store.view();
+      const secrets = this.opts.secrets;
+      const a = secrets ? await secrets.available() : { ok: false as const, reason: 'this app keeps no secret store' };
+      const secretStore = a.ok
+        ? { backend: secrets!.backend, available: true }
+        : { backend: secrets?.backend ?? ('none' as const), available: false, reason: a.reason };
+      return { ok: true, config: { ...view, secretStore } };
     } catch (err) {
       return { ok: false, error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
     }
   }
 
   async changeConfig(change: ConfigChange): Promise<ConfigChangeResult> {
-    const checked = changeFrom(change);
+    let checked = changeFrom(change);
     if (!checked) return { ok: false, error: 'malformed change' };
+    if ((checked.op === 'add' || checked.op === 'update') && checked.entry.secrets !== undefined) {
+      const kept = await keepDraftSecrets(
+        checked,
+        this.opts.secrets ?? new NoSecretStore('this app keeps no secret store'),
+      );
+      if (!kept.ok) return { ok: false, error: kept.error };
+      checked = kept.change;
+    }
     const r = this.store.apply(checked);
     if ('status' in r) {
       const { status: _status, ...rest } = r;

@@ -27,7 +27,8 @@ import {
   McpRuntime,
   nodeCommand,
   OAUTH_DIR_ENV,
-  OAUTH_KEY_ENV,
+  appSecretEnv,
+  appSecretStore,
   oauthStoreKey,
   proxyLogFilePath,
   rotateIfLarge,
@@ -100,7 +101,8 @@ function setupRuntime(): AttachedApp {
     cliPath: paths.cliPath,
     node,
     logger: log.scope('bridge'),
-    env: oauthKey ? { [OAUTH_KEY_ENV]: oauthKey } : undefined,
+    // The same key opens the app's secret store, which the bridge reads `${secret:...}` from.
+    env: appSecretEnv(oauthKey),
     // shell.openExternal runs any scheme's OS handler: only http(s) reaches it.
     openExternal: async (url) => shell.openExternal(externalUrl(url)),
   });
@@ -118,6 +120,7 @@ function setupRuntime(): AttachedApp {
       bridge: () => runtime.whenReady(),
       proxyLogFile: logFile,
       agents: new AgentSelectionStore(join(userData, 'agent-servers.json')),
+      secrets: appSecretStore(oauthKey),
     }),
   });
 }

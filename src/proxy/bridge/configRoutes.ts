@@ -2,7 +2,7 @@
  * The bridge's management routes for the panel, behind the same token, Host and Origin
  * gate as every route (httpBridgeServer.ts checks those first):
  *
- *   GET    /config                            the config, secrets masked
+ *   GET    /config                            the config, secrets masked, and the secret store's state
  *   POST   /config/servers                    {id, entry}           add
  *   PUT    /config/servers/<id>               {entry, newId?}       edit (rename)
  *   DELETE /config/servers/<id>               {}                    remove
@@ -22,7 +22,9 @@
  * change with the `version` of an entry that changed in the file since is refused with 409
  * and `code: "conflict"`. A change is written to the file; then the bridge applies it itself
  * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
- * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once.
+ * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once. A
+ * draft with `secrets: "store"` has its new env/header values kept in the secret store first
+ * (secrets/draftSecrets.ts), only their references written.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -34,7 +36,7 @@ import { depthMessage, valueNestsDeeper } from '../config/jsonDepth.js';
 import { Logger } from '../common/logger.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
-import type { ConfigReloadResult } from '../../shared/status.js';
+import type { ConfigReloadResult, SecretStoreStatus } from '../../shared/status.js';
 
 export interface ConfigRoutesOptions {
   /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -50,11 +52,14 @@ export interface ConfigRoutesOptions {
   bodyTimeoutMs: number;
   /** Bound of one Test call (default 60 s). */
   toolCallTimeoutMs?: number;
+  /** Told the secret store's state when a read of the config asked it (for the status). */
+  onSecretStore?: (state: SecretStoreStatus) => void;
   /** Applies the file to the running servers after a change was written (the bridge's reload); absent: someone else does. */
   applyWritten?: () => Promise<ConfigReloadResult>;
 }
 
 const log = Logger.create('config');
+const secretLog = Logger.create('secrets');
 /** Warnings already logged: the panel reads the config after every change. */
 const warned = new Set<string>();
 
@@ -136,7 +141,10 @@ export async function handleConfigRoute(
     try {
       const view = store.view();
       logWarnings(view.warnings);
-      sendJson(res, 200, view);
+      const { secretStoreState } = await import('../secrets/openSecretStore.js');
+      const secretStore = await secretStoreState();
+      o.onSecretStore?.(secretStore);
+      sendJson(res, 200, { ...view, secretStore });
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
     }
@@ -173,9 +181,16 @@ export async function handleConfigRoute(
     return true;
   }
   const op = route.kind === 'server' ? (method === 'PUT' ? 'update' : 'remove') : route.kind;
-  const change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
+  let change: ConfigChange | undefined = changeFrom({ ...body, op, ...(id !== undefined ? { id } : {}) });
   if (!change)
     return (sendError(res, 400, 'malformed change: see the bridge documentation for the body of this route'), true);
+  if ((change.op === 'add' || change.op === 'update') && change.entry.secrets !== undefined) {
+    const { openSecretStore } = await import('../secrets/openSecretStore.js');
+    const kept = await (await import('../secrets/draftSecrets.js')).keepDraftSecrets(change, openSecretStore());
+    if (!kept.ok) return (sendError(res, 400, kept.error), true);
+    change = kept.change;
+    if (kept.stored.length) secretLog.info(`kept in the secret store: ${kept.stored.join(', ')}`);
+  }
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
   logWarnings(answer.config?.warnings);

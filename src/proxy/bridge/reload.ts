@@ -24,7 +24,7 @@ export type ReloadResult = ConfigReloadResult;
 export interface BridgeReloaderOptions {
   hub: Hub;
   /** Reads the config again; throws ConfigError (or any error) when it is unusable. */
-  load: () => ProxyConfig;
+  load: () => ProxyConfig | Promise<ProxyConfig>;
   logger: Logger;
   /** The problem of the last reload, or undefined once one succeeded (for the status). */
   onProblem: (error: string | undefined) => void;
@@ -62,7 +62,7 @@ export class BridgeReloader {
     const log = this.o.logger;
     let next: ProxyConfig;
     try {
-      next = this.o.load();
+      next = await this.o.load();
     } catch (err) {
       const error = errorText(err);
       log.error(`config not applied (${reason}); the servers keep running as they were: ${error}`);

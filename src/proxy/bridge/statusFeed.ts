@@ -3,7 +3,7 @@
  * the hub are coalesced so a burst of state changes becomes one event.
  */
 import type { Hub } from '../hub/hub.js';
-import type { EconomySessionStatus, RuntimeStatus, ServerStatus } from '../../shared/status.js';
+import type { EconomySessionStatus, RuntimeStatus, SecretStoreStatus, ServerStatus } from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
 import { economyStatus } from '../hub/economy/economyStatus.js';
 import { MAX_ECONOMY_SESSIONS } from '../hub/economy/loadedSessions.js';
@@ -15,6 +15,7 @@ export class StatusFeed {
   private readonly listeners = new Set<(s: RuntimeStatus) => void>();
   private timer?: NodeJS.Timeout;
   private configError?: string;
+  private secretStore?: SecretStoreStatus;
 
   /** What the agents' own proxies report of the tools their sessions loaded (agentLoadedTools.ts), from the first report. */
   agents?: { sessions(): EconomySessionStatus[] };
@@ -34,7 +35,13 @@ export class StatusFeed {
     for (const s of servers) Object.assign(s, weights.get(s.id));
     if (this.agents) economy.sessions = [...this.agents.sessions(), ...economy.sessions].slice(0, MAX_ECONOMY_SESSIONS);
     const watcherPid = groupWatcherPid();
-    return { bridge: { ...this.bridge, ...(watcherPid !== undefined ? { watcherPid } : {}) }, servers, economy };
+    const secretStore = this.secretStore;
+    const bridge = {
+      ...this.bridge,
+      ...(watcherPid !== undefined ? { watcherPid } : {}),
+      ...(secretStore ? { secretStore } : {}),
+    };
+    return { bridge, servers, economy };
   }
 
   setBridge(b: RuntimeStatus['bridge']): void {
@@ -47,6 +54,12 @@ export class StatusFeed {
     this.configError = error;
     const { configError: _old, ...rest } = this.bridge;
     this.setBridge(rest);
+  }
+
+  /** The secret store's state, once the bridge first needed the store. */
+  setSecretStore(state: SecretStoreStatus): void {
+    this.secretStore = state;
+    this.changed();
   }
 
   subscribe(cb: (s: RuntimeStatus) => void): () => void {

@@ -22,6 +22,8 @@ export function isRuntimeSecret(name: string, platform: NodeJS.Platform = proces
   const n = platform === 'win32' ? name.toUpperCase() : name;
   return RUNTIME_SECRET_ENVS.includes(n) || n.startsWith(SECRET_VAR_PREFIX);
 }
+/** Set to `app` by the app for its bridge: secrets come from the app's store (secrets/appSecretStore.ts), never a keychain of the bridge's own. */
+export const SECRET_STORE_ENV = 'QIMING_SECRET_STORE';
 /** The folder of the sign-in token store (oauth/oauthStore.ts). */
 export const OAUTH_DIR_ENV = 'QIMING_OAUTH_DIR';
 /**

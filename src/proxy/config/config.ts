@@ -40,7 +40,7 @@ import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
 import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
 import { findServers } from './clientFormats.js';
-import type { ClientVars } from './envExpand.js';
+import type { ClientVars, SecretLookup } from './envExpand.js';
 import { jsoncToJson } from './jsonc.js';
 
 export { ConfigError } from './configError.js';
@@ -98,6 +98,8 @@ export interface ParseOptions {
   env?: NodeJS.ProcessEnv;
   /** Other clients' `${userHome}`, `${workspaceFolder}`...; default {@link clientVarsFor} the current folder. */
   vars?: ClientVars;
+  /** What `${secret:NAME}` resolves from (over any in `vars`); none: such a reference is unavailable. */
+  secret?: SecretLookup;
 }
 
 /**
@@ -134,7 +136,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const env = opts.env ?? process.env;
   // Before anything walks it: what is nested deeper than any config needs would overflow the stack later.
   if (valueNestsDeeper(raw)) throw new ConfigError([depthMessage('the config')]);
-  const vars = opts.vars ?? clientVarsFor(undefined);
+  const vars = { ...(opts.vars ?? clientVarsFor(undefined)), ...(opts.secret ? { secret: opts.secret } : {}) };
   const top: string[] = [];
   const parsed = topSchema.safeParse(raw);
   if (!parsed.success) {
@@ -231,7 +233,10 @@ function jsonErrorText(err: unknown, text: string): string {
  * ({@link readConfig}).
  * @throws ConfigError for a missing/unreadable file, bad JSON, or an unusable top level.
  */
-export function loadConfig(input: string, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): ProxyConfig {
+export function loadConfig(
+  input: string,
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; secret?: SecretLookup } = {},
+): ProxyConfig {
   const trimmed = input.trim();
   if (trimmed === '')
     throw new ConfigError(['config is empty: pass inline JSON ({"mcpServers": {...}}) or a path to a JSON file']);
@@ -257,7 +262,8 @@ export function loadConfig(input: string, opts: { env?: NodeJS.ProcessEnv; cwd?:
   }
   const cwd = opts.cwd ?? process.cwd();
   try {
-    return readConfig(raw, { env: opts.env, vars: clientVarsFor(source === 'inline JSON' ? undefined : source, cwd) });
+    const vars = clientVarsFor(source === 'inline JSON' ? undefined : source, cwd);
+    return readConfig(raw, { env: opts.env, vars, secret: opts.secret });
   } catch (err) {
     if (err instanceof ConfigError && source !== 'inline JSON') throw new ConfigError(err.issues, source);
     throw err;

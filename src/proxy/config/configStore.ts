@@ -21,6 +21,7 @@ import {
   type ImportPreview,
 } from '../../shared/configContract.js';
 import { ConfigError, parseConfig } from './config.js';
+import type { SecretLookup } from './envExpand.js';
 import { addServer, EditError, removeServer, setServerEnabled, setToolEnabled, updateServer } from './configEdit.js';
 import {
   ConfigChangedMeanwhile,
@@ -114,7 +115,8 @@ export class ConfigStore {
     let written: ConfigDocument;
     try {
       written = withText(before.path, before.target, after, before.mode);
-      parseConfig(runtimeShape(written), { env: this.env });
+      // A `${secret:NAME}` is resolved where the server starts; here it only has to be well formed.
+      parseConfig(runtimeShape(written), { env: this.env, secret: keepSecretRefs });
     } catch (err) {
       if (err instanceof ConfigError) return { ...fail(400, 'the change is not valid'), issues: err.issues };
       throw err;
@@ -225,6 +227,9 @@ function stillHidden(servers: Servers, id: string, tool: string): string | undef
 }
 
 /** Parses a change from untrusted JSON (a route body, an IPC argument); undefined when malformed. */
+/** A config checked, not run: each `${secret:NAME}` stays as written (it is resolved where the server starts). */
+const keepSecretRefs: SecretLookup = (name) => ({ value: `\${secret:${name}}` });
+
 export function changeFrom(body: unknown): ConfigChange | undefined {
   if (!isPlainObject(body) || typeof body.op !== 'string') return undefined;
   const str = (v: unknown): v is string => typeof v === 'string';

@@ -4,7 +4,7 @@
  * entry with each value still masked replaced by the stored secret.
  *
  * Masked: env values and header values (except a value that is only a `${VAR}` reference,
- * which names a variable and holds no secret), `authToken` (never shown), the credentials
+ * which names a variable and holds no secret, or a `${secret:NAME}` reference to the secret store), `authToken` (never shown), the credentials
  * inside args (redact.ts's rules: after a secret-named flag, in a credential-named header
  * such as mcp-remote's `--header "Authorization: Bearer …"`, in a JSON arg) and the url's
  * userinfo, query and key-like path segments.
@@ -15,7 +15,8 @@ import { ARG_MASK, redactArgs, redactUrl } from './redact.js';
 import { isGlob } from './toolFilter.js';
 import { setOwn } from './jsonText.js';
 
-const VAR_ONLY_RE = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/;
+/** A value that is one `${VAR}` or `${secret:NAME}` reference: a name, no secret. */
+const VAR_ONLY_RE = /^\$\{(?:[A-Za-z_][A-Za-z0-9_]*|secret:[A-Za-z0-9_.-]{1,128})\}$/;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const stringMap = (v: unknown): Record<string, string> => {

@@ -21,6 +21,9 @@
  *     {@link inputVarName}(ID), `MCP_INPUT_<ID>`; unset, it is reported as unavailable;
  *   - `${config:...}`, `${command:...}` and the like, which only VS Code can fill in, are
  *     reported as unavailable.
+ * - `${secret:NAME}` is the value kept under NAME in the secret store (src/proxy/secrets/), as
+ *   {@link ClientVars.secret} finds it; without that lookup, or when it finds nothing, the
+ *   reference is reported as unavailable, naming the secret (never a value).
  *
  * Messages produced here never quote the input text or a variable's value, only variable
  * names and character positions, because the input may hold secrets.
@@ -34,7 +37,12 @@ export interface ClientVars {
   workspaceFolder?: string;
   /** `${pathSeparator}` and `${/}`; default `/`. */
   pathSeparator?: string;
+  /** `${secret:NAME}`: the value kept under NAME, or a sentence (naming NAME) that says why there is none. */
+  secret?: SecretLookup;
 }
+
+/** Finds a secret's value for `${secret:NAME}`; `error` completes "uses ${secret:NAME}, …" and never holds a value. */
+export type SecretLookup = (name: string) => { value: string } | { error: string };
 
 /** Outcome of expanding one string. */
 export interface ExpandResult {
@@ -58,6 +66,8 @@ export function inputVarName(id: string): string {
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INPUT_ID_RE = /^[A-Za-z0-9_.-]+$/;
+/** As `SECRET_NAME_RE` of secrets/secretStore.ts (not imported: this file is in every start). */
+const SECRET_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
 /** VS Code's variables that name something only the editor knows (a setting, a command, one folder of several). */
 const EDITOR_ONLY_RE = /^(config|command|extension|workspaceFolder|workspaceFolderBasename):/;
 
@@ -122,6 +132,19 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
             ? `uses \${input:${id}}, which VS Code asks the user for; this runtime cannot ask: set ${name} to its value`
             : 'uses an ${input:...} whose id is not letters, digits, "_", "." and "-"',
         );
+        out += ref;
+      }
+      continue;
+    }
+    if (body.startsWith('secret:')) {
+      const name = body.slice('secret:'.length);
+      const ok = SECRET_NAME_RE.test(name);
+      const found = ok
+        ? (vars.secret?.(name) ?? { error: 'but no secret store is open here' })
+        : { error: 'whose name is not 1 to 128 letters, digits, "_", "." and "-"' };
+      if ('value' in found) out += found.value;
+      else {
+        cannot(`uses \${secret:${ok ? name : '...'}}, ${found.error}`);
         out += ref;
       }
       continue;

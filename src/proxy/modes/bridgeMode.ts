@@ -15,11 +15,11 @@ import { Hub } from '../hub/hub.js';
 import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../bridge/security.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
+import { loadRunConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { StatusFeed } from '../bridge/statusFeed.js';
-import type { ServerStatus } from '../../shared/status.js';
+import type { SecretStoreStatus, ServerStatus } from '../../shared/status.js';
 import { installHubOAuth } from '../oauth/oauthRegistry.js';
 import { signInActions } from '../oauth/signInActions.js';
 import type { ProxyConfig } from '../config/config.js';
@@ -111,8 +111,12 @@ function readyEntry(s: ServerStatus): {
 }
 
 /** The config the bridge runs: `persistent: false` servers are spawned per agent session by the stdio proxy, never here. */
-function bridgeConfig(opts: CliOptions): { config: ProxyConfig; perSession: string[] } {
-  const loaded = loadCliConfig(opts);
+async function bridgeConfig(
+  opts: CliOptions,
+  logger: Logger,
+  onStore: (state: SecretStoreStatus) => void,
+): Promise<{ config: ProxyConfig; perSession: string[] }> {
+  const loaded = await loadRunConfig(opts, logger, onStore);
   const invalid = loaded.invalid ?? [];
   return {
     config: {
@@ -135,7 +139,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const opts: CliOptions = headless
     ? { ...cliOpts, configFile: (await import('../cli/defaultBridgeConfig.js')).prepareDefaultConfig(log) }
     : cliOpts;
-  const { config, perSession } = bridgeConfig(opts);
+  let store: SecretStoreStatus | undefined;
+  const { config, perSession } = await bridgeConfig(opts, logger, (s) => (store = s));
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, {
@@ -146,9 +151,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
+  const onStore = (s: SecretStoreStatus) => feed.setSecretStore(s);
+  if (store) onStore(store);
   const reloader = new BridgeReloader({
     hub,
-    load: () => bridgeConfig(opts).config,
+    load: async () => (await bridgeConfig(opts, logger, onStore)).config,
     logger: log,
     onProblem: (e) => feed.setConfigError(e),
   });
@@ -183,6 +190,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       ring: (id) => hub.status().find((s) => s.id === id)?.stderrTail,
       logFile: process.env[LOG_FILE_ENV] || undefined,
       mask: (text) => logger.secrets.mask(text),
+      onSecretStore: onStore,
       // The bridge applies what its own panel wrote, --watch or not (the app's runtime would
       // reload too, after its own watcher saw the file: that second reload finds nothing to do).
       applyWritten: proxyMode ? () => reloader.reload('the panel changed the config') : undefined,

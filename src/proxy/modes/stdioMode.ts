@@ -7,7 +7,7 @@
  * on idle timeout, or when its parent dies.
  */
 import { Hub } from '../hub/hub.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
+import { loadRunConfig } from '../cli/loadCliConfig.js';
 import type { CliOptions } from '../cli/cliArgs.js';
 import type { Logger } from '../common/logger.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
@@ -15,7 +15,7 @@ import { installHubOAuth } from '../oauth/oauthRegistry.js';
 import { pinDefault, pinFolder } from '../pinning/pinFolder.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
-  const config = loadCliConfig(opts);
+  const config = await loadRunConfig(opts, logger);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, {
     drainOnEofMs: opts.drainTimeoutMs,
