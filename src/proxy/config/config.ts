@@ -66,6 +66,7 @@ export {
 } from './configEntry.js';
 
 const TOOL_EXPOSURE = ['auto', 'all', 'search'] as const;
+const ACTIVITY = ['off', 'memory', 'file'] as const;
 const TOKENS = 'a positive integer (tokens)';
 /** Far above any model's context: a larger budget is a typo, not a choice. */
 const MAX_TOOL_BUDGET_TOKENS = 100_000_000;
@@ -87,6 +88,7 @@ const topSchema = z.looseObject(
         ),
     ),
     maxResultBytes: z.optional(resultBytes()),
+    activity: z.optional(z.enum(ACTIVITY, { error: oneOf(ACTIVITY) })),
   },
   { error: must('a JSON object') },
 );
@@ -178,6 +180,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
         ? { maxResultBytes: options.maxResultBytes }
         : {}),
+      ...(options.activity !== undefined && options.activity !== 'memory' ? { activity: options.activity } : {}),
       invalid,
     },
   };

@@ -138,6 +138,7 @@ const entrySchema = z.looseObject(
       ),
     ),
     maxResultBytes: z.optional(resultBytes()),
+    capture: z.optional(bool()),
   },
   { error: must('an object') },
 );
@@ -263,6 +264,7 @@ export function parseEntry(
     ...(e.clientCapabilities ? { clientCapabilities: { ...e.clientCapabilities } } : {}),
     ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
     ...(e.maxResultBytes !== undefined ? { maxResultBytes: e.maxResultBytes } : {}),
+    ...(e.capture ? { capture: true } : {}),
   };
 
   let entry: ServerEntry;

@@ -22,6 +22,8 @@ export interface EntryCommon {
   protocol?: '2025-11-25' | '2026-07-28' | 'auto';
   /** This server's cap on a tool result in an aggregate session, winning over the top-level one (hub/economy/resultCap.ts). */
   maxResultBytes?: number | 'off';
+  /** Its calls' arguments and results go into the activity log, masked and cut (activity/activityLog.ts). */
+  capture?: boolean;
 }
 
 /** A server started as a child process speaking MCP over stdio. */
@@ -96,9 +98,13 @@ export interface ProxyConfig {
    * unset: DEFAULT_MAX_RESULT_BYTES (hub/economy/resultCap.ts).
    */
   maxResultBytes?: number | 'off';
+  /** The activity log (activity/): `off`, in memory (unset), or also a JSONL file in the data folder; read at start. */
+  activity?: ActivitySetting;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }
+
+export type ActivitySetting = 'off' | 'memory' | 'file';
 
 /** The top-level `toolExposure`. */
 export type ToolExposureSetting = 'auto' | 'all' | 'search';

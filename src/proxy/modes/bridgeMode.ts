@@ -137,7 +137,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const { config, perSession } = bridgeConfig(opts);
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
-  const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
+  const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes, activityDefault: 'memory' });
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
@@ -159,6 +159,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     sessionIdleMs: opts.idleTimeoutMs,
     logger: logger.child('http'),
     staticDir: panelDir(),
+    activity: () => hub.activity,
     handler: {
       connect: (transport, route) => hub.connect(transport, { serverId: route.serverId }).start(),
       routeState: (serverId) => {
