@@ -6,7 +6,8 @@
  * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
  */
 import { ConfigError, ConfigStore, changeFrom, serverLog } from '../../proxy/index.js';
-import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { ActivityResult, ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { ActivityQuery } from '../../shared/activity.js';
 import type {
   AgentSelectionView,
   ConfigChange,
@@ -96,6 +97,15 @@ export class ManagementService implements ManagementIpcApi {
       lines: lines.slice(-n),
       truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n,
     };
+  }
+
+  activity(query: ActivityQuery = {}): Promise<ActivityResult> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params}` : '';
+    return this.bridgeCall<ActivityResult>('GET', `/activity${qs}`, undefined, (error) => ({ ok: false, error })).then(
+      (r) => ('records' in r ? { ...r, ok: true } : r),
+    );
   }
 
   listTools(id: string): Promise<ToolList> {
