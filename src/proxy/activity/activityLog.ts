@@ -123,6 +123,23 @@ export class ActivityLog implements ActivityRecorder {
     return () => this.listeners.delete(listener);
   }
 
+  /** Calls `fn` at most once per `ms`, some time after new records (the status' health figures). */
+  onChange(ms: number, fn: () => void): () => void {
+    let timer: NodeJS.Timeout | undefined;
+    const off = this.subscribe(() => {
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        fn();
+      }, ms);
+      timer.unref();
+    });
+    return () => {
+      off();
+      clearTimeout(timer);
+    };
+  }
+
   private captured(call: Call): ActivityRecord['captured'] {
     const out: NonNullable<ActivityRecord['captured']> = {};
     if (call.params !== undefined) out.params = this.cut(call.params);

@@ -124,6 +124,12 @@ export class Hub implements SessionHost {
     return (u = new Upstream(entry, this.logger, listener, this.supervision, this.upstreamOptions));
   }
 
+  /** The activity log once its code loaded, or undefined when it is off. */
+  async activityReady(): Promise<ActivityLog | undefined> {
+    await this.activityLoad;
+    return this.activity;
+  }
+
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
   async start(): Promise<void> {
     await this.activityLoad;

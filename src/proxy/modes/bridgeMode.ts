@@ -54,7 +54,11 @@ function readToken(opts: CliOptions): string {
   return generateToken();
 }
 
+/** How often a server's health figures in the status may change on their own (activity/healthWindow.ts). */
+const HEALTH_PUSH_MS = 2_000;
+
 /** The status panel's files: next to the bundled CLI (dist/renderer) in every layout. */
+
 export function panelDir(): string | undefined {
   const here = typeof __dirname === 'string' ? __dirname : process.cwd();
   for (const candidate of [join(here, '..', 'renderer'), join(dirname(here), 'renderer')]) {
@@ -260,6 +264,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   // timeout; the ready line waits for that, but never longer than the ready timeout
   // (default 30 s): a server still starting then is reported as such and goes on.
   const started = hub.start().catch((err) => log.error(`start failed: ${errorText(err)}`));
+  // Each call moves a server's health figures: the status says so at most every 2 s.
+  void hub.activityReady().then((a) => a?.onChange(HEALTH_PUSH_MS, () => feed.changed()));
   await boundedWait(started, config.readyTimeoutMs);
   // Stopped while servers were still starting: a ready line now would be a lie.
   if (stopping) return lifecycle.done;
