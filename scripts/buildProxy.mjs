@@ -52,6 +52,11 @@ export const PROXY_FILES = [
     what: 'installing servers from the MCP Registry and from .mcpb bundles (registry client, ajv, yauzl), from /install/*',
   },
   {
+    file: 'qiming-mcp-activity.cjs',
+    entries: ['src/proxy/activity/activityLog.ts', 'src/proxy/bridge/activityRoute.ts'],
+    what: 'the activity log (ring, health figures, JSONL file) and its /activity routes, when the log is on',
+  },
+  {
     file: 'qiming-mcp-login-shell.cjs',
     entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'],
     what: "the login shell's PATH, read when a command is not on PATH",

@@ -185,6 +185,19 @@ function sseClient(url, headers, what) {
   return connect(transport, what);
 }
 
+/**
+ * Config options beside `mcpServers` from the JSON in env `name` (e.g. `{"activity":"off"}`), or none.
+ * @param {string} name
+ * @returns {Record<string, unknown>}
+ */
+function envTopLevel(name) {
+  const text = process.env[name];
+  if (!text) return {};
+  const v = JSON.parse(text);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${name} must be a JSON object`);
+  return v;
+}
+
 /** Shared resources (the SDK HTTP echo server, the bridge), started on first use. */
 export class Shared {
   /** @type {Promise<{ pid: number | undefined; url: string }> | undefined} */
@@ -203,7 +216,9 @@ export class Shared {
    */
   constructor(procs, opts = {}) {
     this.procs = procs;
-    this.topLevel = opts.topLevel ?? {};
+    this.topLevel = { ...envTopLevel('QIMING_BENCH_TOP_LEVEL'), ...opts.topLevel };
+    // The before-* twins' options: the same, unless QIMING_BENCH_TOP_LEVEL_BEFORE says otherwise (one build, two settings).
+    this.topLevelBefore = { ...this.topLevel, ...envTopLevel('QIMING_BENCH_TOP_LEVEL_BEFORE') };
     this.dir = mkdtempSync(join(tmpdir(), 'qiming-bench-'));
     this.guardLog = join(this.dir, 'guard.log');
     writeFileSync(this.guardLog, '');
@@ -258,7 +273,7 @@ export class Shared {
       { echo: { command: node, args: [ECHO_SERVER] } },
       'bridge-before',
       [],
-      this.topLevel,
+      this.topLevelBefore,
       CLI_BEFORE,
     );
     return this.bridgeBeforeP;
@@ -373,7 +388,8 @@ export async function startPath(id, shared) {
     }
     case 'ours-stdio':
     case 'before-stdio': {
-      const config = { ...shared.topLevel, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
+      const top = id === 'before-stdio' ? shared.topLevelBefore : shared.topLevel;
+      const config = { ...top, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
       const cli = id === 'before-stdio' ? CLI_BEFORE : CLI;
       const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)], cli));
       client = c.client;

@@ -1,4 +1,5 @@
 /** One server's card in the panel: built once per server id, then updated in place. */
+import { healthText } from './healthText.js';
 import type { ServerState, ServerStatus, ToolSummary } from '../shared/status.js';
 import { el, setHidden, setText, uniqueId } from './dom.js';
 import { createAuthControl, type AuthAction } from './authButton.js';
@@ -92,6 +93,7 @@ export function createServerCard(
   const uptime = fact('Uptime');
   const restarts = fact('Restarts');
   const sessions = fact('Sessions');
+  const calls = fact('Calls (5 min)');
 
   const restartError = el('p', 'restart-error', undefined, { role: 'alert' });
   restartError.hidden = true;
@@ -219,6 +221,7 @@ export function createServerCard(
       setText(uptime, uptimeText(server.state, server.startedAt, nowMs));
       setText(restarts, String(server.restarts));
       setText(sessions, String(server.sessions));
+      setText(calls, healthText(server.health));
 
       setHidden(errorBox, !server.lastError);
       setText(errorText, server.lastError ?? '');

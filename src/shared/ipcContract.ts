@@ -4,6 +4,7 @@
  * (main, preload, renderer) can import it.
  */
 import type { RuntimeStatus } from './status.js';
+import type { ActivityPage, ActivityQuery } from './activity.js';
 import type {
   AgentSelectionView,
   ConfigChange,
@@ -34,6 +35,7 @@ export const IPC_CHANNELS = {
   signIn: 'mcp:server:sign-in',
   signOut: 'mcp:server:sign-out',
   pinDecision: 'mcp:server:pin-decision',
+  activity: 'mcp:activity:get',
 } as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
@@ -46,6 +48,7 @@ export const MANAGEMENT_CHANNELS = [
   IPC_CHANNELS.toolCall,
   IPC_CHANNELS.agentsGet,
   IPC_CHANNELS.agentsSet,
+  IPC_CHANNELS.activity,
 ] as const;
 
 /** The answer to `config:get`. */
@@ -61,7 +64,12 @@ export interface ManagementIpcApi {
   callTool(id: string, name: string, args: Record<string, unknown>): Promise<ToolCallResult>;
   getAgents(): Promise<AgentSelectionView>;
   setAgentServers(agent: string, ids: string[] | null): Promise<{ ok: boolean; error?: string }>;
+  /** One page of the bridge's activity log (its `GET /activity`). */
+  activity(query?: ActivityQuery): Promise<ActivityResult>;
 }
+
+/** The answer to `activity:get`. */
+export type ActivityResult = ({ ok: true } & ActivityPage) | { ok: false; error: string };
 
 /** Answer to a restart request. Expected failures come back as `{ ok: false, error }`, not as a rejection. */
 export interface RestartResult {

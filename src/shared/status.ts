@@ -3,6 +3,7 @@
  * runtime's status events, the IPC channel and the status panel. Types only.
  * Secrets (env values, header values, tokens) never appear in it.
  */
+import type { ServerHealth } from './activity.js';
 
 /** `needs-auth`: a remote server waits for the user to sign in (OAuth); lastError names the host. */
 export type ServerState = 'starting' | 'ready' | 'failed' | 'restarting' | 'stopped' | 'disabled' | 'needs-auth';
@@ -43,6 +44,8 @@ export interface ServerStatus {
   toolCount?: number;
   /** While ready: the estimated tokens of those tools' definitions, as an aggregate lists them. */
   toolTokens?: number;
+  /** Its calls over the last minutes (src/proxy/activity/), once it had one; absent with the activity log off. */
+  health?: ServerHealth;
   /** Tool pinning (src/proxy/pinning/): the mode in force and the tools whose definition drifted from their pin. */
   pinning?: PinningStatus;
 }

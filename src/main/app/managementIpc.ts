@@ -7,6 +7,7 @@
 import { IPC_CHANNELS, MANAGEMENT_CHANNELS, type ManagementIpcApi } from '../../shared/ipcContract.js';
 import { handleTrusted, type IpcMainLike } from './ipcHandlers.js';
 import { depthMessage, valueNestsDeeper } from '../../proxy/index.js';
+import type { ActivityQuery } from '../../shared/activity.js';
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE). */
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -16,6 +17,31 @@ const MAX_TEXT = 1024 * 1024;
 const bad = (error: string) => ({ ok: false, error });
 const validId = (id: unknown): id is string => typeof id === 'string' && ID_RE.test(id);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const OUTCOMES = ['ok', 'error', 'cancelled', 'timeout', 'denied'];
+
+/** The activity filters of an IPC call, checked field by field; a wrong one is the error text. */
+function activityQuery(v: unknown): ActivityQuery | string {
+  if (v === undefined) return {};
+  if (!isObject(v)) return 'expected an object of filters';
+  const q: ActivityQuery = {};
+  for (const key of ['server', 'client', 'text'] as const) {
+    const s = v[key];
+    if (s === undefined) continue;
+    if (typeof s !== 'string' || s.length > 200) return `${key} must be a string of at most 200 characters`;
+    q[key] = s;
+  }
+  if (v.outcome !== undefined) {
+    if (!OUTCOMES.includes(v.outcome as string)) return `outcome must be one of ${OUTCOMES.join(', ')}`;
+    q.outcome = v.outcome as ActivityQuery['outcome'];
+  }
+  for (const key of ['before', 'limit'] as const) {
+    const n = v[key];
+    if (n === undefined) continue;
+    if (!Number.isInteger(n) || (n as number) < 1) return `${key} must be a positive integer`;
+    q[key] = n as number;
+  }
+  return q;
+}
 
 /** Registers the management handlers for the page at `pageUrl`; returns the function that removes them. */
 export function registerManagementHandlers(
@@ -49,6 +75,10 @@ export function registerManagementHandlers(
     return api.callTool(id, name, args);
   });
   on(IPC_CHANNELS.agentsGet, () => api.getAgents());
+  on(IPC_CHANNELS.activity, (query) => {
+    const q = activityQuery(query);
+    return typeof q === 'string' ? bad(q) : api.activity(q);
+  });
   on(IPC_CHANNELS.agentsSet, (agent, ids) => {
     if (typeof agent !== 'string') return bad('invalid agent name');
     if (ids !== null && !(Array.isArray(ids) && ids.every(validId)))

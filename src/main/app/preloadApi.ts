@@ -45,6 +45,7 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
     callTool: (id, name, args) => ipc.invoke(checked(IPC_CHANNELS.toolCall), String(id), String(name), args) as never,
     getAgents: () => ipc.invoke(checked(IPC_CHANNELS.agentsGet)) as never,
     setAgentServers: (agent, ids) => ipc.invoke(checked(IPC_CHANNELS.agentsSet), String(agent), ids) as never,
+    activity: (query) => ipc.invoke(checked(IPC_CHANNELS.activity), query ?? {}) as never,
     signIn: (id) => ipc.invoke(checked(IPC_CHANNELS.signIn), String(id)) as Promise<SignInResult>,
     signOut: (id) => ipc.invoke(checked(IPC_CHANNELS.signOut), String(id)) as Promise<RestartResult>,
     decidePin: (id, tool, decision, hash) =>

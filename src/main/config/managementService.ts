@@ -14,7 +14,8 @@ import {
   serverLog,
   type SecretStore,
 } from '../../proxy/index.js';
-import type { ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { ActivityResult, ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { ActivityQuery } from '../../shared/activity.js';
 import type {
   AgentSelectionView,
   ConfigChange,
@@ -120,6 +121,15 @@ export class ManagementService implements ManagementIpcApi {
       lines: lines.slice(-n),
       truncated: fromBridge.truncated || fromSessions.truncated || lines.length > n,
     };
+  }
+
+  activity(query: ActivityQuery = {}): Promise<ActivityResult> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params}` : '';
+    return this.bridgeCall<ActivityResult>('GET', `/activity${qs}`, undefined, (error) => ({ ok: false, error })).then(
+      (r) => ('records' in r ? { ...r, ok: true } : r),
+    );
   }
 
   listTools(id: string): Promise<ToolList> {

@@ -12,6 +12,7 @@
  * (streaming the SSE body itself) rather than `EventSource`, which cannot set headers:
  * so the token never appears in a URL, a log line or the browser history.
  */
+import type { ActivitySource } from './activityRoute.js';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { errorText, Logger } from '../common/logger.js';
@@ -92,14 +93,17 @@ export interface BridgeHttpOptions {
   onReload?: () => Promise<ReloadResult>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
   staticDir?: string;
+  /** Feeds `GET /activity` and `/activity/events` (activityRoute.ts); 404 when absent (the log is off). */
+  activity?: () => ActivitySource | undefined;
   logger?: Logger;
 }
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity)(\/|$)/;
 /** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
 const AGENT_LOADED_PATH = '/economy/sessions';
+const ACTIVITY_PATH = /^\/activity(\/events)?\/?$/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
 
 /** The bridge's HTTP server. */
@@ -252,6 +256,21 @@ export class BridgeHttpServer {
     if (action) {
       const o = { ...this.opts, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
       await handleServerAction(req, res, action[1], action[2] as ServerAction, o);
+      return;
+    }
+    const activity = ACTIVITY_PATH.exec(path);
+    if (activity) {
+      // Its code is loaded on the first such request.
+      const { serveActivity } = await import('./activityRoute.js');
+      const keepAliveMs = this.opts.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
+      serveActivity(req, res, activity[1] !== undefined, url, {
+        source: this.opts.activity?.(),
+        keepAliveMs,
+        track: (s) => {
+          this.eventStreams.add(s);
+          s.onClose(() => this.eventStreams.delete(s));
+        },
+      });
       return;
     }
     if (path === '/health' || path === '/status' || path === '/events') {

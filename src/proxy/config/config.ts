@@ -67,6 +67,7 @@ export {
 } from './configEntry.js';
 
 const TOOL_EXPOSURE = ['auto', 'all', 'search'] as const;
+const ACTIVITY = ['off', 'memory', 'file'] as const;
 const TOKENS = 'a positive integer (tokens)';
 /** Far above any model's context: a larger budget is a typo, not a choice. */
 const MAX_TOOL_BUDGET_TOKENS = 100_000_000;
@@ -89,6 +90,7 @@ const topSchema = z.looseObject(
     ),
     maxResultBytes: z.optional(resultBytes()),
     pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
+    activity: z.optional(z.enum(ACTIVITY, { error: oneOf(ACTIVITY) })),
   },
   { error: must('a JSON object') },
 );
@@ -183,6 +185,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
         ? { maxResultBytes: options.maxResultBytes }
         : {}),
       ...(options.pinning !== undefined && options.pinning !== 'block' ? { pinning: options.pinning } : {}),
+      ...(options.activity !== undefined && options.activity !== 'memory' ? { activity: options.activity } : {}),
       invalid,
     },
   };

@@ -141,6 +141,7 @@ const entrySchema = z.looseObject(
     ),
     maxResultBytes: z.optional(resultBytes()),
     pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
+    capture: z.optional(bool()),
   },
   { error: must('an object') },
 );
@@ -267,6 +268,7 @@ export function parseEntry(
     ...(e.protocol && e.protocol !== 'auto' ? { protocol: e.protocol } : {}),
     ...(e.maxResultBytes !== undefined ? { maxResultBytes: e.maxResultBytes } : {}),
     ...(e.pinning !== undefined ? { pinning: e.pinning } : {}),
+    ...(e.capture ? { capture: true } : {}),
   };
 
   let entry: ServerEntry;

@@ -24,6 +24,8 @@ export interface EntryCommon {
   maxResultBytes?: number | 'off';
   /** This server's tool pinning, winning over the top-level one (pinning/pinBook.ts `pinningOf`). */
   pinning?: PinningSetting;
+  /** Its calls' arguments and results go into the activity log, masked and cut (activity/activityLog.ts). */
+  capture?: boolean;
 }
 
 /** `pinning`: `block` withholds a tool whose definition drifted from its pin, `warn` logs it, `off` passes all. */
@@ -103,9 +105,13 @@ export interface ProxyConfig {
   maxResultBytes?: number | 'off';
   /** The top-level tool pinning; unset: `block` (pinning/pinBook.ts). */
   pinning?: PinningSetting;
+  /** The activity log (activity/): `off`, in memory (unset), or also a JSONL file in the data folder; read at start. */
+  activity?: ActivitySetting;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }
+
+export type ActivitySetting = 'off' | 'memory' | 'file';
 
 /** The top-level `toolExposure`. */
 export type ToolExposureSetting = 'auto' | 'all' | 'search';

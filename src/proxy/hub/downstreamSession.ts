@@ -33,6 +33,8 @@ import { resultCapOf, sizeOverCap } from './economy/resultCap.js';
 import type { ResultStore } from './economy/resultStore.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
 import { META_CLIENT_INFO } from '../upstream/era/modernProtocol.js';
+import type { ActiveCall } from '../activity/activityRecorder.js';
+import { wireBytesOf } from '../common/wireBytes.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
 export const LIST_METHODS: Record<string, { kind: ListKind | 'templates'; field: string }> = {
@@ -85,6 +87,8 @@ export class DownstreamSession implements HeldSession {
   private storeLoading?: Promise<ResultStore>;
   private closing = false;
   private closed = false;
+  /** Requests being recorded (activity/), by id, from the first one the hub records. */
+  private calls?: Map<RequestId, ActiveCall>;
 
   constructor(
     private readonly hub: SessionHost,
@@ -105,7 +109,9 @@ export class DownstreamSession implements HeldSession {
         return;
       }
       this.unanswered.add(req.id);
+      const call = this.hub.activity && this.begin(req);
       void this.onRequest(req).finally(() => {
+        if (call) this.end(call);
         this.unanswered.delete(req.id);
         this.resultCaps?.delete(req.id);
         this.cancelledEarly.delete(req.id);
@@ -119,6 +125,25 @@ export class DownstreamSession implements HeldSession {
 
   start(): Promise<void> {
     return this.peer.start();
+  }
+
+  private begin(req: RpcRequest): ActiveCall {
+    const call = this.hub.activity!.begin(this.serial, this.clientName, req.id, req.method, req.params);
+    call.server = this.scope.serverId;
+    call.bytesIn = wireBytesOf(req);
+    (this.calls ??= new Map()).set(req.id, call);
+    return call;
+  }
+
+  private end(call: ActiveCall): void {
+    this.calls!.delete(call.id);
+    call.client ??= this.clientName;
+    this.hub.activity!.end(call);
+  }
+
+  /** Records `id` as refused by a policy (activity/); the caller answers it with `fail`. */
+  denied(id: RequestId, error: RpcErrorObject): void {
+    this.calls?.get(id)?.denied(error);
   }
 
   get single(): Upstream | undefined {
@@ -150,6 +175,10 @@ export class DownstreamSession implements HeldSession {
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
     if (this.closed) return;
+    if (this.calls && relatedRequestId !== undefined && method === 'notifications/progress') {
+      const call = this.calls.get(relatedRequestId);
+      if (call) call.progress++;
+    }
     if (this.initialized) void this.peer.notify(method, params, relatedRequestId);
     else if (this.modern) modernNotify(this.peer, this.listens, this.logLevels, method, params, relatedRequestId);
   }
@@ -262,6 +291,7 @@ export class DownstreamSession implements HeldSession {
     if (n.method === 'notifications/initialized') return;
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId;
+      this.calls?.get(id)?.cancelled();
       if (this.listens?.cancel(id)) return;
       const f = this.inflight.get(id);
       if (!f) {
@@ -329,6 +359,8 @@ export class DownstreamSession implements HeldSession {
     round = 0,
   ): Promise<void> {
     if (this.cancelledEarly.has(req.id)) return; // cancelled while it waited: no answer, as for any cancel
+    const call = this.calls?.get(req.id);
+    if (call) call.server = u.id;
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
     if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
@@ -406,15 +438,28 @@ export class DownstreamSession implements HeldSession {
       this.modern.delete(id);
       this.logLevels?.delete(id);
     }
+    if (this.calls) return this.sendRecorded(id, result);
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
+  }
+
+  private async sendRecorded(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    const call = this.calls!.get(id);
+    if (call && this.hub.activity!.captures(call.server)) call.result = result;
+    if (this.closed) return;
+    const bytes = await this.peer.answer(id, { result });
+    if (call) call.bytesOut = bytes;
   }
 
   /** Answers `id` with `error`, unless the session is closed. */
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
     this.resultCaps?.delete(id);
+    this.calls?.get(id)?.failed(error);
     if (this.modern) error = forgetModern(this.modern, id, error);
     this.logLevels?.delete(id);
-    return this.closed ? Promise.resolve() : this.peer.respondError(id, error);
+    if (this.closed) return Promise.resolve();
+    const call = this.calls?.get(id);
+    if (call) return this.peer.answer(id, { error }).then((bytes) => void (call.bytesOut = bytes));
+    return this.peer.respondError(id, error);
   }
 }
 

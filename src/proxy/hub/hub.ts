@@ -32,6 +32,8 @@ import { ServerRequestRouter } from './serverRequestRouter.js';
 import { PinBook } from '../pinning/pinBook.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus, ToolDrift } from '../../shared/status.js';
+import type { ActivityLog } from '../activity/activityLog.js';
+import type { ActivitySetting } from '../config/configTypes.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -39,6 +41,10 @@ export interface HubOptions {
   drainOnEofMs?: number;
   /** The cap on a client's messages (`--max-message-bytes`); a server's may be twice that (common/messageLimits.ts). */
   maxMessageBytes?: number;
+  /** The activity log without an `"activity"` key: the bridge keeps it in memory, a stdio proxy not at all. */
+  activityDefault?: ActivitySetting;
+  /** The data folder for `"activity": "file"` (default `$QIMING_DATA_DIR`). */
+  dataDir?: string;
   /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
   transportFactory?: UpstreamTransportOptions['transportFactory'];
   /** The folder of the tool pins (pinning/pinFolder.ts); unset: no pinning (a hub of tests, `convert`). */
@@ -78,6 +84,9 @@ export class Hub implements SessionHost {
   private readonly upstreamOptions: UpstreamTransportOptions;
   /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
   invalid: readonly InvalidEntry[];
+  /** Each session's requests (activity/), once its code loaded; unset while the log is off. */
+  activity?: ActivityLog;
+  private readonly activityLoad?: Promise<void>;
 
   constructor(
     /** Replaced as a whole by {@link setOptions} when the config is reloaded. */
@@ -93,6 +102,17 @@ export class Hub implements SessionHost {
     if (options.pinDir !== undefined) this.pins = new PinBook(options.pinDir, this, options.pinDefault);
     for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
     this.invalid = config.invalid ?? [];
+    const activity = config.activity ?? options.activityDefault ?? 'off';
+    // Its code is in its own file (activity/activityLog.ts), loaded only when on; start() waits for it.
+    if (activity !== 'off')
+      this.activityLoad = import('../activity/activityLog.js').then((m) => {
+        this.activity = m.openActivityLog(activity, {
+          mask: logger.secrets,
+          logger,
+          capture: (id) => this.upstreams.get(id)?.entry.capture === true,
+          dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
+        });
+      });
   }
 
   setInvalid(entries: InvalidEntry[]): void {
@@ -115,8 +135,15 @@ export class Hub implements SessionHost {
     return u;
   }
 
+  /** The activity log once its code loaded, or undefined when it is off. */
+  async activityReady(): Promise<ActivityLog | undefined> {
+    await this.activityLoad;
+    return this.activity;
+  }
+
   /** Starts every enabled server in parallel; resolves when each has settled this attempt. */
   async start(): Promise<void> {
+    await this.activityLoad;
     await Promise.all([...this.upstreams.values()].map((u) => u.start()));
   }
 
@@ -124,6 +151,7 @@ export class Hub implements SessionHost {
     for (const c of this.held.all()) c.release('the proxy is stopping');
     for (const s of [...this.sessions]) await s.close();
     await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
+    await this.activity?.close();
   }
 
   /** Adds a config entry's server, or replaces (stops first) the one with its id; the caller starts it. Own-route sessions reach it by id. */
@@ -336,7 +364,8 @@ export class Hub implements SessionHost {
     const running = [...this.upstreams.values()].map((u) => {
       const s = u.status(this.sessionsFor(u).length);
       const pinning = this.pins?.status(u.id);
-      return pinning ? { ...s, pinning } : s;
+      const health = this.activity?.healthOf(u.id);
+      return { ...s, ...(pinning ? { pinning } : {}), ...(health ? { health } : {}) };
     });
     const invalid = this.invalid
       .filter((e) => !this.upstreams.has(e.id))

@@ -17,6 +17,7 @@ import type { EraTaskTable } from './tasks/modernTaskTable.js';
 import type { FoundTools } from './economy/foundTools.js';
 import type { ToolExposure } from './economy/toolExposure.js';
 import type { ToolDrift } from '../../shared/status.js';
+import type { ActivityRecorder } from '../activity/activityRecorder.js';
 
 /** One downstream request forwarded to an upstream and not yet answered. */
 export interface InFlight {
@@ -65,6 +66,8 @@ export interface RoutingSession extends HubSession {
   toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
+  /** Records `id` as refused by a policy; answer it with `fail(id, error)` after. */
+  denied(id: RequestId, error: RpcErrorObject): void;
   /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
   capResult(id: RequestId, u: Upstream): void;
   /** Answers a resource request whose URI names a result this session kept; undefined for any other URI. */
@@ -107,6 +110,8 @@ export interface SessionHost extends HeldHost {
   readonly drainOnEofMs?: number;
   /** The cap on one message (`--max-message-bytes`); unset: the default (common/messageLimits.ts). */
   readonly maxMessageBytes?: number;
+  /** Where each request of a session is recorded (activity/); absent: not recorded. */
+  readonly activity?: ActivityRecorder;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Readonly<Record<ListKind, number>>;
   /** Bumped whenever what a list shows may have changed: what per-list caches key on. */

@@ -20,6 +20,7 @@ import {
   type RpcRequest,
   type RpcResponse,
 } from './jsonRpc.js';
+import { wireBytesOf } from '../common/wireBytes.js';
 
 export interface RequestOptions {
   /** 0 or undefined disables the timeout. */
@@ -148,6 +149,16 @@ export class JsonRpcPeer {
 
   respond(id: RequestId, result: Record<string, unknown>): Promise<void> {
     return this.send({ jsonrpc: '2.0', id, result }, id).catch((err: Error) => this.onerror?.(err));
+  }
+
+  /** Answers `id`; resolves with the answer's size on the wire when the transport noted it (common/wireBytes.ts). */
+  async answer(
+    id: RequestId,
+    body: { result: Record<string, unknown> } | { error: RpcErrorObject },
+  ): Promise<number | undefined> {
+    const msg = { jsonrpc: '2.0' as const, id, ...body } as RpcResponse;
+    await this.send(msg, id).catch((err: Error) => this.onerror?.(err));
+    return wireBytesOf(msg);
   }
 
   respondError(id: RequestId, error: RpcErrorObject): Promise<void> {

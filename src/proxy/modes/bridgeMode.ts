@@ -55,7 +55,11 @@ function readToken(opts: CliOptions): string {
   return generateToken();
 }
 
+/** How often a server's health figures in the status may change on their own (activity/healthWindow.ts). */
+const HEALTH_PUSH_MS = 2_000;
+
 /** The status panel's files: next to the bundled CLI (dist/renderer) in every layout. */
+
 export function panelDir(): string | undefined {
   const here = typeof __dirname === 'string' ? __dirname : process.cwd();
   for (const candidate of [join(here, '..', 'renderer'), join(dirname(here), 'renderer')]) {
@@ -147,6 +151,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     maxMessageBytes: opts.maxMessageBytes,
     pinDir: pinFolder(),
     pinDefault: pinDefault(),
+    activityDefault: 'memory',
   });
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
@@ -172,6 +177,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     logger: logger.child('http'),
     staticDir: panelDir(),
     agentLoaded: feed,
+    activity: () => hub.activity,
     handler: {
       connect: (transport, route) => hub.connect(transport, { serverId: route.serverId }).start(),
       routeState: (serverId) => {
@@ -274,6 +280,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   // timeout; the ready line waits for that, but never longer than the ready timeout
   // (default 30 s): a server still starting then is reported as such and goes on.
   const started = hub.start().catch((err) => log.error(`start failed: ${errorText(err)}`));
+  // Each call moves a server's health figures: the status says so at most every 2 s.
+  void hub.activityReady().then((a) => a?.onChange(HEALTH_PUSH_MS, () => feed.changed()));
   await boundedWait(started, config.readyTimeoutMs);
   // Stopped while servers were still starting: a ready line now would be a lie.
   if (stopping) return lifecycle.done;

@@ -12,6 +12,7 @@
  * Stdout going away (EPIPE and friends) is the peer leaving, not an error: the transport
  * closes quietly and `closedByPeer` becomes true.
  */
+import { noteWireBytes } from '../common/wireBytes.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -123,7 +124,9 @@ export class StdioServerTransport implements Transport {
    */
   async send(message: JSONRPCMessage): Promise<void> {
     this.awaited.sent(message);
-    return this.out.write(encodeFrame(JSON.stringify(message), this.framingFor(message)));
+    const frame = encodeFrame(JSON.stringify(message), this.framingFor(message));
+    noteWireBytes(message, Buffer.byteLength(frame));
+    return this.out.write(frame);
   }
 
   /** Stops reading, detaches from the streams and fires `onclose` once. Idempotent. */
@@ -235,6 +238,7 @@ export class StdioServerTransport implements Transport {
       );
     }
     if (isRequestOrNotification) this.track(msg, frame.framing);
+    if ('method' in msg && 'id' in msg) noteWireBytes(msg, Buffer.byteLength(frame.body));
     else this.awaited.received(parsed as JSONRPCMessage);
     try {
       this.onmessage?.(parsed as JSONRPCMessage);

@@ -1,0 +1,67 @@
+// src/proxy/activity/: what the runtime did with each request, kept in a bounded ring, a file and health figures.
+/**
+ * One request of a downstream session while it is handled: the few fields its record needs,
+ * set as the session learns them (the server it went to, its answer, its progress), cheap to
+ * fill. Values are never copied: the params are held by reference and the result only for a
+ * server that captures, until the record is made (activityLog.ts, which loads this file).
+ */
+import type { ActivityOutcome } from '../../shared/activity.js';
+import type { RequestId, RpcErrorObject } from '../jsonrpc/jsonRpc.js';
+import { ErrorCode } from '../jsonrpc/jsonRpc.js';
+import type { ActiveCall } from './activityRecorder.js';
+
+export class Call implements ActiveCall {
+  readonly at = Date.now();
+  readonly startedNs = process.hrtime.bigint();
+  server?: string;
+  outcome: ActivityOutcome = 'ok';
+  error?: RpcErrorObject;
+  progress = 0;
+  bytesIn?: number;
+  bytesOut?: number;
+  /** The result, kept only when its server captures (set by the log's `answered`). */
+  result?: Record<string, unknown>;
+
+  constructor(
+    readonly id: RequestId,
+    readonly session: number,
+    public client: string | undefined,
+    readonly method: string,
+    readonly params: Record<string, unknown> | undefined,
+  ) {}
+
+  /** The request was answered with `error`: a timeout when the error says so. */
+  failed(error: RpcErrorObject): void {
+    if (this.outcome === 'denied' || this.outcome === 'cancelled') return;
+    this.error = error;
+    this.outcome = isTimeout(error) ? 'timeout' : 'error';
+  }
+
+  /** A policy refused the request; the error it is answered with stays `denied`. */
+  denied(error: RpcErrorObject): void {
+    this.error = error;
+    this.outcome = 'denied';
+  }
+
+  /** Its client cancelled it: whatever came after is not its outcome. */
+  cancelled(): void {
+    this.outcome = 'cancelled';
+    this.error = undefined;
+  }
+
+  /** The tool or prompt name, or the resource URI, as the client sent it. */
+  get name(): string | undefined {
+    const p = this.params;
+    if (!p) return undefined;
+    if (typeof p.name === 'string') return p.name;
+    if (typeof p.uri === 'string') return p.uri;
+    const ref = p.ref as { name?: unknown; uri?: unknown } | undefined;
+    if (ref && typeof ref === 'object') return typeof ref.name === 'string' ? ref.name : String(ref.uri ?? '');
+    return undefined;
+  }
+}
+
+/** The proxy's own timeout (jsonRpcPeer.ts) or a server's, by code and wording. */
+function isTimeout(error: RpcErrorObject): boolean {
+  return error.code === ErrorCode.RequestTimeout && /timed? ?out/i.test(error.message);
+}
