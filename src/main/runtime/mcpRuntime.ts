@@ -22,6 +22,7 @@ import type { BridgeClient } from './bridgeClient.js';
 import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
+import { answerApprovals } from './approvalRequests.js';
 import { reloadInPlace } from './reloadInPlace.js';
 import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
@@ -247,6 +248,10 @@ export class McpRuntime {
       env: this.opts.env,
     });
     const proc = run.proc;
+    // The first `approval` listener answers; none: the bridge is told nobody asks here.
+    answerApprovals(proc.child, () =>
+      this.listeners.count('approval') > 0 ? (r) => this.listeners.emit('approval', r) : undefined,
+    );
     this.run = run;
     this.book.resetProgress();
     this.book.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.book.bridge.restarts ?? 0 });

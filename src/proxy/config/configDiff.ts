@@ -20,6 +20,8 @@ export interface ConfigOptionChanges {
   serverDescriptions?: Record<string, string>;
   /** Present (possibly undefined: back to the default) when the top-level result cap moved. */
   maxResultBytes?: ProxyConfig['maxResultBytes'];
+  /** Present (possibly undefined: back to the defaults) when the approval policy moved. */
+  approval?: ProxyConfig['approval'];
 }
 
 export interface ConfigDiff {
@@ -57,6 +59,7 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
   if (!sameValue(before.serverDescriptions, after.serverDescriptions))
     diff.options.serverDescriptions = { ...after.serverDescriptions };
   if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
+  if (!sameValue(before.approval, after.approval)) diff.options.approval = after.approval;
   return diff;
 }
 

@@ -5,6 +5,7 @@
 import type { ToolFilter } from './toolFilter.js';
 import type { ClientCapabilityFlags } from './clientCapabilities.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
+import type { ApprovalSettings } from './approvalConfig.js';
 
 export interface EntryCommon {
   id: string;
@@ -96,6 +97,8 @@ export interface ProxyConfig {
    * unset: DEFAULT_MAX_RESULT_BYTES (hub/economy/resultCap.ts).
    */
   maxResultBytes?: number | 'off';
+  /** The approval policy (config/approvalConfig.ts); unset: annotations decide. */
+  approval?: ApprovalSettings;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }

@@ -15,6 +15,7 @@ import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.
 import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
+import type { Upstream } from '../upstream/upstream.js';
 
 /** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
 const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
@@ -114,6 +115,11 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
       message: `Tool ${exposed} is not allowed by the proxy configuration`,
     });
   }
+  // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
+  if (what === 'tool' && approvalApplies(hub, u)) {
+    const { approveToolCall } = await import('./approval/approvalGate.js');
+    if (!(await approveToolCall(hub, s, req, u, name, exposed))) return;
+  }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   const params = name === exposed ? p : { ...p, name };
   // An aggregate's tool result over its server's maxResultBytes is cut (economy/resultCap.ts).
@@ -126,6 +132,11 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
   if (created && u.isModern) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
   return s.forward(req, u, params, timeoutMs, created);
+}
+
+/** Whether a tool call on `u` goes through the approval policy here. */
+function approvalApplies(hub: SessionHost, u: Upstream): boolean {
+  return hub.config.approval?.top !== 'off' && !(u.entry.kind === 'remote' && u.entry.type === 'bridge');
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

@@ -28,6 +28,7 @@ import { watchConfigFile } from '../config/configFileWatch.js';
 
 import { TOKEN_ENV } from '../common/envNames.js';
 import { LOG_FILE_ENV } from '../common/logger.js';
+import { ipcAskUser } from './bridgeApproval.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -138,6 +139,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   const token = readToken(opts);
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
+  // The app above answers approval questions over IPC (bridgeApproval.ts).
+  hub.askUser = ipcAskUser(process as never, (serverId, tool) => rememberAlways(opts, serverId, tool, log));
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
@@ -278,6 +281,19 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   process.stderr.write(`status panel: ${bound.url}/#token=${token}\n`);
   log.info(`ready: ${ready.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
   return lifecycle.done;
+}
+
+/** "Always allow" written into the config file the bridge serves, when it has one (config/approvalRemember.ts). */
+async function rememberAlways(opts: CliOptions, serverId: string, tool: string, log: Logger): Promise<void> {
+  const file = editableConfigPath(opts);
+  if (file === undefined) return;
+  try {
+    const { rememberAlwaysAllow } = await import('../config/approvalRemember.js');
+    if (rememberAlwaysAllow(file, serverId, tool))
+      log.info(`approval: "Always allow" for server "${serverId}" tool "${tool}" written to ${file}`);
+  } catch (err) {
+    log.warn(`approval: "Always allow" for server "${serverId}" tool "${tool}" not written: ${errorText(err)}`);
+  }
 }
 
 /** The longest graceful stop an IPC shutdown may ask for. */
