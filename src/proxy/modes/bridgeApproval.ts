@@ -8,6 +8,7 @@
  */
 import type { ApprovalQuestion, ApprovalReply, AskUser } from '../hub/approval/approvalQuestion.js';
 
+/** What the app may answer. */
 const REPLIES: readonly ApprovalReply[] = ['once', 'always', 'deny', 'none'];
 
 interface IpcProcess {
@@ -35,7 +36,7 @@ export function ipcAskUser(
   });
   return (q: ApprovalQuestion) =>
     new Promise<ApprovalReply>((resolve) => {
-      const timer = setTimeout(() => settle('deny'), q.timeoutMs);
+      const timer = setTimeout(() => settle('timeout'), q.timeoutMs);
       const settle = (r: ApprovalReply) => {
         clearTimeout(timer);
         waiting.delete(q.id);

@@ -119,16 +119,16 @@ export async function approveToolCall(
     await s.fail(req.id, { code: ErrorCode.InvalidParams, message: deniedMessage(exposed, u, name, why) });
     return false;
   }
-  log(reply === 'deny' ? 'deny' : `allow (${reply})`, `${by}, asked by ${decision.rule}`);
+  const denied = reply === 'deny' || reply === 'timeout';
+  const answered = reply === 'timeout' ? `nobody answered ${by} within ${timeoutMs} ms` : `${by} answered`;
+  log(denied ? 'deny' : `allow (${reply})`, `${answered}, asked by ${decision.rule}`);
   if (reply === 'always') {
     let set = alwaysAllowed.get(hub);
     if (!set) alwaysAllowed.set(hub, (set = new Set()));
     set.add(key);
   }
-  if (reply !== 'deny') return true;
-  await s.fail(req.id, {
-    code: ErrorCode.InvalidParams,
-    message: deniedMessage(exposed, u, name, `the user answered Deny when ${by} asked`),
-  });
+  if (!denied) return true;
+  const why = reply === 'timeout' ? answered : `the user answered Deny when ${by} asked`;
+  await s.fail(req.id, { code: ErrorCode.InvalidParams, message: deniedMessage(exposed, u, name, why) });
   return false;
 }

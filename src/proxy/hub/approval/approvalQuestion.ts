@@ -22,8 +22,11 @@ export interface ApprovalQuestion {
   timeoutMs: number;
 }
 
-/** `once`: this call; `always`: this tool of this server from now on; `none`: nobody answers here. */
-export type ApprovalReply = 'once' | 'always' | 'deny' | 'none';
+/**
+ * `once`: this call; `always`: this tool of this server from now on; `none`: nobody answers
+ * here; `timeout`: nobody answered in time (a deny).
+ */
+export type ApprovalReply = 'once' | 'always' | 'deny' | 'none' | 'timeout';
 
-/** Asks the user; resolves with their answer, `deny` at the deadline, `none` when nobody can answer. */
+/** Asks the user; resolves with their answer, `timeout` at the deadline, `none` when nobody can answer. */
 export type AskUser = (q: ApprovalQuestion) => Promise<ApprovalReply>;
