@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpRuntime, type ApprovalAnswer, type ApprovalRequest } from '../../src/main/runtime/mcpRuntime.js';
 import { bridgeUpstream } from '../../src/main/acp/acp.js';
+import { askWithDialog, type ApprovalBoxOptions } from '../../src/main/app/approvalDialog.js';
 import { TOKEN_ENV } from '../../src/proxy/index.js';
 import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, writeConfig } from './mainHarness.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
@@ -128,6 +129,27 @@ describe('the app answers an approval ask', () => {
     expect(await call(chain.client, 'a__delete_note')).toBe('delete_note ran (text)');
     expect(asked.map((r) => r.tool)).toEqual(['delete_note']);
     expect(chain.stderr.join('\n')).not.toContain('approval:');
+  });
+
+  it("the demo app's dialog names agent, server, tool and arguments, and its buttons answer", async () => {
+    unlisten();
+    const boxes: ApprovalBoxOptions[] = [];
+    let press = 0;
+    const detach = askWithDialog(runtime, {
+      showMessageBox: async (o) => {
+        boxes.push(o);
+        return { response: press };
+      },
+    });
+    expect(await call(client, 'a__delete_note')).toBe('delete_note ran (text)');
+    press = 2;
+    expect(await call(client, 'a__delete_note')).toMatch(/denied.*answered Deny/);
+    detach();
+    expect(boxes).toHaveLength(2);
+    expect(boxes[0]!.buttons).toEqual(['Allow once', 'Always allow', 'Deny']);
+    expect(boxes[0]!.message).toBe('approval-test-client wants to run the tool "delete_note" of server "a".');
+    expect(boxes[0]!.detail).toContain(`"text": "${SECRET_ARG}"`);
+    unlisten = listen();
   });
 
   it('with no listener nobody is asked: the call is refused and says how to allow it', async () => {
