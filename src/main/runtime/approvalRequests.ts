@@ -56,10 +56,50 @@ function questionOf(m: unknown): Question | undefined {
   };
 }
 
-/** Answers `child`'s approval questions through `ask` (undefined: no listener, answered `none`). */
+/** What the policy says of a tool without a call (the bridge's `approval-decision`). */
+export interface ApprovalVerdict {
+  answer: 'allow' | 'ask' | 'deny' | 'off';
+  rule: string;
+}
+
+/** How long the bridge may take to say what its policy answers. */
+const CHECK_TIMEOUT_MS = 5000;
+let checks = 0;
+
+/** Asks the bridge what its policy answers for the tool an aggregate calls `name`; undefined: unknown or no answer. */
+export function checkApproval(
+  child: Pick<ChildProcess, 'on' | 'off' | 'send' | 'connected'>,
+  name: string,
+): Promise<ApprovalVerdict | undefined> {
+  const id = `check-${++checks}`;
+  return new Promise((resolve) => {
+    const done = (v: ApprovalVerdict | undefined) => {
+      clearTimeout(timer);
+      child.off('message', take);
+      resolve(v);
+    };
+    const take = (m: unknown) => {
+      const msg = m as { type?: unknown; id?: unknown; answer?: unknown; rule?: unknown } | null;
+      if (msg?.type !== 'approval-decision' || msg.id !== id) return;
+      const known = ['allow', 'ask', 'deny', 'off'].includes(msg.answer as string);
+      done(known ? { answer: msg.answer as ApprovalVerdict['answer'], rule: String(msg.rule ?? '') } : undefined);
+    };
+    const timer = setTimeout(() => done(undefined), CHECK_TIMEOUT_MS);
+    child.on('message', take);
+    if (!child.connected) return done(undefined);
+    child.send?.({ type: 'approval-check', id, name }, () => {});
+  });
+}
+
+/**
+ * Answers `child`'s approval questions through `ask` (undefined: no listener, answered `none`);
+ * `granted(server, tool)` true: the user already allowed this call elsewhere (an agent's own
+ * prompt), answered `once` without asking again.
+ */
 export function answerApprovals(
   child: Pick<ChildProcess, 'on' | 'send' | 'connected'>,
   ask: () => ((r: ApprovalRequest) => void) | undefined,
+  granted: (server: string, tool: string) => boolean = () => false,
 ): void {
   child.on('message', (m: unknown) => {
     const q = questionOf(m);
@@ -70,6 +110,7 @@ export function answerApprovals(
       answered = true;
       if (child.connected) child.send?.({ type: 'approval-answer', id: q.id, answer }, () => {});
     };
+    if (granted(q.server, q.tool)) return reply('once');
     const listener = ask();
     if (!listener) return reply('none');
     const { id: _id, timeoutMs, ...shown } = q;

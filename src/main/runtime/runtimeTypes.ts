@@ -7,7 +7,7 @@ import type { BridgeReadyMessage } from './bridgeProcess.js';
 import type { NodeCommand } from './cliPath.js';
 import { errorMessage, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import type { ApprovalRequest } from './approvalRequests.js';
-export type { ApprovalRequest, ApprovalAnswer } from './approvalRequests.js';
+export type { ApprovalRequest, ApprovalAnswer, ApprovalVerdict } from './approvalRequests.js';
 
 /** What `whenReady()` resolves with. */
 export interface BridgeInfo {

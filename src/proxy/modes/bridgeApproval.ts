@@ -22,11 +22,22 @@ interface IpcProcess {
 export function ipcAskUser(
   proc: IpcProcess,
   onAlways?: (serverId: string, tool: string) => Promise<void>,
+  check?: (name: string) => Promise<{ answer: string; rule: string } | undefined>,
 ): AskUser | undefined {
   if (typeof proc.send !== 'function') return undefined;
   const waiting = new Map<string, (r: ApprovalReply) => void>();
   proc.on('message', (m) => {
-    const msg = m as { type?: unknown; id?: unknown; answer?: unknown } | null;
+    const msg = m as { type?: unknown; id?: unknown; answer?: unknown; name?: unknown } | null;
+    // The app asks what the policy says of a tool, by its aggregate name (AcpEngine's permission prompts).
+    if (msg?.type === 'approval-check' && typeof msg.id === 'string' && typeof msg.name === 'string' && check) {
+      const id = msg.id;
+      void check(msg.name).then(
+        (d) =>
+          proc.connected !== false && proc.send!({ type: 'approval-decision', id, ...(d ?? { answer: 'unknown' }) }),
+        () => proc.connected !== false && proc.send!({ type: 'approval-decision', id, answer: 'unknown' }),
+      );
+      return;
+    }
     if (!msg || msg.type !== 'approval-answer' || typeof msg.id !== 'string') return;
     const answer = REPLIES.includes(msg.answer as ApprovalReply) ? (msg.answer as ApprovalReply) : 'deny';
     waiting.get(msg.id)?.(answer);

@@ -140,7 +140,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   // --allow-tools / --deny-tools are already merged into each entry by loadCliConfig.
   const hub = new Hub(config, logger, { maxMessageBytes: opts.maxMessageBytes });
   // The app above answers approval questions over IPC (bridgeApproval.ts).
-  hub.askUser = ipcAskUser(process as never, (serverId, tool) => rememberAlways(opts, serverId, tool, log));
+  hub.askUser = ipcAskUser(
+    process as never,
+    (serverId, tool) => rememberAlways(opts, serverId, tool, log),
+    async (name) => (await import('../hub/approval/approvalGate.js')).approvalForName(hub, name),
+  );
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
