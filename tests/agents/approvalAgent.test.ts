@@ -92,7 +92,7 @@ describe('an ACP agent asks permission for an MCP tool', () => {
         await engine.start();
         const { sessionId } = await engine.newSession(cwd);
         // The deny last: Claude Code ends its turn on a rejected tool as an interruption.
-      for (const tool of ['read_notes', 'write_note', 'delete_note']) {
+        for (const tool of ['read_notes', 'write_note', 'delete_note']) {
           const res = await engine.conn.agent.request('session/prompt', {
             sessionId,
             prompt: [{ type: 'text', text: `Please run ${tool} now.` }],
