@@ -41,7 +41,7 @@ import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
 import { findServers } from './clientFormats.js';
 import type { ClientVars } from './envExpand.js';
 import { jsoncToJson } from './jsonc.js';
-import { approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
+import { APPROVAL_HINTS, approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
@@ -88,6 +88,8 @@ const topSchema = z.looseObject(
         ),
     ),
     maxResultBytes: z.optional(resultBytes()),
+    approvalHints: z.optional(z.enum(APPROVAL_HINTS, { error: oneOf(APPROVAL_HINTS) })),
+    approvalTimeoutMs: z.optional(ms(1)),
   },
   { error: must('a JSON object') },
 );
@@ -165,7 +167,11 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const options = parsed.success ? parsed.data : {};
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
-  const approval = approvalSettings(isPlainObject(raw) ? raw : {}, approvals, top);
+  const approval = approvalSettings(
+    { ...options, approval: isPlainObject(raw) ? raw.approval : undefined },
+    approvals,
+    top,
+  );
   const capabilityDefault = options.clientCapabilities;
   if (capabilityDefault)
     for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };

@@ -5,7 +5,7 @@
 import type { ToolFilter } from './toolFilter.js';
 import type { ClientCapabilityFlags } from './clientCapabilities.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
-import type { ApprovalSettings } from './approvalConfig.js';
+import type { ApprovalSettings } from './approvalTypes.js';
 
 export interface EntryCommon {
   id: string;
