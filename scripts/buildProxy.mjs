@@ -43,7 +43,11 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-config-edit.cjs',
-    entries: ['src/proxy/bridge/configRoutes.ts', 'src/proxy/cli/defaultBridgeConfig.ts'],
+    entries: [
+      'src/proxy/bridge/configRoutes.ts',
+      'src/proxy/cli/defaultBridgeConfig.ts',
+      'src/proxy/config/approvalRemember.ts',
+    ],
     what: "the panel's management routes (config editing and import, logs, tool tests) and the headless bridge's default config",
   },
   {
@@ -93,6 +97,11 @@ export const PROXY_FILES = [
     file: 'qiming-mcp-result-store.cjs',
     entries: ['src/proxy/hub/economy/resultStore.ts'],
     what: "the cut of a tool result over maxResultBytes and the store it is read back from, for an aggregate's first cut",
+  },
+  {
+    file: 'qiming-mcp-approval.cjs',
+    entries: ['src/proxy/hub/approval/approvalGate.ts'],
+    what: 'the approval policy on tool calls (rules, asking the app or the client), for the first tool call',
   },
 ];
 

@@ -100,7 +100,10 @@ describe('the files each start of the CLI loads', () => {
     expect((await lister.client.callTool({ name: 'call_tool', arguments: { name: 'a__whoami' } })).isError).toBeFalsy();
     await lister.close();
     const core = ['qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs'];
-    expect(await loadedBy(listerPid)).toEqual([...core, 'qiming-mcp-tool-economy.cjs'].sort());
+    // The call went through the approval policy, loaded with the first tool call.
+    expect(await loadedBy(listerPid)).toEqual(
+      [...core, 'qiming-mcp-approval.cjs', 'qiming-mcp-tool-economy.cjs'].sort(),
+    );
 
     const searcher = await connectProxy(['--config', JSON.stringify(config)], {}, env());
     const searcherPid = searcher.transport.pid!;

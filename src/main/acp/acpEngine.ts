@@ -27,13 +27,14 @@ import {
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
 import { isGroupRunning, killTree, killTreeSync } from '../../proxy/index.js';
-import { acpMcpServers, type AcpMcpServersOptions } from './acp.js';
+import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME } from './acp.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
 import type { AggregateExposure } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import { answerPermission, type ApprovalRuntimeLike } from './permissionPolicy.js';
 
 /** The part of McpRuntime an engine needs. */
-export interface AcpRuntimeLike {
+export interface AcpRuntimeLike extends ApprovalRuntimeLike {
   whenReady(): Promise<BridgeInfo>;
   mcpServerPlan(): { bridgeIds: string[]; sessionEntries: Record<string, unknown>; exposure?: AggregateExposure };
 }
@@ -126,8 +127,18 @@ export class AcpEngine {
 
     const app = client({ name: this.opts.clientInfo?.name ?? 'qiming-mcp-runtime' })
       .onNotification('session/update', ({ params }) => this.opts.onSessionUpdate?.(params))
+      // A tool of the runtime's aggregate: the approval policy answers allow and deny itself (permissionPolicy.ts).
       .onRequest('session/request_permission', async ({ params }) =>
-        this.opts.onPermission ? this.opts.onPermission(params) : { outcome: { outcome: 'cancelled' } },
+        answerPermission(
+          params,
+          this.opts.runtime,
+          [this.opts.mcp.name ?? DEFAULT_ENTRY_NAME],
+          (req) =>
+            this.opts.onPermission
+              ? this.opts.onPermission(req)
+              : Promise.resolve({ outcome: { outcome: 'cancelled' } }),
+          (line) => this.log.info(line),
+        ),
       );
     const stream = ndJsonStream(
       Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,

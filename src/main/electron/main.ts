@@ -9,7 +9,7 @@
  * runtime, and attachToApp (IPC handlers, start at ready, the quit sequence). At ready:
  * the status window on the bundled panel page.
  */
-import { app, BrowserWindow, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { pathToFileURL } from 'node:url';
 import { resolveRuntimePaths } from '../../index/cli.js';
 import {
   AgentSelectionStore,
+  askWithDialog,
   attachToApp,
   createElectronLogSink,
   defaultMcpConfig,
@@ -107,6 +108,8 @@ function setupRuntime(): AttachedApp {
     openExternal: async (url) => shell.openExternal(externalUrl(url)),
   });
   runtime.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
+  // A tool call the approval policy asks about: a dialog on the status window (Allow once / Always allow / Deny).
+  askWithDialog(runtime, { showMessageBox: (o) => (win ? dialog.showMessageBox(win, o) : dialog.showMessageBox(o)) });
   return attachToApp(app, ipcMain, runtime, {
     pageUrl,
     statusTargets: () => [win?.webContents],

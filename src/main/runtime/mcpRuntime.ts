@@ -22,6 +22,7 @@ import type { BridgeClient } from './bridgeClient.js';
 import { describeExit, type BridgeExit, type BridgeReadyMessage } from './bridgeProcess.js';
 import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
+import { answerApprovals, checkApproval, type ApprovalVerdict } from './approvalRequests.js';
 import { reloadInPlace } from './reloadInPlace.js';
 import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
@@ -43,6 +44,8 @@ import {
 export * from './runtimeTypes.js';
 
 const REAP_TIMEOUT_MS = 2000;
+/** How long an allow given in an agent's own prompt waits for its call (grantOnce). */
+const GRANT_MS = 60_000;
 
 /** See the file comment. */
 export class McpRuntime {
@@ -63,6 +66,8 @@ export class McpRuntime {
   private stopping: Promise<void> | undefined;
   private readonly listeners: RuntimeListeners;
   private readonly book: RuntimeStatusBook;
+  /** Calls the user allowed in an agent's own prompt, by aggregate name: until when (grantOnce). */
+  private readonly grants = new Map<string, number>();
 
   constructor(private readonly opts: McpRuntimeOptions) {
     this.log = opts.logger ?? stderrLogger;
@@ -77,6 +82,30 @@ export class McpRuntime {
     this.port = opts.port;
     this.token = opts.token ?? randomBytes(32).toString('base64url');
     this.cliPath = opts.cliPath;
+  }
+
+  /**
+   * What the bridge's approval policy answers for the tool an aggregate calls `name`
+   * (`<server>__<tool>`), without a call; undefined when the bridge does not know it or is not ready.
+   */
+  async approvalFor(name: string): Promise<ApprovalVerdict | undefined> {
+    const child = this.run?.proc.child;
+    return child ? checkApproval(child, name) : undefined;
+  }
+
+  /**
+   * The user allowed one call of `name` in an agent's own permission prompt: the bridge's next
+   * ask for it (within its deadline) is answered Allow once without asking again.
+   */
+  grantOnce(name: string): void {
+    const until = Date.now() + GRANT_MS;
+    this.grants.set(name, until);
+  }
+
+  private takeGrant(name: string): boolean {
+    const until = this.grants.get(name);
+    this.grants.delete(name);
+    return until !== undefined && until >= Date.now();
   }
 
   /** Subscribes to an event; returns the unsubscribe function. */
@@ -250,6 +279,12 @@ export class McpRuntime {
       env: this.opts.env,
     });
     const proc = run.proc;
+    // The first `approval` listener answers; none: the bridge is told nobody asks here.
+    answerApprovals(
+      proc.child,
+      () => (this.listeners.count('approval') > 0 ? (r) => this.listeners.emit('approval', r) : undefined),
+      (server, tool) => this.takeGrant(`${server}__${tool}`),
+    );
     this.run = run;
     this.book.resetProgress();
     this.book.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.book.bridge.restarts ?? 0 });

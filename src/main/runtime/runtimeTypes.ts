@@ -6,6 +6,8 @@ import type { RuntimeStatus, ServerStatus } from '../../shared/status.js';
 import type { BridgeReadyMessage } from './bridgeProcess.js';
 import type { NodeCommand } from './cliPath.js';
 import { errorMessage, type RuntimeLogger } from '../logs/runtimeLogger.js';
+import type { ApprovalRequest } from './approvalRequests.js';
+export type { ApprovalRequest, ApprovalAnswer, ApprovalVerdict } from './approvalRequests.js';
 
 /** What `whenReady()` resolves with. */
 export interface BridgeInfo {
@@ -26,6 +28,8 @@ export interface RuntimeEvents {
   status: RuntimeStatus;
   progress: StartupProgress;
   ready: BridgeInfo;
+  /** A tool call waits for the user's approval: call `answer` (approvalRequests.ts); no listener: nobody asks. */
+  approval: ApprovalRequest;
 }
 
 export interface BackoffOptions {
@@ -78,6 +82,7 @@ export class RuntimeListeners {
     status: new Set(),
     progress: new Set(),
     ready: new Set(),
+    approval: new Set(),
   };
 
   constructor(private readonly log: RuntimeLogger) {}
@@ -85,6 +90,11 @@ export class RuntimeListeners {
   on<K extends keyof RuntimeEvents>(event: K, cb: (v: RuntimeEvents[K]) => void): () => void {
     this.sets[event].add(cb);
     return () => this.sets[event].delete(cb);
+  }
+
+  /** How many listeners `event` has. */
+  count(event: keyof RuntimeEvents): number {
+    return this.sets[event].size;
   }
 
   emit<K extends keyof RuntimeEvents>(event: K, value: RuntimeEvents[K]): void {

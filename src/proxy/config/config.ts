@@ -42,6 +42,7 @@ import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
 import { findServers } from './clientFormats.js';
 import type { ClientVars, SecretLookup } from './envExpand.js';
 import { jsoncToJson } from './jsonc.js';
+import { APPROVAL_HINTS, approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
@@ -91,6 +92,8 @@ const topSchema = z.looseObject(
     maxResultBytes: z.optional(resultBytes()),
     pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
     activity: z.optional(z.enum(ACTIVITY, { error: oneOf(ACTIVITY) })),
+    approvalHints: z.optional(z.enum(APPROVAL_HINTS, { error: oneOf(APPROVAL_HINTS) })),
+    approvalTimeoutMs: z.optional(ms(1)),
   },
   { error: must('a JSON object') },
 );
@@ -150,15 +153,19 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const invalid: InvalidEntry[] = [];
   const exposeAlways: string[] = [];
   const serverDescriptions: Record<string, string> = {};
+  const approvals: Record<string, ApprovalRule> = {};
   for (const [id, value] of Object.entries(serversOf(raw, top))) {
     const issues: string[] = [];
     const entry = parseEntry(id, value, env, issues, vars);
+    // An entry's approval rule lives beside it (config/approvalConfig.ts): a changed rule restarts no server.
+    const rule = entryApproval(id, value, issues);
     // parseEntry gives undefined only with issues.
-    if (!entry) {
+    if (!entry || (rule === undefined && isPlainObject(value) && value.approval !== undefined)) {
       invalid.push(invalidEntry(id, value, issues));
       continue;
     }
     servers.push(entry);
+    if (rule !== undefined) approvals[id] = rule;
     const shown = entryPresentation(value);
     if (shown.always) exposeAlways.push(id);
     if (shown.description !== undefined) serverDescriptions[id] = shown.description;
@@ -166,6 +173,11 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const options = parsed.success ? parsed.data : {};
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
+  const approval = approvalSettings(
+    { ...options, approval: isPlainObject(raw) ? raw.approval : undefined },
+    approvals,
+    top,
+  );
   const capabilityDefault = options.clientCapabilities;
   if (capabilityDefault)
     for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
@@ -180,6 +192,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       toolBudgetTokens: options.toolBudgetTokens ?? DEFAULT_TOOL_BUDGET_TOKENS,
       exposeAlways,
       serverDescriptions,
+      ...(approval ? { approval } : {}),
       // The default spelt out is no setting: a reload that writes it changes nothing (configDiff.ts).
       ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
         ? { maxResultBytes: options.maxResultBytes }
@@ -189,6 +202,12 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
       invalid,
     },
   };
+}
+
+/** An entry's own `"approval"`, undefined when it has none or a bad one (then in `issues`). */
+function entryApproval(id: string, value: unknown, issues: string[]): ApprovalRule | undefined {
+  if (!isPlainObject(value) || value.approval === undefined) return undefined;
+  return approvalRule(value.approval, `server ${JSON.stringify(id)}: approval`, issues);
 }
 
 /**

@@ -22,6 +22,8 @@ export interface ConfigOptionChanges {
   maxResultBytes?: ProxyConfig['maxResultBytes'];
   /** Present (possibly undefined: back to `block`) when the top-level pinning moved. */
   pinning?: ProxyConfig['pinning'];
+  /** Present (possibly undefined: back to the defaults) when the approval policy moved. */
+  approval?: ProxyConfig['approval'];
 }
 
 export interface ConfigDiff {
@@ -60,6 +62,7 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
     diff.options.serverDescriptions = { ...after.serverDescriptions };
   if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
   if (before.pinning !== after.pinning) diff.options.pinning = after.pinning;
+  if (!sameValue(before.approval, after.approval)) diff.options.approval = after.approval;
   return diff;
 }
 

@@ -5,6 +5,7 @@
 import type { ToolFilter } from './toolFilter.js';
 import type { ClientCapabilityFlags } from './clientCapabilities.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
+import type { ApprovalSettings } from './approvalTypes.js';
 
 export interface EntryCommon {
   id: string;
@@ -107,6 +108,8 @@ export interface ProxyConfig {
   pinning?: PinningSetting;
   /** The activity log (activity/): `off`, in memory (unset), or also a JSONL file in the data folder; read at start. */
   activity?: ActivitySetting;
+  /** The approval policy (config/approvalConfig.ts); unset: annotations decide. */
+  approval?: ApprovalSettings;
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }

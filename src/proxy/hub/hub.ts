@@ -12,6 +12,7 @@ import type { ConfigOptionChanges } from '../config/configDiff.js';
 import { isToolAllowed } from '../config/toolFilter.js';
 import { entrySecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
+import type { AskUser } from './approval/approvalQuestion.js';
 import { NameTable, namespacedName, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionContracts.js';
 import { SubscriptionTable } from './subscriptionTable.js';
@@ -66,6 +67,8 @@ export class Hub implements SessionHost {
   readonly eraTasks = new EraTaskTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
+  /** Who answers an approval `ask` for the user (the app over IPC: modes/bridgeApproval.ts). */
+  askUser?: AskUser;
   private readonly startedAt = Date.now();
   private tables?: { tools: NameTable; prompts: NameTable };
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */

@@ -16,6 +16,7 @@ import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.
 import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
+import type { Upstream } from '../upstream/upstream.js';
 
 /** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
 const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
@@ -118,6 +119,11 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
       message: `Tool ${exposed} is not allowed by the proxy configuration`,
     });
   }
+  // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
+  if (what === 'tool' && approvalApplies(hub, u)) {
+    const { approveToolCall } = await import('./approval/approvalGate.js');
+    if (!(await approveToolCall(hub, s, req, u, name, exposed))) return;
+  }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   const params = name === exposed ? p : { ...p, name };
   // An aggregate's tool result over its server's maxResultBytes is cut (economy/resultCap.ts).
@@ -145,6 +151,11 @@ function withheldError(exposed: string, serverId: string, d: ToolDrift): RpcErro
     message: `Tool ${exposed} of server "${serverId}" is withheld: ${what}; ${state}`,
     data: { serverId, tool: d.tool, change: d.kind, fields: d.fields, ...(d.from ? { from: d.from } : {}) },
   };
+}
+
+/** Whether a tool call on `u` goes through the approval policy here. */
+function approvalApplies(hub: SessionHost, u: Upstream): boolean {
+  return hub.config.approval?.top !== 'off' && !(u.entry.kind === 'remote' && u.entry.type === 'bridge');
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

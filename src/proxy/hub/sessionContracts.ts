@@ -18,6 +18,7 @@ import type { FoundTools } from './economy/foundTools.js';
 import type { ToolExposure } from './economy/toolExposure.js';
 import type { ToolDrift } from '../../shared/status.js';
 import type { ActivityRecorder } from '../activity/activityRecorder.js';
+import type { AskUser } from './approval/approvalQuestion.js';
 
 /** One downstream request forwarded to an upstream and not yet answered. */
 export interface InFlight {
@@ -55,6 +56,10 @@ export interface HubSession {
 
 /** A session as routeRequest.ts sees it. */
 export interface RoutingSession extends HubSession {
+  /** The client's own name (`clientInfo.name`), once it said it. */
+  readonly clientName?: string;
+  /** This process's count of sessions when this one began: how the status names it. */
+  readonly serial: number;
   readonly single: Upstream | undefined;
   /** The level of a 2025 client's `logging/setLevel` (hub/modern/logLevels.ts). */
   logLevel?: string;
@@ -118,6 +123,8 @@ export interface SessionHost extends HeldHost {
   readonly listsEpoch: number;
   /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
   readonly exposure: ToolExposure;
+  /** Who answers for the user when the approval policy says ask (the app, in the bridge); unset: nobody. */
+  readonly askUser?: AskUser;
   /** The aggregate scope's tools with the server of each, names as exposed. */
   toolsByServer(): { serverId: string; tool: Item }[];
   /** Something the status shows changed (a session's found tools, say). */

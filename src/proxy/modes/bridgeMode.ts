@@ -29,6 +29,7 @@ import { watchConfigFile } from '../config/configFileWatch.js';
 import { TOKEN_ENV } from '../common/envNames.js';
 import { LOG_FILE_ENV } from '../common/logger.js';
 import { pinDefault, pinFolder } from '../pinning/pinFolder.js';
+import { ipcAskUser } from './bridgeApproval.js';
 
 /** Where the ready line goes: stdout, which carries nothing else in this mode. */
 const readyOut: NodeJS.WritableStream = process.stdout;
@@ -153,6 +154,12 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     pinDefault: pinDefault(),
     activityDefault: 'memory',
   });
+  // The app above answers approval questions over IPC (bridgeApproval.ts).
+  hub.askUser = ipcAskUser(
+    process as never,
+    (serverId, tool) => rememberAlways(opts, serverId, tool, log),
+    async (name) => (await import('../hub/approval/approvalGate.js')).approvalForName(hub, name),
+  );
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
   const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
@@ -301,6 +308,19 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   process.stderr.write(`status panel: ${bound.url}/#token=${token}\n`);
   log.info(`ready: ${ready.servers.map((s) => `${s.id}=${s.state}`).join(', ') || 'no servers'}`);
   return lifecycle.done;
+}
+
+/** "Always allow" written into the config file the bridge serves, when it has one (config/approvalRemember.ts). */
+async function rememberAlways(opts: CliOptions, serverId: string, tool: string, log: Logger): Promise<void> {
+  const file = editableConfigPath(opts);
+  if (file === undefined) return;
+  try {
+    const { rememberAlwaysAllow } = await import('../config/approvalRemember.js');
+    if (rememberAlwaysAllow(file, serverId, tool))
+      log.info(`approval: "Always allow" for server "${serverId}" tool "${tool}" written to ${file}`);
+  } catch (err) {
+    log.warn(`approval: "Always allow" for server "${serverId}" tool "${tool}" not written: ${errorText(err)}`);
+  }
 }
 
 /** The longest graceful stop an IPC shutdown may ask for. */

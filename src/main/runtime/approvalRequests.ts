@@ -1,0 +1,119 @@
+/**
+ * The bridge's approval questions (its IPC `{"type": "approval"}`, src/proxy/modes/bridgeApproval.ts)
+ * turned into McpRuntime's `approval` event, and the app's answer sent back. With no listener the
+ * answer is `none` at once (the bridge then asks the client, or refuses). The bridge holds the
+ * deadline; an answer after it is ignored there. Only the first answer counts.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+/** The app's answer: `once` this call, `always` this tool of this server from now on (written to the config), `deny`. */
+export type ApprovalAnswer = 'once' | 'always' | 'deny';
+
+/** One tool call waiting for the user (McpRuntime's `approval` event). */
+export interface ApprovalRequest {
+  server: string;
+  /** The tool's name as its server gives it. */
+  tool: string;
+  /** The calling client's own name (`clientInfo.name`), when it said it: the agent's proxy for an ACP agent. */
+  client?: string;
+  /** The bridge session that called. */
+  session: number;
+  /** The call's arguments, to show the user; never log them. */
+  arguments: Record<string, unknown>;
+  /** Which rule asked, e.g. `annotations (destructiveHint)`. */
+  rule: string;
+  /** When the bridge stops waiting and denies (epoch ms). */
+  deadline: number;
+  /** Answers the question; later calls do nothing. */
+  answer(a: ApprovalAnswer): void;
+}
+
+interface Question {
+  id: string;
+  server: string;
+  tool: string;
+  client?: string;
+  session: number;
+  arguments: Record<string, unknown>;
+  rule: string;
+  timeoutMs: number;
+}
+
+function questionOf(m: unknown): Question | undefined {
+  const msg = m as { type?: unknown; question?: Partial<Question> } | null;
+  const q = msg?.question;
+  if (!msg || msg.type !== 'approval' || !q || typeof q !== 'object') return undefined;
+  if (typeof q.id !== 'string' || typeof q.server !== 'string' || typeof q.tool !== 'string') return undefined;
+  return {
+    id: q.id,
+    server: q.server,
+    tool: q.tool,
+    ...(typeof q.client === 'string' ? { client: q.client } : {}),
+    session: typeof q.session === 'number' ? q.session : 0,
+    arguments: q.arguments && typeof q.arguments === 'object' ? q.arguments : {},
+    rule: typeof q.rule === 'string' ? q.rule : '',
+    timeoutMs: typeof q.timeoutMs === 'number' ? q.timeoutMs : 0,
+  };
+}
+
+/** What the policy says of a tool without a call (the bridge's `approval-decision`). */
+export interface ApprovalVerdict {
+  answer: 'allow' | 'ask' | 'deny' | 'off';
+  rule: string;
+}
+
+/** How long the bridge may take to say what its policy answers. */
+const CHECK_TIMEOUT_MS = 5000;
+let checks = 0;
+
+/** Asks the bridge what its policy answers for the tool an aggregate calls `name`; undefined: unknown or no answer. */
+export function checkApproval(
+  child: Pick<ChildProcess, 'on' | 'off' | 'send' | 'connected'>,
+  name: string,
+): Promise<ApprovalVerdict | undefined> {
+  const id = `check-${++checks}`;
+  return new Promise((resolve) => {
+    const done = (v: ApprovalVerdict | undefined) => {
+      clearTimeout(timer);
+      child.off('message', take);
+      resolve(v);
+    };
+    const take = (m: unknown) => {
+      const msg = m as { type?: unknown; id?: unknown; answer?: unknown; rule?: unknown } | null;
+      if (msg?.type !== 'approval-decision' || msg.id !== id) return;
+      const known = ['allow', 'ask', 'deny', 'off'].includes(msg.answer as string);
+      done(known ? { answer: msg.answer as ApprovalVerdict['answer'], rule: String(msg.rule ?? '') } : undefined);
+    };
+    const timer = setTimeout(() => done(undefined), CHECK_TIMEOUT_MS);
+    child.on('message', take);
+    if (!child.connected) return done(undefined);
+    child.send?.({ type: 'approval-check', id, name }, () => {});
+  });
+}
+
+/**
+ * Answers `child`'s approval questions through `ask` (undefined: no listener, answered `none`);
+ * `granted(server, tool)` true: the user already allowed this call elsewhere (an agent's own
+ * prompt), answered `once` without asking again.
+ */
+export function answerApprovals(
+  child: Pick<ChildProcess, 'on' | 'send' | 'connected'>,
+  ask: () => ((r: ApprovalRequest) => void) | undefined,
+  granted: (server: string, tool: string) => boolean = () => false,
+): void {
+  child.on('message', (m: unknown) => {
+    const q = questionOf(m);
+    if (!q) return;
+    let answered = false;
+    const reply = (answer: ApprovalAnswer | 'none') => {
+      if (answered) return;
+      answered = true;
+      if (child.connected) child.send?.({ type: 'approval-answer', id: q.id, answer }, () => {});
+    };
+    if (granted(q.server, q.tool)) return reply('once');
+    const listener = ask();
+    if (!listener) return reply('none');
+    const { id: _id, timeoutMs, ...shown } = q;
+    listener({ ...shown, deadline: Date.now() + timeoutMs, answer: (a) => reply(a) });
+  });
+}
