@@ -45,7 +45,8 @@ function withinBudget(start: keyof typeof BUDGET, bytes: number): void {
 }
 
 let dir = '';
-const env = () => ({ NODE_OPTIONS: `--require ${PRELOAD}`, QIMING_TEST_LOADED_DIR: dir });
+// Each start as a user gets it: tool pinning at its default (the suite turns it off elsewhere).
+const env = () => ({ NODE_OPTIONS: `--require ${PRELOAD}`, QIMING_TEST_LOADED_DIR: dir, QIMING_PINNING: '' });
 const bytesOf = (cli: string, files: string[]) => files.reduce((n, f) => n + statSync(join(dirname(cli), f)).size, 0);
 
 /** What process `pid` loaded, written by the preload when it exited: our files, and Node's own modules. */
@@ -85,9 +86,15 @@ describe('the files each start of the CLI loads', () => {
     expect((await proxy.client.listTools()).tools.map((t) => t.name)).toContain('a__echo');
     await proxy.close();
     const { files, builtins } = await loaded(pid);
-    expect(files).toEqual(['qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs']);
-    // node:crypto is taken where first needed (about 2 ms of Node's own modules at every start otherwise).
-    expect(builtins).not.toContain('crypto');
+    expect(files).toEqual([
+      'qiming-mcp-core.cjs',
+      'qiming-mcp-pinning.cjs',
+      'qiming-mcp-process.cjs',
+      'qiming-mcp-stdio-proxy.cjs',
+    ]);
+    // Pinning checks the first list with its own file, hashing with node:crypto (about 2 ms of
+    // Node's own modules); a start without pinning (the app's path, below) loads neither.
+    expect(builtins).toContain('crypto');
     withinBudget('stdio', bytesOf(CLI, files));
   });
 
@@ -99,7 +106,12 @@ describe('the files each start of the CLI loads', () => {
     expect((await lister.client.listTools()).tools.map((t) => t.name)).toEqual(['search_tools', 'call_tool']);
     expect((await lister.client.callTool({ name: 'call_tool', arguments: { name: 'a__whoami' } })).isError).toBeFalsy();
     await lister.close();
-    const core = ['qiming-mcp-core.cjs', 'qiming-mcp-process.cjs', 'qiming-mcp-stdio-proxy.cjs'];
+    const core = [
+      'qiming-mcp-core.cjs',
+      'qiming-mcp-pinning.cjs',
+      'qiming-mcp-process.cjs',
+      'qiming-mcp-stdio-proxy.cjs',
+    ];
     // The call went through the approval policy, loaded with the first tool call.
     expect(await loadedBy(listerPid)).toEqual(
       [...core, 'qiming-mcp-approval.cjs', 'qiming-mcp-tool-economy.cjs'].sort(),
@@ -133,10 +145,13 @@ describe('the files each start of the CLI loads', () => {
     bridge.child.kill('SIGTERM');
     await bridge.waitExit(10_000);
     const files = await loadedBy(bridge.pid);
+    // The activity log is on in the bridge, and pinning checks its servers' first lists.
     expect(files).toEqual([
+      'qiming-mcp-activity.cjs',
       'qiming-mcp-bridge.cjs',
       'qiming-mcp-config-edit.cjs',
       'qiming-mcp-core.cjs',
+      'qiming-mcp-pinning.cjs',
       'qiming-mcp-process.cjs',
       'qiming-mcp-stdio-proxy.cjs',
     ]);
@@ -166,6 +181,7 @@ describe('the files each start of the CLI loads', () => {
         'qiming-mcp-core.cjs',
         'qiming-mcp-http-client.cjs',
         'qiming-mcp-oauth.cjs',
+        'qiming-mcp-pinning.cjs',
         'qiming-mcp-stdio-proxy.cjs',
       ]);
 
