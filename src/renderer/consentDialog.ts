@@ -55,6 +55,15 @@ export function openConsent(
     parts.push(
       row(plan.headers.length ? 'Variables and headers' : 'Environment', vars.length ? vars.join('  ') : 'none'),
     );
+    if ([...plan.env, ...plan.headers].some((v) => v.secret))
+      parts.push(
+        row(
+          'Secrets kept',
+          plan.secretsKept === 'store'
+            ? 'in the keychain; the config file holds only references'
+            : 'in the config file (readable by you only): no keychain can be used here',
+        ),
+      );
     if (plan.runtime && !plan.runtime.found)
       parts.push(
         el(

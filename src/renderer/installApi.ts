@@ -39,6 +39,8 @@ export interface InstallPlanView {
   headers: { name: string; value: string; secret: boolean }[];
   inputs: InstallInputView[];
   missing: string[];
+  /** Where its secret values will be kept: the secret store (the entry holds references) or the 0600 config file. */
+  secretsKept: 'config' | 'store';
   runtime?: { command: string; found: boolean; path?: string };
   folder?: string;
   author?: string;

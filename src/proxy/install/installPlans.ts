@@ -24,7 +24,7 @@ import { readRecords, writeRecords, type InstallRecord } from './installRecords.
 import type { RegistryClient, RegistryEntry } from './registryClient.js';
 import type { ServerJson } from './serverJson.js';
 import { packageEntry, remoteEntry, type EntryPlan, type InstallInput, type Values } from './serverJsonEntry.js';
-import { storeSecretValue } from './secretValue.js';
+import { forgetSecrets, secretsKeptWhere, storeSecretValue } from './secretValue.js';
 
 export const PLAN_TTL_MS = 10 * 60_000;
 const MAX_PLANS = 16;
@@ -291,7 +291,7 @@ export class InstallPlans {
       })),
       inputs: plan.inputs,
       missing: plan.missing,
-      secretsKept: 'config',
+      secretsKept: plan.secretKeys.length > 0 ? await secretsKeptWhere() : 'config',
       expiresAt: new Date(Date.now() + PLAN_TTL_MS).toISOString(),
     };
     if (title !== undefined) view.title = title;
@@ -365,9 +365,13 @@ export class InstallPlans {
     }
     const entry: EntryDraft = { ...p.entry, ...(p.entry.env ? { env: { ...p.entry.env } } : {}) };
     if (p.entry.headers) entry.headers = { ...p.entry.headers };
+    const kept: string[] = [];
     for (const s of p.secretKeys) {
       const map = s.where === 'env' ? entry.env : entry.headers;
-      if (map?.[s.key] !== undefined) map[s.key] = (await storeSecretValue(serverId, s.where, s.key, map[s.key])).value;
+      if (map?.[s.key] === undefined) continue;
+      const stored = await storeSecretValue(serverId, s.where, s.key, map[s.key]);
+      map[s.key] = stored.value;
+      if (stored.name !== undefined) kept.push(stored.name);
     }
     const exists = this.servers().some((s) => s.id === serverId);
     const result = this.store().apply(
@@ -382,13 +386,17 @@ export class InstallPlans {
     }
     if (swapped) rmSync(swapped, { recursive: true, force: true });
     const records = this.records();
-    records[serverId] = { ...p.record, installedAt: new Date().toISOString() };
+    records[serverId] = {
+      ...p.record,
+      ...(kept.length ? { secrets: kept } : {}),
+      installedAt: new Date().toISOString(),
+    };
     writeRecords(this.ctx.dataDir, records);
     return { serverId, replaced: exists };
   }
 
-  /** Removes an installed server: its entry, its bundle folder and its record. */
-  uninstall(serverId: string): { removedFolder?: string } {
+  /** Removes an installed server: its entry, its bundle folder, the secrets its install kept, and its record. */
+  async uninstall(serverId: string): Promise<{ removedFolder?: string }> {
     const records = this.records();
     const rec = records[serverId];
     if (!rec) throw new InstallError(`"${serverId}" was not installed from the registry or a bundle`, 404);
@@ -398,6 +406,7 @@ export class InstallPlans {
     }
     const bundlesDir = join(this.ctx.dataDir, 'bundles');
     if (rec.folder && rec.folder.startsWith(bundlesDir)) rmSync(rec.folder, { recursive: true, force: true });
+    if (rec.secrets?.length) await forgetSecrets(rec.secrets);
     delete records[serverId];
     writeRecords(this.ctx.dataDir, records);
     return rec.folder ? { removedFolder: rec.folder } : {};

@@ -17,6 +17,8 @@ export interface InstallRecord {
   /** The unpacked bundle's folder (absolute), removed on uninstall. */
   folder?: string;
   sha256?: string;
+  /** The secret store's names its install kept values under, forgotten on uninstall. */
+  secrets?: string[];
   installedAt: string;
 }
 

@@ -221,7 +221,7 @@ export async function handleInstallRoute(
       return true;
     }
     if (typeof body.id !== 'string') return (sendError(res, 400, 'expected {"id": "<server id>"}'), true);
-    const removed = plans.uninstall(body.id);
+    const removed = await plans.uninstall(body.id);
     log.info(`uninstalled ${body.id}`);
     const applied = o.applyWritten ? await o.applyWritten() : undefined;
     sendJson(res, 200, { ok: true, ...removed, ...(applied ? { applied } : {}) });

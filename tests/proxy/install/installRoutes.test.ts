@@ -174,6 +174,8 @@ describe('install routes', () => {
       { name: 'GREETER_TOKEN', value: '********', secret: true },
     ]);
     expect(JSON.stringify(plan)).not.toContain('tok-never-shown-123');
+    // No keychain here (the suite's session bus leads nowhere): the secret stays in the 0600 file, as the plan says.
+    expect(plan.secretsKept).toBe('config');
     expect(existsSync(folder)).toBe(false);
 
     const done = await json('POST', '/install/confirm', { planId: plan.planId });
