@@ -27,10 +27,12 @@ import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-/** What the preload exposes: status, restart, the panel's server management, sign-in. */
+/** What the preload exposes: status, restart, the panel's server management, sign-in, pin decisions, activity. */
 const API_METHODS = [
+  'activity',
   'callTool',
   'changeConfig',
+  'decidePin',
   'getAgents',
   'getConfig',
   'getStatus',

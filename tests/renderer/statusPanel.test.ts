@@ -59,6 +59,8 @@ describe('status panel over HTTP', () => {
       'Uptime1h 02m',
       'Restarts0',
       'Sessions2',
+      // No call through the bridge yet (the status has no `health`): a dash.
+      'Calls (5 min)\u2014',
     ]);
     expect(await fs.locator('.tools summary').textContent()).toBe('5 tools');
     expect(await fs.locator('.tool-name').allTextContents()).toContain('read_text_file');
