@@ -90,7 +90,13 @@ describe('attachToApp', () => {
 
     // Before ready: the handlers exist (a window may ask first), the runtime has not started.
     expect([...handlers.keys()].sort()).toEqual(
-      [IPC_CHANNELS.restart, IPC_CHANNELS.getStatus, IPC_CHANNELS.signIn, IPC_CHANNELS.signOut].sort(),
+      [
+        IPC_CHANNELS.restart,
+        IPC_CHANNELS.getStatus,
+        IPC_CHANNELS.signIn,
+        IPC_CHANNELS.signOut,
+        IPC_CHANNELS.pinDecision,
+      ].sort(),
     );
     expect(((await invoke(IPC_CHANNELS.getStatus, PAGES[1]!)) as { bridge: { state: string } }).bridge.state).toBe(
       'stopped',
