@@ -5,39 +5,20 @@
  * deadline; an answer after it is ignored there. Only the first answer counts.
  */
 import type { ChildProcess } from 'node:child_process';
+import type { ApprovalQuestion } from '../../shared/approval.js';
 
 /** The app's answer: `once` this call, `always` this tool of this server from now on (written to the config), `deny`. */
 export type ApprovalAnswer = 'once' | 'always' | 'deny';
 
-/** One tool call waiting for the user (McpRuntime's `approval` event). */
-export interface ApprovalRequest {
-  server: string;
-  /** The tool's name as its server gives it. */
-  tool: string;
-  /** The calling client's own name (`clientInfo.name`), when it said it: the agent's proxy for an ACP agent. */
-  client?: string;
-  /** The bridge session that called. */
-  session: number;
-  /** The call's arguments, to show the user; never log them. */
-  arguments: Record<string, unknown>;
-  /** Which rule asked, e.g. `annotations (destructiveHint)`. */
-  rule: string;
+/** One tool call waiting for the user (McpRuntime's `approval` event): the bridge's question, with its deadline. */
+export interface ApprovalRequest extends Omit<ApprovalQuestion, 'id' | 'timeoutMs'> {
   /** When the bridge stops waiting and denies (epoch ms). */
   deadline: number;
   /** Answers the question; later calls do nothing. */
   answer(a: ApprovalAnswer): void;
 }
 
-interface Question {
-  id: string;
-  server: string;
-  tool: string;
-  client?: string;
-  session: number;
-  arguments: Record<string, unknown>;
-  rule: string;
-  timeoutMs: number;
-}
+type Question = ApprovalQuestion;
 
 function questionOf(m: unknown): Question | undefined {
   const msg = m as { type?: unknown; question?: Partial<Question> } | null;
