@@ -63,6 +63,8 @@ export interface InstallApi {
   plan(req: PlanRequest): Promise<{ ok: true; plan: InstallPlanView } | Failure>;
   confirm(planId: string): Promise<{ ok: true; serverId: string } | Failure>;
   uninstall(id: string): Promise<{ ok: true } | Failure>;
+  /** The ids of the servers installed from a registry or a bundle. */
+  installed(): Promise<{ ok: true; ids: string[] } | Failure>;
 }
 
 /** The install API over the bridge's HTTP routes. */
@@ -110,5 +112,9 @@ export class HttpInstall implements InstallApi {
   }
   uninstall(id: string) {
     return this.call<{ ok: true }>('POST', '/install/uninstall', { id });
+  }
+  async installed(): Promise<{ ok: true; ids: string[] } | Failure> {
+    const r = await this.call<{ ok: true; installed: Record<string, unknown> }>('GET', '/install/installed');
+    return r.ok ? { ok: true, ids: Object.keys(r.installed ?? {}) } : r;
   }
 }

@@ -102,7 +102,7 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
       el(
         'p',
         undefined,
-        `The entry "${id}" is deleted from the MCP config (a copy of the previous file is kept as .bak).`,
+        `The entry "${id}" is deleted from the MCP config (a copy of the previous file is kept as .bak); a server installed from the registry or a bundle also loses its unpacked files and kept secrets.`,
       ),
     );
     const yes = button('Remove', 'danger');
@@ -114,14 +114,25 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     d.body.append(err, actions);
     no.addEventListener('click', () => d.close());
     yes.addEventListener('click', () => {
-      void api.change({ op: 'remove', id, version: versionOf(id) }).then((r) => {
+      void (async () => {
+        // A server installed from a registry or a bundle is uninstalled: its entry, its unpacked
+        // files and the secrets its install kept go together.
+        const known = install ? await install.installed() : undefined;
+        if (install && known?.ok && known.ids.includes(id)) {
+          const r = await install.uninstall(id);
+          if (r.ok) return d.close();
+          err.textContent = r.error;
+          err.hidden = false;
+          return;
+        }
+        const r = await api.change({ op: 'remove', id, version: versionOf(id) });
         const e = answer(r);
         if (r.ok) d.close();
         else {
           err.textContent = e ?? 'not removed';
           err.hidden = false;
         }
-      });
+      })();
     });
     d.open();
     no.focus();

@@ -1,7 +1,7 @@
 // Installing from the panel in real Chromium through a running bridge: Browse, search the
 // fixture registry, open a result, see the consent with the exact command, give the value it
 // needs, confirm, and the server becomes ready in the bridge; a .mcpb opened with "Open
-// bundle" the same way; uninstall leaves no files.
+// bundle" the same way; Remove on an installed server's card uninstalls it, leaving no files.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,7 +124,7 @@ describe('installing from the panel (real bridge, real Chromium)', () => {
     expect(readFileSync(file, 'utf8')).toBe(before);
   });
 
-  it('opens a .mcpb with "Open bundle", shows its command and folder, installs and runs it; uninstall leaves no files', async () => {
+  it('opens a .mcpb with "Open bundle", shows its command and folder, installs and runs it; Remove on its card uninstalls it, leaving no files', async () => {
     const bundlePath = join(dir, 'greeter.mcpb');
     writeFileSync(bundlePath, await greeterBundle());
     const browse = page.getByRole('dialog', { name: 'Browse servers' });
@@ -151,8 +151,14 @@ describe('installing from the panel (real bridge, real Chromium)', () => {
     await waitFor(async () => (await serverState('greeter')) === 'ready', 30_000, 'greeter ready');
     expect(existsSync(join(folder, 'server/index.js'))).toBe(true);
 
-    const gone = await panelRequest(bridge, 'POST', '/install/uninstall', { id: 'greeter' });
-    expect(gone.status).toBe(200);
+    // Remove on the card uninstalls it: the entry, the unpacked folder and the record.
+    await browse.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('region', { name: 'greeter', exact: true }).getByRole('button', { name: 'Remove' }).click();
+    const remove = page.getByRole('dialog', { name: 'Remove greeter?' });
+    expect(await remove.textContent()).toContain('also loses its unpacked files and kept secrets');
+    await remove.getByRole('button', { name: 'Remove' }).click();
+    await remove.waitFor({ state: 'detached' });
+    expect(JSON.parse(readFileSync(join(dataDir, 'installs.json'), 'utf8')).greeter).toBeUndefined();
     await waitFor(async () => (await serverState('greeter')) === undefined, 30_000, 'greeter gone');
     expect(existsSync(folder)).toBe(false);
     expect(readdirSync(join(dataDir, 'bundles'))).toEqual([]);
