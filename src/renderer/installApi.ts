@@ -2,52 +2,8 @@
  * What the Browse view asks the runtime: one page of the registry, a plan, its confirm, an
  * uninstall. The shapes are the bridge's /install routes (src/proxy/install/installRoutes.ts).
  */
-export interface RegistryResult {
-  name: string;
-  title?: string;
-  description: string;
-  version: string;
-  publisher: string;
-  transports: string[];
-  /** The server id it is installed as. */
-  installed?: string;
-  /** A newer version than the installed one. */
-  update?: string;
-}
-
-export interface InstallInputView {
-  key: string;
-  label: string;
-  description?: string;
-  required: boolean;
-  secret: boolean;
-  default?: string;
-}
-
-export interface InstallPlanView {
-  planId: string;
-  serverId: string;
-  name: string;
-  title?: string;
-  version: string;
-  kind: 'stdio' | 'remote';
-  shown: string;
-  source: { kind: 'registry'; registry: string; name: string; version: string } | { kind: 'bundle'; file: string };
-  checksum: string;
-  sha256?: string;
-  env: { name: string; value: string; secret: boolean }[];
-  headers: { name: string; value: string; secret: boolean }[];
-  inputs: InstallInputView[];
-  missing: string[];
-  /** Where its secret values will be kept: the secret store (the entry holds references) or the 0600 config file. */
-  secretsKept: 'config' | 'store';
-  runtime?: { command: string; found: boolean; path?: string };
-  folder?: string;
-  author?: string;
-  tools?: string[];
-  prompts?: string[];
-  changes?: string[];
-}
+export type { InstallPlanView, RegistryResult } from '../shared/install.js';
+import type { InstallPlanView, RegistryResult } from '../shared/install.js';
 
 export type PlanRequest =
   | { registry: { name: string; version?: string }; values?: Record<string, string> }

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { EntryDraft, EntryView } from '../../shared/configContract.js';
+import type { InstallPlanView } from '../../shared/install.js';
 import { ConfigStore } from '../config/configStore.js';
 import { SERVER_ID_RE } from '../config/configEntry.js';
 import { findCommand, mergePath } from '../process/commandResolver.js';
@@ -23,7 +24,7 @@ import { InstallError } from './installError.js';
 import { readRecords, writeRecords, type InstallRecord } from './installRecords.js';
 import type { RegistryClient, RegistryEntry } from './registryClient.js';
 import type { ServerJson } from './serverJson.js';
-import { packageEntry, remoteEntry, type EntryPlan, type InstallInput, type Values } from './serverJsonEntry.js';
+import { packageEntry, remoteEntry, type EntryPlan, type Values } from './serverJsonEntry.js';
 import { forgetSecrets, secretsKeptWhere, storeSecretValue } from './secretValue.js';
 
 export const PLAN_TTL_MS = 10 * 60_000;
@@ -42,35 +43,7 @@ export interface InstallContext {
 }
 
 /** What the consent dialog shows. */
-export interface PlanView {
-  planId: string;
-  serverId: string;
-  name: string;
-  title?: string;
-  version: string;
-  kind: 'stdio' | 'remote';
-  /** The exact command line, or the URL. */
-  shown: string;
-  source: { kind: 'registry'; registry: string; name: string; version: string } | { kind: 'bundle'; file: string };
-  /** `sha256 verified`, `no checksum: a file you opened`, ... */
-  checksum: string;
-  sha256?: string;
-  env: { name: string; value: string; secret: boolean }[];
-  headers: { name: string; value: string; secret: boolean }[];
-  inputs: InstallInput[];
-  missing: string[];
-  runtime?: { command: string; found: boolean; path?: string };
-  /** Bundles: the folder it is unpacked into, author, declared tools and prompts. */
-  folder?: string;
-  author?: string;
-  tools?: string[];
-  prompts?: string[];
-  /** A re-install: what differs from the installed entry. */
-  changes?: string[];
-  /** Where secret values are kept. */
-  secretsKept: 'config' | 'store';
-  expiresAt: string;
-}
+export type PlanView = InstallPlanView;
 
 interface StoredPlan {
   view: PlanView;

@@ -16,16 +16,8 @@ import { InstallError } from './installError.js';
 import type { ServerJson, SjArgument, SjInput, SjKeyValue, SjPackage, SjTransport } from './serverJson.js';
 
 /** One value the user is asked for before an install. */
-export interface InstallInput {
-  /** The key its answer comes under in the confirm's `values`. */
-  key: string;
-  label: string;
-  description?: string;
-  required: boolean;
-  secret: boolean;
-  default?: string;
-  choices?: string[];
-}
+export type { InstallInput } from '../../shared/install.js';
+import type { InstallInput } from '../../shared/install.js';
 
 export interface EntryPlan {
   entry: EntryDraft;

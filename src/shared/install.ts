@@ -1,0 +1,61 @@
+/**
+ * The shapes of the bridge's `/install` routes (src/proxy/install/installRoutes.ts) that the
+ * panel's Browse view and consent dialog read (src/renderer/installApi.ts).
+ */
+
+/** One registry server as a search lists it. */
+export interface RegistryResult {
+  name: string;
+  title?: string;
+  description: string;
+  version: string;
+  publisher: string;
+  transports: string[];
+  /** The server id it is installed as. */
+  installed?: string;
+  /** A newer version than the installed one. */
+  update?: string;
+}
+
+/** A value the install asks for (a variable, a header, an argument, a bundle's `user_config`). */
+export interface InstallInput {
+  /** The key its answer comes under in the confirm's `values`. */
+  key: string;
+  label: string;
+  description?: string;
+  required: boolean;
+  secret: boolean;
+  default?: string;
+  choices?: string[];
+}
+
+/** What the consent dialog shows. */
+export interface InstallPlanView {
+  planId: string;
+  serverId: string;
+  name: string;
+  title?: string;
+  version: string;
+  kind: 'stdio' | 'remote';
+  /** The exact command line, or the URL. */
+  shown: string;
+  source: { kind: 'registry'; registry: string; name: string; version: string } | { kind: 'bundle'; file: string };
+  /** `sha256 verified`, `no checksum: a file you opened`, ... */
+  checksum: string;
+  sha256?: string;
+  env: { name: string; value: string; secret: boolean }[];
+  headers: { name: string; value: string; secret: boolean }[];
+  inputs: InstallInput[];
+  missing: string[];
+  runtime?: { command: string; found: boolean; path?: string };
+  /** Bundles: the folder it is unpacked into, author, declared tools and prompts. */
+  folder?: string;
+  author?: string;
+  tools?: string[];
+  prompts?: string[];
+  /** A re-install: what differs from the installed entry. */
+  changes?: string[];
+  /** Where secret values are kept. */
+  secretsKept: 'config' | 'store';
+  expiresAt: string;
+}
