@@ -146,16 +146,22 @@ describe('a reload of the bridge', () => {
   }, 60_000);
 });
 
+/** A bridge of servers a and b, and an agent's proxy in search mode linked to both (the app's chain). */
+async function appChain(): Promise<{ b: Awaited<ReturnType<typeof startBridge>>; h: ProxyHandle }> {
+  const b = await startBridge({ config: { mcpServers: servers() } });
+  const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: b.auth });
+  const h = await connectProxy([
+    '--config',
+    JSON.stringify({ toolExposure: 'search', mcpServers: { a: link('a'), b: link('b') } }),
+    '--no-watchdog',
+  ]);
+  closers.push(() => h.close());
+  return { b, h };
+}
+
 describe("the app's chain: the stdio aggregation over the bridge's stream links", () => {
   it('lists by search, finds, and calls with progress through the chain', async () => {
-    const b = await startBridge({ config: { mcpServers: servers() } });
-    const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: b.auth });
-    const h: ProxyHandle = await connectProxy([
-      '--config',
-      JSON.stringify({ toolExposure: 'search', mcpServers: { a: link('a'), b: link('b') } }),
-      '--no-watchdog',
-    ]);
-    closers.push(() => h.close());
+    const { h } = await appChain();
     const seen = counted(h.client);
     const listed = (await h.client.listTools()).tools;
     expect(names(listed)).toEqual(META);
@@ -175,14 +181,7 @@ describe("the app's chain: the stdio aggregation over the bridge's stream links"
   }, 60_000);
 
   it("shows in the bridge's status which tools the agent's session loaded, until its proxy is gone", async () => {
-    const b = await startBridge({ config: { mcpServers: servers() } });
-    const link = (id: string) => ({ type: 'bridge', url: `${b.url}/mcp/${id}`, headers: b.auth });
-    const h: ProxyHandle = await connectProxy([
-      '--config',
-      JSON.stringify({ toolExposure: 'search', mcpServers: { a: link('a'), b: link('b') } }),
-      '--no-watchdog',
-    ]);
-    closers.push(() => h.close());
+    const { b, h } = await appChain();
     const pid = h.transport.pid!;
     await h.client.callTool({ name: 'search_tools', arguments: { query: 'waits sending progress', limit: 1 } });
     const agentSessions = async () => ((await b.status()) as Json).economy.sessions.filter((s: Json) => s.agentPid);
