@@ -3,7 +3,7 @@
 // shell.openExternal; here the fixture browser), the server becomes ready; the token store
 // is encrypted under the app's key; the key itself is kept by (fake) safeStorage.
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,17 @@ describe('the app key of the token store', () => {
     expect(log.lines.join('\n')).toMatch(
       /warn safeStorage cannot encrypt here: sign-in tokens are kept in plain files/,
     );
+  });
+
+  it("is none where safeStorage's only backend is its built-in password (Linux basic_text)", () => {
+    const dir = tempDir();
+    const log = memoryLogger();
+    const basic = { ...fakeSafe(), getSelectedStorageBackend: () => 'basic_text' };
+    expect(oauthStoreKey(dir, basic, log.logger)).toBeUndefined();
+    expect(existsSync(join(dir, 'oauth-store.key'))).toBe(false);
+    expect(log.lines.join('\n')).toMatch(/warn safeStorage has no keyring here \(basic_text\)/);
+    const keyring = { ...fakeSafe(), getSelectedStorageBackend: () => 'gnome_libsecret' };
+    expect(Buffer.from(oauthStoreKey(dir, keyring, log.logger)!, 'base64')).toHaveLength(32);
   });
 });
 

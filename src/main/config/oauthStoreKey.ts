@@ -2,8 +2,10 @@
  * The key of the app's encrypted sign-in token store: 32 random bytes, kept in
  * `<userData>/oauth-store.key` encrypted with Electron's safeStorage (the OS keychain,
  * DPAPI or libsecret), handed to the bridge in `QIMING_OAUTH_KEY`. Where safeStorage cannot
- * encrypt (no keyring), there is no key: the tokens stay in plain 0600 files and the log
- * says so. `safe` is Electron's safeStorage in the app, a fake in tests.
+ * encrypt (no keyring), or on Linux encrypts only under its built-in password (the
+ * `basic_text` backend, which any program can undo), there is no key: the tokens stay in
+ * plain 0600 files and the log says so. `safe` is Electron's safeStorage in the app, a fake
+ * in tests.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,6 +20,8 @@ export interface SafeStorageLike {
   isEncryptionAvailable(): boolean;
   encryptString(plain: string): Buffer;
   decryptString(data: Buffer): string;
+  /** Linux only in Electron: the backend in use (`basic_text` is no keyring at all). */
+  getSelectedStorageBackend?(): string;
 }
 
 export function oauthStoreKey(
@@ -28,6 +32,12 @@ export function oauthStoreKey(
   if (!safe.isEncryptionAvailable()) {
     log.warn(
       'safeStorage cannot encrypt here: sign-in tokens are kept in plain files readable only by you (mode 0600)',
+    );
+    return undefined;
+  }
+  if (process.platform === 'linux' && safe.getSelectedStorageBackend?.() === 'basic_text') {
+    log.warn(
+      'safeStorage has no keyring here (basic_text): sign-in tokens and secrets are kept in plain files readable only by you (mode 0600)',
     );
     return undefined;
   }
