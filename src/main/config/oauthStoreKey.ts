@@ -20,7 +20,7 @@ export interface SafeStorageLike {
   isEncryptionAvailable(): boolean;
   encryptString(plain: string): Buffer;
   decryptString(data: Buffer): string;
-  /** Linux only in Electron: the backend in use (`basic_text` is no keyring at all). */
+  /** Electron has it on Linux only: the backend in use (`basic_text` is no keyring at all). */
   getSelectedStorageBackend?(): string;
 }
 
@@ -29,16 +29,13 @@ export function oauthStoreKey(
   safe: SafeStorageLike,
   log: Pick<RuntimeLogger, 'warn'>,
 ): string | undefined {
-  if (!safe.isEncryptionAvailable()) {
-    log.warn(
-      'safeStorage cannot encrypt here: sign-in tokens are kept in plain files readable only by you (mode 0600)',
-    );
-    return undefined;
-  }
-  if (process.platform === 'linux' && safe.getSelectedStorageBackend?.() === 'basic_text') {
-    log.warn(
-      'safeStorage has no keyring here (basic_text): sign-in tokens and secrets are kept in plain files readable only by you (mode 0600)',
-    );
+  const noKeyring = !safe.isEncryptionAvailable()
+    ? 'safeStorage cannot encrypt here'
+    : safe.getSelectedStorageBackend?.() === 'basic_text'
+      ? 'safeStorage has no keyring here (basic_text)'
+      : undefined;
+  if (noKeyring) {
+    log.warn(`${noKeyring}: sign-in tokens are kept in plain files readable only by you (mode 0600)`);
     return undefined;
   }
   const file = join(userDataDir, 'oauth-store.key');
