@@ -110,6 +110,11 @@ export function packageEntry(server: ServerJson, pkg: SjPackage, values: Values)
     throw new InstallError(
       `${server.name}: a ${pkg.transport.type} package is not supported; use its remote, if it has one`,
     );
+  // A package name, never an option of the runtime (npx `--call=...`, docker `--privileged`).
+  if (pkg.identifier.startsWith('-') || /\s/.test(pkg.identifier) || [...pkg.identifier].some((ch) => ch < ' '))
+    throw new InstallError(
+      `${server.name}: its package identifier ${JSON.stringify(pkg.identifier)} starts with "-" or holds a space: refused`,
+    );
   const c = new Collector(values);
   const runtime = pkg.runtimeHint ?? runtimeDefault;
   const runtimeArgs = c.args(pkg.runtimeArguments, 'runtime');
