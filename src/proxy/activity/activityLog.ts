@@ -81,7 +81,8 @@ export class ActivityLog implements ActivityRecorder {
       seq: ++this.seq,
       at: new Date(call.at).toISOString(),
       session: call.session,
-      method: call.method,
+      // The client's text, as long as its message: cut like a name.
+      method: call.method.slice(0, 300),
       durationMs: Math.round(durationMs * 10) / 10,
       outcome: call.outcome,
       progress: call.progress,

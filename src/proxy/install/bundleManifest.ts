@@ -116,13 +116,16 @@ export interface BundleCommand {
 
 /**
  * The command with its `${...}` filled. `dir` is the unpacked folder as it goes into the entry
- * (it may itself be a `${QIMING_DATA_DIR}/...` reference the proxy expands at start).
+ * (it may itself be a `${QIMING_DATA_DIR}/...` reference the proxy expands at start). `lit`
+ * turns the rest (the manifest's text, the values filled in) into entry text: `asLiteral` for
+ * the entry (literal.ts), left as it is for the text shown.
  */
 export function bundleCommand(
   m: BundleManifest,
   dir: string,
   values: Readonly<Record<string, string>>,
   platform: NodeJS.Platform = process.platform,
+  lit: (text: string) => string = (text) => text,
 ): BundleCommand {
   const mc = m.server.mcp_config;
   const over = mc.platform_overrides?.[platform] ?? {};
@@ -134,24 +137,31 @@ export function bundleCommand(
   const missing = new Set<string>();
   const sensitiveUsed = new Set<string>();
   const fields = m.user_config ?? {};
-  const fill = (s: string) =>
-    s.replace(/\$\{([^}]+)\}/g, (whole, name: string) => {
-      if (name === '__dirname') return dir;
-      if (name === 'HOME') return homedir();
-      if (name === '/' || name === 'pathSeparator') return sep;
-      const uc = /^user_config\.([A-Za-z0-9_-]+)$/.exec(name);
-      if (!uc) return whole;
-      const f = fields[uc[1]];
-      if (!f) return whole;
-      const given = values[uc[1]];
-      const v = given !== undefined && given !== '' ? given : f.default !== undefined ? String(f.default) : undefined;
-      if (v === undefined) {
-        if (f.required) missing.add(f.title);
-        return '';
-      }
-      if (f.sensitive) sensitiveUsed.add(uc[1]);
-      return v;
-    });
+  const fill = (s: string) => {
+    let out = '';
+    let at = 0;
+    for (const ref of s.matchAll(/\$\{([^}]+)\}/g)) {
+      out += lit(s.slice(at, ref.index)) + (ref[1] === '__dirname' ? dir : lit(filled(ref[0], ref[1])));
+      at = ref.index + ref[0].length;
+    }
+    return out + lit(s.slice(at));
+  };
+  const filled = (whole: string, name: string) => {
+    if (name === 'HOME') return homedir();
+    if (name === '/' || name === 'pathSeparator') return sep;
+    const uc = /^user_config\.([A-Za-z0-9_-]+)$/.exec(name);
+    if (!uc) return whole;
+    const f = fields[uc[1]];
+    if (!f) return whole;
+    const given = values[uc[1]];
+    const v = given !== undefined && given !== '' ? given : f.default !== undefined ? String(f.default) : undefined;
+    if (v === undefined) {
+      if (f.required) missing.add(f.title);
+      return '';
+    }
+    if (f.sensitive) sensitiveUsed.add(uc[1]);
+    return v;
+  };
   const env: Record<string, string> = {};
   const secretEnv: string[] = [];
   for (const [k, v] of Object.entries(base.env)) {

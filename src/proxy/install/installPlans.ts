@@ -26,6 +26,7 @@ import type { RegistryClient, RegistryEntry } from './registryClient.js';
 import type { ServerJson } from './serverJson.js';
 import { packageEntry, remoteEntry, type EntryPlan, type Values } from './serverJsonEntry.js';
 import { forgetSecrets, secretsKeptWhere, storeSecretValue } from './secretValue.js';
+import { asLiteral, fromLiteral } from './literal.js';
 
 export const PLAN_TTL_MS = 10 * 60_000;
 const MAX_PLANS = 16;
@@ -171,7 +172,7 @@ export class InstallPlans {
     const folder = join(this.ctx.dataDir, 'bundles', serverId);
     const folderRef = `${this.ctx.dataDirRef}/bundles/${serverId}`;
     const real = bundleCommand(m, folder, values);
-    const inEntry = bundleCommand(m, folderRef, values);
+    const inEntry = bundleCommand(m, folderRef, values, process.platform, asLiteral);
     let command = inEntry.command;
     const env = { ...inEntry.env };
     let shownCommand = real.command;
@@ -239,7 +240,7 @@ export class InstallPlans {
       .filter((v) => v !== '');
     for (const s of plan.secretKeys) {
       const v = s.where === 'env' ? plan.entry.env?.[s.key] : plan.entry.headers?.[s.key];
-      if (v) secretValues.push(v);
+      if (v) secretValues.push(fromLiteral(v));
     }
     const isSecret = (where: 'env' | 'headers', key: string) =>
       plan.secretKeys.some((s) => s.where === where && s.key === key);
@@ -254,12 +255,12 @@ export class InstallPlans {
       checksum,
       env: Object.entries(plan.entry.env ?? {}).map(([k, v]) => ({
         name: k,
-        value: isSecret('env', k) ? MASK : mask(v, secretValues),
+        value: isSecret('env', k) ? MASK : mask(fromLiteral(v), secretValues),
         secret: isSecret('env', k),
       })),
       headers: Object.entries(plan.entry.headers ?? {}).map(([k, v]) => ({
         name: k,
-        value: isSecret('headers', k) ? MASK : mask(v, secretValues),
+        value: isSecret('headers', k) ? MASK : mask(fromLiteral(v), secretValues),
         secret: isSecret('headers', k),
       })),
       inputs: plan.inputs,

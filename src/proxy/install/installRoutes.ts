@@ -25,6 +25,7 @@ import { Logger } from '../common/logger.js';
 import type { ConfigReloadResult } from '../../shared/status.js';
 import { InstallError } from './installError.js';
 import { InstallPlans } from './installPlans.js';
+import { asLiteral } from './literal.js';
 import { RegistryClient } from './registryClient.js';
 import { registryBaseUrl } from './registryUrl.js';
 import type { ServerJson } from './serverJson.js';
@@ -47,7 +48,7 @@ function dataDirOf(configFile: string, env: NodeJS.ProcessEnv): { dir: string; r
   const fromEnv = env[RUNTIME_VAR_NAMES.dataDir];
   if (fromEnv) return { dir: fromEnv, ref: `\${${RUNTIME_VAR_NAMES.dataDir}}` };
   const dir = join(dirname(configFile), 'mcp');
-  return { dir, ref: dir };
+  return { dir, ref: asLiteral(dir) };
 }
 
 function registrySetting(configFile: string): unknown {

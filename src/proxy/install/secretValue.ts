@@ -7,6 +7,7 @@
  */
 import type { SecretStore } from '../secrets/secretStore.js';
 import { secretNameFor, secretRef } from '../secrets/secretStore.js';
+import { fromLiteral } from './literal.js';
 
 export interface StoredSecret {
   /** What the entry holds for it. */
@@ -36,7 +37,8 @@ export async function storeSecretValue(
   const store = await secretStore();
   if (!(await store.available()).ok) return { value, kept: 'config' };
   const name = secretNameFor(serverId, where, key);
-  await store.set(name, value);
+  // The entry's text is literal (literal.ts); the store keeps the value itself.
+  await store.set(name, fromLiteral(value));
   return { value: secretRef(name), kept: 'store', name };
 }
 

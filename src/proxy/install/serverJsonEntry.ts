@@ -13,6 +13,7 @@
 import type { EntryDraft } from '../../shared/configContract.js';
 import { commandLine, fillTemplate } from './commandLine.js';
 import { InstallError } from './installError.js';
+import { asLiteral, literalValues } from './literal.js';
 import type { ServerJson, SjArgument, SjInput, SjKeyValue, SjPackage, SjTransport } from './serverJson.js';
 
 /** One value the user is asked for before an install. */
@@ -109,6 +110,11 @@ export function packageEntry(server: ServerJson, pkg: SjPackage, values: Values)
     throw new InstallError(
       `${server.name}: a ${pkg.transport.type} package is not supported; use its remote, if it has one`,
     );
+  // A package name, never an option of the runtime (npx `--call=...`, docker `--privileged`).
+  if (pkg.identifier.startsWith('-') || /\s/.test(pkg.identifier) || [...pkg.identifier].some((ch) => ch < ' '))
+    throw new InstallError(
+      `${server.name}: its package identifier ${JSON.stringify(pkg.identifier)} starts with "-" or holds a space: refused`,
+    );
   const c = new Collector(values);
   const runtime = pkg.runtimeHint ?? runtimeDefault;
   const runtimeArgs = c.args(pkg.runtimeArguments, 'runtime');
@@ -127,8 +133,9 @@ export function packageEntry(server: ServerJson, pkg: SjPackage, values: Values)
     const passEnv = Object.keys(env).flatMap((name) => ['-e', name]);
     args = [...(runtime === 'docker' ? ['run', '-i', '--rm'] : []), ...runtimeArgs, ...passEnv, tagged, ...packageArgs];
   }
-  const entry: EntryDraft = { kind: 'stdio', command: runtime, args };
-  if (Object.keys(env).length > 0) entry.env = env;
+  // Written literally (literal.ts): nothing of the registry's text is expanded at start.
+  const entry: EntryDraft = { kind: 'stdio', command: asLiteral(runtime), args: args.map(asLiteral) };
+  if (Object.keys(env).length > 0) entry.env = literalValues(env);
   return {
     entry,
     shown: commandLine(runtime, args),
@@ -155,8 +162,8 @@ export function remoteEntry(server: ServerJson, remote: SjTransport, values: Val
   if (c.missing.length === 0 && (!parsed || (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')))
     throw new InstallError(`${server.name}: the remote's URL "${url}" is not an http(s) URL`);
   const { out: headers, secrets } = envOf(c, remote.headers, 'headers');
-  const entry: EntryDraft = { kind: 'remote', url, transport: remote.type === 'sse' ? 'sse' : 'http' };
-  if (Object.keys(headers).length > 0) entry.headers = headers;
+  const entry: EntryDraft = { kind: 'remote', url: asLiteral(url), transport: remote.type === 'sse' ? 'sse' : 'http' };
+  if (Object.keys(headers).length > 0) entry.headers = literalValues(headers);
   return { entry, shown: url, inputs: c.inputs, missing: c.missing, secretKeys: secrets };
 }
 

@@ -9,7 +9,7 @@
 import type { Logger } from '../common/logger.js';
 import type { PinningMode, PinningStatus, ToolDrift } from '../../shared/status.js';
 import { bodyHash, canonicalJson, changedFields, definitionOf, sha256, type ToolDefinition } from './canonicalTool.js';
-import { MAX_PINNED_TOOLS, pinFilePath, readPins, updatePins, type Pin, type PinDocument } from './pinStore.js';
+import { byName, MAX_PINNED_TOOLS, pinFilePath, readPins, updatePins, type Pin, type PinDocument } from './pinStore.js';
 
 type Item = Record<string, unknown>;
 
@@ -58,7 +58,7 @@ export class PinGate {
       );
     const names = new Set(listed.map((t) => String(t.name)));
     const orphans = doc ? orphanBodies(doc, names) : new Map<string, string>();
-    const fresh: Record<string, Pin> = {};
+    const fresh = byName<Pin>();
     let pinCount = doc ? Object.keys(doc.tools).length : 0;
     const out: Item[] = [];
     const drifts = new Map<string, Drift>();

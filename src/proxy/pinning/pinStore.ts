@@ -47,7 +47,15 @@ export function pinFilePath(dir: string, id: string): string {
 }
 
 export function emptyPins(server: string): PinDocument {
-  return { version: 1, server, tools: {}, rejected: {} };
+  return { version: 1, server, tools: byName(), rejected: byName() };
+}
+
+/**
+ * An object keyed by tool names without a prototype: a tool named `toString` or `__proto__` is
+ * looked up and stored as its own key, never as a property every object has.
+ */
+export function byName<T>(from: Record<string, T> = {}): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, from);
 }
 
 export function readPins(path: string, server: string): PinRead {
@@ -67,7 +75,9 @@ export function readPins(path: string, server: string): PinRead {
     return { ok: false, error: `${path} is not valid JSON` };
   }
   const why = shapeError(raw);
-  return why ? { ok: false, error: `${path} ${why}` } : { ok: true, doc: raw as PinDocument };
+  if (why) return { ok: false, error: `${path} ${why}` };
+  const doc = raw as PinDocument;
+  return { ok: true, doc: { ...doc, tools: byName(doc.tools), rejected: byName(doc.rejected) } };
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

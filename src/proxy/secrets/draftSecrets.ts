@@ -1,8 +1,9 @@
 /**
  * The panel's "keep in the secret store": each new env value (stdio) or header value
  * (remote) of a draft goes to the store, and the draft carries only its `${secret:NAME}`
- * reference to the file. A value still masked (kept as stored), empty, or holding a `$`
- * (a reference the user wrote) is left as it is. No store: the change is refused, saying
+ * reference to the file. A value still masked (kept as stored), empty, or holding a `${...}`
+ * reference the user wrote is left as it is; any other goes to the store as what it expands
+ * to (`$$` is one `$`: config/envExpand.ts), so the server gets the same value either way. No store: the change is refused, saying
  * why, so a secret never lands in the file when the user asked for the store.
  */
 import { SECRET_MASK, type ConfigChange, type EntryDraft } from '../../shared/configContract.js';
@@ -23,7 +24,7 @@ export async function keepDraftSecrets(change: ConfigChange, store: SecretStore)
   const id = change.op === 'update' ? (change.newId ?? change.id) : change.id;
   const field = entry.kind === 'remote' ? 'headers' : 'env';
   const values = entry[field] ?? {};
-  const moving = Object.entries(values).filter(([, v]) => v !== '' && v !== SECRET_MASK && !v.includes('$'));
+  const moving = Object.entries(values).filter(([, v]) => v !== '' && v !== SECRET_MASK && !v.includes('${'));
   if (moving.length === 0) return { ok: true, change: { ...change, entry }, stored: [] };
   const ok = await store.available();
   if (!ok.ok)
@@ -36,7 +37,7 @@ export async function keepDraftSecrets(change: ConfigChange, store: SecretStore)
   for (const [key, value] of moving) {
     const name = secretNameFor(id, field, key);
     try {
-      await store.set(name, value);
+      await store.set(name, value.replace(/\$\$/g, '$$'));
     } catch (err) {
       return {
         ok: false,
