@@ -90,6 +90,7 @@ export const PROXY_FILES = [
       'src/proxy/secrets/launchSecrets.ts',
       'src/proxy/secrets/openSecretStore.ts',
       'src/proxy/secrets/draftSecrets.ts',
+      'src/proxy/secrets/importSecrets.ts',
     ],
     what: "the secret store (the OS keychain or the app's), for the first ${secret:...} or the panel's first secret",
   },
