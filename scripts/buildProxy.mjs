@@ -38,8 +38,8 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-oauth.cjs',
-    entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts'],
-    what: 'the OAuth sign-in flow, for the first server that may sign in',
+    entries: ['src/proxy/oauth/serverAuth.ts', 'src/proxy/oauth/browserOpener.ts', 'src/proxy/oauth/tokenSecrets.ts'],
+    what: 'the OAuth sign-in flow and its tokens in the secret store, for the first server that may sign in',
   },
   {
     file: 'qiming-mcp-config-edit.cjs',
@@ -90,6 +90,7 @@ export const PROXY_FILES = [
       'src/proxy/secrets/launchSecrets.ts',
       'src/proxy/secrets/openSecretStore.ts',
       'src/proxy/secrets/draftSecrets.ts',
+      'src/proxy/secrets/importSecrets.ts',
     ],
     what: "the secret store (the OS keychain or the app's), for the first ${secret:...} or the panel's first secret",
   },

@@ -41,5 +41,6 @@ export { SECRET_STORE_ENV } from './common/envNames.js';
 export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';
 export { NoSecretStore, NO_SAFE_STORAGE } from './secrets/noSecretStore.js';
 export { keepDraftSecrets } from './secrets/draftSecrets.js';
+export { keepImportSecrets } from './secrets/importSecrets.js';
 export { aesCodec } from './oauth/keyCodec.js';
 export type { SecretStore } from './secrets/secretStore.js';

@@ -8,6 +8,12 @@ import { el, setHidden, setText } from './dom.js';
 
 export type AuthAction = 'sign-in' | 'sign-out';
 
+const TOKENS_IN: Record<NonNullable<ServerStatus['tokenStore']>, string> = {
+  keyring: 'the OS keychain',
+  app: "the app's secret store",
+  file: 'a file readable only by you (no secret store here)',
+};
+
 export interface AuthControl {
   readonly button: HTMLButtonElement;
   readonly error: HTMLParagraphElement;
@@ -48,6 +54,9 @@ export function createAuthControl(id: string, onAuth: (id: string, action: AuthA
     error,
     update(server) {
       action = authActionOf(server);
+      const where = server.tokenStore ? TOKENS_IN[server.tokenStore] : undefined;
+      if (where) button.title = `Its sign-in tokens are kept in ${where}`;
+      else button.removeAttribute('title');
       refresh();
     },
     setPending(isPending, message) {

@@ -1,9 +1,12 @@
 /**
  * "Paste a snippet": a `claude_desktop_config.json`, a Cursor or VS Code `mcp.json` (or
  * their servers part) pasted, previewed (what will be added, what is skipped and why, from
- * the runtime's own reading of it), then added in one change.
+ * the runtime's own reading of it), then added in one change. Plain secrets in it (env and
+ * header values that look like credentials) are named, and "Move secrets to the keychain"
+ * (ticked when there is a store) sends them to the secret store instead of the file.
  */
 import type { ConfigView, ImportPreview } from '../shared/configContract.js';
+import type { SecretStoreStatus } from '../shared/status.js';
 import { el, setHidden } from './dom.js';
 import { button, createDialog, field } from './controls.js';
 import type { ManagementApi } from './management.js';
@@ -39,7 +42,9 @@ export function openImportDialog(
     setHidden(errors, false);
   };
 
+  let moveSecrets: HTMLInputElement | undefined;
   const render = (p: ImportPreview) => {
+    moveSecrets = undefined;
     setHidden(errors, true);
     if (!p.ok) {
       result.replaceChildren();
@@ -57,9 +62,18 @@ export function openImportDialog(
         el('span', undefined, ` \u2014 ${a.kind === 'stdio' ? 'runs' : 'connects to'} ${a.summary}`),
       );
       for (const n of a.notes) li.append(el('p', 'import-note', n));
+      if (a.secrets?.length)
+        li.append(
+          el('p', 'import-note', `In clear: ${a.secrets.join(', ')}${a.kind === 'remote' ? ' (headers)' : ''}`),
+        );
       addList.append(li);
     }
     parts.push(addList);
+    if (p.add.some((a) => a.secrets?.length)) {
+      const box = secretsBox(p.secretStore);
+      moveSecrets = box.move;
+      parts.push(box.root);
+    }
     if (p.skip.length) {
       parts.push(el('h3', undefined, `Skipped (${p.skip.length})`));
       const skipList = el('ul', 'import-skip', undefined, { 'aria-label': 'Skipped' });
@@ -79,7 +93,8 @@ export function openImportDialog(
   text.addEventListener('input', () => (apply.disabled = true));
   apply.addEventListener('click', () => {
     apply.disabled = true;
-    void api.change({ op: 'import', text: text.value }).then((r) => {
+    const secrets = moveSecrets?.checked ? { secrets: 'store' as const } : {};
+    void api.change({ op: 'import', text: text.value, ...secrets }).then((r) => {
       if (!r.ok) {
         showError([r.error ?? 'not imported', ...(r.issues ?? [])].join(' '));
         return;
@@ -92,4 +107,31 @@ export function openImportDialog(
   dialog.open();
   text.focus();
   return dialog.root;
+}
+
+/** "Move secrets to the keychain", ticked when there is a store; without one, the sentence that says why they go to the file. */
+function secretsBox(state: SecretStoreStatus | undefined): { root: HTMLElement; move: HTMLInputElement } {
+  const move = el('input', undefined, undefined, { type: 'checkbox', name: 'move-secrets' });
+  const root = el('div', 'field secret-store');
+  const label = el('label');
+  label.append(move, ' Move secrets to the keychain');
+  if (state?.available) {
+    move.checked = true;
+    root.append(
+      label,
+      el('p', 'field-hint', 'Only a ${secret:...} reference to each value is written to the config file.'),
+    );
+  } else {
+    move.disabled = true;
+    const why = state?.reason ? `No secret store: ${state.reason}.` : 'No secret store here.';
+    root.append(
+      label,
+      el(
+        'p',
+        'field-hint secret-store-missing',
+        `${why} The values are imported into the config file, readable only by you.`,
+      ),
+    );
+  }
+  return { root, move };
 }

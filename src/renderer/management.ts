@@ -99,7 +99,7 @@ export class HttpManagement implements ManagementApi {
       case 'tool':
         return this.call('POST', `/config/servers/${id}/tools`, { tool: c.tool, enabled: c.enabled, ...version });
       case 'import':
-        return this.call('POST', '/config/import', { text: c.text });
+        return this.call('POST', '/config/import', { text: c.text, ...(c.secrets ? { secrets: c.secrets } : {}) });
     }
   }
 
@@ -111,6 +111,7 @@ export class HttpManagement implements ManagementApi {
       skip: r.skip ?? [],
       ...(r.format ? { format: r.format } : {}),
       ...(r.error ? { error: r.error } : {}),
+      ...(r.secretStore ? { secretStore: r.secretStore } : {}),
     };
   }
 

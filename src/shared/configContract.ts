@@ -77,7 +77,7 @@ export type ConfigChange =
   | { op: 'remove'; id: string; version?: string }
   | { op: 'enable'; id: string; enabled: boolean; version?: string }
   | { op: 'tool'; id: string; tool: string; enabled: boolean; version?: string }
-  | { op: 'import'; text: string };
+  | { op: 'import'; text: string; secrets?: 'store' };
 
 /** The answer to every change. `issues` carries the CLI's own validation messages. */
 export interface ConfigChangeResult {
@@ -100,6 +100,8 @@ export interface ImportItem {
   summary: string;
   /** Fields of the snippet that this runtime ignores (e.g. `envFile`). */
   notes: string[];
+  /** Env variables (stdio) or headers (remote) holding a plain value that looks secret: names, never values. */
+  secrets?: string[];
 }
 
 /** What a pasted snippet would do: the entries added, the ones skipped and why. */
@@ -111,6 +113,8 @@ export interface ImportPreview {
   skip: { id: string; reason: string }[];
   /** Why nothing could be read at all (not JSON, no servers). */
   error?: string;
+  /** When some entry carries plain secrets: whether they can be moved to the secret store (`secrets: "store"` on the import). */
+  secretStore?: SecretStoreStatus;
 }
 
 export type LogLevelName = 'debug' | 'info' | 'warn' | 'error';

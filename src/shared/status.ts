@@ -38,6 +38,8 @@ export interface ServerStatus {
   sessions: number;
   /** Remote servers under a sign-in: `signed-in` shows Sign out, `needs-auth` Sign in. Never a token. */
   auth?: 'signed-in' | 'needs-auth' | 'signing-in';
+  /** Signed in: where its tokens are kept (the OS keychain, the app's secret store, or a 0600 file). */
+  tokenStore?: 'keyring' | 'app' | 'file';
   /** stdio servers once spawned: which command ran and which PATH it got (secrets masked). */
   launch?: ServerLaunchInfo;
   /** While ready: how many tools an aggregate lists of it (its tool filters applied). */

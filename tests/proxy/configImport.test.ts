@@ -42,7 +42,14 @@ describe('planImport', () => {
     expect(plan.preview).toMatchObject({ ok: true, format: 'mcpServers (Claude Desktop, Cursor)', skip: [] });
     expect(plan.preview.add).toEqual([
       { id: 'memory', kind: 'stdio', summary: 'npx (2 arguments)', notes: [] },
-      { id: 'github', kind: 'stdio', summary: 'docker (3 arguments)', notes: [] },
+      // Named (never quoted) for the offer to move it to the secret store.
+      {
+        id: 'github',
+        kind: 'stdio',
+        summary: 'docker (3 arguments)',
+        notes: [],
+        secrets: ['GITHUB_PERSONAL_ACCESS_TOKEN'],
+      },
     ]);
     expect(JSON.stringify(plan.preview)).not.toContain('ghp_');
     expect(plan.entries.github).toEqual(JSON.parse(CLAUDE).mcpServers.github);

@@ -26,7 +26,8 @@ import {
   type RequestPermissionResponse,
   type SessionNotification,
 } from '@agentclientprotocol/sdk';
-import { isGroupRunning, killTree, killTreeSync } from '../../proxy/index.js';
+import { isGroupRunning, killTree, killTreeSync, type SecretStore } from '../../proxy/index.js';
+import { resolveSessionSecrets } from '../config/sessionSecrets.js';
 import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME } from './acp.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
 import type { AggregateExposure } from '../config/userConfig.js';
@@ -60,6 +61,11 @@ export interface AcpEngineOptions {
     bridgeIds: string[];
     sessionEntries: Record<string, unknown>;
   };
+  /**
+   * The app's secret store (`appSecretStore(key)`): `${secret:NAME}`s in `persistent: false`
+   * entries are read from it for each session (sessionSecrets.ts). Default: none, and such an entry fails in the session.
+   */
+  secrets?: SecretStore;
   /** Answers permission requests. Default: cancelled (the app must decide, not the runtime). */
   onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 }
@@ -165,12 +171,16 @@ export class AcpEngine {
     const bridge = await this.opts.runtime.whenReady();
     const all = this.opts.runtime.mcpServerPlan();
     const plan = this.opts.selectServers ? this.opts.selectServers(all) : all;
+    const kept = await resolveSessionSecrets(plan.sessionEntries, this.opts.secrets);
+    for (const u of kept.unresolved)
+      this.log.warn(`\${secret:${u.name}} of a per-session server not resolved: ${u.why}`);
     return acpMcpServers(this.agentCapabilities, {
       ...this.opts.mcp,
       bridge,
       bridgeIds: plan.bridgeIds,
-      sessionEntries: plan.sessionEntries,
+      sessionEntries: kept.servers,
       exposure: all.exposure,
+      env: { ...this.opts.mcp.env, ...kept.env },
     });
   }
 

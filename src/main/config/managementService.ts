@@ -10,12 +10,14 @@ import {
   ConfigStore,
   changeFrom,
   keepDraftSecrets,
+  keepImportSecrets,
   NoSecretStore,
   serverLog,
   type SecretStore,
 } from '../../proxy/index.js';
 import type { ActivityResult, ConfigGetResult, ManagementIpcApi } from '../../shared/ipcContract.js';
 import type { ActivityQuery } from '../../shared/activity.js';
+import type { SecretStoreStatus } from '../../shared/status.js';
 import type {
   AgentSelectionView,
   ConfigChange,
@@ -58,12 +60,7 @@ export class ManagementService implements ManagementIpcApi {
   async getConfig(): Promise<ConfigGetResult> {
     try {
       const view = this.store.view();
-      const secrets = this.opts.secrets;
-      const a = secrets ? await secrets.available() : { ok: false as const, reason: 'this app keeps no secret store' };
-      const secretStore = a.ok
-        ? { backend: secrets!.backend, available: true }
-        : { backend: secrets?.backend ?? ('none' as const), available: false, reason: a.reason };
-      return { ok: true, config: { ...view, secretStore } };
+      return { ok: true, config: { ...view, secretStore: await this.getStoreState() } };
     } catch (err) {
       return { ok: false, error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
     }
@@ -73,10 +70,12 @@ export class ManagementService implements ManagementIpcApi {
     let checked = changeFrom(change);
     if (!checked) return { ok: false, error: 'malformed change' };
     if ((checked.op === 'add' || checked.op === 'update') && checked.entry.secrets !== undefined) {
-      const kept = await keepDraftSecrets(
-        checked,
-        this.opts.secrets ?? new NoSecretStore('this app keeps no secret store'),
-      );
+      const kept = await keepDraftSecrets(checked, this.secretStore());
+      if (!kept.ok) return { ok: false, error: kept.error };
+      checked = kept.change;
+    }
+    if (checked.op === 'import' && checked.secrets === 'store') {
+      const kept = await keepImportSecrets(checked, this.secretStore(), (text) => this.store.planImport(text));
       if (!kept.ok) return { ok: false, error: kept.error };
       checked = kept.change;
     }
@@ -89,10 +88,25 @@ export class ManagementService implements ManagementIpcApi {
     return r;
   }
 
+  private secretStore(): SecretStore {
+    return this.opts.secrets ?? new NoSecretStore('this app keeps no secret store');
+  }
+
+  /** What the panel is told of the store. */
+  private async getStoreState(): Promise<SecretStoreStatus> {
+    const store = this.secretStore();
+    const a = await store.available();
+    return a.ok
+      ? { backend: store.backend, available: true }
+      : { backend: store.backend, available: false, reason: a.reason };
+  }
+
   async previewImport(text: string): Promise<ImportPreview> {
     if (typeof text !== 'string') return { ok: false, add: [], skip: [], error: 'expected the snippet text' };
     try {
-      return this.store.previewImport(text);
+      const preview = this.store.previewImport(text);
+      if (preview.add.some((a) => a.secrets)) preview.secretStore = await this.getStoreState();
+      return preview;
     } catch (err) {
       return { ok: false, add: [], skip: [], error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
     }

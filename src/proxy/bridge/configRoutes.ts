@@ -173,6 +173,10 @@ export async function handleConfigRoute(
     if (typeof body.text !== 'string') return (sendError(res, 400, 'expected {"text": "<snippet>"}'), true);
     try {
       const preview = store.previewImport(body.text);
+      if (preview.add.some((a) => a.secrets)) {
+        const { secretStoreState } = await import('../secrets/openSecretStore.js');
+        preview.secretStore = await secretStoreState();
+      }
       // A snippet that cannot be read at all (not JSON, too deep, no servers) is a bad request.
       sendJson(res, preview.ok ? 200 : 400, preview);
     } catch (err) {
@@ -187,6 +191,14 @@ export async function handleConfigRoute(
   if ((change.op === 'add' || change.op === 'update') && change.entry.secrets !== undefined) {
     const { openSecretStore } = await import('../secrets/openSecretStore.js');
     const kept = await (await import('../secrets/draftSecrets.js')).keepDraftSecrets(change, openSecretStore());
+    if (!kept.ok) return (sendError(res, 400, kept.error), true);
+    change = kept.change;
+    if (kept.stored.length) secretLog.info(`kept in the secret store: ${kept.stored.join(', ')}`);
+  }
+  if (change.op === 'import' && change.secrets === 'store') {
+    const { openSecretStore } = await import('../secrets/openSecretStore.js');
+    const { keepImportSecrets } = await import('../secrets/importSecrets.js');
+    const kept = await keepImportSecrets(change, openSecretStore(), (text) => store.planImport(text));
     if (!kept.ok) return (sendError(res, 400, kept.error), true);
     change = kept.change;
     if (kept.stored.length) secretLog.info(`kept in the secret store: ${kept.stored.join(', ')}`);

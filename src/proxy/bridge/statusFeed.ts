@@ -20,10 +20,11 @@ export class StatusFeed {
   /** What the agents' own proxies report of the tools their sessions loaded (agentLoadedTools.ts), from the first report. */
   agents?: { sessions(): EconomySessionStatus[] };
 
-  /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one. */
+  /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one; `tokensOf`: where its tokens are. */
   constructor(
     private readonly hub: Hub,
     private readonly authOf?: (id: string) => ServerStatus['auth'],
+    private readonly tokensOf?: (id: string) => ServerStatus['tokenStore'],
   ) {
     hub.onstatus = () => this.changed();
   }
@@ -31,6 +32,11 @@ export class StatusFeed {
   current(): RuntimeStatus {
     const servers = this.hub.status();
     if (this.authOf) for (const s of servers) if (s.transport !== 'stdio') s.auth = this.authOf(s.id) ?? s.auth;
+    if (this.tokensOf)
+      for (const s of servers) {
+        const held = s.transport === 'stdio' ? undefined : this.tokensOf(s.id);
+        if (held) s.tokenStore = held;
+      }
     const { economy, servers: weights } = economyStatus(this.hub);
     for (const s of servers) Object.assign(s, weights.get(s.id));
     if (this.agents) economy.sessions = [...this.agents.sessions(), ...economy.sessions].slice(0, MAX_ECONOMY_SESSIONS);

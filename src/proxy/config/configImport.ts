@@ -9,12 +9,15 @@
  * `${env:NAME}` (VS Code, Cursor) becomes our `${NAME}`; an entry using a value only the
  * other client can supply (`${input:...}` prompts, `${workspaceFolder}`) is skipped.
  * Every entry is checked with the CLI's own rules (parseEntry), so a skip reason is the
- * message the CLI would print. Values are never quoted in reasons or summaries.
+ * message the CLI would print. Values are never quoted in reasons or summaries. Env and
+ * header values that look like credentials (the log mask's rule, redact.ts) are named in
+ * `secrets`, for the offer to move them to the secret store (secrets/importSecrets.ts).
  */
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
+import type { ServerEntry } from './config.js';
 import { findServers, type FoundServers } from './clientFormats.js';
-import { redactUrl } from './redact.js';
+import { entrySecrets, redactUrl } from './redact.js';
 import { JsonTextError, parseJsonString } from './jsonText.js';
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
@@ -136,7 +139,8 @@ export function planImport(text: string, existingIds: readonly string[], env: No
     const notes: string[] = [];
     for (const [field, note] of Object.entries(IGNORED_FIELDS)) if (field in entry) notes.push(note);
     const issues: string[] = [];
-    const parsed = parseEntry(id, entry, env, issues);
+    // A `${secret:NAME}` is resolved where the server starts; here it only has to be well formed.
+    const parsed = parseEntry(id, entry, env, issues, { secret: (name) => ({ value: `\${secret:${name}}` }) });
     if (!parsed) {
       skip.push({ id, reason: issues.join('; ') || 'invalid entry' });
       continue;
@@ -147,7 +151,18 @@ export function planImport(text: string, existingIds: readonly string[], env: No
       parsed.kind === 'stdio'
         ? `${String(entry.command)}${parsed.args.length ? ` (${parsed.args.length} argument${parsed.args.length === 1 ? '' : 's'})` : ''}`
         : redactUrl(typeof entry.url === 'string' ? entry.url : '');
-    add.push({ id, kind: parsed.kind, summary, notes });
+    const secrets = plainSecrets(entry, parsed);
+    add.push({ id, kind: parsed.kind, summary, notes, ...(secrets.length ? { secrets } : {}) });
   }
   return { preview: { ok: true, format: found.format, add, skip }, entries };
+}
+
+/** The env (stdio) or header (remote) keys of `raw` whose value is a plain credential: masked in logs (redact.ts), no `$` in it. */
+function plainSecrets(raw: Record<string, unknown>, parsed: ServerEntry): string[] {
+  const values = parsed.kind === 'stdio' ? raw.env : raw.headers;
+  if (!isPlainObject(values)) return [];
+  const masked = new Set(entrySecrets(parsed));
+  return Object.entries(values)
+    .filter(([, v]) => typeof v === 'string' && !v.includes('$') && masked.has(v))
+    .map(([k]) => k);
 }

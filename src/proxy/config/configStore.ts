@@ -30,7 +30,7 @@ import {
   writeConfigDocument,
   type ConfigDocument,
 } from './configFile.js';
-import { planImport } from './configImport.js';
+import { planImport, type ImportPlan } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
 import { entryView } from './entryView.js';
 import { JsonTextError, keyOf, type JsonText } from './jsonText.js';
@@ -70,8 +70,13 @@ export class ConfigStore {
 
   /** What importing `text` would add and skip; writes nothing. */
   previewImport(text: string): ImportPreview {
+    return this.planImport(text).preview;
+  }
+
+  /** The preview and the entries importing `text` would add now. */
+  planImport(text: string): ImportPlan {
     const doc = readConfigDocument(this.path);
-    return planImport(text, Object.keys(doc.servers), this.env).preview;
+    return planImport(text, Object.keys(doc.servers), this.env);
   }
 
   /** Applies one change; never throws for bad input (the failure says why). */
@@ -259,7 +264,9 @@ export function changeFrom(body: unknown): ConfigChange | undefined {
         ? { op: 'tool', id: body.id, tool: body.tool, enabled: body.enabled, ...version }
         : undefined;
     case 'import':
-      return str(body.text) ? { op: 'import', text: body.text } : undefined;
+      return str(body.text)
+        ? { op: 'import', text: body.text, ...(body.secrets === 'store' ? { secrets: 'store' as const } : {}) }
+        : undefined;
     default:
       return undefined;
   }

@@ -162,7 +162,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
   );
   // Sign-in waits for the user's request (the panel's button, POST /servers/<id>/sign-in).
   const oauth = installHubOAuth(hub, { logger, onStateChange: () => feed.changed() });
-  const feed = new StatusFeed(hub, (id) => oauth.panelState(id));
+  const feed = new StatusFeed(
+    hub,
+    (id) => oauth.panelState(id),
+    (id) => oauth.tokenStore(id),
+  );
   const onStore = (s: SecretStoreStatus) => feed.setSecretStore(s);
   if (store) onStore(store);
   const reloader = new BridgeReloader({

@@ -7,11 +7,13 @@
  *
  * The flow itself (serverAuth.ts and what it imports, the browser opener) is loaded on the
  * first entry that may sign in: it is built into a file of its own beside the CLI
- * (scripts/buildProxy.mjs), which a start without such a server never reads.
+ * (scripts/buildProxy.mjs), which a start without such a server never reads. So is the
+ * secret store the tokens are kept in (oauth/tokenSecrets.ts), opened on that first entry.
  */
 import type { RemoteEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
-import { OAuthStore } from './oauthStore.js';
+import { OAuthStore, type TokenHolder } from './oauthStore.js';
+import type { TokenSecrets } from './tokenSecrets.js';
 import { codecFromEnv } from './keyCodec.js';
 import type { BrowserOpener } from './browserOpener.js';
 import type { ServerAuth, SignInState } from './serverAuth.js';
@@ -32,6 +34,7 @@ export interface OAuthRegistryOptions {
 export class OAuthRegistry {
   readonly store: OAuthStore;
   private readonly byId = new Map<string, { url: string; auth: ServerAuth }>();
+  private tokens?: TokenSecrets;
 
   constructor(private readonly o: OAuthRegistryOptions) {
     const codec = codecFromEnv();
@@ -51,11 +54,14 @@ export class OAuthRegistry {
     };
     const before = known();
     if (before) return before;
-    const [{ ServerAuth }, { systemOpener, withFallback }] = await Promise.all([
+    const [{ ServerAuth }, { systemOpener, withFallback }, { TokenSecrets }] = await Promise.all([
       import('./serverAuth.js'),
       import('./browserOpener.js'),
+      import('./tokenSecrets.js'),
     ]);
-    // Another caller may have made it while the flow's code was loading.
+    if (!this.store.keeper) this.tokens = TokenSecrets.attach(this.store, this.o.logger);
+    const record = this.tokens ? await this.tokens.load(entry.url) : undefined;
+    // Another caller may have made it while the flow's code and the record were loading.
     const made = known();
     if (made) return made;
     const log = this.o.logger.child(entry.id);
@@ -63,6 +69,7 @@ export class OAuthRegistry {
       url: entry.url,
       settings: entry.oauth ?? {},
       store: this.store,
+      record,
       opener: withFallback(this.o.opener ?? systemOpener(log), log, new URL(entry.url).host),
       logger: log,
       autoSignIn: this.o.autoSignIn,
@@ -77,6 +84,11 @@ export class OAuthRegistry {
 
   get(id: string): ServerAuth | undefined {
     return this.byId.get(id)?.auth;
+  }
+
+  /** Which store holds a signed-in server's tokens (the status says it). */
+  tokenStore(id: string): TokenHolder | undefined {
+    return this.get(id)?.tokenHolder;
   }
 
   /** What the panel shows for a server: signed in (Sign out), or waiting (Sign in). */

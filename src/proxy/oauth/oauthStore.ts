@@ -4,7 +4,9 @@
  * `<user config dir>/qiming-mcp/oauth`). Folder 0700, files 0600, each written to a
  * temporary file and renamed over the old one, so a crash never leaves half a record. A
  * `SecretCodec` (the app's Electron safeStorage) may encrypt the contents; the default
- * stores JSON as is, which the file modes protect.
+ * stores JSON as is, which the file modes protect. With a {@link TokenKeeper} (the secret
+ * store, oauth/tokenSecrets.ts) the secrets of a record (`client`, `tokens`) live there and
+ * the file keeps the rest and the secret's name.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { appDataDir } from '../common/appDataDir.js';
@@ -22,6 +24,18 @@ export interface OAuthRecord {
   tokens?: StoredTokens;
   discovery?: Record<string, unknown>;
   savedAt: string;
+  /** The secret store item holding `client` and `tokens` (the file then holds neither). */
+  kept?: string;
+}
+
+/** Which store holds a record's secrets: the OS keychain, the app's secret store, or its own 0600 file. */
+export type TokenHolder = 'keyring' | 'app' | 'file';
+
+/** Keeps the secrets of records elsewhere than their file (oauth/tokenSecrets.ts: the secret store). */
+export interface TokenKeeper {
+  save(record: OAuthRecord): Promise<void>;
+  forget(records: OAuthRecord[]): void;
+  holder(resourceUrl: string): TokenHolder | undefined;
 }
 
 export interface StoredTokens {
@@ -61,12 +75,15 @@ export function canonicalResource(url: string): string {
 }
 
 export class OAuthStore {
+  /** Where records' secrets are kept instead of their files, once one is attached. */
+  keeper?: TokenKeeper;
+
   constructor(
     readonly dir: string = defaultOAuthDir(),
     private readonly codec?: SecretCodec,
   ) {}
 
-  /** The newest record for this resource (any issuer), or undefined. */
+  /** The newest record for this resource (any issuer) as its file holds it, or undefined. */
   find(resourceUrl: string): OAuthRecord | undefined {
     const resource = canonicalResource(resourceUrl);
     return this.all()
@@ -74,25 +91,32 @@ export class OAuthStore {
       .sort((a, b) => b.savedAt.localeCompare(a.savedAt))[0];
   }
 
-  /** Writes the record atomically (0600, in a 0700 folder). */
-  save(record: OAuthRecord): void {
+  /** Saves the record: its secrets to the keeper when there is one, else all of it to its file. */
+  save(record: OAuthRecord): Promise<void> {
+    if (this.keeper) return this.keeper.save(record);
+    this.writeRecord(record);
+    return Promise.resolve();
+  }
+
+  /** Writes the record's file atomically as given (0600, in a 0700 folder). */
+  writeRecord(record: OAuthRecord): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const text = JSON.stringify({ ...record, savedAt: new Date().toISOString() });
     const data = this.codec ? this.codec.encode(text) : Buffer.from(text);
-    const file = join(this.dir, fileName(record.issuer, record.resource));
-    writeAtomic(file, data, 0o600);
+    writeAtomic(join(this.dir, recordFileName(record.issuer, record.resource)), data, 0o600);
   }
 
-  /** Forgets every record of this resource; the number removed. */
+  /** Forgets every record of this resource, and the secrets kept for them; the number removed. */
   forget(resourceUrl: string): number {
     const resource = canonicalResource(resourceUrl);
-    let n = 0;
+    const gone: OAuthRecord[] = [];
     for (const [file, r] of this.entries()) {
       if (r.resource !== resource) continue;
       rmSync(join(this.dir, file), { force: true });
-      n++;
+      gone.push(r);
     }
-    return n;
+    if (gone.length) this.keeper?.forget(gone);
+    return gone.length;
   }
 
   private all(): OAuthRecord[] {
@@ -120,7 +144,8 @@ export class OAuthStore {
   }
 }
 
-function fileName(issuer: string, resource: string): string {
+/** The file a record is kept in: a hash of its issuer and resource. */
+export function recordFileName(issuer: string, resource: string): string {
   return `${crypto().createHash('sha256').update(`${issuer}\n${resource}`).digest('hex').slice(0, 32)}.json`;
 }
 

@@ -34,8 +34,9 @@ export class RecordProvider implements OAuthClientProvider {
     resource: string,
     private readonly settings: OAuthSettings,
     redirectUri: string,
+    loaded?: OAuthRecord,
   ) {
-    this.record = store.find(resource) ?? { resource, issuer: '', savedAt: '' };
+    this.record = loaded ?? store.find(resource) ?? { resource, issuer: '', savedAt: '' };
     this.redirectUri = redirectUri;
   }
 
@@ -76,23 +77,23 @@ export class RecordProvider implements OAuthClientProvider {
     if (c && Array.isArray(c.redirect_uris) && !c.redirect_uris.includes(this.redirectUri)) return undefined;
     return c;
   }
-  saveClientInformation(info: OAuthClientInformationMixed): void {
+  saveClientInformation(info: OAuthClientInformationMixed): Promise<void> {
     this.record.client = info as unknown as Record<string, unknown>;
     this.bindIssuer((info as { issuer?: string }).issuer);
-    this.persist();
+    return this.persist();
   }
 
   tokens(): OAuthTokens | undefined {
     return this.record.tokens as OAuthTokens | undefined;
   }
-  saveTokens(tokens: OAuthTokens): void {
+  saveTokens(tokens: OAuthTokens): Promise<void> {
     const t: StoredTokens = { ...(tokens as StoredTokens) };
     if (typeof t.expires_in === 'number') t.expires_at = Date.now() + t.expires_in * 1000;
     // A refresh answer may leave the refresh token out: the old one stays valid.
     if (!t.refresh_token && this.record.tokens?.refresh_token) t.refresh_token = this.record.tokens.refresh_token;
     this.record.tokens = t;
     this.bindIssuer((tokens as { issuer?: string }).issuer);
-    this.persist();
+    return this.persist();
   }
 
   redirectToAuthorization(url: URL): void {
@@ -124,12 +125,12 @@ export class RecordProvider implements OAuthClientProvider {
     return this.record.discovery as OAuthDiscoveryState | undefined;
   }
 
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): void {
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery'): Promise<void> {
     if (scope === 'all' || scope === 'client') delete this.record.client;
     if (scope === 'all' || scope === 'tokens') delete this.record.tokens;
     if (scope === 'all' || scope === 'discovery') delete this.record.discovery;
     if (scope === 'all' || scope === 'verifier') this.verifier = '';
-    this.persist();
+    return this.persist();
   }
 
   /** The authorization server's metadata from discovery, if known. */
@@ -149,10 +150,12 @@ export class RecordProvider implements OAuthClientProvider {
     if (issuer && !this.record.issuer) this.record.issuer = issuer;
   }
 
-  private persist(): void {
+  /** Settles once the record is where it is kept (a secret store write is async). */
+  private persist(): Promise<void> {
     // Without an issuer the record has no key yet; it stays in memory until discovery.
-    if (!this.record.issuer) return;
-    if (this.record.tokens || this.record.client) this.store.save(this.record);
-    else this.store.forget(this.record.resource);
+    if (!this.record.issuer) return Promise.resolve();
+    if (this.record.tokens || this.record.client) return this.store.save(this.record);
+    this.store.forget(this.record.resource);
+    return Promise.resolve();
   }
 }

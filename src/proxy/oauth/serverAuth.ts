@@ -13,7 +13,7 @@ import { browserUrl, urlKind } from '../common/browserUrl.js';
 import { SignInRequiredError } from '../upstream/upstreamErrors.js';
 import { parseBearerChallenge, unionScopes } from './challenge.js';
 import { CallbackServer, derivedCallbackPort } from './callbackServer.js';
-import { canonicalResource, crypto, type OAuthStore } from './oauthStore.js';
+import { canonicalResource, crypto, type OAuthRecord, type OAuthStore, type TokenHolder } from './oauthStore.js';
 import { RecordProvider } from './recordProvider.js';
 import { publishesOAuth } from './publishesOAuth.js';
 import type { OAuthSettings, RequestAuth } from './oauthSettings.js';
@@ -25,6 +25,8 @@ export interface ServerAuthOptions {
   url: string;
   settings: OAuthSettings;
   store: OAuthStore;
+  /** The record as the store loaded it (its secrets from the secret store); default: its file. */
+  record?: OAuthRecord;
   opener: BrowserOpener;
   logger: Logger;
   /** On a 401 that needs the user, start the browser flow at once (the CLI modes). */
@@ -65,12 +67,18 @@ export class ServerAuth implements RequestAuth {
       this.resource,
       o.settings,
       `http://127.0.0.1:${this.ports()[0]}/callback`,
+      o.record,
     );
     this.state = this.provider.record.tokens ? 'signed-in' : 'signed-out';
   }
 
   get signedIn(): boolean {
     return this.state === 'signed-in';
+  }
+
+  /** Which store holds this server's tokens, once it has some. */
+  get tokenHolder(): TokenHolder | undefined {
+    return this.provider.record.tokens ? (this.o.store.keeper?.holder(this.resource) ?? 'file') : undefined;
   }
 
   authorization(): string | undefined | Promise<string | undefined> {
@@ -177,7 +185,7 @@ export class ServerAuth implements RequestAuth {
           refreshToken: tokens.refresh_token,
           resource: new URL(d.resourceMetadata?.resource ?? this.resource),
         });
-        p.saveTokens({ ...fresh, issuer: p.record.issuer } as never);
+        await p.saveTokens({ ...fresh, issuer: p.record.issuer } as never);
         this.o.logger.info(`access token for ${this.host} refreshed`);
         this.setState('signed-in');
         return true;
@@ -186,7 +194,7 @@ export class ServerAuth implements RequestAuth {
           (err as { errorCode?: unknown }).errorCode !== undefined &&
           (err as { errorCode?: string }).errorCode !== 'server_error';
         this.o.logger.warn(`token refresh for ${this.host} failed: ${errorText(err)}`);
-        if (refused) p.invalidateCredentials('tokens');
+        if (refused) await p.invalidateCredentials('tokens');
         return false;
       }
     })().finally(() => (this.refreshing = undefined));
