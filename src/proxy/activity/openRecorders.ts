@@ -24,8 +24,14 @@ export async function openRecorders(
   opts: ActivityLogOptions & { logger: Logger; dataDir?: string; tcp?: boolean },
 ): Promise<Recorders> {
   const log = activity === 'off' ? undefined : openActivityLog(activity, opts);
-  if (tracingUrl === undefined) return { activity: log, recorder: log };
-  const { openTracer } = await import('../tracing/requestTracer.js');
-  const tracer = openTracer({ url: tracingUrl, logger: opts.logger, tcp: opts.tcp, inner: log });
-  return { activity: log, tracer, recorder: tracer };
+  const tracer =
+    tracingUrl === undefined
+      ? undefined
+      : (await import('../tracing/requestTracer.js')).openTracer({
+          url: tracingUrl,
+          logger: opts.logger,
+          tcp: opts.tcp,
+          inner: log,
+        });
+  return { activity: log, tracer, recorder: tracer ?? log };
 }

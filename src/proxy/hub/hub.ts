@@ -118,16 +118,17 @@ export class Hub implements SessionHost {
     // Their code is in its own files (activity/, tracing/), loaded only when on; start() waits for it.
     if (activity !== 'off' || url !== undefined)
       this.activityLoad = import('../activity/openRecorders.js').then(async (m) => {
-        const r = await m.openRecorders(activity, url, {
-          mask: logger.secrets,
-          logger,
-          capture: (id) => this.upstreams.get(id)?.entry.capture === true,
-          dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
-          tcp: options.sessionsOverTcp,
-        });
-        this.activity = r.activity;
-        this.tracer = r.tracer;
-        this.recorder = r.recorder;
+        // Sets `activity`, `tracer` and `recorder`.
+        Object.assign(
+          this,
+          await m.openRecorders(activity, url, {
+            mask: logger.secrets,
+            logger,
+            capture: (id) => this.upstreams.get(id)?.entry.capture === true,
+            dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
+            tcp: options.sessionsOverTcp,
+          }),
+        );
       });
   }
 
