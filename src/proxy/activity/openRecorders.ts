@@ -19,7 +19,7 @@ export interface Recorders {
 
 export async function openRecorders(
   activity: ActivitySetting,
-  /** The tracer's exporter URL (tracing/tracingSetting.ts); undefined: tracing off. */
+  /** The tracer's exporter URL (hub.ts `tracingUrl`); undefined: tracing off. */
   tracingUrl: string | undefined,
   opts: ActivityLogOptions & { logger: Logger; dataDir?: string; tcp?: boolean },
 ): Promise<Recorders> {

@@ -37,7 +37,6 @@ import type { ActivityLog } from '../activity/activityLog.js';
 import type { ActivitySetting } from '../config/configTypes.js';
 import type { ActivityRecorder } from '../activity/activityRecorder.js';
 import type { RequestTracer } from '../tracing/requestTracer.js';
-import { tracingUrl } from '../tracing/tracingSetting.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -50,7 +49,7 @@ export interface HubOptions {
   /** The data folder for `"activity": "file"` (default `$QIMING_DATA_DIR`). */
   dataDir?: string;
   /** How sessions reach this hub, for traces (`network.transport`): the bridge's over TCP, else a pipe. */
-  sessionsOverTcp?: boolean;
+  tcp?: boolean;
   /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
   transportFactory?: UpstreamTransportOptions['transportFactory'];
   /** The folder of the tool pins (pinning/pinFolder.ts); unset: no pinning (a hub of tests, `convert`). */
@@ -60,6 +59,19 @@ export interface HubOptions {
 }
 
 export type { SessionScope } from './sessionContracts.js';
+
+/**
+ * Whether this process traces its requests (tracing/, loaded only then), and where to: the
+ * standard OpenTelemetry variables first, then the config's `"tracing": {"endpoint"}`. On:
+ * the exporter's URL, or `''` for the one the variables name (or the OTLP default).
+ */
+function tracingUrl(config: ProxyConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const x = env.OTEL_TRACES_EXPORTER;
+  if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? '') || (x && !/(^|,)\s*otlp\s*(,|$)/.test(x))) return undefined;
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) return '';
+  const e = config.tracing?.endpoint;
+  return e ? `${e.replace(/\/+$/, '')}/v1/traces` : x ? '' : undefined;
+}
 
 export class Hub implements SessionHost {
   readonly upstreams = new Map<string, Upstream>();
@@ -126,7 +138,7 @@ export class Hub implements SessionHost {
             logger,
             capture: (id) => this.upstreams.get(id)?.entry.capture === true,
             dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
-            tcp: options.sessionsOverTcp,
+            tcp: options.tcp,
           }),
         );
       });

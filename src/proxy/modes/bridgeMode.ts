@@ -153,7 +153,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     pinDir: pinFolder(),
     pinDefault: pinDefault(),
     activityDefault: 'memory',
-    sessionsOverTcp: true,
+    tcp: true,
   });
   // The app above answers approval questions over IPC (bridgeApproval.ts).
   hub.askUser = ipcAskUser(

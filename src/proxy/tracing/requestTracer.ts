@@ -1,5 +1,6 @@
+// src/proxy/tracing/: OpenTelemetry traces of the requests a hub handles, loaded only when on.
 /**
- * The tracer a hub hands its sessions when tracing is on (tracingSetting.ts): a SERVER span per
+ * The tracer a hub hands its sessions when tracing is on (hub.ts `tracingUrl`): a SERVER span per
  * request a session receives, its parent the `traceparent` the client put in `params._meta`,
  * and a CLIENT span per request it sends a server on that request's behalf, whose context goes
  * into the server's `params._meta`; so one trace crosses agent -> runtime (-> bridge) -> server.

@@ -20,6 +20,7 @@ import {
 } from '../../helpers/otlpCollector.js';
 import { text } from '../../helpers/toolText.js';
 import { FIXTURES } from '../../helpers/paths.js';
+import { cleanup as cleanupCli, runCli } from '../../helpers/cliProcess.js';
 
 const META_SERVER = fixture('metaEchoServer.mjs');
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -37,6 +38,7 @@ afterEach(async () => {
   await proxy?.close();
   proxy = undefined;
   await cleanupBridges();
+  await cleanupCli();
   for (const c of collectors.splice(0)) await c.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
@@ -154,6 +156,24 @@ describe('traces of the stdio aggregation', () => {
     expect(refused).toMatchObject({ name: 'tools/call fx__nosuch', kind: SPAN_KIND.SERVER });
     expect(refused!.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
     expect(refused!.status).toMatchObject({ code: 2, message: 'Unknown tool: fx__nosuch' });
+  });
+});
+
+describe('the config\'s "tracing"', () => {
+  it('turns tracing on with its endpoint, and a bad one is a usage error that says which key', async () => {
+    const c = await collector();
+    proxy = await connectProxy(
+      config({ fx: nodeEntry(META_SERVER) }, { tracing: { endpoint: `${c.url}/` } }),
+      {},
+      FAST_BATCH,
+    );
+    await metaSeen(proxy, 'fx__meta', { traceparent: TRACEPARENT });
+    one(await spansOf(c, TRACE, 2), 'tools/call fx__meta', SPAN_KIND.SERVER);
+
+    const bad = await runCli(config({ fx: nodeEntry(META_SERVER) }, { tracing: { endpoint: 'collector:4318' } }));
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('tracing.endpoint must be an http(s) URL');
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
   });
 });
 
