@@ -57,8 +57,13 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-activity.cjs',
-    entries: ['src/proxy/activity/activityLog.ts', 'src/proxy/bridge/activityRoute.ts'],
+    entries: ['src/proxy/activity/openRecorders.ts', 'src/proxy/bridge/activityRoute.ts'],
     what: 'the activity log (ring, health figures, JSONL file) and its /activity routes, when the log is on',
+  },
+  {
+    file: 'qiming-mcp-tracing.cjs',
+    entries: ['src/proxy/tracing/requestTracer.ts'],
+    what: 'OpenTelemetry traces of requests (the SDK, the OTLP/HTTP exporter), when tracing is on',
   },
   {
     file: 'qiming-mcp-login-shell.cjs',

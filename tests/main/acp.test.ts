@@ -53,6 +53,25 @@ describe('acpMcpServers', () => {
     ]);
   });
 
+  it("passes the app's OpenTelemetry variables on, so the agent's proxy traces where the bridge does", () => {
+    const saved = { endpoint: process.env.OTEL_EXPORTER_OTLP_ENDPOINT, name: process.env.OTEL_SERVICE_NAME };
+    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = 'http://127.0.0.1:4318';
+    process.env.OTEL_SERVICE_NAME = '';
+    try {
+      const env = envOf(acpMcpServers(undefined, base)[0] as McpServerStdio);
+      expect(env.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://127.0.0.1:4318');
+      // An empty variable is as good as unset: not passed.
+      expect(env).not.toHaveProperty('OTEL_SERVICE_NAME');
+    } finally {
+      for (const [k, v] of [
+        ['OTEL_EXPORTER_OTLP_ENDPOINT', saved.endpoint],
+        ['OTEL_SERVICE_NAME', saved.name],
+      ] as const)
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
+
   it('defaults to the package CLI run by this executable, and no log file', () => {
     const e = acpMcpServers(undefined, { bridge: base.bridge, bridgeIds: ['memory'] })[0] as McpServerStdio;
     expect(e.command).toBe(process.execPath);

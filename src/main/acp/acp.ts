@@ -138,6 +138,8 @@ function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: 
   // servers and never runs the shell itself.
   const loginPath = process.env[LOGIN_PATH_ENV];
   if (loginPath !== undefined) env.push({ name: LOGIN_PATH_ENV, value: loginPath });
+  // The app's OpenTelemetry variables: the agent's proxy traces into the same collector as the bridge.
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('OTEL_') && v) env.push({ name: k, value: v });
   // argv is public on the machine: secrets of per-session entries travel in env instead.
   const hidden = secretsToEnv(servers);
   for (const [k, v] of Object.entries({ ...o.env, ...o.node.env, ...hidden.env })) env.push({ name: k, value: v });

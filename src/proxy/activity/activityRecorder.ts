@@ -1,8 +1,9 @@
 /**
- * What a session needs of the activity log (activityLog.ts, loaded apart): a call begun per
- * request, ended once. Types only, so a hub that does not record loads nothing of the log.
+ * What a session needs of the activity log (activityLog.ts) and of the tracer
+ * (tracing/requestTracer.ts), each loaded apart: a call begun per request, ended once. Types
+ * only, so a hub that neither records nor traces loads nothing of them.
  */
-import type { RequestId, RpcErrorObject } from '../jsonrpc/jsonRpc.js';
+import type { RequestId, RpcErrorObject, RpcResponse } from '../jsonrpc/jsonRpc.js';
 
 /** One request while it is handled; the session fills in what it learns (activeCall.ts). */
 export interface ActiveCall {
@@ -20,6 +21,30 @@ export interface ActiveCall {
   denied(error: RpcErrorObject): void;
   /** Its client cancelled it. */
   cancelled(): void;
+  /** Tracing (tracing/): the result it is answered with, whether or not its server captures. */
+  answered?(result: Record<string, unknown>): void;
+  /**
+   * Tracing: it goes to `server` as `method` with `params`; what to send instead (its trace
+   * context in `_meta`), and what to tell of the answer (`id`: the request's id toward the server).
+   */
+  toServer?(
+    server: CalledServer,
+    method: string,
+    params: Record<string, unknown>,
+  ): { params: Record<string, unknown>; done(response: RpcResponse, id?: RequestId): void };
+}
+
+/** What a trace tells of the session a request came in on (a DownstreamSession). */
+export interface CallingSession {
+  readonly peer: { readonly transport: { readonly sessionId?: string } };
+}
+
+/** What a trace tells of the server a request went to (an Upstream). */
+export interface CalledServer {
+  readonly id: string;
+  readonly transportKind: 'stdio' | 'http' | 'sse';
+  readonly entry: { readonly kind: string; readonly url?: string; readonly type?: string };
+  readonly initResult?: Record<string, unknown>;
 }
 
 export interface ActivityRecorder {
@@ -29,6 +54,7 @@ export interface ActivityRecorder {
     id: RequestId,
     method: string,
     params?: Record<string, unknown>,
+    via?: CallingSession,
   ): ActiveCall;
   end(call: ActiveCall): void;
   /** Whether `server`'s values are captured (its result is then kept on the call until it ends). */

@@ -21,6 +21,7 @@ import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { isRequest, isResponse } from '../jsonrpc/jsonRpc.js';
 import { SSE_HEADERS, startKeepAlive } from './eventStream.js';
+import { noteWireBytes } from '../common/wireBytes.js';
 
 type Wire = Record<string, unknown>;
 
@@ -82,6 +83,9 @@ export class StreamableSessionTransport implements Transport {
    */
   handlePost(req: IncomingMessage, res: ServerResponse, messages: Wire[], batch: boolean): void {
     const extra: MessageExtraInfo = { requestInfo: { headers: req.headers } };
+    // One message's size is its body's, as Node read it to its Content-Length (the activity log's bytes in).
+    const length = Number(req.headers['content-length']);
+    if (!batch && messages.length === 1 && length > 0) noteWireBytes(messages[0]!, length);
     const requests = messages.filter(isRequest);
     if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId });
@@ -197,9 +201,9 @@ export class StreamableSessionTransport implements Transport {
       res.end();
       return;
     }
-    const body = ex.batch
-      ? JSON.stringify(ex.ids.map((id) => ex.answers.get(id)))
-      : JSON.stringify(ex.answers.get(ex.ids[0]));
+    const one = ex.batch ? undefined : ex.answers.get(ex.ids[0]);
+    const body = one ? JSON.stringify(one) : JSON.stringify(ex.ids.map((id) => ex.answers.get(id)));
+    if (one) noteWireBytes(one, Buffer.byteLength(body));
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(body),
@@ -217,6 +221,8 @@ export class StreamableSessionTransport implements Transport {
 
   private writeEvent(res: ServerResponse, m: Wire): void {
     if (res.writableEnded || res.destroyed) return;
-    res.write(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
+    const event = `event: message\ndata: ${JSON.stringify(m)}\n\n`;
+    noteWireBytes(m, Buffer.byteLength(event));
+    res.write(event);
   }
 }

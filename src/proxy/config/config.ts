@@ -70,6 +70,7 @@ export {
 const TOOL_EXPOSURE = ['auto', 'all', 'search'] as const;
 const ACTIVITY = ['off', 'memory', 'file'] as const;
 const TOKENS = 'a positive integer (tokens)';
+const HTTP_URL = 'an http(s) URL';
 /** Far above any model's context: a larger budget is a typo, not a choice. */
 const MAX_TOOL_BUDGET_TOKENS = 100_000_000;
 
@@ -94,6 +95,12 @@ const topSchema = z.looseObject(
     activity: z.optional(z.enum(ACTIVITY, { error: oneOf(ACTIVITY) })),
     approvalHints: z.optional(z.enum(APPROVAL_HINTS, { error: oneOf(APPROVAL_HINTS) })),
     approvalTimeoutMs: z.optional(ms(1)),
+    tracing: z.optional(
+      z.strictObject(
+        { endpoint: z.optional(z.string({ error: must(HTTP_URL) })) },
+        { error: must('{"endpoint": "<url>"}') },
+      ),
+    ),
   },
   { error: must('a JSON object') },
 );
@@ -173,6 +180,8 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const options = parsed.success ? parsed.data : {};
   const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
   if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
+  if (options.tracing?.endpoint !== undefined && !/^https?:\/\/\S+$/i.test(options.tracing.endpoint))
+    top.push(`tracing.endpoint must be ${HTTP_URL}`);
   const approval = approvalSettings(
     { ...options, approval: isPlainObject(raw) ? raw.approval : undefined },
     approvals,
@@ -199,6 +208,7 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
         : {}),
       ...(options.pinning !== undefined && options.pinning !== 'block' ? { pinning: options.pinning } : {}),
       ...(options.activity !== undefined && options.activity !== 'memory' ? { activity: options.activity } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
       invalid,
     },
   };

@@ -110,6 +110,8 @@ export interface ProxyConfig {
   activity?: ActivitySetting;
   /** The approval policy (config/approvalConfig.ts); unset: annotations decide. */
   approval?: ApprovalSettings;
+  /** Traces to an OTLP/HTTP collector at `endpoint` (hub.ts `tracingUrl`: the OTEL_* variables come first); read at start. */
+  tracing?: { endpoint?: string };
   /** Entries set aside as unreadable, in file order (loadConfig; parseConfig throws instead). */
   invalid?: InvalidEntry[];
 }

@@ -109,7 +109,7 @@ export class DownstreamSession implements HeldSession {
         return;
       }
       this.unanswered.add(req.id);
-      const call = this.hub.activity && this.begin(req);
+      const call = this.hub.recorder && this.begin(req);
       void this.onRequest(req).finally(() => {
         if (call) this.end(call);
         this.unanswered.delete(req.id);
@@ -128,7 +128,7 @@ export class DownstreamSession implements HeldSession {
   }
 
   private begin(req: RpcRequest): ActiveCall {
-    const call = this.hub.activity!.begin(this.serial, this.clientName, req.id, req.method, req.params);
+    const call = this.hub.recorder!.begin(this.serial, this.clientName, req.id, req.method, req.params, this);
     call.server = this.scope.serverId;
     call.bytesIn = wireBytesOf(req);
     (this.calls ??= new Map()).set(req.id, call);
@@ -138,7 +138,7 @@ export class DownstreamSession implements HeldSession {
   private end(call: ActiveCall): void {
     this.calls!.delete(call.id);
     call.client ??= this.clientName;
-    this.hub.activity!.end(call);
+    this.hub.recorder!.end(call);
   }
 
   /** Records `id` as refused by a policy (activity/); the caller answers it with `fail`. */
@@ -366,6 +366,8 @@ export class DownstreamSession implements HeldSession {
     if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
       return forwardHeld(this.hub, this, req, u, params, timeoutMs);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
+    const traced = call?.toServer?.(u, req.method, params);
+    if (traced) params = traced.params;
     const meta = params._meta as Record<string, unknown> | undefined;
     const f: InFlight = { upstream: u, startedAt: Date.now() };
     this.inflight.set(req.id, f);
@@ -378,6 +380,7 @@ export class DownstreamSession implements HeldSession {
     });
     this.queue.track(u, pending);
     const response = await pending;
+    traced?.done(response, f.handle?.id);
     if (upstreamToken) this.hub.dropProgress(u, upstreamToken);
     this.inflight.delete(req.id);
     if (f.cancelled || this.closed) return;
@@ -444,7 +447,8 @@ export class DownstreamSession implements HeldSession {
 
   private async sendRecorded(id: RequestId, result: Record<string, unknown>): Promise<void> {
     const call = this.calls!.get(id);
-    if (call && this.hub.activity!.captures(call.server)) call.result = result;
+    if (call && this.hub.recorder!.captures(call.server)) call.result = result;
+    call?.answered?.(result);
     if (this.closed) return;
     const bytes = await this.peer.answer(id, { result });
     if (call) call.bytesOut = bytes;

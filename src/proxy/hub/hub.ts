@@ -35,6 +35,8 @@ import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { ServerStatus, ToolDrift } from '../../shared/status.js';
 import type { ActivityLog } from '../activity/activityLog.js';
 import type { ActivitySetting } from '../config/configTypes.js';
+import type { ActivityRecorder } from '../activity/activityRecorder.js';
+import type { RequestTracer } from '../tracing/requestTracer.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -46,6 +48,8 @@ export interface HubOptions {
   activityDefault?: ActivitySetting;
   /** The data folder for `"activity": "file"` (default `$QIMING_DATA_DIR`). */
   dataDir?: string;
+  /** How sessions reach this hub, for traces (`network.transport`): the bridge's over TCP, else a pipe. */
+  tcp?: boolean;
   /** Test seam: each upstream's transport instead of the configured one (unset in real use). */
   transportFactory?: UpstreamTransportOptions['transportFactory'];
   /** The folder of the tool pins (pinning/pinFolder.ts); unset: no pinning (a hub of tests, `convert`). */
@@ -55,6 +59,19 @@ export interface HubOptions {
 }
 
 export type { SessionScope } from './sessionContracts.js';
+
+/**
+ * Whether this process traces its requests (tracing/, loaded only then), and where to: the
+ * standard OpenTelemetry variables first, then the config's `"tracing": {"endpoint"}`. On:
+ * the exporter's URL, or `''` for the one the variables name (or the OTLP default).
+ */
+function tracingUrl(config: ProxyConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const x = env.OTEL_TRACES_EXPORTER;
+  if (/^true$/i.test(env.OTEL_SDK_DISABLED ?? '') || (x && !/(^|,)\s*otlp\s*(,|$)/.test(x))) return undefined;
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT) return '';
+  const e = config.tracing?.endpoint;
+  return e ? `${e.replace(/\/+$/, '')}/v1/traces` : x ? '' : undefined;
+}
 
 export class Hub implements SessionHost {
   readonly upstreams = new Map<string, Upstream>();
@@ -89,6 +106,9 @@ export class Hub implements SessionHost {
   invalid: readonly InvalidEntry[];
   /** Each session's requests (activity/), once its code loaded; unset while the log is off. */
   activity?: ActivityLog;
+  // What sessions record and trace their requests in: the log, the tracer (around the log), or neither.
+  recorder?: ActivityRecorder;
+  private tracer?: RequestTracer;
   private readonly activityLoad?: Promise<void>;
 
   constructor(
@@ -106,15 +126,21 @@ export class Hub implements SessionHost {
     for (const entry of config.servers) this.upstreams.set(entry.id, this.createUpstream(entry));
     this.invalid = config.invalid ?? [];
     const activity = config.activity ?? options.activityDefault ?? 'off';
-    // Its code is in its own file (activity/activityLog.ts), loaded only when on; start() waits for it.
-    if (activity !== 'off')
-      this.activityLoad = import('../activity/activityLog.js').then((m) => {
-        this.activity = m.openActivityLog(activity, {
-          mask: logger.secrets,
-          logger,
-          capture: (id) => this.upstreams.get(id)?.entry.capture === true,
-          dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
-        });
+    const url = tracingUrl(config);
+    // Their code is in its own files (activity/, tracing/), loaded only when on; start() waits for it.
+    if (activity !== 'off' || url !== undefined)
+      this.activityLoad = import('../activity/openRecorders.js').then(async (m) => {
+        // Sets `activity`, `tracer` and `recorder`.
+        Object.assign(
+          this,
+          await m.openRecorders(activity, url, {
+            mask: logger.secrets,
+            logger,
+            capture: (id) => this.upstreams.get(id)?.entry.capture === true,
+            dataDir: options.dataDir ?? process.env.QIMING_DATA_DIR,
+            tcp: options.tcp,
+          }),
+        );
       });
   }
 
@@ -153,7 +179,8 @@ export class Hub implements SessionHost {
   async stop(): Promise<void> {
     for (const c of this.held.all()) c.release('the proxy is stopping');
     for (const s of [...this.sessions]) await s.close();
-    await Promise.all([...this.upstreams.values()].map((u) => u.stop()));
+    // The spans are flushed while the servers stop, within the tracer's own deadline.
+    await Promise.all([...[...this.upstreams.values()].map((u) => u.stop()), this.tracer?.close()]);
     await this.activity?.close();
   }
 

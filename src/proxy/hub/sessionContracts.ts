@@ -115,8 +115,8 @@ export interface SessionHost extends HeldHost {
   readonly drainOnEofMs?: number;
   /** The cap on one message (`--max-message-bytes`); unset: the default (common/messageLimits.ts). */
   readonly maxMessageBytes?: number;
-  /** Where each request of a session is recorded (activity/); absent: not recorded. */
-  readonly activity?: ActivityRecorder;
+  /** Where each request of a session is recorded (activity/) and traced (tracing/); absent: neither. */
+  readonly recorder?: ActivityRecorder;
   /** Bumped on every change of a list kind; sessions compare it with what they last saw. */
   readonly listVersion: Readonly<Record<ListKind, number>>;
   /** Bumped whenever what a list shows may have changed: what per-list caches key on. */

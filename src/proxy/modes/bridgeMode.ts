@@ -153,6 +153,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     pinDir: pinFolder(),
     pinDefault: pinDefault(),
     activityDefault: 'memory',
+    tcp: true,
   });
   // The app above answers approval questions over IPC (bridgeApproval.ts).
   hub.askUser = ipcAskUser(

@@ -1,7 +1,8 @@
 // The activity log through every path a request takes: the bridge's /mcp and /mcp/<id> (real
 // bridge process, SDK clients), and the chain (a stdio proxy, the agent's, whose upstream is
 // the bridge over the stream link; it records its own stdio aggregation into its JSONL file).
-// Each path gets a good, a slow one with progress, a failing, a timed-out and a cancelled call.
+// Each path gets a good, a slow one with progress, a failing, a timed-out, a cancelled call and
+// one the approval policy denies.
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -41,7 +42,7 @@ async function callsOf(
   read: () => Promise<ActivityRecord[]>,
   client: string,
   tool: (n: string) => string,
-  want = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel', 'nosuch'],
+  want = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel', 'nosuch', 'add_tool-denied'],
 ) {
   return waitFor(
     async () => {
@@ -51,7 +52,12 @@ async function callsOf(
           if (label === 'nosuch') return r.method === 'prompts/get';
           if (r.method !== 'tools/call' || r.name !== tool(label.split('-')[0]!)) return false;
           if (label === 'echo') return true;
-          const kind = { 'slow-progress': 'ok', 'slow-timeout': 'timeout', 'slow-cancel': 'cancelled' }[label];
+          const kind = {
+            'slow-progress': 'ok',
+            'slow-timeout': 'timeout',
+            'slow-cancel': 'cancelled',
+            'add_tool-denied': 'denied',
+          }[label];
           return r.outcome === kind;
         });
       const found = Object.fromEntries(want.map((w) => [w, by(w)]));
@@ -79,6 +85,10 @@ async function fiveCalls(client: Client, tool: (n: string) => string): Promise<v
   setTimeout(() => ac.abort('enough'), 300);
   await expect(cancelled).rejects.toThrow();
   await expect(client.getPrompt({ name: 'nosuch' })).rejects.toThrow();
+  // Refused by the entry's `"approval": {"add_tool": "deny"}`.
+  await expect(client.callTool({ name: tool('add_tool'), arguments: { id: 'x' } })).rejects.toThrow(
+    /denied by the approval policy/,
+  );
 }
 
 function expectFive(calls: Record<string, ActivityRecord>, server: string | undefined): void {
@@ -94,6 +104,11 @@ function expectFive(calls: Record<string, ActivityRecord>, server: string | unde
     expect(calls.nosuch.outcome).toBe('error');
     expect(calls.nosuch.error!.code).toBeLessThan(0);
   }
+  const denied = calls['add_tool-denied'];
+  if (denied) {
+    expect(denied).toMatchObject({ outcome: 'denied', error: { code: -32602 } });
+    expect(denied.error!.message).toMatch(/denied by the approval policy/);
+  }
   for (const r of Object.values(calls)) expect(r.captured).toBeUndefined();
 }
 
@@ -101,7 +116,7 @@ describe('the activity log', () => {
   it('records each call on /mcp, /mcp/<id> and through the chain, never an argument value', async () => {
     const dataDir = tempDir();
     // The timeout of `slow` is short on every entry; `captured` captures its values.
-    const short = { toolTimeouts: { slow: 1_500 } };
+    const short = { toolTimeouts: { slow: 1_500 }, approval: { add_tool: 'deny' } };
     const b = await startBridge({
       config: {
         mcpServers: {
@@ -142,7 +157,7 @@ describe('the activity log', () => {
     const linked = (await all()).filter((r) => r.server === 'alpha' && r.client !== 'aggregate-client');
     expect(new Set(linked.map((r) => r.client)).size).toBe(1);
     // (Its unknown prompt is answered by the stdio proxy itself: it never reaches the bridge.)
-    const viaLink = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel'];
+    const viaLink = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel', 'add_tool-denied'];
     expectFive(await callsOf(all, linked[0]!.client!, (n) => n, viaLink), 'alpha');
 
     // The stdio aggregation (the agent's proxy) wrote its own records, one JSON line each.
@@ -154,13 +169,27 @@ describe('the activity log', () => {
             .filter(Boolean)
             .map((l) => JSON.parse(l) as ActivityRecord)
         : [];
-    expectFive(await callsOf(fromFile, 'test-client', (n) => `linked__${n}`), 'linked');
+    const inProxy = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel', 'nosuch'];
+    expectFive(await callsOf(fromFile, 'test-client', (n) => `linked__${n}`, inProxy), 'linked');
+    // The bridge applies the policy to the chain's calls; the agent's proxy sees its refusal as an error.
+    const refusedHere = (await fromFile()).find((r) => r.name === 'linked__add_tool')!;
+    expect(refusedHere).toMatchObject({ outcome: 'error', error: { code: -32602 } });
     const proxyLines = readFileSync(file, 'utf8');
     expect(proxyLines).not.toContain(SECRET_ARG);
 
-    // No argument value anywhere in the bridge's log; bytes from the stdio framing only.
+    // No argument value anywhere in the bridge's log.
     const text = JSON.stringify(await all());
     expect(text).not.toContain(SECRET_ARG);
+    // Sizes as the transports framed them: a streamable HTTP POST's body and its JSON or SSE answer, the stream link's lines.
+    const bridgeRecords = await all();
+    for (const client of ['aggregate-client', 'single-client', linked[0]!.client!]) {
+      const echo = bridgeRecords.find((r) => r.client === client && r.name?.endsWith('echo'))!;
+      expect(echo.bytesIn, client).toBeGreaterThan(SECRET_ARG.length);
+      expect(echo.bytesOut, client).toBeGreaterThan(SECRET_ARG.length);
+      // The progress of the slow call turned its answer into SSE: still measured.
+      const slow = bridgeRecords.find((r) => r.client === client && r.name?.endsWith('slow') && r.progress === 3)!;
+      expect(slow.bytesOut, client).toBeGreaterThan(0);
+    }
     const stdioEcho = (await fromFile()).find((r) => r.name === 'linked__echo')!;
     expect(stdioEcho.bytesIn).toBeGreaterThan(SECRET_ARG.length);
     expect(stdioEcho.bytesOut).toBeGreaterThan(SECRET_ARG.length);
