@@ -21,6 +21,8 @@ let page: Page;
 let agent: Client;
 let other: Client;
 let shots: string;
+/** The query of each `/activity` page the panel asked for. */
+const pages: URLSearchParams[] = [];
 
 async function connect(path: string, name: string): Promise<Client> {
   const c = new Client({ name, version: '1.0.0' });
@@ -74,7 +76,10 @@ beforeAll(async () => {
   shots = mkdtempSync(join(tmpdir(), 'panel-activity-shots-'));
   bridge = await startBridge({
     config: {
-      mcpServers: { alpha: { ...fixtureEntry('alpha'), toolTimeouts: { slow: 1500 } }, beta: fixtureEntry('beta') },
+      mcpServers: {
+        alpha: { ...fixtureEntry('alpha'), toolTimeouts: { slow: 1500 } },
+        beta: { ...fixtureEntry('beta'), capture: true },
+      },
     },
   });
   agent = await connect('/mcp', 'panel-agent');
@@ -94,6 +99,9 @@ beforeAll(async () => {
     colorScheme: 'light',
   });
   page = panel.page;
+  page.on('request', (r) => {
+    if (new URL(r.url()).pathname === '/activity') pages.push(new URL(r.url()).searchParams);
+  });
   await page.goto(`${bridge.url}/#token=${bridge.bearer}`);
   await page.getByRole('region', { name: 'beta', exact: true }).waitFor();
 }, 90_000);
@@ -141,11 +149,18 @@ describe('the Activity view', () => {
     shown = await rowsWhere((r) => r.length > 0 && r.every((c) => c[COL.agent] === 'other-agent'), 'other-agent');
     expect(shown.some((c) => c[COL.method] === 'initialize')).toBe(true);
     await select('Agent', 'All agents');
+    // The text goes to the log once typing pauses.
+    const textPage = page.waitForRequest((r) => new URL(r.url()).searchParams.get('text') === 'echo');
     await view().getByLabel('Search calls').fill('echo');
+    await textPage;
     shown = await rowsWhere((r) => r.length === 3, 'the three echo calls');
     expect(shown.map((c) => c[COL.name])).toEqual(['echo', 'alpha__echo', 'alpha__echo']);
     await view().getByLabel('Search calls').fill('');
     await rowsWhere((r) => calls(r).length === 6, 'every call again');
+    // Each filter also went to the log's own page: a call older than the view holds would be found.
+    const asked = pages.map((p) => p.toString());
+    for (const q of ['server=beta', 'outcome=timeout', 'client=other-agent', 'text=echo'])
+      expect(asked.some((a) => a.includes(q))).toBe(true);
   });
 
   it('shows every recorded field of the selected call in the detail pane', async () => {
@@ -170,8 +185,19 @@ describe('the Activity view', () => {
       Number: String(failed.seq),
     });
     expect(await rows().filter({ hasText: 'nosuch' }).getAttribute('aria-selected')).toBe('true');
-    // Values are not captured by default: no such section.
-    expect(await pane.getByRole('heading', { name: 'Captured arguments' }).count()).toBe(0);
+    // beta captures its values: its echo call's arguments and result are shown; alpha's are not recorded.
+    const echo = (await records()).find((r) => r.server === 'beta' && r.name === 'echo')!;
+    expect(echo.captured?.params).toContain('three');
+    await rows().filter({ hasText: 'alpha__echo' }).first().getByRole('button').click();
+    await pane.getByRole('heading', { name: 'tools/call alpha__echo' }).waitFor();
+    expect(await pane.getByRole('heading', { name: /^Captured/ }).count()).toBe(0);
+    await rows()
+      .filter({ has: page.getByRole('cell', { name: 'echo', exact: true }) })
+      .getByRole('button')
+      .click();
+    await pane.getByRole('heading', { name: 'tools/call echo' }).waitFor();
+    expect(await pane.getByLabel('Captured arguments').textContent()).toBe(echo.captured!.params);
+    expect(await pane.getByLabel('Captured result').textContent()).toBe(echo.captured!.result);
   });
 
   it('draws each server a p50/p95 chart of the last minutes with its error rate', async () => {
@@ -186,10 +212,14 @@ describe('the Activity view', () => {
       15_000,
       'the summary of alpha',
     );
-    const durations = alpha.map((r) => r.durationMs);
-    const ms = (v: number) => (v >= 1000 ? `${(v / 1000).toFixed(1)} s` : '');
+    // The timed out call is the slowest of alpha's: its p95, above its 1.5 s timeout.
+    const p95 = nearestRank(
+      alpha.map((r) => r.durationMs),
+      0.95,
+    );
+    expect(p95).toBeGreaterThanOrEqual(1500);
     expect(summary).toContain(`error rate ${Math.round((failedCount / alpha.length) * 100)}% (${failedCount})`);
-    expect(summary).toContain(`p95 ${ms(nearestRank(durations, 0.95))}`);
+    expect(summary).toContain(`p95 ${(p95 / 1000).toFixed(1)} s`);
     const svg = chart.getByRole('img');
     expect(await svg.getAttribute('aria-label')).toContain(summary);
     expect(await svg.locator('path.latency-p50').count()).toBe(1);
