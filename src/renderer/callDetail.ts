@@ -41,7 +41,7 @@ export function createCallDetail(): CallDetail {
         fact('Error code', String(r.error.code));
         fact('Error message', r.error.message);
       }
-      fact('Progress notifications', String(r.progress));
+      fact('Progress', String(r.progress));
       if (r.bytesIn !== undefined) fact('Bytes in', `${bytesText(r.bytesIn)} (${r.bytesIn})`);
       if (r.bytesOut !== undefined) fact('Bytes out', `${bytesText(r.bytesOut)} (${r.bytesOut})`);
       fact('Number', String(r.seq));
