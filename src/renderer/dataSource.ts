@@ -5,6 +5,7 @@
 import type { RuntimeStatus } from '../shared/status.js';
 import type { RestartResult, SignInResult } from '../shared/ipcContract.js';
 import type { ManagementApi } from './management.js';
+import type { ActivityFeed } from './activityFeed.js';
 
 /** Link state between the panel and the runtime, for sources that have one. */
 export type ConnectionState = 'connected' | 'reconnecting' | 'down';
@@ -24,6 +25,8 @@ export interface StatusSource {
   signOut?(id: string): Promise<RestartResult>;
   /** Accepts or rejects a tool's drifted definition (tool pinning); never rejects for expected failures. */
   decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
+  /** The activity log (the Activity view); absent: the runtime offers none. */
+  readonly activity?: ActivityFeed;
   /** Link state changes (HTTP only: the preload link cannot drop). Returns the unsubscribe function. */
   onConnection?(cb: (state: ConnectionState, detail?: string) => void): () => void;
 }

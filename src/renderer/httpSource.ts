@@ -10,6 +10,7 @@ import type { ConnectionState, StatusSource } from './dataSource.js';
 import { SseParser } from '../shared/sseParser.js';
 import { Backoff } from '../shared/backoff.js';
 import { HttpManagement } from './management.js';
+import { HttpActivityFeed } from './activityFeed.js';
 
 /** Options of {@link HttpStatusSource}; durations in milliseconds. */
 export interface HttpSourceOptions {
@@ -78,9 +79,12 @@ export class HttpStatusSource implements StatusSource {
   private readonly idleTimeoutMs: number;
   /** The bridge's management routes, same origin and token. */
   readonly management: HttpManagement;
+  /** `/activity` and its stream, same origin and token. */
+  readonly activity: HttpActivityFeed;
 
   constructor(private readonly options: HttpSourceOptions) {
     this.management = new HttpManagement(options.baseUrl, options.token);
+    this.activity = new HttpActivityFeed(options.baseUrl, options.token);
     this.initialBackoffMs = options.initialBackoffMs ?? 500;
     this.maxBackoffMs = options.maxBackoffMs ?? 5000;
     this.downAfterFailures = options.downAfterFailures ?? 3;

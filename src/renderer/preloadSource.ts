@@ -3,13 +3,21 @@ import type { McpRuntimeApi, RestartResult, SignInResult } from '../shared/ipcCo
 import type { RuntimeStatus } from '../shared/status.js';
 import type { StatusSource } from './dataSource.js';
 import type { ManagementApi } from './management.js';
+import type { ActivityFeed } from './activityFeed.js';
+import { PolledActivityFeed } from './polledActivity.js';
 
 /** Wraps the preload API as a {@link StatusSource}. */
 export class PreloadStatusSource implements StatusSource {
   readonly management?: ManagementApi;
+  readonly activity?: ActivityFeed;
 
   constructor(private readonly api: McpRuntimeApi) {
     this.management = managementOf(api);
+    const page = api.activity;
+    if (typeof page === 'function')
+      this.activity = new PolledActivityFeed((q) =>
+        safe(page.call(api, q), (error) => ({ ok: false as const, error })),
+      );
   }
 
   getStatus(): Promise<RuntimeStatus> {

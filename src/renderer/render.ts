@@ -25,6 +25,8 @@ export interface PanelHandlers {
   onAuth?(id: string, action: AuthAction): void;
   /** Accept or reject a tool's drifted definition (tool pinning). */
   onPin?(id: string, tool: string, decision: PinDecision, hash: string): void;
+  /** Show a server's calls (the Activity view); absent: no Calls button on the cards. */
+  onCalls?(id: string): void;
 }
 
 /** The mounted panel. */
@@ -220,6 +222,7 @@ export function createStatusPanel(
             handlers.cardHooks,
             (id, action) => handlers.onAuth?.(id, action),
             (id, tool, decision, hash) => handlers.onPin?.(id, tool, decision, hash),
+            handlers.onCalls,
           );
           card.setOffline(connection !== 'connected');
           card.setEntry(entries.get(server.id));

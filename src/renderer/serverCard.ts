@@ -61,6 +61,7 @@ export function createServerCard(
   hooks?: CardHooks,
   onAuth: (id: string, action: AuthAction) => void = () => undefined,
   onPin: (id: string, tool: string, decision: PinDecision, hash: string) => void = () => undefined,
+  onCalls?: (id: string) => void,
 ): ServerCard {
   const nameId = uniqueId('server-name');
   const root = el('li', 'server');
@@ -78,7 +79,14 @@ export function createServerCard(
   const transport = el('span', 'transport');
   const restart = el('button', 'restart', 'Restart', { type: 'button', 'aria-label': `Restart ${id}` });
   const auth = createAuthControl(id, onAuth);
-  head.append(name, badge, transport, auth.button, restart);
+  head.append(name, badge, transport);
+  if (onCalls) {
+    // Opens the Activity view filtered to this server.
+    const callsLink = el('button', 'calls-link', 'Calls', { type: 'button', 'aria-label': `Calls of ${id}` });
+    callsLink.addEventListener('click', () => onCalls(id));
+    head.append(callsLink);
+  }
+  head.append(auth.button, restart);
 
   const facts = el('dl', 'facts');
   const fact = (label: string) => {

@@ -9,6 +9,7 @@ import { HttpStatusSource, takeTokenFromLocation } from './httpSource.js';
 import { PreloadStatusSource, findPreloadApi } from './preloadSource.js';
 import { createStatusPanel } from './render.js';
 import { createManageWiring } from './managePanel.js';
+import { createActivityOpener } from './activityButton.js';
 
 const TICK_MS = 1000;
 
@@ -25,8 +26,13 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
   let gotEvent = false;
 
   const manage = source.management ? createManageWiring(source.management) : undefined;
+  let serverIds: string[] = [];
+  const activity = source.activity ? createActivityOpener(source.activity, () => serverIds) : undefined;
+  const toolbar = activity ? activity.toolbar(manage?.toolbar) : manage?.toolbar;
   const panel = createStatusPanel(root, {
-    ...(manage ? { cardHooks: manage.hooks, toolbar: manage.toolbar } : {}),
+    ...(manage ? { cardHooks: manage.hooks } : {}),
+    ...(toolbar ? { toolbar } : {}),
+    ...(activity ? { onCalls: activity.open } : {}),
     onRestart(id) {
       if (pending.has(id)) return; // one request at a time per server
       pending.add(id);
@@ -70,6 +76,7 @@ export function startPanel(root: HTMLElement, source: StatusSource): () => void 
 
   manage?.attach((c) => panel.setConfig(c));
   const show = (status: RuntimeStatus) => {
+    serverIds = status.servers.map((s) => s.id);
     panel.render(status);
     manage?.onStatus(status);
   };

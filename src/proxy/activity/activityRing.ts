@@ -3,6 +3,7 @@
  * first), read newest first in pages with filters (`/activity`, the IPC channel).
  */
 import type { ActivityPage, ActivityQuery, ActivityRecord } from '../../shared/activity.js';
+import { matches } from '../../shared/activityMatch.js';
 
 export const DEFAULT_RING_ENTRIES = 2_000;
 export const DEFAULT_RING_BYTES = 4 * 1024 * 1024;
@@ -83,16 +84,4 @@ export class ActivityRing {
   *newestFirst(): Iterable<ActivityRecord> {
     for (let i = this.items.length - 1; i >= this.head; i--) yield this.items[i];
   }
-}
-
-/** Whether `r` passes the filters (`text` already lower-cased). */
-export function matches(r: ActivityRecord, q: ActivityQuery, text?: string): boolean {
-  if (q.server !== undefined && r.server !== q.server) return false;
-  if (q.client !== undefined && r.client !== q.client) return false;
-  if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
-  if (text) {
-    const hay = [r.method, r.name, r.server, r.client, r.error?.message];
-    if (!hay.some((h) => h !== undefined && h.toLowerCase().includes(text))) return false;
-  }
-  return true;
 }

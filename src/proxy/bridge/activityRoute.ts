@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ActivityOutcome, ActivityPage, ActivityQuery, ActivityRecord } from '../../shared/activity.js';
-import { matches } from '../activity/activityRing.js';
+import { matches } from '../../shared/activityMatch.js';
 import { sendError, sendJson } from './body.js';
 import { EventStream } from './eventStream.js';
 
