@@ -64,6 +64,19 @@ describe('a nuget package', () => {
     expect(r.body.plan.runtime).toEqual({ command: 'dnx', found: false });
     const search = await json(bridge, 'GET', '/install/registry/servers?search=weather');
     expect(search.body.servers[0].transports).toEqual(['nuget (stdio)']);
+    // Installed anyway, it cannot start, and says what to install.
+    await json(bridge, 'POST', '/install/confirm', { planId: r.body.plan.planId });
+    const lastError = await waitFor(
+      async () => {
+        const s = (await json(bridge, 'GET', '/status')).body as { servers: { id: string; lastError?: string }[] };
+        return s.servers.find((x) => x.id === 'weather-dotnet')?.lastError;
+      },
+      30_000,
+      'the start error of weather-dotnet',
+    );
+    expect(lastError).toMatch(
+      /command 'dnx' not found on PATH .*; install the \.NET SDK \(10 or later for dnx\), or set "command" to an absolute path/,
+    );
   }, 40_000);
 
   it('with dnx on the login-shell PATH: found there, installed, and run with that command line', async () => {
