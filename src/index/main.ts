@@ -48,6 +48,9 @@ export { readUserConfig, type UserConfigView } from '../main/config/userConfig.j
 export { ManagementService, type ManagementServiceOptions } from '../main/config/managementService.js';
 export { AgentSelectionStore, selectServers, KNOWN_AGENTS, type ServerPlan } from '../main/config/agentSelection.js';
 export { registerManagementHandlers } from '../main/app/managementIpc.js';
+export { registerInstallHandlers } from '../main/app/installIpc.js';
+export { InstallService, type InstallServiceOptions } from '../main/install/installService.js';
+export { bundlePathsIn, isBundlePath } from '../main/install/bundleFiles.js';
 export { askWithDialog, approvalBox, APPROVAL_BUTTONS, type DialogLike } from '../main/app/approvalDialog.js';
 export { oauthStoreKey, OAUTH_DIR_ENV, OAUTH_KEY_ENV, type SafeStorageLike } from '../main/config/oauthStoreKey.js';
 export { appSecretEnv, appSecretStore } from '../main/config/appSecrets.js';

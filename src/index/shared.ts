@@ -20,3 +20,6 @@ export type { RestartResult, McpRuntimeApi, ManagementIpcApi, ConfigGetResult } 
 export { MANAGEMENT_CHANNELS } from '../shared/ipcContract.js';
 export { SECRET_MASK } from '../shared/configContract.js';
 export type * from '../shared/configContract.js';
+export { INSTALL_CHANNELS } from '../shared/ipcContract.js';
+export { MAX_BUNDLE_BYTES } from '../shared/install.js';
+export type * from '../shared/install.js';

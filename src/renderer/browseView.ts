@@ -2,18 +2,14 @@
  * "Browse": the MCP Registry searched through the runtime, one region per server (named by
  * its registry name) with its description, version, publisher, transport kinds and whether
  * it is installed (and a newer version), an Install button that opens the consent, and
- * "Open bundle" for a `.mcpb` file. Results come from the registry: text only.
+ * "Open bundle" for a `.mcpb` file (and the files the app is asked to open). Results come
+ * from the registry: text only.
  */
 import { el } from './dom.js';
 import { button, createDialog, field } from './controls.js';
 import type { InstallApi, PlanRequest, RegistryResult } from './installApi.js';
+import type { OpenedBundle } from '../shared/install.js';
 import { openConsent } from './consentDialog.js';
-
-function toBase64(bytes: Uint8Array): string {
-  let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
 
 export function openBrowse(api: InstallApi, onInstalled: () => void): void {
   const d = createDialog('Browse servers', 'browse-dialog');
@@ -47,7 +43,7 @@ export function openBrowse(api: InstallApi, onInstalled: () => void): void {
         return;
       }
       status.textContent = '';
-      openConsent(api, req, r.plan, (id) => {
+      openConsent(api, r.plan, (id) => {
         status.textContent = `Installed as ${id}.`;
         onInstalled();
         void run(false);
@@ -95,11 +91,32 @@ export function openBrowse(api: InstallApi, onInstalled: () => void): void {
     const file = bundle.files?.[0];
     if (!file) return;
     void file.arrayBuffer().then((buf) => {
-      startPlan({ bundle: { fileName: file.name, data: toBase64(new Uint8Array(buf)) } });
+      startPlan({ bundle: { fileName: file.name, data: new Uint8Array(buf) } });
       bundle.value = '';
     });
   });
   d.open();
   search.focus();
   void run(false);
+}
+
+/**
+ * `.mcpb` files the app was asked to open (the OS's open-file, its command line): each one's
+ * consent, as if it had been chosen with "Open bundle"; one that cannot be planned says why.
+ */
+export function showOpenedBundles(api: InstallApi, bundles: readonly OpenedBundle[], onInstalled: () => void): void {
+  for (const b of bundles) {
+    if ('plan' in b) {
+      openConsent(api, b.plan, () => onInstalled());
+      continue;
+    }
+    const d = createDialog(`Cannot open ${b.fileName}`, 'confirm');
+    const close = button('Close');
+    const actions = el('div', 'form-actions');
+    actions.append(close);
+    d.body.append(el('p', 'form-errors', b.error, { role: 'alert' }), actions);
+    close.addEventListener('click', () => d.close());
+    d.open();
+    close.focus();
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { el } from './dom.js';
 import { button, createDialog, field } from './controls.js';
-import type { InstallApi, InstallPlanView, PlanRequest } from './installApi.js';
+import type { InstallApi, InstallPlanView } from './installApi.js';
 
 function row(label: string, value: string): HTMLElement {
   const p = el('p', 'consent-row');
@@ -15,12 +15,7 @@ function row(label: string, value: string): HTMLElement {
   return p;
 }
 
-export function openConsent(
-  api: InstallApi,
-  request: PlanRequest,
-  first: InstallPlanView,
-  onInstalled: (serverId: string) => void,
-): void {
+export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled: (serverId: string) => void): void {
   const d = createDialog(`Install ${first.title ?? first.name}?`, 'consent-dialog');
   const details = el('div', 'consent-details');
   const inputs = el('div', 'consent-inputs');
@@ -91,7 +86,8 @@ export function openConsent(
     apply.addEventListener('click', () => {
       const values: Record<string, string> = {};
       for (const [k, c] of controls) if (c.value !== '') values[k] = c.value;
-      void api.plan({ ...request, values }).then((r) => {
+      // The runtime makes the plan again from what it kept of this one (a bundle is not sent twice).
+      void api.plan({ from: plan.planId, values }).then((r) => {
         if (!r.ok) {
           err.textContent = r.error;
           err.hidden = false;

@@ -3,11 +3,10 @@
  * uninstall. The shapes are the bridge's /install routes (src/proxy/install/installRoutes.ts).
  */
 export type { InstallPlanView, RegistryResult } from '../shared/install.js';
-import type { InstallPlanView, RegistryResult } from '../shared/install.js';
+import type { InstallPlanRequest, InstallPlanView, OpenedBundle, RegistryResult } from '../shared/install.js';
 
-export type PlanRequest =
-  | { registry: { name: string; version?: string }; values?: Record<string, string> }
-  | { bundle: { fileName: string; data: string }; values?: Record<string, string> };
+/** A registry server, a bundle's bytes (sent as the raw body), or a kept plan with new values. */
+export type PlanRequest = InstallPlanRequest;
 
 type Failure = { ok: false; error: string };
 
@@ -21,6 +20,8 @@ export interface InstallApi {
   uninstall(id: string): Promise<{ ok: true } | Failure>;
   /** The ids of the servers installed from a registry or a bundle. */
   installed(): Promise<{ ok: true; ids: string[] } | Failure>;
+  /** The app only: `.mcpb` files the OS asked it to open, each with its plan (or why none). */
+  onOpenedBundles?(cb: (bundles: OpenedBundle[]) => void): () => void;
 }
 
 /** The install API over the bridge's HTTP routes. */
@@ -32,13 +33,14 @@ export class HttpInstall implements InstallApi {
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T | Failure> {
     const headers: Record<string, string> = this.token ? { Authorization: `Bearer ${this.token}` } : {};
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const raw = body instanceof Uint8Array;
+    if (body !== undefined) headers['Content-Type'] = raw ? 'application/octet-stream' : 'application/json';
     try {
       const res = await fetch(this.baseUrl.replace(/\/+$/, '') + path, {
         method,
         headers,
         cache: 'no-store',
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body: raw ? (body as Uint8Array<ArrayBuffer>) : JSON.stringify(body) } : {}),
       });
       const json = (await res.json().catch(() => undefined)) as (T & { ok?: boolean; error?: string }) | undefined;
       if (!json) return { ok: false, error: `The bridge answered HTTP ${res.status}.` };
@@ -61,6 +63,10 @@ export class HttpInstall implements InstallApi {
     );
   }
   plan(req: PlanRequest) {
+    if ('bundle' in req) {
+      const q = new URLSearchParams({ fileName: req.bundle.fileName });
+      return this.call<{ ok: true; plan: InstallPlanView }>('POST', `/install/bundle?${q.toString()}`, req.bundle.data);
+    }
     return this.call<{ ok: true; plan: InstallPlanView }>('POST', '/install/plan', req);
   }
   confirm(planId: string) {

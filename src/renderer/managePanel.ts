@@ -17,7 +17,7 @@ import { openServerForm } from './serverForm.js';
 import { openImportDialog } from './importDialog.js';
 import { openToolTest } from './toolTest.js';
 import { openLogView } from './logView.js';
-import { openBrowse } from './browseView.js';
+import { openBrowse, showOpenedBundles } from './browseView.js';
 import { createAgentSection } from './agentSection.js';
 
 /** What the panel says when a change was refused because the entry changed in the file meanwhile. */
@@ -81,6 +81,7 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
     const browse = button('Browse');
     browse.addEventListener('click', () => openBrowse(install, () => void reload()));
     bar.append(browse);
+    install.onOpenedBundles?.((list) => showOpenedBundles(install, list, () => void reload()));
   }
   const toolbar = el('div', 'manage');
   toolbar.append(bar, notice);

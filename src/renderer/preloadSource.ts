@@ -5,6 +5,7 @@ import type { StatusSource } from './dataSource.js';
 import type { ManagementApi } from './management.js';
 import type { ActivityFeed } from './activityFeed.js';
 import { PolledActivityFeed } from './polledActivity.js';
+import { hasInstall, PreloadInstall } from './preloadInstall.js';
 
 /** Wraps the preload API as a {@link StatusSource}. */
 export class PreloadStatusSource implements StatusSource {
@@ -83,6 +84,7 @@ function managementOf(api: McpRuntimeApi): ManagementApi | undefined {
     listTools: (id) => safe(api.listTools?.(id), (error) => ({ ok: false, error, tools: [] })),
     callTool: (id, name, args) => safe(api.callTool?.(id, name, args), (error) => ({ ok: false, error })),
   };
+  if (hasInstall(api)) m.install = new PreloadInstall(api);
   if (typeof api.getAgents === 'function' && typeof api.setAgentServers === 'function') {
     m.agents = {
       get: () => safe(api.getAgents?.(), () => ({ agents: [], selection: {} })),

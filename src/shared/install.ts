@@ -59,3 +59,31 @@ export interface InstallPlanView {
   secretsKept: 'config' | 'store';
   expiresAt: string;
 }
+
+/** The largest `.mcpb` the installer takes (the file, before unpacking): 64 MiB. */
+export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+
+/** What a plan is made from: a registry server, a bundle's bytes, or a kept plan with new values. */
+export type InstallPlanRequest =
+  | { registry: { name: string; version?: string }; values?: Record<string, string> }
+  | { bundle: { fileName: string; data: Uint8Array } }
+  | { from: string; values: Record<string, string> };
+
+type InstallFailure = { ok: false; error: string };
+export type RegistryPage = { ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string };
+export type InstallPlanResult = { ok: true; plan: InstallPlanView } | InstallFailure;
+
+/** A `.mcpb` the app was asked to open (the OS's open-file, a path on its command line): its plan, or why none. */
+export type OpenedBundle = { fileName: string; plan: InstallPlanView } | { fileName: string; error: string };
+
+/** The install API in the app, over IPC: the same operations as the bridge's `/install` routes. */
+export interface InstallIpcApi {
+  installSearch(q: string, cursor?: string): Promise<RegistryPage | InstallFailure>;
+  installPlan(req: InstallPlanRequest): Promise<InstallPlanResult>;
+  installConfirm(planId: string): Promise<{ ok: true; serverId: string } | InstallFailure>;
+  installUninstall(id: string): Promise<{ ok: true } | InstallFailure>;
+  /** The ids of the servers installed from a registry or a bundle. */
+  installedServers(): Promise<{ ok: true; ids: string[] } | InstallFailure>;
+  /** The bundles opened since the last call (the queue is emptied). */
+  takeOpenedBundles(): Promise<OpenedBundle[]>;
+}

@@ -15,6 +15,7 @@ import type {
   ToolCallResult,
   ToolList,
 } from './configContract.js';
+import type { InstallIpcApi } from './install.js';
 
 /** Every channel this project uses starts with this prefix; the preload rejects others. */
 export const IPC_CHANNEL_PREFIX = 'mcp:';
@@ -36,6 +37,14 @@ export const IPC_CHANNELS = {
   signOut: 'mcp:server:sign-out',
   pinDecision: 'mcp:server:pin-decision',
   activity: 'mcp:activity:get',
+  installSearch: 'mcp:install:search',
+  installPlan: 'mcp:install:plan',
+  installConfirm: 'mcp:install:confirm',
+  installUninstall: 'mcp:install:uninstall',
+  installed: 'mcp:install:installed',
+  /** main -> renderer: a bundle was opened; the page takes it with `installTakeOpened`. */
+  installOpened: 'mcp:install:opened',
+  installTakeOpened: 'mcp:install:take-opened',
 } as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
@@ -49,6 +58,16 @@ export const MANAGEMENT_CHANNELS = [
   IPC_CHANNELS.agentsGet,
   IPC_CHANNELS.agentsSet,
   IPC_CHANNELS.activity,
+] as const;
+
+/** The install channels (registry, bundles, uninstall, opened bundles); see InstallIpcApi. */
+export const INSTALL_CHANNELS = [
+  IPC_CHANNELS.installSearch,
+  IPC_CHANNELS.installPlan,
+  IPC_CHANNELS.installConfirm,
+  IPC_CHANNELS.installUninstall,
+  IPC_CHANNELS.installed,
+  IPC_CHANNELS.installTakeOpened,
 ] as const;
 
 /** The answer to `config:get`. */
@@ -86,7 +105,7 @@ export interface SignInResult extends RestartResult {
  * What the preload exposes as `window.mcpRuntime` (via `contextBridge.exposeInMainWorld`).
  * One method per IPC message; listeners receive only the payload, never the IPC event.
  */
-export interface McpRuntimeApi extends Partial<ManagementIpcApi> {
+export interface McpRuntimeApi extends Partial<ManagementIpcApi>, Partial<InstallIpcApi> {
   getStatus(): Promise<RuntimeStatus>;
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;
@@ -97,6 +116,8 @@ export interface McpRuntimeApi extends Partial<ManagementIpcApi> {
   signOut(id: string): Promise<RestartResult>;
   /** Accepts or rejects a tool's drifted definition (tool pinning; `hash` from the drift in the status). */
   decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
+  /** Called when the app was asked to open a `.mcpb` (then `takeOpenedBundles`); returns the unsubscribe function. */
+  onBundleOpened?(cb: () => void): () => void;
 }
 
 /** The name under which the preload exposes {@link McpRuntimeApi}. */

@@ -146,6 +146,18 @@ describe('electron-builder.yml', () => {
     expect(typeof config.productName).toBe('string');
   });
 
+  it('associates .mcpb files with the app, which opens them on their consent', () => {
+    expect(config.fileAssociations).toEqual([
+      {
+        ext: 'mcpb',
+        name: 'MCP Bundle',
+        description: 'MCP server bundle',
+        mimeType: 'application/x-mcpb',
+        role: 'Viewer',
+      },
+    ]);
+  });
+
   it('writes installers to release/ (ignored by git), reads build resources from build/', () => {
     expect(config.directories).toEqual({ output: 'release', buildResources: 'build' });
     expect(readFileSync(join(ROOT, '.gitignore'), 'utf8').split('\n')).toContain('release/');

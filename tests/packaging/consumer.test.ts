@@ -36,7 +36,13 @@ const API_METHODS = [
   'getAgents',
   'getConfig',
   'getStatus',
+  'installConfirm',
+  'installPlan',
+  'installSearch',
+  'installUninstall',
+  'installedServers',
   'listTools',
+  'onBundleOpened',
   'onStatus',
   'previewImport',
   'restart',
@@ -44,6 +50,7 @@ const API_METHODS = [
   'setAgentServers',
   'signIn',
   'signOut',
+  'takeOpenedBundles',
 ];
 
 const run = promisify(execFile);

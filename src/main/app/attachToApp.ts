@@ -13,6 +13,8 @@ import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeL
 import { registerIpcHandlers, type IpcMainLike } from './ipcHandlers.js';
 import { registerManagementHandlers } from './managementIpc.js';
 import type { ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { InstallIpcApi } from '../../shared/install.js';
+import { registerInstallHandlers } from './installIpc.js';
 import {
   installQuitSequence,
   type PowerMonitorLike,
@@ -79,6 +81,11 @@ export interface AttachToAppOptions {
    * `ManagementService` (config/managementService.ts); absent: a read-only panel.
    */
   management?: ManagementIpcApi;
+  /**
+   * The panel's installs over IPC (the registry, bundles, uninstall, the bundles the app was
+   * asked to open), e.g. an `InstallService` (install/installService.ts); absent: no Browse.
+   */
+  install?: InstallIpcApi;
   /** Stopped at quit in parallel with the runtime (e.g. ACP engines, whose agents use it). */
   alsoStop?: readonly Stoppable[];
   /** Default: nothing is logged. electron-log's `log.scope('mcp')` fits. */
@@ -130,6 +137,9 @@ export function attachToApp(
   const removeManagement = options.management
     ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl })
     : () => undefined;
+  const removeInstall = options.install
+    ? registerInstallHandlers(ipcMain, options.install, { pageUrl: options.pageUrl })
+    : () => undefined;
   const offStatus = runtime.on('status', (status) => {
     for (const target of options.statusTargets?.() ?? []) {
       if (target && !target.isDestroyed?.()) target.send(IPC_CHANNELS.status, status);
@@ -180,6 +190,7 @@ export function attachToApp(
     detach() {
       removeHandlers();
       removeManagement();
+      removeInstall();
       offStatus();
     },
   };

@@ -48,6 +48,24 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
     activity: (query) => ipc.invoke(checked(IPC_CHANNELS.activity), query ?? {}) as never,
     signIn: (id) => ipc.invoke(checked(IPC_CHANNELS.signIn), String(id)) as Promise<SignInResult>,
     signOut: (id) => ipc.invoke(checked(IPC_CHANNELS.signOut), String(id)) as Promise<RestartResult>,
+    // Installs: a bundle's bytes go as a Uint8Array (structured clone), never as text.
+    installSearch: (q, cursor) =>
+      ipc.invoke(
+        checked(IPC_CHANNELS.installSearch),
+        String(q),
+        cursor === undefined ? undefined : String(cursor),
+      ) as never,
+    installPlan: (req) => ipc.invoke(checked(IPC_CHANNELS.installPlan), req) as never,
+    installConfirm: (planId) => ipc.invoke(checked(IPC_CHANNELS.installConfirm), String(planId)) as never,
+    installUninstall: (id) => ipc.invoke(checked(IPC_CHANNELS.installUninstall), String(id)) as never,
+    installedServers: () => ipc.invoke(checked(IPC_CHANNELS.installed)) as never,
+    takeOpenedBundles: () => ipc.invoke(checked(IPC_CHANNELS.installTakeOpened)) as never,
+    onBundleOpened(cb) {
+      const channel = checked(IPC_CHANNELS.installOpened);
+      const listener = () => cb();
+      ipc.on(channel, listener);
+      return () => void ipc.removeListener(channel, listener);
+    },
     decidePin: (id, tool, decision, hash) =>
       ipc.invoke(
         checked(IPC_CHANNELS.pinDecision),

@@ -7,7 +7,9 @@
  *
  * Before ready: electron-log, the default config on first run, the proxy log tail, the MCP
  * runtime, and attachToApp (IPC handlers, start at ready, the quit sequence). At ready:
- * the status window on the bundled panel page.
+ * the status window on the bundled panel page. One instance: a `.mcpb` opened from the OS
+ * (macOS `open-file`; elsewhere a path on the command line, of this launch or of a second
+ * one) is planned through the bridge and its consent shown by the page.
  */
 import { app, BrowserWindow, dialog, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
@@ -19,10 +21,14 @@ import {
   AgentSelectionStore,
   askWithDialog,
   attachToApp,
+  bundlePathsIn,
   createElectronLogSink,
   defaultMcpConfig,
   ensureUserConfig,
   externalUrl,
+  InstallService,
+  IPC_CHANNELS,
+  isBundlePath,
   LogTail,
   ManagementService,
   McpRuntime,
@@ -50,6 +56,11 @@ const pagePath = join(paths.rendererDir, 'index.html');
 const pageUrl = pathToFileURL(pagePath).href;
 
 let win: BrowserWindow | undefined;
+let installs: InstallService | undefined;
+
+// One instance: a second launch (a double-clicked .mcpb on Windows and Linux) hands its command line to this one.
+const primary = app.requestSingleInstanceLock();
+if (!primary) app.quit();
 
 function createWindow(): void {
   win = new BrowserWindow({
@@ -110,6 +121,11 @@ function setupRuntime(): AttachedApp {
   runtime.on('progress', (p) => mainLog.info(`MCP servers settled: ${p.settled}/${p.total}`));
   // A tool call the approval policy asks about: a dialog on the status window (Allow once / Always allow / Deny).
   askWithDialog(runtime, { showMessageBox: (o) => (win ? dialog.showMessageBox(win, o) : dialog.showMessageBox(o)) });
+  // Installs through the bridge's /install routes; an opened .mcpb waits, planned, for the page to take it.
+  installs = new InstallService({
+    bridge: () => runtime.whenReady(),
+    notify: () => win?.webContents.send(IPC_CHANNELS.installOpened),
+  });
   return attachToApp(app, ipcMain, runtime, {
     pageUrl,
     statusTargets: () => [win?.webContents],
@@ -125,14 +141,34 @@ function setupRuntime(): AttachedApp {
       agents: new AgentSelectionStore(join(userData, 'agent-servers.json')),
       secrets: appSecretStore(oauthKey),
     }),
+    install: installs,
   });
 }
 
+function openBundle(path: string): void {
+  void installs
+    ?.openBundleFile(path)
+    .then((b) => mainLog.info(`opened ${b.fileName}: ${'plan' in b ? 'its consent is shown' : b.error}`));
+}
+
 let attached: AttachedApp | undefined;
-try {
-  attached = setupRuntime();
-} catch (err) {
-  mainLog.error(`MCP runtime failed to start: ${errorText(err)}`);
+if (primary) {
+  try {
+    attached = setupRuntime();
+  } catch (err) {
+    mainLog.error(`MCP runtime failed to start: ${errorText(err)}`);
+  }
+  app.on('open-file', (event, path) => {
+    if (!isBundlePath(path)) return;
+    event.preventDefault();
+    openBundle(path);
+  });
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    for (const p of bundlePathsIn(argv, workingDirectory)) openBundle(p);
+    if (win?.isMinimized()) win.restore();
+    win?.focus();
+  });
+  for (const p of bundlePathsIn(process.argv, process.cwd())) openBundle(p);
 }
 
 app.on('window-all-closed', () => {
@@ -141,6 +177,7 @@ app.on('window-all-closed', () => {
 
 app.whenReady().then(
   () => {
+    if (!primary) return;
     createWindow();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createWindow();

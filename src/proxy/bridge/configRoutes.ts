@@ -76,11 +76,23 @@ const SERVER_LOG = /^\/servers\/([^/]+)\/log\/?$/;
 const SERVER_TOOLS = /^\/servers\/([^/]+)\/tools\/?$/;
 const TOOL_CALL = /^\/servers\/([^/]+)\/tools\/call\/?$/;
 
-/** Why a state-changing request is refused (CSRF rules), or undefined. */
-export function writeGate(req: IncomingMessage): { status: number; message: string } | undefined {
+/**
+ * Why a state-changing request is refused (CSRF rules), or undefined. `types` are the body
+ * types the route takes: none of them may be one a plain HTML form can send.
+ */
+export function writeGate(
+  req: IncomingMessage,
+  types: readonly string[] = ['application/json'],
+): { status: number; message: string } | undefined {
   const type = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-  if (type !== 'application/json')
-    return { status: 415, message: 'changes need a JSON body (Content-Type: application/json)' };
+  if (!types.includes(type))
+    return {
+      status: 415,
+      message:
+        types.length === 1 && types[0] === 'application/json'
+          ? 'changes need a JSON body (Content-Type: application/json)'
+          : `this route takes a body of Content-Type ${types.join(' or ')}`,
+    };
   if (req.headers.origin === undefined) return { status: 403, message: 'Forbidden: changes need an Origin header' };
   return undefined;
 }

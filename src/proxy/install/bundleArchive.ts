@@ -12,9 +12,10 @@ import { createWriteStream, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import yauzl from 'yauzl';
+import { MAX_BUNDLE_BYTES } from '../../shared/install.js';
 import { InstallError } from './installError.js';
 
-export const MAX_BUNDLE_BYTES = 64 * 1024 * 1024;
+export { MAX_BUNDLE_BYTES };
 export const MAX_ENTRIES = 5_000;
 export const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 export const MAX_TOTAL_BYTES = 256 * 1024 * 1024;

@@ -30,6 +30,8 @@ import { asLiteral, fromLiteral } from './literal.js';
 
 export const PLAN_TTL_MS = 10 * 60_000;
 const MAX_PLANS = 16;
+/** The bundle bytes all kept plans may hold together: the oldest bundle plans go first past it. */
+const MAX_KEPT_BUNDLE_BYTES = 2 * MAX_BUNDLE_BYTES;
 const MASK = '********';
 const BUNDLE_DOWNLOAD_TIMEOUT_MS = 60_000;
 
@@ -46,8 +48,12 @@ export interface InstallContext {
 /** What the consent dialog shows. */
 export type PlanView = InstallPlanView;
 
+/** What a plan was made from, so it can be made again with other values (`replan`). */
+type PlanOrigin = { registry: RegistrySource } | { bundleFile: { fileName: string; buffer: Buffer } };
+
 interface StoredPlan {
   view: PlanView;
+  origin: PlanOrigin;
   entry: EntryDraft;
   secretKeys: EntryPlan['secretKeys'];
   record: Omit<InstallRecord, 'installedAt'>;
@@ -130,7 +136,12 @@ export class InstallPlans {
         throw new InstallError(
           `${server.name}: the downloaded bundle's sha256 is ${sha}, not the ${pkg.fileSha256} its server.json gives: refused`,
         );
-      return this.planBundleBuffer(buffer, values, { source, checksum: 'sha256 verified against server.json', server });
+      return this.planBundleBuffer(buffer, values, {
+        source,
+        checksum: 'sha256 verified against server.json',
+        server,
+        origin: { registry: src },
+      });
     }
     const plan = pkg ? packageEntry(server, pkg, values) : remoteEntry(server, remote!, values);
     const checksum = pkg?.fileSha256
@@ -150,18 +161,36 @@ export class InstallPlans {
         registry: client.baseUrl,
       },
       values,
+      { registry: src },
     );
   }
 
   /** A plan for a bundle file the user opened. */
   async planBundleFile(fileName: string, buffer: Buffer, values: Values): Promise<PlanView> {
-    return this.planBundleBuffer(buffer, values, { source: { kind: 'bundle', file: fileName }, checksum: '' });
+    return this.planBundleBuffer(buffer, values, {
+      source: { kind: 'bundle', file: fileName },
+      checksum: '',
+      origin: { bundleFile: { fileName, buffer } },
+    });
+  }
+
+  /** Plan `planId` made again from what it was made of, with `values`; the old plan is dropped. */
+  async replan(planId: string, values: Values): Promise<PlanView> {
+    const p = this.plans.get(planId);
+    if (!p || p.expires <= Date.now())
+      throw new InstallError('no such plan (it was used, or it expired): make the plan again', 404);
+    const view =
+      'registry' in p.origin
+        ? await this.planRegistry(p.origin.registry, values)
+        : await this.planBundleFile(p.origin.bundleFile.fileName, p.origin.bundleFile.buffer, values);
+    this.plans.delete(planId);
+    return view;
   }
 
   private async planBundleBuffer(
     buffer: Buffer,
     values: Values,
-    o: { source: PlanView['source']; checksum: string; server?: ServerJson },
+    o: { source: PlanView['source']; checksum: string; server?: ServerJson; origin: PlanOrigin },
   ): Promise<PlanView> {
     const contents = await inspectBundle(buffer);
     const m: BundleManifest = checkManifest(contents.manifest);
@@ -209,6 +238,7 @@ export class InstallPlans {
         ...(o.source.kind === 'registry' ? { registry: o.source.registry } : {}),
       },
       values,
+      o.origin,
       { buffer, folder, serverId },
     );
     view.sha256 = contents.sha256;
@@ -228,6 +258,7 @@ export class InstallPlans {
     checksum: string,
     record: StoredPlan['record'],
     values: Values,
+    origin: PlanOrigin,
     bundle?: { buffer: Buffer; folder: string; serverId: string },
   ): Promise<PlanView> {
     const servers = this.servers();
@@ -296,6 +327,7 @@ export class InstallPlans {
     this.prune();
     this.plans.set(view.planId, {
       view,
+      origin,
       entry: plan.entry,
       secretKeys: plan.secretKeys,
       record,
@@ -310,6 +342,14 @@ export class InstallPlans {
     const now = Date.now();
     for (const [id, p] of this.plans) if (p.expires <= now) this.plans.delete(id);
     while (this.plans.size >= MAX_PLANS) this.plans.delete(this.plans.keys().next().value!);
+    // Bounded memory: each bundle plan holds its file; the newest ones are kept, within the bound.
+    let held = MAX_BUNDLE_BYTES; // room for the plan being added
+    for (const [id, p] of [...this.plans].reverse()) {
+      const bytes = p.bundle?.buffer.length ?? 0;
+      if (bytes === 0) continue;
+      held += bytes;
+      if (held > MAX_KEPT_BUNDLE_BYTES) this.plans.delete(id);
+    }
   }
 
   private async findRuntime(command: string): Promise<PlanView['runtime']> {

@@ -6,23 +6,27 @@
  *   GET  /install/registry/servers?search=&cursor=&limit=   one page of the registry, with "installed" and "update"
  *   GET  /install/registry/versions?name=                   one server's versions
  *   POST /install/plan      {registry: {name, version?, package?, remote?}, values?}   a plan (nothing written)
- *   POST /install/plan      {bundle: {fileName, data: <base64>}, values?}              a plan for a .mcpb
+ *   POST /install/bundle?fileName=   the .mcpb's bytes as the body (application/octet-stream or application/zip)
+ *                                    a plan for a .mcpb, read streamed up to MAX_BUNDLE_BYTES (413 past it)
+ *   POST /install/plan      {bundle: {fileName, data: <base64>}, values?}              the same for a small .mcpb
+ *   POST /install/plan      {from: planId, values}          a kept plan made again with new values
  *   POST /install/confirm   {planId}                        carry the plan out, then apply the config
  *   POST /install/uninstall {id}                            remove the entry, its bundle folder and record
  *   GET  /install/installed                                 the install records
  *
- * Errors are `{ok: false, error}` with a status: 400 bad input, 404 unknown, 502/504 the
- * registry failed or was too slow.
+ * Errors are `{ok: false, error}` with a status: 400 bad input, 404 unknown, 413 a bundle over
+ * the limit, 502/504 the registry failed or was too slow.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { sendError, sendJson } from '../bridge/body.js';
-import { readJsonBody, sendBodyFailure } from '../bridge/body.js';
+import { readBody, readJsonBody, sendBodyFailure } from '../bridge/body.js';
 import { isPlainObject } from '../config/configEntry.js';
 import { readConfigDocument } from '../config/configFile.js';
 import { RUNTIME_VAR_NAMES } from '../config/defaultConfig.js';
 import { Logger } from '../common/logger.js';
 import type { ConfigReloadResult } from '../../shared/status.js';
+import { MAX_BUNDLE_BYTES } from '../../shared/install.js';
 import { InstallError } from './installError.js';
 import { InstallPlans } from './installPlans.js';
 import { asLiteral } from './literal.js';
@@ -37,10 +41,13 @@ export interface InstallRoutesOptions {
   bodyTimeoutMs: number;
   env?: NodeJS.ProcessEnv;
   /** The CSRF rules of a change (configRoutes.ts), handed in so this file does not import its caller. */
-  writeGate(req: IncomingMessage): { status: number; message: string } | undefined;
+  writeGate(req: IncomingMessage, types?: readonly string[]): { status: number; message: string } | undefined;
 }
 
 const log = Logger.create('install');
+/** The body types a bundle upload takes: none is one a plain HTML form can send, so a page elsewhere cannot. */
+const BUNDLE_TYPES = ['application/octet-stream', 'application/zip', 'application/x-zip-compressed'];
+const MIB = 1024 * 1024;
 const plansByFile = new Map<string, InstallPlans>();
 
 /** The data folder: `$QIMING_DATA_DIR`, else `mcp/` beside the config file (the headless bridge's default). */
@@ -171,6 +178,10 @@ export async function handleInstallRoute(
       });
       return true;
     }
+    if (p === '/install/bundle') {
+      if (method !== 'POST') return (sendError(res, 405, 'method not allowed', {}, { Allow: 'POST' }), true);
+      return (await uploadBundle(req, res, url, plans, o), true);
+    }
     const kind =
       p === '/install/plan'
         ? 'plan'
@@ -205,13 +216,24 @@ export async function handleInstallRoute(
         sendJson(res, 200, { ok: true, plan: await plans.planRegistry(src, values) });
         return true;
       }
+      if (typeof body.from === 'string') {
+        sendJson(res, 200, { ok: true, plan: await plans.replan(body.from, values) });
+        return true;
+      }
       if (isPlainObject(bundle) && typeof bundle.data === 'string') {
         const fileName = typeof bundle.fileName === 'string' ? bundle.fileName : 'bundle.mcpb';
         const buffer = Buffer.from(bundle.data, 'base64');
         sendJson(res, 200, { ok: true, plan: await plans.planBundleFile(fileName, buffer, values) });
         return true;
       }
-      return (sendError(res, 400, 'expected {"registry": {"name": ...}} or {"bundle": {"fileName", "data"}}'), true);
+      return (
+        sendError(
+          res,
+          400,
+          'expected {"registry": {"name": ...}}, {"bundle": {"fileName", "data"}} or {"from": "<planId>"}',
+        ),
+        true
+      );
     }
     if (kind === 'confirm') {
       if (typeof body.planId !== 'string') return (sendError(res, 400, 'expected {"planId": "<id>"}'), true);
@@ -231,4 +253,37 @@ export async function handleInstallRoute(
     fail(res, err);
     return true;
   }
+}
+
+/**
+ * `POST /install/bundle`: the bundle as the raw body, read streamed and refused as soon as it
+ * passes MAX_BUNDLE_BYTES (a declared Content-Length over it before anything is read), so a
+ * bundle is held once, never as base64 text inside JSON.
+ */
+async function uploadBundle(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  plans: InstallPlans,
+  o: InstallRoutesOptions,
+): Promise<void> {
+  const refused = o.writeGate(req, BUNDLE_TYPES);
+  if (refused) {
+    req.resume();
+    return sendError(res, refused.status, refused.message);
+  }
+  const read = await readBody(req, MAX_BUNDLE_BYTES, o.bodyTimeoutMs);
+  if (!read.ok) {
+    if (read.reason === 'too-large')
+      return sendError(
+        res,
+        413,
+        `the bundle is refused: it is over ${MAX_BUNDLE_BYTES / MIB} MiB (${MAX_BUNDLE_BYTES} bytes), the largest .mcpb the installer takes`,
+      );
+    return sendBodyFailure(res, read.reason, MAX_BUNDLE_BYTES);
+  }
+  if (read.bytes.length === 0) return sendError(res, 400, 'the body must be the .mcpb file');
+  const name = url.searchParams.get('fileName') || 'bundle.mcpb';
+  const fileName = name.replace(/[\\/]/g, '_').slice(0, 255);
+  sendJson(res, 200, { ok: true, plan: await plans.planBundleFile(fileName, read.bytes, {}) });
 }

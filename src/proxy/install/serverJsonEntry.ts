@@ -5,10 +5,11 @@
  *   npm  -> npx -y <identifier>@<version>      (runtimeHint replaces npx)
  *   pypi -> uvx <identifier>==<version>
  *   oci  -> docker run -i --rm [-e NAME ...] <image>:<version>
+ *   nuget -> dnx <identifier>@<version> --yes [-- <packageArguments>]   (.NET 10's tool runner)
  *   remotes[] -> a url entry with its headers (URL template variables filled)
  *
  * runtimeArguments go after the runtime, packageArguments after the package, as server.json says.
- * mcpb packages go through the bundle path (mcpbInstall.ts); nuget and others are refused by name.
+ * mcpb packages go through the bundle path (installPlans.ts); other kinds are refused by name.
  */
 import type { EntryDraft } from '../../shared/configContract.js';
 import { commandLine, fillTemplate } from './commandLine.js';
@@ -35,7 +36,7 @@ export interface EntryPlan {
 
 export type Values = Readonly<Record<string, string>>;
 
-const RUNTIMES: Record<string, string> = { npm: 'npx', pypi: 'uvx', oci: 'docker' };
+const RUNTIMES: Record<string, string> = { npm: 'npx', pypi: 'uvx', oci: 'docker', nuget: 'dnx' };
 
 function inputOf(key: string, label: string, i: SjInput): InstallInput {
   const out: InstallInput = { key, label, required: i.isRequired === true, secret: i.isSecret === true };
@@ -103,7 +104,7 @@ export function packageEntry(server: ServerJson, pkg: SjPackage, values: Values)
     throw new InstallError(
       pkg.registryType === 'mcpb'
         ? 'an mcpb package is installed as a bundle'
-        : `packages of type "${pkg.registryType}" cannot be installed here (npm, pypi, oci, mcpb and remotes can)`,
+        : `packages of type "${pkg.registryType}" cannot be installed here (npm, pypi, oci, nuget, mcpb and remotes can)`,
     );
   }
   if (pkg.transport.type !== 'stdio')
@@ -127,6 +128,12 @@ export function packageEntry(server: ServerJson, pkg: SjPackage, values: Values)
   } else if (pkg.registryType === 'pypi') {
     const spec = pkg.version ? `${pkg.identifier}==${pkg.version}` : pkg.identifier;
     args = [...runtimeArgs, spec, ...packageArgs];
+  } else if (pkg.registryType === 'nuget') {
+    // `dnx` is `dotnet tool exec`: `--yes` skips its download prompt (stdin is the protocol), and
+    // the tool's own arguments go after `--`, so dnx never reads them as its options.
+    const spec = pkg.version ? `${pkg.identifier}@${pkg.version}` : pkg.identifier;
+    const yes = runtime === 'dnx' && !runtimeArgs.includes('--yes') ? ['--yes'] : [];
+    args = [...runtimeArgs, spec, ...yes, ...(packageArgs.length > 0 ? ['--', ...packageArgs] : [])];
   } else {
     const tagged =
       /[:@][^/]*$/.test(pkg.identifier) || !pkg.version ? pkg.identifier : `${pkg.identifier}:${pkg.version}`;

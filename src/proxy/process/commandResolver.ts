@@ -137,6 +137,7 @@ export function installHint(command: string): string {
   if (name === 'bun' || name === 'bunx') return 'install Bun';
   if (name === 'deno') return 'install Deno';
   if (name === 'docker') return 'install Docker';
+  if (name === 'dnx' || name === 'dotnet') return 'install the .NET SDK (10 or later for dnx)';
   return `install ${name}`;
 }
 

@@ -153,10 +153,27 @@ describe('server.json to an entry', () => {
     expect(remoteEntry(s, s.remotes![0], { 'url.host': 'eu.example.com' }).shown).toBe('https://eu.example.com/mcp');
   });
 
+  it('nuget: dnx <identifier>@<version> --yes, the package arguments after --', () => {
+    const s = sj('nuget-weather.json');
+    const asked = packageEntry(s, s.packages![0], {});
+    expect(asked.missing).toEqual(['WEATHER_CHOICES']);
+    const plan = packageEntry(s, s.packages![0], { 'env.WEATHER_CHOICES': 'sunny,rain' });
+    expect(plan.shown).toBe('dnx Example.WeatherMcp@0.5.0 --yes -- --units=metric');
+    expect(plan.entry).toEqual({
+      kind: 'stdio',
+      command: 'dnx',
+      args: ['Example.WeatherMcp@0.5.0', '--yes', '--', '--units=metric'],
+      env: { WEATHER_CHOICES: 'sunny,rain' },
+    });
+    expect(plan.runtime).toBe('dnx');
+    const bare = { ...s.packages![0], packageArguments: undefined, runtimeHint: undefined };
+    expect(packageEntry(s, bare, { 'env.WEATHER_CHOICES': 'x' }).shown).toBe('dnx Example.WeatherMcp@0.5.0 --yes');
+  });
+
   it('refuses kinds it cannot run', () => {
     const s = sj('pypi-time.json');
-    expect(() => packageEntry(s, { ...s.packages![0], registryType: 'nuget' }, {})).toThrow(
-      /"nuget" cannot be installed/,
+    expect(() => packageEntry(s, { ...s.packages![0], registryType: 'cargo' }, {})).toThrow(
+      /"cargo" cannot be installed here \(npm, pypi, oci, nuget, mcpb and remotes can\)/,
     );
   });
 });
