@@ -1,4 +1,4 @@
-// The hub's multiplexing rules (docs/ARCHITECTURE.md, "The hub: sessions, scopes and the
+// The hub's multiplexing rules (docs/hub.md, "The hub: sessions, scopes and the
 // multiplexing rules"), over in-memory transports: request ids, progress tokens,
 // cancellation, subscription reference counts, list_changed versions, log routing.
 // Server-to-client request routing is in serverRequests.test.ts.

@@ -1,4 +1,4 @@
-// Server-to-client request routing (docs/ARCHITECTURE.md, the hub's rules, and
+// Server-to-client request routing (docs/hub.md, the hub's rules, and
 // serverRequestRouter.ts), over in-memory transports: the relation by upstream id or
 // progress token first, then the most recently started call, then the most recently
 // active session, always one that declared the capability; roots/list with none gets an
