@@ -1,11 +1,12 @@
 /**
  * `server.json` (the MCP Registry's server description, schema 2025-12-11): its types, as far
- * as installing reads them, and its check against the vendored schema (vendor/, MIT) with ajv.
+ * as installing reads them, and its check with ajv against the published schema, vendored byte
+ * for byte (vendor/, MIT; JSON Schema draft-07, hence ajv's default class). Every document is
+ * checked against it whatever its `$schema` says (docs/decisions/0043-registry-schema.md).
  * A document that fails the schema is refused with the first few reasons, never half-used.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { ValidateFunction } from 'ajv';
 import schema from './vendor/server.schema.json' with { type: 'json' };
 import { InstallError } from './installError.js';
 
@@ -58,14 +59,14 @@ export interface ServerJson {
 
 // ajv-formats is CommonJS with a default export; under NodeNext its namespace is what arrives.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as (
-  a: Ajv2020,
+  a: Ajv,
 ) => void;
 
 let validate: ValidateFunction | undefined;
 
 function validator(): ValidateFunction {
   if (!validate) {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
     validate = ajv.compile(schema);
   }
