@@ -71,22 +71,27 @@ async function elicit(
 
 /**
  * The policy's answer for a tool named `exposed` as an aggregate names it (`<server>__<tool>`),
- * without a call: what the app asks before an agent's own permission prompt (AcpEngine).
- * Undefined for a name no server here owns, or a server the policy does not apply to.
+ * without a call: what the app asks before an agent's own permission prompt (AcpEngine). The
+ * name is read with the aggregate's own table, so `a` + `b__c` and `a__b` + `c` are told apart;
+ * the answer names the server and tool it is for. Undefined for a name no server here owns, or
+ * a server the policy does not apply to.
  */
-export function approvalForName(hub: SessionHost, exposed: string): ApprovalDecision | undefined {
-  for (const u of hub.inScope({})) {
-    if (!exposed.startsWith(`${u.id}__`) || (u.entry.kind === 'remote' && u.entry.type === 'bridge')) continue;
-    const name = exposed.slice(u.id.length + 2);
-    const tool = u.lists.tools.find((t) => t.name === name);
-    if (!tool) continue;
-    const d = decideApproval(hub.config.approval, u.id, name, exposed, tool);
-    if (d.answer === 'ask' && alwaysAllowed.get(hub)?.has(`${u.id}\0${name}`))
-      return { answer: 'allow', rule: `"Always allow" (asked by ${d.rule})` };
-    hub.logger.info(`approval: server "${u.id}" tool "${name}" for the app's agent: ${d.answer} by ${d.rule}`);
-    return d;
-  }
-  return undefined;
+export function approvalForName(
+  hub: SessionHost,
+  exposed: string,
+): (ApprovalDecision & { server: string; tool: string }) | undefined {
+  const owner = hub.resolveTool(exposed);
+  const u = owner && hub.upstream(owner.serverId);
+  if (!owner || !u || (u.entry.kind === 'remote' && u.entry.type === 'bridge')) return undefined;
+  const name = owner.name;
+  const tool = u.lists.tools.find((t) => t.name === name);
+  if (!tool) return undefined;
+  const at = { server: u.id, tool: name };
+  const d = decideApproval(hub.config.approval, u.id, name, exposed, tool);
+  if (d.answer === 'ask' && alwaysAllowed.get(hub)?.has(`${u.id}\0${name}`))
+    return { answer: 'allow', rule: `"Always allow" (asked by ${d.rule})`, ...at };
+  hub.logger.info(`approval: server "${u.id}" tool "${name}" for the app's agent: ${d.answer} by ${d.rule}`);
+  return { ...d, ...at };
 }
 
 /**
