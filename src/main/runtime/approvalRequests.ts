@@ -30,6 +30,7 @@ function questionOf(m: unknown): Question | undefined {
     server: q.server,
     tool: q.tool,
     ...(typeof q.client === 'string' ? { client: q.client } : {}),
+    ...(typeof q.clientVersion === 'string' ? { clientVersion: q.clientVersion } : {}),
     session: typeof q.session === 'number' ? q.session : 0,
     arguments: q.arguments && typeof q.arguments === 'object' ? q.arguments : {},
     rule: typeof q.rule === 'string' ? q.rule : '',

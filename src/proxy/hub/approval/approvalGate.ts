@@ -12,6 +12,9 @@ import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../../config/approvalConfig.js';
 import { decideApproval, type ApprovalDecision } from './approvalRules.js';
 import type { ApprovalReply } from './approvalQuestion.js';
+import { callerOf } from './callerTaken.js';
+
+export { withoutCaller } from './callerTaken.js';
 
 /** Tools the user answered "Always allow" for, per hub: `<server>\0<tool>`. */
 const alwaysAllowed = new WeakMap<SessionHost, Set<string>>();
@@ -109,7 +112,10 @@ export async function approveToolCall(
   const settings = hub.config.approval;
   const tool = u.lists.tools.find((t) => t.name === name);
   let decision: ApprovalDecision = decideApproval(settings, u.id, name, exposed, tool);
-  const who = `${s.clientName ?? 'a client'} (session ${s.serial})`;
+  // Through an agent's stdio proxy, the agent it serves (callerMeta.ts); else the session's own client.
+  const caller =
+    callerOf(req.params) ?? (s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion });
+  const who = `${caller?.name ?? 'a client'} (session ${s.serial})`;
   const log = (answer: string, rule: string) =>
     hub.logger.info(`approval: server "${u.id}" tool "${name}" for ${who}: ${answer} by ${rule}`);
   if (decision.answer === 'off') return true;
@@ -138,7 +144,11 @@ export async function approveToolCall(
   if (hub.askUser) {
     const id = `${process.pid}-${++questions}`;
     const q = { id, server: u.id, tool: name, session: s.serial, arguments: args, rule: decision.rule, timeoutMs };
-    reply = await hub.askUser(s.clientName === undefined ? q : { ...q, client: s.clientName });
+    const client = {
+      ...(caller === undefined ? {} : { client: caller.name }),
+      ...(caller?.version === undefined ? {} : { clientVersion: caller.version }),
+    };
+    reply = await hub.askUser({ ...q, ...client });
   }
   if (reply === 'none' && takesFormElicitation(s)) {
     by = 'the client (form elicitation)';
