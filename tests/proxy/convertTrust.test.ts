@@ -1,7 +1,7 @@
 // `convert --config-file <file> --name <entry>` runs that entry as the other modes would: its
 // `${secret:NAME}`s are read from the OS keychain (a private gnome-keyring on a private session
 // bus), a secret the keychain lacks fails with exit 2 and a sentence naming it, and the entry's
-// approval policy and pinning apply; `"off"` for both gives back the plain pipe. The built CLI,
+// approval policy and pinning apply (a changed tool is withheld); `"off"` for both gives back the plain pipe. The built CLI,
 // a real remote MCP server behind a loopback front that admits only the right API key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
@@ -146,23 +146,27 @@ describe('convert --config', () => {
     expect(h.stderr.join('\n')).not.toContain('one-server hub');
   });
 
-  it("pins the entry's tools when pinning is in force", async () => {
+  it("pins the entry's tools, and withholds one that changed", async () => {
     const pins = join(dir.path, 'pins');
     rmSync(pins, { recursive: true, force: true });
-    const h = await convert(configFile('pins.json', { approval: 'off', mcpServers: { remote: remote() } }), {
-      QIMING_PINNING: 'block',
-      QIMING_PINS_DIR: pins,
-    });
+    const env = { QIMING_PINNING: 'block', QIMING_PINS_DIR: pins };
+    const h = await convert(configFile('pins.json', { approval: 'off', mcpServers: { remote: remote() } }), env);
     expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('echo');
-    expect(existsSync(pins) && readdirSync(pins).some((f) => f.includes('remote'))).toBe(true);
-    expect(
-      readFileSync(
-        join(
-          pins,
-          readdirSync(pins).find((f) => f.includes('remote'))!,
-        ),
-        'utf8',
-      ),
-    ).toContain('echo');
+    const pinFile = existsSync(pins) ? readdirSync(pins).find((f) => f.includes('remote')) : undefined;
+    expect(pinFile).toBeDefined();
+    expect(readFileSync(join(pins, pinFile!), 'utf8')).toContain('echo from http');
+
+    // The same entry now reaches a server whose `echo` says something else: withheld, and a call says it changed.
+    const other = await startHttpFixture('http', { name: 'rugpull' });
+    try {
+      const file = configFile('drift.json', { approval: 'off', mcpServers: { remote: { url: other.url } } });
+      const d = await convert(file, env);
+      const names = (await d.client.listTools()).tools.map((t) => t.name);
+      expect(names).toContain('whoami');
+      expect(names).not.toContain('echo');
+      expect(await callText(d, 'echo')).toMatch(/changed/);
+    } finally {
+      await other.stop();
+    }
   });
 });
