@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { connectProxy, ensureBuilt, startHttpFixture, tempDir, type ProxyHandle } from '../helpers/proxyCli.js';
 import { runCli } from '../helpers/cliProcess.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { startSecretService, type SecretService } from '../helpers/secretService.js';
 
 const VALUE = `sk-convert-${Math.random().toString(36).slice(2)}Wv3`;
@@ -131,6 +132,11 @@ describe('convert --config', () => {
     );
     expect(await callText(h, 'echo')).toMatch(/denied by the approval policy/);
     expect(await callText(h, 'whoami')).toContain('"name":"http"');
+    await waitFor(
+      () => h.stderr.join('\n').includes('one-server hub'),
+      10_000,
+      'the log line of the hub convert serves by',
+    );
   });
 
   it('"off" for approval and pinning is the plain pipe again', async () => {
