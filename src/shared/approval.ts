@@ -12,6 +12,8 @@ export interface ApprovalQuestion {
   tool: string;
   /** The client that called (its `clientInfo.name`), as far as it said: the agent's proxy for an ACP agent. */
   client?: string;
+  /** That client's `clientInfo.version`, as far as it said. */
+  clientVersion?: string;
   /** Which session of the bridge called (its serial, as the status names it). */
   session: number;
   /** The call's arguments, for the user to see; never logged. */

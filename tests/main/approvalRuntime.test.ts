@@ -14,6 +14,7 @@ import { askWithDialog, type ApprovalBoxOptions } from '../../src/main/app/appro
 import { TOKEN_ENV } from '../../src/proxy/index.js';
 import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, writeConfig } from './mainHarness.js';
 import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const SERVER = join(FIXTURES, 'annotatedToolsServer.mjs');
 const SECRET_ARG = 'argument-value-51c2e8';
@@ -42,7 +43,10 @@ beforeAll(async () => {
   configFile = join(dir, 'mcp.json');
   writeConfig(configFile, {
     approvalTimeoutMs: ASK_TIMEOUT_MS,
-    mcpServers: { a: { command: process.execPath, args: [SERVER] } },
+    mcpServers: {
+      a: { command: process.execPath, args: [SERVER] },
+      m: { command: process.execPath, args: [join(FIXTURES, 'metaEchoServer.mjs')] },
+    },
   });
   runtime = new McpRuntime({ configFile, cliPath: ensureCli(), logger: log.logger, watchConfig: false });
   runtime.on('status', (s) => {
@@ -81,10 +85,11 @@ describe('the app answers an approval ask', () => {
     expect(await call(client, 'a__delete_note')).toBe('delete_note ran (text)');
     expect(asked).toHaveLength(1);
     const r = asked[0]!;
-    expect([r.server, r.tool, r.client, r.arguments, r.rule]).toEqual([
+    expect([r.server, r.tool, r.client, r.clientVersion, r.arguments, r.rule]).toEqual([
       'a',
       'delete_note',
       'approval-test-client',
+      '1.0.0',
       { text: SECRET_ARG },
       'annotations (destructiveHint)',
     ]);
@@ -120,7 +125,10 @@ describe('the app answers an approval ask', () => {
     next = 'once';
     asked.length = 0;
     chain = await connectProxy(
-      ['--config', JSON.stringify({ mcpServers: { a: bridgeUpstream(bridge.url, 'a') } })],
+      [
+        '--config',
+        JSON.stringify({ mcpServers: { a: bridgeUpstream(bridge.url, 'a'), m: bridgeUpstream(bridge.url, 'm') } }),
+      ],
       {},
       {
         [TOKEN_ENV]: bridge.token,
@@ -128,7 +136,14 @@ describe('the app answers an approval ask', () => {
     );
     expect(await call(chain.client, 'a__delete_note')).toBe('delete_note ran (text)');
     expect(asked.map((r) => r.tool)).toEqual(['delete_note']);
+    // The question names the agent (the proxy's own client), not the proxy the bridge sees.
+    expect([asked[0]!.client, asked[0]!.clientVersion]).toEqual(['test-client', '1.0.0']);
+    const decided = /approval: server "a" tool "delete_note" for test-client \(session \d+\)/;
+    await waitFor(() => decided.test(log.lines.join('\n')), 10_000, "the bridge's decision line naming the agent");
     expect(chain.stderr.join('\n')).not.toContain('approval:');
+    // Who called stops at the bridge: the server gets the call's _meta without it.
+    const meta = await chain.client.callTool({ name: 'm__meta', arguments: {} });
+    expect((meta.content as { text: string }[])[0].text).not.toContain('caller');
   });
 
   it("the demo app's dialog names agent, server, tool and arguments, and its buttons answer", async () => {
@@ -147,7 +162,7 @@ describe('the app answers an approval ask', () => {
     detach();
     expect(boxes).toHaveLength(2);
     expect(boxes[0]!.buttons).toEqual(['Allow once', 'Always allow', 'Deny']);
-    expect(boxes[0]!.message).toBe('approval-test-client wants to run the tool "delete_note" of server "a".');
+    expect(boxes[0]!.message).toBe('approval-test-client (1.0.0) wants to run the tool "delete_note" of server "a".');
     expect(boxes[0]!.detail).toContain(`"text": "${SECRET_ARG}"`);
     unlisten = listen();
   });

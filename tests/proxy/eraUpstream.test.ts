@@ -164,7 +164,9 @@ describe('convert reaches a 2026-07-28-only server', () => {
     cleanups.push(remote.stop);
     const old = await startHttpFixture('http', { name: 'old' });
     cleanups.push(old.stop);
+    // No approval policy (the suite runs with pinning off): the 2025 entry is served by the plain pipe.
     const config = {
+      approval: 'off',
       mcpServers: { m: { url: remote.url, clientCapabilities: { elicitation: true } }, old: { url: old.url } },
     };
     const h = await connectProxy(['convert', '--config', JSON.stringify(config), '--name', 'm', '--no-watchdog'], {
@@ -185,5 +187,7 @@ describe('convert reaches a 2026-07-28-only server', () => {
     ]);
     cleanups.push(() => legacy.close());
     expect(text(await legacy.client.callTool({ name: 'echo', arguments: { text: 'z' } }))).toContain('z');
+    expect(legacy.client.getServerVersion()?.name).toBe('old');
+    expect(legacy.stderr.join('\n')).not.toContain('one-server hub');
   });
 });

@@ -11,7 +11,7 @@ import type { ApprovalVerdict } from '../runtime/approvalRequests.js';
 /** The policy's side of the runtime (McpRuntime). */
 export interface ApprovalRuntimeLike {
   approvalFor?(name: string): Promise<ApprovalVerdict | undefined>;
-  grantOnce?(name: string): void;
+  grantOnce?(server: string, tool: string): void;
 }
 
 /**
@@ -65,10 +65,11 @@ export async function answerPermission(
     }
   }
   const res = await ask(req);
-  if (name && res.outcome.outcome === 'selected') {
+  // The grant names the server and tool the bridge read the name as, never the joined name.
+  if (verdict?.server !== undefined && verdict.tool !== undefined && res.outcome.outcome === 'selected') {
     const id = (res.outcome as { optionId: string }).optionId;
     const kind = req.options.find((o) => o.optionId === id)?.kind;
-    if (kind === 'allow_once' || kind === 'allow_always') runtime.grantOnce?.(name);
+    if (kind === 'allow_once' || kind === 'allow_always') runtime.grantOnce?.(verdict.server, verdict.tool);
   }
   return res;
 }

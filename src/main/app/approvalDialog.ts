@@ -33,7 +33,7 @@ const MAX_ARGUMENTS_SHOWN = 4000;
 export function approvalBox(r: ApprovalRequest, signal: AbortSignal): ApprovalBoxOptions {
   let args = JSON.stringify(r.arguments, null, 2) ?? '{}';
   if (args.length > MAX_ARGUMENTS_SHOWN) args = `${args.slice(0, MAX_ARGUMENTS_SHOWN)}\n…`;
-  const agent = r.client ?? 'An agent';
+  const agent = r.client === undefined ? 'An agent' : r.clientVersion ? `${r.client} (${r.clientVersion})` : r.client;
   return {
     type: 'question',
     title: 'Allow this tool?',

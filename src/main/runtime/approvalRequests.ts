@@ -30,6 +30,7 @@ function questionOf(m: unknown): Question | undefined {
     server: q.server,
     tool: q.tool,
     ...(typeof q.client === 'string' ? { client: q.client } : {}),
+    ...(typeof q.clientVersion === 'string' ? { clientVersion: q.clientVersion } : {}),
     session: typeof q.session === 'number' ? q.session : 0,
     arguments: q.arguments && typeof q.arguments === 'object' ? q.arguments : {},
     rule: typeof q.rule === 'string' ? q.rule : '',
@@ -41,6 +42,9 @@ function questionOf(m: unknown): Question | undefined {
 export interface ApprovalVerdict {
   answer: 'allow' | 'ask' | 'deny' | 'off';
   rule: string;
+  /** The server and tool the name was read as (the bridge's name table), for McpRuntime.grantOnce. */
+  server?: string;
+  tool?: string;
 }
 
 /** How long the bridge may take to say what its policy answers. */
@@ -60,10 +64,20 @@ export function checkApproval(
       resolve(v);
     };
     const take = (m: unknown) => {
-      const msg = m as { type?: unknown; id?: unknown; answer?: unknown; rule?: unknown } | null;
+      const msg = m as {
+        type?: unknown;
+        id?: unknown;
+        answer?: unknown;
+        rule?: unknown;
+        server?: unknown;
+        tool?: unknown;
+      } | null;
       if (msg?.type !== 'approval-decision' || msg.id !== id) return;
-      const known = ['allow', 'ask', 'deny', 'off'].includes(msg.answer as string);
-      done(known ? { answer: msg.answer as ApprovalVerdict['answer'], rule: String(msg.rule ?? '') } : undefined);
+      if (!['allow', 'ask', 'deny', 'off'].includes(msg.answer as string)) return done(undefined);
+      const v: ApprovalVerdict = { answer: msg.answer as ApprovalVerdict['answer'], rule: String(msg.rule ?? '') };
+      if (typeof msg.server === 'string' && typeof msg.tool === 'string')
+        Object.assign(v, { server: msg.server, tool: msg.tool });
+      done(v);
     };
     const timer = setTimeout(() => done(undefined), CHECK_TIMEOUT_MS);
     child.on('message', take);

@@ -47,6 +47,11 @@ const REAP_TIMEOUT_MS = 2000;
 /** How long an allow given in an agent's own prompt waits for its call (grantOnce). */
 const GRANT_MS = 60_000;
 
+/** A grant's key: server and tool kept apart whatever they contain (`a` + `b__c` is not `a__b` + `c`). */
+function grantKey(server: string, tool: string): string {
+  return JSON.stringify([server, tool]);
+}
+
 /** See the file comment. */
 export class McpRuntime {
   private state: 'new' | 'running' | 'stopping' | 'stopped' = 'new';
@@ -66,7 +71,7 @@ export class McpRuntime {
   private stopping: Promise<void> | undefined;
   private readonly listeners: RuntimeListeners;
   private readonly book: RuntimeStatusBook;
-  /** Calls the user allowed in an agent's own prompt, by aggregate name: until when (grantOnce). */
+  /** Calls the user allowed in an agent's own prompt, by {@link grantKey}: until when (grantOnce). */
   private readonly grants = new Map<string, number>();
 
   constructor(private readonly opts: McpRuntimeOptions) {
@@ -94,17 +99,18 @@ export class McpRuntime {
   }
 
   /**
-   * The user allowed one call of `name` in an agent's own permission prompt: the bridge's next
-   * ask for it (within its deadline) is answered Allow once without asking again.
+   * The user allowed one call of `tool` of `server` (as {@link approvalFor}'s verdict names them)
+   * in an agent's own permission prompt: the bridge's next ask for that tool of that server
+   * (within a minute) is answered Allow once without asking again.
    */
-  grantOnce(name: string): void {
-    const until = Date.now() + GRANT_MS;
-    this.grants.set(name, until);
+  grantOnce(server: string, tool: string): void {
+    this.grants.set(grantKey(server, tool), Date.now() + GRANT_MS);
   }
 
-  private takeGrant(name: string): boolean {
-    const until = this.grants.get(name);
-    this.grants.delete(name);
+  private takeGrant(server: string, tool: string): boolean {
+    const key = grantKey(server, tool);
+    const until = this.grants.get(key);
+    this.grants.delete(key);
     return until !== undefined && until >= Date.now();
   }
 
@@ -283,7 +289,7 @@ export class McpRuntime {
     answerApprovals(
       proc.child,
       () => (this.listeners.count('approval') > 0 ? (r) => this.listeners.emit('approval', r) : undefined),
-      (server, tool) => this.takeGrant(`${server}__${tool}`),
+      (server, tool) => this.takeGrant(server, tool),
     );
     this.run = run;
     this.book.resetProgress();

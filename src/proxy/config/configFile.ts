@@ -12,7 +12,7 @@
  * meanwhile), nothing is renamed ({@link ConfigChangedMeanwhile}) so that save is not undone.
  * Synchronous on purpose: two edits in one process can never interleave.
  */
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { writeAtomic } from '../common/writeAtomic.js';
 import { ConfigError } from './config.js';
 import { isPlainObject } from './configEntry.js';
@@ -99,10 +99,11 @@ export function withText(path: string, target: string, json: JsonText, mode: num
 
 /**
  * Writes `next` over the document's file: first the previous bytes to `<file>.bak`, then the
- * new bytes atomically, both with the file's mode.
+ * new bytes atomically, both with the file's mode. `backup: false` (the previous bytes hold a
+ * secret the change moved to the store: movedSecrets.ts) removes any `.bak` instead.
  * @throws ConfigChangedMeanwhile (nothing renamed) when the file is no longer `before`.
  */
-export function writeConfigDocument(before: ConfigDocument, next: Buffer): void {
+export function writeConfigDocument(before: ConfigDocument, next: Buffer, opts: { backup?: boolean } = {}): void {
   const unchanged = () => {
     let now: Buffer;
     try {
@@ -116,6 +117,7 @@ export function writeConfigDocument(before: ConfigDocument, next: Buffer): void 
       );
   };
   unchanged();
-  writeAtomic(`${before.target}.bak`, before.json.bytes, before.mode);
+  if (opts.backup === false) rmSync(`${before.target}.bak`, { force: true });
+  else writeAtomic(`${before.target}.bak`, before.json.bytes, before.mode);
   writeAtomic(before.target, next, before.mode, unchanged);
 }

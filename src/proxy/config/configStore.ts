@@ -32,6 +32,7 @@ import {
 } from './configFile.js';
 import { planImport, type ImportPlan } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
+import { movesSecretOut } from './movedSecrets.js';
 import { entryView } from './entryView.js';
 import { JsonTextError, keyOf, type JsonText } from './jsonText.js';
 import { applyOps, opsBetween, type JsonOp } from './jsonTextEdit.js';
@@ -97,6 +98,7 @@ export class ConfigStore {
     }
     const problems: string[] = [];
     let after: JsonText;
+    let next: Servers;
     let note: string | undefined;
     try {
       if ('version' in change && change.version !== undefined && change.version !== entryVersion(before, change.id)) {
@@ -108,7 +110,7 @@ export class ConfigStore {
           code: CONFIG_CONFLICT,
         };
       }
-      const next = this.changed(before.servers, change, problems);
+      next = this.changed(before.servers, change, problems);
       if (change.op === 'tool' && change.enabled) note = stillHidden(next, change.id, change.tool);
       if (problems.length) return { ...fail(400, 'the change is not valid'), issues: problems };
       after = applyOps(before.json, opsFor(before, change, next), before.path);
@@ -128,7 +130,9 @@ export class ConfigStore {
     }
     try {
       // A change that changes nothing (a switch set to what it is) writes nothing: no .bak, no reload.
-      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes);
+      // A secret moved to the store leaves no copy of its value in a `.bak` (movedSecrets.ts).
+      const backup = change.op !== 'update' || !movesSecretOut(before.servers, next, change.id, change.newId);
+      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes, { backup });
     } catch (err) {
       if (err instanceof ConfigChangedMeanwhile) return err;
       return fail(500, `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);

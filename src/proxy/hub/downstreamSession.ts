@@ -56,6 +56,8 @@ export class DownstreamSession implements HeldSession {
   readonly startedAt = Date.now();
   /** The client's own name (`clientInfo.name`), once it said it. */
   clientName?: string;
+  /** Its `clientInfo.version`, likewise. */
+  clientVersion?: string;
   /** In aggregate scope, the tools this session found by search (economy/foundTools.ts), from its first search. */
   found?: FoundTools;
   onclosed?: () => void;
@@ -247,7 +249,9 @@ export class DownstreamSession implements HeldSession {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
       (this.modern ??= new Map()).set(req.id, req.method);
-      this.clientName ??= clientNameOf((req.params?._meta as Record<string, unknown> | undefined)?.[META_CLIENT_INFO]);
+      const info = (req.params?._meta as Record<string, unknown> | undefined)?.[META_CLIENT_INFO];
+      this.clientName ??= clientNameOf(info);
+      this.clientVersion ??= clientVersionOf(info);
       if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);
@@ -333,6 +337,7 @@ export class DownstreamSession implements HeldSession {
     const p = req.params ?? {};
     this.clientCapabilities = (p.capabilities as Record<string, unknown>) ?? {};
     this.clientName = clientNameOf(p.clientInfo);
+    this.clientVersion = clientVersionOf(p.clientInfo);
     let answered!: () => void;
     this.initializing = new Promise<void>((r) => (answered = r));
     try {
@@ -470,4 +475,9 @@ export class DownstreamSession implements HeldSession {
 function clientNameOf(info: unknown): string | undefined {
   const name = (info as { name?: unknown } | undefined)?.name;
   return typeof name === 'string' ? name.slice(0, 100) : undefined;
+}
+
+function clientVersionOf(info: unknown): string | undefined {
+  const version = (info as { version?: unknown } | undefined)?.version;
+  return typeof version === 'string' ? version.slice(0, 40) : undefined;
 }

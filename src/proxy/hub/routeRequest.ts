@@ -17,6 +17,7 @@ import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import type { Upstream } from '../upstream/upstream.js';
+import { CALLER_META, withCaller } from './approval/callerMeta.js';
 
 /** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
 const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
@@ -125,7 +126,15 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     if (!(await approveToolCall(hub, s, req, u, name, exposed))) return;
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
-  const params = name === exposed ? p : { ...p, name };
+  let params = name === exposed ? p : { ...p, name };
+  // Who called goes to a bridge (its approval question names the agent), never to a server (approval/callerMeta.ts).
+  if (what === 'tool' && isBridge(u))
+    params = withCaller(
+      params,
+      s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion },
+    );
+  else if (what === 'tool' && (p._meta as Record<string, unknown> | undefined)?.[CALLER_META] !== undefined)
+    params = (await import('./approval/approvalGate.js')).withoutCaller(params);
   // An aggregate's tool result over its server's maxResultBytes is cut (economy/resultCap.ts).
   if (what === 'tool') s.capResult(req.id, u);
   // A 2026 client: the tasks extension (forModernClient.ts).
@@ -155,7 +164,11 @@ function withheldError(exposed: string, serverId: string, d: ToolDrift): RpcErro
 
 /** Whether a tool call on `u` goes through the approval policy here. */
 function approvalApplies(hub: SessionHost, u: Upstream): boolean {
-  return hub.config.approval?.top !== 'off' && !(u.entry.kind === 'remote' && u.entry.type === 'bridge');
+  return hub.config.approval?.top !== 'off' && !isBridge(u);
+}
+
+function isBridge(u: Upstream): boolean {
+  return u.entry.kind === 'remote' && u.entry.type === 'bridge';
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

@@ -58,6 +58,8 @@ export interface HubSession {
 export interface RoutingSession extends HubSession {
   /** The client's own name (`clientInfo.name`), once it said it. */
   readonly clientName?: string;
+  /** Its `clientInfo.version`, likewise. */
+  readonly clientVersion?: string;
   /** This process's count of sessions when this one began: how the status names it. */
   readonly serial: number;
   readonly single: Upstream | undefined;

@@ -12,7 +12,7 @@ import { ResilientTransportWrapper } from '../upstream/resilientTransport.js';
 import { remoteTransport } from '../upstream/upstreamTransport.js';
 import { probeTransport } from '../upstream/transportProbe.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
-import { loadCliConfig } from '../cli/loadCliConfig.js';
+import { loadRunConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { ConfigError } from '../config/configError.js';
 import { isToolAllowed, mergeFilters, type ToolFilter } from '../config/toolFilter.js';
@@ -22,7 +22,8 @@ import type { Logger } from '../common/logger.js';
 import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
 import { isModernRequest } from '../hub/modern/envelope.js';
-import { runModernConvert, serveModernClient } from './convertModern.js';
+import { runModernConvert, serveModernClient, serveTrustedConvert } from './convertModern.js';
+import { convertTrust, type ConvertTrust } from './convertTrust.js';
 
 interface Target {
   id: string;
@@ -35,9 +36,10 @@ interface Target {
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
   oauth?: OAuthSettings | false;
+  trust?: ConvertTrust;
 }
 
-function resolveTarget(opts: CliOptions): Target {
+async function resolveTarget(opts: CliOptions, logger: Logger): Promise<Target> {
   const cliFilter: ToolFilter = {
     ...(opts.allowTools ? { allowExact: opts.allowTools } : {}),
     ...(opts.denyTools ? { denyExact: opts.denyTools } : {}),
@@ -53,7 +55,8 @@ function resolveTarget(opts: CliOptions): Target {
       pingIntervalMs: opts.pingIntervalMs,
       pingTimeoutMs: opts.pingTimeoutMs,
     };
-  const config = loadCliConfig(opts);
+  // `${secret:NAME}`s come from the secret store, as in the other modes (a missing one fails the entry, naming it).
+  const config = await loadRunConfig(opts, logger);
   // Convert runs one entry: a bad one is fatal when it is the one named, or when none is
   // named (the entry meant may be among the bad ones).
   const bad = (config.invalid ?? []).filter((e) => !opts.name || e.id === opts.name);
@@ -83,11 +86,12 @@ function resolveTarget(opts: CliOptions): Target {
     pingIntervalMs: opts.pingIntervalMs ?? entry.pingIntervalMs,
     pingTimeoutMs: opts.pingTimeoutMs ?? entry.pingTimeoutMs,
     oauth: entry.oauth,
+    trust: convertTrust(config, entry),
   };
 }
 
 export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<number> {
-  const target = resolveTarget(opts);
+  const target = await resolveTarget(opts, logger);
   logger.secrets.add([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
   // A server that speaks only 2026-07-28 cannot be piped to: the hub serves it (convertModern.ts).
   const modern = await runModernConvert(opts, target, logger);
@@ -110,6 +114,8 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
       ? await probeTransport(target.url, probeHeaders, { logger: log, bearerIsHttp: auth !== undefined })
       : target.kind;
   log.info(`exposing ${redactUrl(target.url)} (${kind === 'http' ? 'streamable HTTP' : 'SSE'}) over stdio`);
+  // The entry's approval policy or pinning is in force: a one-server hub applies them (convertTrust.ts).
+  if (target.trust) return serveTrustedConvert(opts, target, kind, logger);
   const upstream = new ResilientTransportWrapper({
     factory: () => remoteTransport(kind, target.url, target.headers, undefined, auth),
     retryBeforeEstablished: true,

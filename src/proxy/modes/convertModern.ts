@@ -25,6 +25,8 @@ import { probeHttpEra } from '../upstream/era/httpEraProbe.js';
 import { PROXY_ENVELOPE } from '../upstream/era/eraConnect.js';
 import { PROBE_TIMEOUT_MS } from '../upstream/transportProbe.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
+import { pinFolder } from '../pinning/pinFolder.js';
+import type { ConvertTrust } from './convertTrust.js';
 
 export interface ModernTarget {
   id: string;
@@ -38,6 +40,8 @@ export interface ModernTarget {
   pingIntervalMs?: number;
   pingTimeoutMs?: number;
   oauth?: OAuthSettings | false;
+  /** The approval policy and pinning a config gives this entry (convertTrust.ts); none: plain pass-through. */
+  trust?: ConvertTrust;
 }
 
 /** A hub of the one server `target`, spoken to over `type` in era `protocol`. */
@@ -61,7 +65,33 @@ function convertHub(
   if (target.pingIntervalMs !== undefined) server.pingIntervalMs = target.pingIntervalMs;
   if (target.pingTimeoutMs !== undefined) server.pingTimeoutMs = target.pingTimeoutMs;
   if (target.oauth !== undefined) server.oauth = target.oauth;
-  return new Hub(config, logger, { drainOnEofMs: opts.drainTimeoutMs, maxMessageBytes: opts.maxMessageBytes });
+  const trust = target.trust;
+  // Without a config's settings (a `--url`, or `"off"` for both), the hub passes calls and lists through as the pipe does.
+  if (!trust) config.approval = { top: 'off', servers: {}, hints: 'destructive', askTimeoutMs: 0 };
+  else if (trust.approval) config.approval = trust.approval;
+  if (trust && trust.pinning !== 'off') server.pinning = trust.pinning;
+  return new Hub(config, logger, {
+    drainOnEofMs: opts.drainTimeoutMs,
+    maxMessageBytes: opts.maxMessageBytes,
+    ...(trust && trust.pinning !== 'off' ? { pinDir: pinFolder(), pinDefault: trust.pinning } : {}),
+  });
+}
+
+/**
+ * Serves the 2025 server `target` (reached over `kind`) through a one-server hub from the
+ * first message on: a config entry whose approval policy or pinning is in force
+ * (convertTrust.ts), which the pipe cannot apply.
+ */
+export function serveTrustedConvert(
+  opts: CliOptions,
+  target: ModernTarget,
+  kind: 'http' | 'sse',
+  logger: Logger,
+): Promise<number> {
+  logger
+    .child('convert')
+    .info(`serving "${target.id}" through a one-server hub: its approval policy or pinning is in force`);
+  return serveHubOverStdio(convertHub(opts, target, kind, '2025-11-25', logger), opts, logger, { serverId: target.id });
 }
 
 export async function runModernConvert(

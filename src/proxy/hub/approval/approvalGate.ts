@@ -12,6 +12,9 @@ import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../../config/approvalConfig.js';
 import { decideApproval, type ApprovalDecision } from './approvalRules.js';
 import type { ApprovalReply } from './approvalQuestion.js';
+import { callerOf } from './callerTaken.js';
+
+export { withoutCaller } from './callerTaken.js';
 
 /** Tools the user answered "Always allow" for, per hub: `<server>\0<tool>`. */
 const alwaysAllowed = new WeakMap<SessionHost, Set<string>>();
@@ -71,22 +74,27 @@ async function elicit(
 
 /**
  * The policy's answer for a tool named `exposed` as an aggregate names it (`<server>__<tool>`),
- * without a call: what the app asks before an agent's own permission prompt (AcpEngine).
- * Undefined for a name no server here owns, or a server the policy does not apply to.
+ * without a call: what the app asks before an agent's own permission prompt (AcpEngine). The
+ * name is read with the aggregate's own table, so `a` + `b__c` and `a__b` + `c` are told apart;
+ * the answer names the server and tool it is for. Undefined for a name no server here owns, or
+ * a server the policy does not apply to.
  */
-export function approvalForName(hub: SessionHost, exposed: string): ApprovalDecision | undefined {
-  for (const u of hub.inScope({})) {
-    if (!exposed.startsWith(`${u.id}__`) || (u.entry.kind === 'remote' && u.entry.type === 'bridge')) continue;
-    const name = exposed.slice(u.id.length + 2);
-    const tool = u.lists.tools.find((t) => t.name === name);
-    if (!tool) continue;
-    const d = decideApproval(hub.config.approval, u.id, name, exposed, tool);
-    if (d.answer === 'ask' && alwaysAllowed.get(hub)?.has(`${u.id}\0${name}`))
-      return { answer: 'allow', rule: `"Always allow" (asked by ${d.rule})` };
-    hub.logger.info(`approval: server "${u.id}" tool "${name}" for the app's agent: ${d.answer} by ${d.rule}`);
-    return d;
-  }
-  return undefined;
+export function approvalForName(
+  hub: SessionHost,
+  exposed: string,
+): (ApprovalDecision & { server: string; tool: string }) | undefined {
+  const owner = hub.resolveTool(exposed);
+  const u = owner && hub.upstream(owner.serverId);
+  if (!owner || !u || (u.entry.kind === 'remote' && u.entry.type === 'bridge')) return undefined;
+  const name = owner.name;
+  const tool = u.lists.tools.find((t) => t.name === name);
+  if (!tool) return undefined;
+  const at = { server: u.id, tool: name };
+  const d = decideApproval(hub.config.approval, u.id, name, exposed, tool);
+  if (d.answer === 'ask' && alwaysAllowed.get(hub)?.has(`${u.id}\0${name}`))
+    return { answer: 'allow', rule: `"Always allow" (asked by ${d.rule})`, ...at };
+  hub.logger.info(`approval: server "${u.id}" tool "${name}" for the app's agent: ${d.answer} by ${d.rule}`);
+  return { ...d, ...at };
 }
 
 /**
@@ -104,7 +112,10 @@ export async function approveToolCall(
   const settings = hub.config.approval;
   const tool = u.lists.tools.find((t) => t.name === name);
   let decision: ApprovalDecision = decideApproval(settings, u.id, name, exposed, tool);
-  const who = `${s.clientName ?? 'a client'} (session ${s.serial})`;
+  // Through an agent's stdio proxy, the agent it serves (callerMeta.ts); else the session's own client.
+  const caller =
+    callerOf(req.params) ?? (s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion });
+  const who = `${caller?.name ?? 'a client'} (session ${s.serial})`;
   const log = (answer: string, rule: string) =>
     hub.logger.info(`approval: server "${u.id}" tool "${name}" for ${who}: ${answer} by ${rule}`);
   if (decision.answer === 'off') return true;
@@ -133,7 +144,11 @@ export async function approveToolCall(
   if (hub.askUser) {
     const id = `${process.pid}-${++questions}`;
     const q = { id, server: u.id, tool: name, session: s.serial, arguments: args, rule: decision.rule, timeoutMs };
-    reply = await hub.askUser(s.clientName === undefined ? q : { ...q, client: s.clientName });
+    const client = {
+      ...(caller === undefined ? {} : { client: caller.name }),
+      ...(caller?.version === undefined ? {} : { clientVersion: caller.version }),
+    };
+    reply = await hub.askUser({ ...q, ...client });
   }
   if (reply === 'none' && takesFormElicitation(s)) {
     by = 'the client (form elicitation)';
