@@ -50,7 +50,8 @@ function wrapper(url: string, opts: Partial<ConstructorParameters<typeof Resilie
   });
   w.onmessage = (m) => received.push(m as unknown as Record<string, unknown>);
   cleanups.push(() => w.close());
-  const reply = (id: number | string) => waitFor(() => received.find((m) => m.id === id), 15_000, `reply ${id}`);
+  const reply = (id: number | string) =>
+    waitFor(() => received.find((m) => m.id === id), scaled(15_000), `reply ${id}`);
   return { w, states, received, reply };
 }
 
@@ -83,9 +84,9 @@ describe('ResilientTransportWrapper', () => {
     // initialize then fails to send and the wrapper keeps retrying in the background.
     await t.w.start();
     await t.w.send(INIT);
-    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
+    await waitFor(() => t.w.state === 'reconnecting', scaled(5000), 'reconnecting');
     // Still retrying while the server stays down: three more transports (50 + 100 + 200 ms of backoff).
-    await waitFor(() => transports >= 4, 5000, 'three retries while the server is down');
+    await waitFor(() => transports >= 4, scaled(5000), 'three retries while the server is down');
     expect(t.w.state).not.toBe('closed');
     const server = await startHttpFixture('http', { port });
     cleanups.push(server.stop);
@@ -191,7 +192,7 @@ describe('ResilientTransportWrapper', () => {
     const t = wrapper(`http://127.0.0.1:${port}/mcp`, { maxQueue: 100, retryBeforeEstablished: true });
     await t.w.start();
     await t.w.send(INIT);
-    await waitFor(() => t.w.state === 'reconnecting', 5000, 'reconnecting');
+    await waitFor(() => t.w.state === 'reconnecting', scaled(5000), 'reconnecting');
     const queued = Array.from({ length: 100 }, (_, i) =>
       t.w.send({ jsonrpc: '2.0', id: 100 + i, method: 'ping' } as JSONRPCMessage),
     );
@@ -240,7 +241,11 @@ describe('ResilientTransportWrapper', () => {
       method: 'tools/call',
       params: { name: 'slow', arguments: { ms: 5000 } },
     } as JSONRPCMessage);
-    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the call at the server');
+    await waitFor(
+      () => readState(state).some((e) => e.event === 'slow-started'),
+      scaled(10_000),
+      'the call at the server',
+    );
     await server.stop();
     const reply = await t.reply(7);
     expect((reply.error as { message: string }).message).toMatch(/connection to upstream lost/);
