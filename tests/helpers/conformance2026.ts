@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
 import { node22 } from './node22.js';
-import { reportRetry, timedOutScenarios } from './conformanceRetry.js';
+import { reportRetry, retryReasons, takesRetry } from './conformanceRetry.js';
+import { scaled } from './loadScale.js';
 
 const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js');
 
@@ -17,9 +18,11 @@ const SUITE = join(ROOT, 'node_modules', 'conformance-2026', 'dist', 'index.js')
 export type Checks = Map<string, string>;
 
 /**
- * A scenario that failed on a timeout is run once more (conformanceRetry.ts).
- * `select`: which scenarios (default: what 2026-07-28 requires; a name: that one scenario; or
- * the suite's own arguments). `messages`, when given, gets each check's error message.
+ * A scenario that failed on a timeout or a reset, wrote no checks, or was not reached before
+ * the run's bound (`timeoutMs`, stretched on a loaded machine) is run once more
+ * (conformanceRetry.ts). `select`: which scenarios (default: what 2026-07-28 requires; a
+ * name: that one scenario; or the suite's own arguments). `messages`, when given, gets each
+ * check's error message.
  */
 export async function runConformance(
   url: string,
@@ -28,19 +31,23 @@ export async function runConformance(
   messages?: Map<string, string>,
 ): Promise<Checks> {
   const first = await runOnce(url, timeoutMs, select);
-  const retry = timedOutScenarios(
-    [...first.checks]
+  const reasons = retryReasons({
+    failures: [...first.checks]
       .filter(([, status]) => status === 'FAILURE')
       .map(([id]) => ({ scenario: scenarioOf(id), message: first.messages.get(id) })),
-  );
+    empty: first.empty,
+    killed: first.killed,
+  });
   let result = first;
-  if (retry.size) {
-    reportRetry('2026-07-28', url, retry);
+  if (reasons.size) {
+    reportRetry('2026-07-28', url, reasons);
     const second = await runOnce(url, timeoutMs, select);
-    result = { checks: new Map(), messages: new Map() };
+    const inFirst = new Set([...first.checks.keys()].map(scenarioOf));
+    const again = (id: string) => takesRetry(reasons, scenarioOf(id), inFirst.has(scenarioOf(id)));
+    result = { checks: new Map(), messages: new Map(), empty: [], killed: second.killed };
     for (const run of [first, second])
       for (const [id, status] of run.checks)
-        if (retry.has(scenarioOf(id)) === (run === second)) {
+        if (again(id) === (run === second)) {
           result.checks.set(id, status);
           const m = run.messages.get(id);
           if (m) result.messages.set(id, m);
@@ -57,29 +64,32 @@ async function runOnce(
   url: string,
   timeoutMs: number,
   select: string | string[],
-): Promise<{ checks: Checks; messages: Map<string, string> }> {
+): Promise<{ checks: Checks; messages: Map<string, string>; empty: string[]; killed: boolean }> {
   const out = mkdtempSync(join(tmpdir(), 'qiming-conf26-'));
   const args = typeof select === 'string' ? ['--scenario', select] : select;
   try {
-    await new Promise<void>((resolve) => {
+    // Its exit code only says whether a check failed; a kill means the bound ran out.
+    const killed = await new Promise<boolean>((resolve) => {
       execFile(
         node22(),
         [SUITE, 'server', '--url', url, ...args, '--timeout', '10000', '-o', out],
-        { timeout: timeoutMs },
-        () => resolve(),
+        { timeout: scaled(timeoutMs), maxBuffer: 16 << 20 },
+        (err) => resolve(Boolean(err?.killed)),
       );
     });
     const checks: Checks = new Map();
     const messages = new Map<string, string>();
+    const empty: string[] = [];
     for (const dir of readdirSync(out)) {
       const name = dir.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '');
       const file = join(out, dir, 'checks.json');
-      if (!existsSync(file)) continue;
-      for (const c of JSON.parse(readFileSync(file, 'utf8')) as {
-        id: string;
-        status: string;
-        errorMessage?: string;
-      }[]) {
+      if (!existsSync(file)) {
+        empty.push(name);
+        continue;
+      }
+      const list = JSON.parse(readFileSync(file, 'utf8')) as { id: string; status: string; errorMessage?: string }[];
+      if (list.length === 0) empty.push(name);
+      for (const c of list) {
         // A scenario may emit one id more than once (one per case): each keeps its own row.
         let id = `${name}/${c.id}`;
         for (let n = 2; checks.has(id); n++) id = `${name}/${c.id}#${n}`;
@@ -87,7 +97,7 @@ async function runOnce(
         if (c.errorMessage) messages.set(id, c.errorMessage);
       }
     }
-    return { checks, messages };
+    return { checks, messages, empty, killed };
   } finally {
     rmSync(out, { recursive: true, force: true });
   }

@@ -2,6 +2,7 @@
 // (tests/fixtures/conformanceServer.mjs, features2025Server.mjs), and stops it for good.
 import { spawn } from 'node:child_process';
 import { waitNoProcess } from './processGone.js';
+import { scaled } from './loadScale.js';
 
 export interface HttpScript {
   pid: number;
@@ -13,7 +14,7 @@ export interface HttpScript {
 export async function startHttpServerScript(
   script: string,
   args: string[] = [],
-  timeoutMs = 15_000,
+  timeoutMs = scaled(15_000),
 ): Promise<HttpScript> {
   const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';

@@ -16,6 +16,7 @@ import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { waitNoProcess } from '../helpers/processGone.js';
 import { ROOT, STOCK_FUSE_WIRE, listFiles, makeFakeElectronDist, packDir, type PackResult } from './packaging.js';
+import { scaled } from '../helpers/loadScale.js';
 import { resolveRuntimePaths, type RuntimePaths } from '../../src/main/runtime/resourcePaths.js';
 import { resolveProxyCliPath, nodeCommand } from '../../src/main/runtime/cliPath.js';
 import { defaultMcpConfig, runtimeVars } from '../../src/main/config/defaultMcpConfig.js';
@@ -47,7 +48,7 @@ beforeAll(async () => {
     appPath: join(pack.resources, 'app.asar'),
   });
   entries = asar.listPackage(join(pack.resources, 'app.asar'), { isPack: false }).map((e) => e.replaceAll('\\', '/'));
-}, 120_000);
+}, scaled(120_000));
 
 afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });

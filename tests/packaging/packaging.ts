@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { scaled } from '../helpers/loadScale.js';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const BUILDER_YML = join(ROOT, 'electron-builder.yml');
@@ -80,14 +81,17 @@ export function packDir(opts: {
     `-c.directories.output=${opts.outDir}`,
     ...(opts.extraArgs ?? []),
   ];
+  // The bound is for a hang, not a measure: stretched on a loaded machine (loadScale.ts).
+  const timeout = scaled(opts.timeoutMs ?? 90_000);
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       args,
-      { cwd: ROOT, timeout: opts.timeoutMs ?? 90_000, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
+      { cwd: ROOT, timeout, maxBuffer: 16 << 20, env: { ...process.env, CI: '1' } },
       (err, stdout, stderr) => {
         const log = `${stdout}\n${stderr}`;
-        if (err) return reject(new Error(`electron-builder failed: ${err.message}\n${log.slice(-4000)}`));
+        const why = err?.killed ? `stopped at its ${timeout} ms bound (${err.signal})` : err?.message;
+        if (err) return reject(new Error(`electron-builder failed: ${why}\n${log.slice(-4000)}`));
         const unpacked = readdirSync(opts.outDir).find((d) => /^linux(-[a-z0-9]+)?-unpacked$/.test(d));
         if (!unpacked) return reject(new Error(`no linux-*-unpacked folder in ${opts.outDir}\n${log.slice(-4000)}`));
         const appDir = join(opts.outDir, unpacked);

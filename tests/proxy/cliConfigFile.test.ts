@@ -18,6 +18,7 @@ import {
   waitFor,
   waitNoProcess,
 } from '../helpers/cliProcess.js';
+import { scaled } from '../helpers/loadScale.js';
 
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
 const servers: ChildProcess[] = [];
@@ -42,7 +43,7 @@ async function remoteFixture(kind: 'http' | 'sse'): Promise<string> {
   trackPids(child.pid!);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = await waitFor(() => /listening (\d+)/.exec(out)?.[1], 10_000, 'the fixture server to listen');
+  const port = await waitFor(() => /listening (\d+)/.exec(out)?.[1], scaled(10_000), 'the fixture server to listen');
   return `http://127.0.0.1:${port}/${kind === 'http' ? 'mcp' : 'sse'}`;
 }
 

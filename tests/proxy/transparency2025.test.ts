@@ -21,6 +21,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { startHttpServerScript } from '../helpers/httpScript.js';
+import { scaled } from '../helpers/loadScale.js';
 import { CLI, EVERYTHING_SERVER, FIXTURES } from '../helpers/paths.js';
 import { waitNoProcess } from '../helpers/processGone.js';
 import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
@@ -103,11 +104,17 @@ async function everythingHttp(): Promise<{ url: string; stop: () => Promise<void
   });
   let err = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  await waitFor(() => err.includes('listening on port'), 15_000, 'server-everything over HTTP');
   const stop = async () => {
     child.kill('SIGKILL');
     await waitNoProcess(child.pid!, 8000);
   };
+  // Stopped by the caller once it listens, here if it never does.
+  await waitFor(() => err.includes('listening on port'), scaled(15_000), 'server-everything over HTTP').catch(
+    async (e: unknown) => {
+      await stop();
+      throw e;
+    },
+  );
   return { url: `http://127.0.0.1:${port}/mcp`, stop };
 }
 
@@ -149,11 +156,18 @@ const PATHS: [string, boolean, () => Promise<Conn>][] = [
     'convert',
     false,
     async () => {
-      const [f, e] = await Promise.all([
+      // Each server's stop is kept as soon as it listens: one that fails must not leak the other.
+      const started = await Promise.allSettled([
         startHttpServerScript(F, ['--transport', 'http', '--port', '0']),
         everythingHttp(),
       ]);
-      closers.push(f.stop, e.stop);
+      for (const r of started) if (r.status === 'fulfilled') closers.push(r.value.stop);
+      const failed = started.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      const [f, e] = started.map((r) => (r as PromiseFulfilledResult<{ url: string }>).value) as [
+        { url: string },
+        { url: string },
+      ];
       return pair(
         stdio(node, [CLI, 'convert', f.url, '--no-watchdog']),
         stdio(node, [CLI, 'convert', e.url, '--no-watchdog']),

@@ -21,6 +21,7 @@ import {
 } from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { FIXTURE, startHttpFixture } from '../helpers/proxyCli.js';
+import { scaled } from '../helpers/loadScale.js';
 
 // The fixture's echo tool is described as `echo from <name>`: the name is markup.
 const EVIL = '<img src=x onerror="window.pwned=1"><b>bold</b><script>window.pwned=2</script>';
@@ -121,7 +122,7 @@ beforeAll(async () => {
     },
   });
   chrome = await launchPanelBrowser();
-}, 45_000);
+}, scaled(45_000));
 
 afterAll(async () => {
   for (const p of pages.splice(0)) await p.context.close();
