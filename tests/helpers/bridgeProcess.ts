@@ -14,6 +14,7 @@ import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
 import { builtCli, killHard, releaseCliSnapshot, releaseTracked, ROOT, waitFor, waitNotRunning } from './bridgeKit.js';
 import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
+import { scaled } from './loadScale.js';
 export type { ExitInfo } from './childExit.js';
 
 export * from './bridgeKit.js';
@@ -157,7 +158,7 @@ export class BridgeProcess {
   async waitListening(timeoutMs = 15_000): Promise<{ port: number; url: string }> {
     const m = await waitFor(
       () => /\[http\] listening on (http:\/\/[^\s]+:(\d+))/.exec(this.stderr) || this.exit,
-      timeoutMs,
+      scaled(timeoutMs),
       'the listening log line',
     );
     if (!Array.isArray(m))
@@ -277,7 +278,7 @@ export class BridgeProcess {
           last = await this.server(id);
           return pred(last) && last;
         },
-        timeoutMs,
+        scaled(timeoutMs),
         `${id}: ${what}`,
       );
     } catch (err) {

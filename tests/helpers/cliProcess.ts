@@ -12,6 +12,7 @@ import { CLI, FIXTURES, MEMORY_SERVER, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
 import { waitNoProcess } from './processGone.js';
 import { exitOf, exitWithin, type ExitInfo } from './childExit.js';
+import { scaled } from './loadScale.js';
 export type { ExitInfo } from './childExit.js';
 
 export { CLI, MEMORY_SERVER, ROOT } from './paths.js';
@@ -134,7 +135,7 @@ export class CliProcess {
   async reply(id: unknown, timeoutMs = 15_000): Promise<Record<string, any>> {
     return waitFor(
       () => this.messages().find((m) => m.id === id && (m.result !== undefined || m.error !== undefined)),
-      timeoutMs,
+      scaled(timeoutMs),
       `reply ${JSON.stringify(id)} (stderr: ${this.stderr.slice(-800)})`,
     );
   }

@@ -8,6 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI } from './paths.js';
 import { waitNoProcess } from './processGone.js';
 import { waitFor } from './waitFor.js';
+import { scaled } from './loadScale.js';
 
 const closers: (() => Promise<void>)[] = [];
 
@@ -123,7 +124,7 @@ export class RawLines {
     this.send({ jsonrpc: '2.0', id, method, params });
     return waitFor(
       () => this.messages.find((m) => m.id === id && ('result' in m || 'error' in m)),
-      timeoutMs,
+      scaled(timeoutMs),
       `the answer to ${method} (stderr: ${this.stderr.slice(-800)})`,
     );
   }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRenderer } from '../../scripts/buildRenderer.mjs';
 import { chromiumPath } from './chromiumPath.js';
+import { scaled } from './loadScale.js';
 
 /** Builds the panel into a fresh temp dir; `remove()` deletes it. */
 export async function buildPanelToTemp(): Promise<{ dir: string; remove(): void }> {
@@ -105,7 +106,7 @@ export async function launchPanelBrowser(): Promise<PanelBrowser> {
         colorScheme: options.colorScheme ?? 'light',
       });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(scaled(10_000));
       const errors: string[] = [];
       page.on('console', (m) => {
         if (m.type() === 'error') errors.push(m.text());

@@ -5,6 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ProgressNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from './waitFor.js';
+import { scaled } from './loadScale.js';
 
 export interface ProgressRecorder {
   /** The `progress` values seen so far for `token`, in order. */
@@ -26,7 +27,7 @@ export function recordProgress(client: Client): ProgressRecorder {
     async steps(token, count, timeoutMs = 15_000) {
       await waitFor(
         () => of(token).length >= count,
-        timeoutMs,
+        scaled(timeoutMs),
         () => `${count} progress notifications for ${token} (have ${JSON.stringify(of(token))})`,
       );
       return of(token);

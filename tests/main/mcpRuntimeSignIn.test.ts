@@ -12,6 +12,7 @@ import { oauthStoreKey, type SafeStorageLike } from '../../src/main/config/oauth
 import { ensureCli, memoryLogger, removeTempDirs, tempDir, waitFor, writeConfig } from './mainHarness.js';
 import { startFixture, type Fixture } from '../proxy/oauth/oauthKit.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { scaled } from '../helpers/loadScale.js';
 
 const run = promisify(execFile);
 let cli: string;
@@ -97,7 +98,7 @@ describe('McpRuntime sign-in', () => {
     const r = await runtime.signIn('secure');
     expect(r).toMatchObject({ ok: true, url: expect.stringContaining('/as/authorize?') });
     expect(opened).toEqual([r.url]);
-    await waitFor(() => runtime.status().servers[0]?.state === 'ready', 15_000, 'ready after sign-in');
+    await waitFor(() => runtime.status().servers[0]?.state === 'ready', scaled(15_000), 'ready after sign-in');
     expect(runtime.status().servers[0].auth).toBe('signed-in');
     expect(runtime.mcpServerPlan().bridgeIds).toEqual(['secure']);
     const files = readdirSync(oauthDir).filter((f) => f.endsWith('.json'));

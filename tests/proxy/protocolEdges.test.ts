@@ -9,6 +9,7 @@ import { FrameDecoder } from '../../src/proxy/stdio/framing.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { CliProcess, cleanup, configJson, INIT, INITIALIZED, tempDir, waitFor } from '../helpers/cliProcess.js';
 import { fixtureEntry, readState } from '../helpers/proxyCli.js';
+import { scaled } from '../helpers/loadScale.js';
 
 afterEach(async () => {
   await cleanup();
@@ -100,7 +101,11 @@ describe('stdio proxy: protocol edges', () => {
       params: { name: 'fx__slow', arguments: { ms: 1500, steps: 3 } },
     };
     p.send(call);
-    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the first call upstream');
+    await waitFor(
+      () => readState(state).some((e) => e.event === 'slow-started'),
+      scaled(10_000),
+      'the first call upstream',
+    );
     p.send(call);
     const refused = await p.reply(9, 5000);
     expect(refused.error?.code).toBe(-32600);
@@ -132,7 +137,11 @@ describe("stdio proxy: a refused duplicate id does not take the first request's 
       params: { name: 'fx__slow', arguments: { ms: 1500, steps: 1 } },
     });
     p.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    await waitFor(() => readState(state).some((e) => e.event === 'slow-started'), 10_000, 'the first call upstream');
+    await waitFor(
+      () => readState(state).some((e) => e.event === 'slow-started'),
+      scaled(10_000),
+      'the first call upstream',
+    );
     p.send(JSON.parse(body));
     p.child.stdin!.end();
     expect((await p.waitExit(10_000)).code).toBe(0);
