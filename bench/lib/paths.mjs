@@ -2,8 +2,8 @@
 // returned as an SDK Client plus the pids of the proxy processes in between:
 //   sdk-stdio (baseline), sdk-http, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
 //   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub; with
-//   QIMING_PROXY_CLI_BEFORE set, before-stdio and before-bridge-all: ours-stdio and
-//   ours-bridge-all run by that build, side by side with this one.
+//   QIMING_PROXY_CLI_BEFORE set, before-stdio, before-bridge-all and before-acp-chain: ours-stdio,
+//   ours-bridge-all and ours-acp-chain run by that build, side by side with this one.
 // Every process is registered with the benchmark's Processes (ended by pid at the end).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -85,6 +85,7 @@ export const PATHS = [
     ? [
         { id: 'before-stdio', label: 'QIMING_PROXY_CLI_BEFORE: stdio aggregation', group: 'before' },
         { id: 'before-bridge-all', label: 'QIMING_PROXY_CLI_BEFORE: bridge /mcp', group: 'before' },
+        { id: 'before-acp-chain', label: 'QIMING_PROXY_CLI_BEFORE: ACP chain', group: 'before' },
       ]
     : []),
 ];
@@ -411,16 +412,19 @@ export async function startPath(id, shared) {
       proxyPids = [b.pid];
       break;
     }
-    case 'ours-acp-chain': {
-      const b = await shared.bridge();
+    case 'ours-acp-chain':
+    case 'before-acp-chain': {
+      const before = id === 'before-acp-chain';
+      const b = await (before ? shared.bridgeBefore() : shared.bridge());
       // As src/main/acp/acp.ts builds it: a `bridge` upstream per server, the token from the env.
       const config = {
-        ...shared.topLevel,
+        ...(before ? shared.topLevelBefore : shared.topLevel),
         mcpServers: {
           echo: { type: 'bridge', url: `${b.url}/mcp/echo`, headers: { Authorization: 'Bearer ${MCP_BRIDGE_TOKEN}' } },
         },
       };
-      const c = await stdioClient(procs, id, node, cliArgs(id, ['--config', JSON.stringify(config)]), {
+      const args = cliArgs(id, ['--config', JSON.stringify(config)], before ? CLI_BEFORE : CLI);
+      const c = await stdioClient(procs, id, node, args, {
         ...process.env,
         MCP_BRIDGE_TOKEN: b.token,
       });
