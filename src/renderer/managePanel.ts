@@ -72,7 +72,12 @@ export function createManageWiring(api: ManagementApi): ManageWiring {
 
   const add = button('Add server', 'primary');
   const paste = button('Paste a snippet');
-  add.addEventListener('click', () => openServerForm({ api, onSaved: saved, secretStore: config?.secretStore }));
+  // Read again on open, as Edit does: the form says whether a secret store keeps new values as
+  // the bridge knows it now, also when the first read has not come back yet.
+  add.addEventListener('click', () => {
+    const open = () => openServerForm({ api, onSaved: saved, secretStore: config?.secretStore });
+    void reload().then(open, open);
+  });
   paste.addEventListener('click', () => openImportDialog(api, saved));
   const bar = el('div', 'manage-bar');
   bar.append(add, paste);
