@@ -3,10 +3,12 @@
 // password, all under a temporary HOME, in a process group of its own. `stop()` ends the
 // group (SIGTERM, SIGKILL after 5 s), checks that no process of it is left (by pid, and by
 // the temporary HOME in any process's environment) and removes the folder.
+// `useSecretService()` gives a test file one, started before its tests and stopped after.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { FIXTURES, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
 
@@ -118,4 +120,30 @@ export async function startSecretService(): Promise<SecretService> {
     await stop();
     throw err;
   }
+}
+
+/**
+ * This file's Secret Service: started in a `beforeAll`, stopped in an `afterAll`. The object
+ * returned stands for it in the tests (using it outside them throws).
+ */
+export function useSecretService(): SecretService {
+  let started: SecretService | undefined;
+  const it = (): SecretService => {
+    if (!started) throw new Error('the Secret Service is used outside the tests that started it');
+    return started;
+  };
+  beforeAll(async () => {
+    started = await startSecretService();
+  }, 60_000);
+  afterAll(async () => {
+    await started?.stop();
+  }, 30_000);
+  return {
+    get env() {
+      return it().env;
+    },
+    set: (name, value) => it().set(name, value),
+    get: (name) => it().get(name),
+    stop: () => it().stop(),
+  };
 }

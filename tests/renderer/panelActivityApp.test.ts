@@ -12,12 +12,11 @@ import { cleanupBridges, startBridge, tempDir, waitFor, type BridgeProcess } fro
 import { fixtureEntry } from '../helpers/proxyCli.js';
 import { buildPanelToTemp, launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
-import { createPreloadApi } from '../../src/main/app/preloadApi.js';
 import { registerManagementHandlers } from '../../src/main/app/managementIpc.js';
-import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/app/ipcHandlers.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { AgentSelectionStore } from '../../src/main/config/agentSelection.js';
-import { IPC_CHANNELS, type McpRuntimeApi } from '../../src/shared/ipcContract.js';
+import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
+import { exposePreloadApi, inProcessIpc } from '../helpers/preloadPage.js';
 
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
@@ -56,50 +55,23 @@ beforeAll(async () => {
     staticDir: built.dir,
     status: await (await bridge.fetch('/status')).json(),
   });
-  const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipcMain: IpcMainLike = {
-    handle: (ch, fn) => void handlers.set(ch, fn),
-    removeHandler: (ch) => void handlers.delete(ch),
-  };
+  const { ipcMain, api } = inProcessIpc(`${harness.origin}/index.html`, (ch, args) => {
+    if (ch === IPC_CHANNELS.activity) asked.push(args[0] as Record<string, unknown>);
+  });
   const service = new ManagementService({
     configFile: join(dir, 'mcp.json'),
     bridge: async () => ({ url: bridge.url, token: bridge.bearer }),
     agents: new AgentSelectionStore(join(dir, 'agent-servers.json')),
   });
   registerManagementHandlers(ipcMain, service, { pageUrl: `${harness.origin}/index.html` });
-  const api = createPreloadApi({
-    invoke: async (ch, ...args) => {
-      if (ch === IPC_CHANNELS.activity) asked.push(args[0] as Record<string, unknown>);
-      return handlers.get(ch)!({ senderFrame: { url: `${harness!.origin}/index.html`, parent: null } }, ...args);
-    },
-    on: () => undefined,
-    removeListener: () => undefined,
-  });
 
   chrome = await launchPanelBrowser();
   panel = await chrome.newPage({ viewport: { width: 1200, height: 900 } });
   page = panel.page;
-  await page.exposeFunction('hostInvoke', (name: string, args: unknown[]) =>
-    (api as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args),
-  );
-  await page.exposeFunction('hostStatus', async () => (await bridge.fetch('/status')).json());
-  await page.addInitScript(() => {
-    const w = window as unknown as Record<string, unknown> & {
-      hostInvoke(n: string, a: unknown[]): Promise<unknown>;
-      hostStatus(): Promise<unknown>;
-    };
-    const call =
-      (name: string) =>
-      (...args: unknown[]) =>
-        w.hostInvoke(name, args);
-    w.mcpRuntime = {
-      getStatus: () => w.hostStatus() as never,
-      onStatus: () => () => undefined,
-      restart: async () => ({ ok: true }),
-      signIn: async () => ({ ok: false, error: 'no OAuth here' }),
-      signOut: async () => ({ ok: true }),
-      activity: call('activity') as McpRuntimeApi['activity'],
-    } satisfies McpRuntimeApi;
+  await exposePreloadApi(page, {
+    api,
+    status: async () => (await bridge.fetch('/status')).json(),
+    methods: ['activity'],
   });
   await page.goto(`${harness.origin}/index.html`);
   await page.getByRole('region', { name: 'alpha', exact: true }).waitFor();

@@ -21,13 +21,12 @@ import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statu
 import { waitFor } from '../helpers/waitFor.js';
 import { FixtureRegistry } from '../fixtures/registry/fixtureRegistry.js';
 import { greeterBundle } from '../fixtures/registry/bundles.js';
-import { createPreloadApi } from '../../src/main/app/preloadApi.js';
 import { registerManagementHandlers } from '../../src/main/app/managementIpc.js';
 import { registerInstallHandlers } from '../../src/main/app/installIpc.js';
-import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/app/ipcHandlers.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { InstallService } from '../../src/main/install/installService.js';
 import type { McpRuntimeApi } from '../../src/shared/ipcContract.js';
+import { exposePreloadApi, inProcessIpc } from '../helpers/preloadPage.js';
 
 const FIXTURES = join(__dirname, '../fixtures/registry');
 const doc = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
@@ -61,12 +60,8 @@ beforeAll(async () => {
     status: await (await bridge.fetch('/status')).json(),
   });
 
-  const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipcMain: IpcMainLike = {
-    handle: (ch, fn) => void handlers.set(ch, fn),
-    removeHandler: (ch) => void handlers.delete(ch),
-  };
   const pageUrl = `${harness.origin}/index.html`;
+  const { ipcMain, api } = inProcessIpc(pageUrl, (ch) => void invoked.push(ch));
   const toBridge = async () => ({ url: bridge.url, token: bridge.bearer });
   registerManagementHandlers(ipcMain, new ManagementService({ configFile: file, bridge: toBridge }), { pageUrl });
   // As main.ts does: the window is told an opened bundle waits.
@@ -75,67 +70,50 @@ beforeAll(async () => {
     notify: () => void page.evaluate(() => (window as any).bundleOpened()),
   });
   registerInstallHandlers(ipcMain, service, { pageUrl });
-  const api = createPreloadApi({
-    invoke: async (ch, ...args) => {
-      invoked.push(ch);
-      return handlers.get(ch)!({ senderFrame: { url: pageUrl, parent: null } }, ...args);
-    },
-    on: () => undefined,
-    removeListener: () => undefined,
-  });
 
   chrome = await launchPanelBrowser();
   panel = await chrome.newPage({ viewport: { width: 1200, height: 900 } });
   page = panel.page;
-  await page.exposeFunction('hostInvoke', (name: string, args: unknown[]) => {
+  await exposePreloadApi(page, {
+    api,
+    status: async () => (await bridge.fetch('/status')).json(),
+    methods: [
+      'getConfig',
+      'changeConfig',
+      'previewImport',
+      'serverLog',
+      'listTools',
+      'callTool',
+      'installSearch',
+      'installConfirm',
+      'installUninstall',
+      'installedServers',
+      'takeOpenedBundles',
+    ],
     // Playwright carries JSON: a bundle's bytes come as a list of numbers, made a Uint8Array again.
-    const [req] = args as [{ bundle?: { fileName: string; data: number[] } }];
-    if (name === 'installPlan' && req?.bundle)
-      args = [{ bundle: { fileName: req.bundle.fileName, data: new Uint8Array(req.bundle.data) } }];
-    return (api as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args);
+    args: (name, args) => {
+      const [req] = args as [{ bundle?: { fileName: string; data: number[] } }];
+      return name === 'installPlan' && req?.bundle
+        ? [{ bundle: { fileName: req.bundle.fileName, data: new Uint8Array(req.bundle.data) } }]
+        : args;
+    },
   });
-  await page.exposeFunction('hostStatus', async () => (await bridge.fetch('/status')).json());
+  // What the page adds to the preload API: bytes sent as numbers, and the OS opening a bundle.
   await page.addInitScript(() => {
     const w = window as unknown as Record<string, unknown> & {
       hostInvoke(n: string, a: unknown[]): Promise<unknown>;
-      hostStatus(): Promise<unknown>;
+      mcpRuntime: Partial<McpRuntimeApi>;
     };
-    const call =
-      (name: string) =>
-      (...args: unknown[]) =>
-        w.hostInvoke(name, args);
     const opened: (() => void)[] = [];
     w.bundleOpened = () => opened.forEach((cb) => cb());
-    w.mcpRuntime = {
-      getStatus: () => w.hostStatus() as never,
-      onStatus: () => () => undefined,
-      restart: async () => ({ ok: true }),
-      signIn: async () => ({ ok: false, error: 'no OAuth here' }),
-      signOut: async () => ({ ok: true }),
-      installPlan: (req) =>
-        w.hostInvoke('installPlan', [
-          'bundle' in req ? { bundle: { fileName: req.bundle.fileName, data: Array.from(req.bundle.data) } } : req,
-        ]) as never,
-      onBundleOpened: (cb) => {
-        opened.push(cb);
-        return () => undefined;
-      },
-      ...Object.fromEntries(
-        [
-          'getConfig',
-          'changeConfig',
-          'previewImport',
-          'serverLog',
-          'listTools',
-          'callTool',
-          'installSearch',
-          'installConfirm',
-          'installUninstall',
-          'installedServers',
-          'takeOpenedBundles',
-        ].map((n) => [n, call(n)]),
-      ),
-    } satisfies McpRuntimeApi;
+    w.mcpRuntime.installPlan = (req) =>
+      w.hostInvoke('installPlan', [
+        'bundle' in req ? { bundle: { fileName: req.bundle.fileName, data: Array.from(req.bundle.data) } } : req,
+      ]) as never;
+    w.mcpRuntime.onBundleOpened = (cb) => {
+      opened.push(cb);
+      return () => undefined;
+    };
   });
   await page.goto(pageUrl);
   await page.getByRole('button', { name: 'Browse' }).waitFor();

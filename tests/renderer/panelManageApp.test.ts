@@ -22,13 +22,11 @@ import {
 import { launchPanelBrowser, nonNetworkErrors, type PanelBrowser, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { buildPanelToTemp } from '../helpers/panelBrowser.js';
-import { createPreloadApi } from '../../src/main/app/preloadApi.js';
 import { registerManagementHandlers } from '../../src/main/app/managementIpc.js';
-import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/app/ipcHandlers.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { AgentSelectionStore, selectServers } from '../../src/main/config/agentSelection.js';
 import { AcpEngine } from '../../src/main/acp/acpEngine.js';
-import type { McpRuntimeApi } from '../../src/shared/ipcContract.js';
+import { exposePreloadApi, inProcessIpc } from '../helpers/preloadPage.js';
 
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
@@ -64,61 +62,30 @@ beforeAll(async () => {
   agents = new AgentSelectionStore(join(dir, 'agent-servers.json'));
 
   // Main: the real handlers on a fake ipcMain. Renderer: the real preload API over a fake ipcRenderer.
-  const handlers = new Map<string, (event: IpcInvokeEventLike, ...args: unknown[]) => unknown>();
-  const ipcMain: IpcMainLike = {
-    handle: (ch, fn) => void handlers.set(ch, fn),
-    removeHandler: (ch) => void handlers.delete(ch),
-  };
+  const { ipcMain, api } = inProcessIpc(`${harness.origin}/index.html`, (ch) => void invoked.push(ch));
   const service = new ManagementService({
     configFile: file,
     bridge: async () => ({ url: bridge.url, token: bridge.bearer }),
     agents,
   });
   registerManagementHandlers(ipcMain, service, { pageUrl: `${harness.origin}/index.html` });
-  const api = createPreloadApi({
-    invoke: async (ch, ...args) => {
-      invoked.push(ch);
-      return handlers.get(ch)!({ senderFrame: { url: `${harness!.origin}/index.html`, parent: null } }, ...args);
-    },
-    on: () => undefined,
-    removeListener: () => undefined,
-  });
 
   chrome = await launchPanelBrowser();
   panel = await chrome.newPage({ viewport: { width: 1200, height: 900 } });
   page = panel.page;
-  await page.exposeFunction('hostInvoke', (name: string, args: unknown[]) =>
-    (api as unknown as Record<string, (...a: unknown[]) => unknown>)[name]!(...args),
-  );
-  await page.exposeFunction('hostStatus', async () => (await bridge.fetch('/status')).json());
-  await page.addInitScript(() => {
-    const w = window as unknown as Record<string, unknown> & {
-      hostInvoke(n: string, a: unknown[]): Promise<unknown>;
-      hostStatus(): Promise<unknown>;
-    };
-    const call =
-      (name: string) =>
-      (...args: unknown[]) =>
-        w.hostInvoke(name, args);
-    w.mcpRuntime = {
-      getStatus: () => w.hostStatus() as never,
-      onStatus: () => () => undefined,
-      restart: async () => ({ ok: true }),
-      signIn: async () => ({ ok: false, error: 'no OAuth here' }),
-      signOut: async () => ({ ok: true }),
-      ...Object.fromEntries(
-        [
-          'getConfig',
-          'changeConfig',
-          'previewImport',
-          'serverLog',
-          'listTools',
-          'callTool',
-          'getAgents',
-          'setAgentServers',
-        ].map((n) => [n, call(n)]),
-      ),
-    } satisfies McpRuntimeApi;
+  await exposePreloadApi(page, {
+    api,
+    status: async () => (await bridge.fetch('/status')).json(),
+    methods: [
+      'getConfig',
+      'changeConfig',
+      'previewImport',
+      'serverLog',
+      'listTools',
+      'callTool',
+      'getAgents',
+      'setAgentServers',
+    ],
   });
   await page.goto(`${harness.origin}/index.html`);
   await region('everything').getByRole('switch', { name: 'Enabled' }).waitFor();

@@ -6,22 +6,16 @@
 // tokens stay in the 0600 file, and the status says which store holds them.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../helpers/proxyCli.js';
 import { cleanupBridges, startBridge, type BridgeProcess } from '../../helpers/bridgeProcess.js';
-import { startSecretService, type SecretService } from '../../helpers/secretService.js';
+import { useSecretService } from '../../helpers/secretService.js';
 import { waitFor } from '../../helpers/waitFor.js';
 import { BROWSER, startFixture, tempOAuthDir, type Fixture } from './oauthKit.js';
 
-let keyring: SecretService;
+const keyring = useSecretService();
 const cleanups: (() => unknown)[] = [];
-beforeAll(async () => {
-  ensureBuilt();
-  keyring = await startSecretService();
-}, 60_000);
-afterAll(async () => {
-  await keyring?.stop();
-}, 30_000);
+beforeAll(() => ensureBuilt());
 afterEach(async () => {
   await cleanupBridges();
   for (const c of cleanups.splice(0).reverse()) await c();

@@ -2,24 +2,18 @@
 // gnome-keyring on a private session bus): resolved into a real server's environment, never
 // written to the config file, the log or the status; a name the keychain lacks fails that server
 // alone, naming it; without any Secret Service the status, the log and the server say so.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupBridges, fixture, nodeEntry, panelRequest, startBridge, tempDir } from '../../helpers/bridgeProcess.js';
 import { ensureBuilt } from '../../helpers/proxyCli.js';
-import { startSecretService, type SecretService } from '../../helpers/secretService.js';
+import { useSecretService } from '../../helpers/secretService.js';
 import { waitFor } from '../../helpers/waitFor.js';
 
-let keyring: SecretService;
+const keyring = useSecretService();
 const VALUE = `sk-live-${Math.random().toString(36).slice(2)}Zq9`;
 
-beforeAll(async () => {
-  ensureBuilt();
-  keyring = await startSecretService();
-}, 60_000);
-afterAll(async () => {
-  await keyring?.stop();
-}, 30_000);
+beforeAll(() => ensureBuilt());
 afterEach(() => cleanupBridges(), 30_000);
 
 function echoEntry(env: Record<string, string>): Record<string, unknown> {

@@ -2,22 +2,16 @@
 // without a `${...}` reference goes to the keychain as what it stands for, never in clear into
 // the config file; one with a reference stays in the file, as the user wrote it. The real
 // bridge, a real Secret Service (a private gnome-keyring), a real server reporting its env.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupBridges, fixture, nodeEntry, panelRequest, startBridge, tempDir } from '../../helpers/bridgeProcess.js';
 import { ensureBuilt } from '../../helpers/proxyCli.js';
-import { startSecretService, type SecretService } from '../../helpers/secretService.js';
+import { useSecretService } from '../../helpers/secretService.js';
 
-let keyring: SecretService;
+const keyring = useSecretService();
 
-beforeAll(async () => {
-  ensureBuilt();
-  keyring = await startSecretService();
-}, 60_000);
-afterAll(async () => {
-  await keyring?.stop();
-}, 30_000);
+beforeAll(() => ensureBuilt());
 afterEach(() => cleanupBridges(), 30_000);
 
 function echoEntry(env: Record<string, string>): Record<string, unknown> {

@@ -3,24 +3,18 @@
 // moves it writes no `mcp.json.bak` and removes the one an earlier edit left, so no file in the
 // config's folder holds the value. Other edits keep their `.bak`. The real bridge (the built
 // CLI) against a real Secret Service (a private gnome-keyring on a private session bus).
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupBridges, fixture, nodeEntry, panelRequest, startBridge, tempDir } from '../../helpers/bridgeProcess.js';
 import { ensureBuilt } from '../../helpers/proxyCli.js';
 import { SECRET_MASK } from '../../../src/shared/configContract.js';
-import { startSecretService, type SecretService } from '../../helpers/secretService.js';
+import { useSecretService } from '../../helpers/secretService.js';
 
-let keyring: SecretService;
+const keyring = useSecretService();
 const VALUE = `sk-moved-${Math.random().toString(36).slice(2)}Qx7`;
 
-beforeAll(async () => {
-  ensureBuilt();
-  keyring = await startSecretService();
-}, 60_000);
-afterAll(async () => {
-  await keyring?.stop();
-}, 30_000);
+beforeAll(() => ensureBuilt());
 afterEach(() => cleanupBridges(), 30_000);
 
 const echoEntry = (env: Record<string, string>) =>
