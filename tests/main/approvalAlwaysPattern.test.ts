@@ -9,6 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpRuntime, type ApprovalAnswer, type ApprovalRequest } from '../../src/main/runtime/mcpRuntime.js';
 import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, writeConfig } from './mainHarness.js';
+import { callText } from '../helpers/toolText.js';
 
 const SERVER = join(FIXTURES, 'namedToolsServer.mjs');
 
@@ -50,14 +51,7 @@ afterAll(async () => {
   expect(await cleanupRuntimes([runtime], pids)).toEqual([]);
 });
 
-async function call(name: string): Promise<string> {
-  try {
-    const r = await client.callTool({ name, arguments: {} });
-    return (r.content as { text?: string }[])[0]?.text ?? '';
-  } catch (err) {
-    return `error: ${(err as Error).message}`;
-  }
-}
+const call = (name: string): Promise<string> => callText(client, name);
 
 describe('"Always allow" for a tool named like a pattern', () => {
   it('allows that tool, and never every tool of its server', async () => {
