@@ -5,10 +5,8 @@
  * holds a value the user moved to the store, so its `.bak` is not kept (configFile.ts
  * `writeConfigDocument`).
  */
+import { secretRefName } from '../secrets/secretStore.js';
 import { isPlainObject } from './configEntry.js';
-
-/** One `${secret:NAME}` reference and nothing else. */
-const SECRET_REF = /^\$\{secret:[A-Za-z0-9_.-]{1,128}\}$/;
 
 /** The clear values `entry` holds in its secret fields, by field and key. */
 function secretFields(entry: unknown): Map<string, string> {
@@ -33,7 +31,7 @@ export function movesSecretOut(
   const was = secretFields(before[id]);
   const now = secretFields(after[newId]);
   for (const [key, value] of now)
-    if (SECRET_REF.test(value)) {
+    if (secretRefName(value) !== undefined) {
       const old = was.get(key);
       if (old !== undefined && old !== '' && !old.includes('${')) return true;
     }
