@@ -369,7 +369,7 @@ export class DownstreamSession implements HeldSession {
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
     // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
     if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
-      return forwardHeld(this.hub, this, req, u, params, timeoutMs);
+      return forwardHeld(this.hub, this, req, u, params, timeoutMs, call);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
     const traced = call?.toServer?.(u, req.method, params);
     if (traced) params = traced.params;

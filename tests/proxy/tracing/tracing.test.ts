@@ -1,13 +1,15 @@
 // OpenTelemetry traces of the requests the runtime handles, received by an OTLP/HTTP collector
 // on loopback (tests/helpers/otlpCollector.ts): the MCP semantic conventions' names and
 // attributes on the stdio aggregation's SERVER and CLIENT spans, the client's `traceparent`
-// in `params._meta` continued to the server, one trace id through the app's chain (the agent's
-// stdio proxy -> the bridge's stream link -> the server), nothing traced or changed with
+// in `params._meta` continued to the server, the requests to a server of a call that takes
+// input rounds (held for a 2026 client, re-issued for a 2025 one), one trace id through the
+// app's chain (the agent's stdio proxy -> the bridge's stream link -> the server), nothing traced or changed with
 // tracing off, and a stop bounded when the collector is away or never answers.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { ActivityPage } from '../../../src/shared/activity.js';
 import { cleanupBridges, fixture, nodeEntry, startBridge, waitFor } from '../../helpers/bridgeProcess.js';
 import { connectProxy, waitNoProcess, type ProxyHandle } from '../../helpers/proxyCli.js';
@@ -21,8 +23,11 @@ import {
 import { text } from '../../helpers/toolText.js';
 import { FIXTURES } from '../../helpers/paths.js';
 import { cleanup as cleanupCli, runCli } from '../../helpers/cliProcess.js';
+import { closeModernClients, envelope, proxyArgs, RawLines } from '../../helpers/modernClient.js';
+import { modernEntry } from '../../helpers/modernFixture.js';
 
 const META_SERVER = fixture('metaEchoServer.mjs');
+const ASKING_SERVER = fixture('askingServer.mjs');
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT = '00f067aa0ba902b7';
 const TRACEPARENT = `00-${TRACE}-${PARENT}-01`;
@@ -35,6 +40,7 @@ const collectors: Collector[] = [];
 const dirs: string[] = [];
 
 afterEach(async () => {
+  await closeModernClients();
   await proxy?.close();
   proxy = undefined;
   await cleanupBridges();
@@ -156,6 +162,78 @@ describe('traces of the stdio aggregation', () => {
     expect(refused).toMatchObject({ name: 'tools/call fx__nosuch', kind: SPAN_KIND.SERVER });
     expect(refused!.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
     expect(refused!.status).toMatchObject({ code: 2, message: 'Unknown tool: fx__nosuch' });
+  });
+});
+
+describe('traces of calls that take input rounds', () => {
+  it("a 2026 client's call held across its rounds to a 2025 server: one CLIENT span for the server's one request", async () => {
+    const c = await collector();
+    const entry = { ...nodeEntry(ASKING_SERVER), clientCapabilities: { elicitation: true } };
+    const raw = new RawLines(process.execPath, proxyArgs({ as: entry }), {
+      ...process.env,
+      ...FAST_BATCH,
+      OTEL_EXPORTER_OTLP_ENDPOINT: c.url,
+    });
+    const meta = { ...envelope({ elicitation: {} }), traceparent: TRACEPARENT };
+    const call = (extra: Record<string, unknown> = {}) =>
+      raw.request('tools/call', { name: 'as__confirm', arguments: { what: 'deploy' }, _meta: meta, ...extra });
+    const accept = (asked: Record<string, any>) => ({
+      requestState: asked.result.requestState,
+      inputResponses: Object.fromEntries(
+        Object.keys(asked.result.inputRequests).map((k) => [k, { action: 'accept', content: { ok: true } }]),
+      ),
+    });
+    const first = await call();
+    expect(first.result.resultType).toBe('input_required');
+    const second = await call(accept(first));
+    expect(second.result.resultType).toBe('input_required');
+    const done = await call(accept(second));
+    expect(done.result.content[0].text).toBe('deploy: first=true second=true');
+    const seen = JSON.parse(
+      (await raw.request('tools/call', { name: 'as__outcome', arguments: {}, _meta: envelope() })).result.content[0]
+        .text,
+    ) as { traceparent?: string };
+
+    // Three client requests (three SERVER spans), one server request under the first of them.
+    const spans = await spansOf(c, TRACE, 4);
+    const servers = spans.filter((x) => x.name === 'tools/call as__confirm' && x.kind === SPAN_KIND.SERVER);
+    expect(servers).toHaveLength(3);
+    for (const s of servers) expect(s.parentSpanId).toBe(PARENT);
+    const client = one(spans, 'tools/call confirm', SPAN_KIND.CLIENT);
+    const firstServer = servers.find((s) => s.attributes['jsonrpc.request.id'] === String(first.id))!;
+    expect(client.parentSpanId).toBe(firstServer.spanId);
+    expect(client.attributes).toMatchObject({ 'qiming.server.id': 'as', 'gen_ai.tool.name': 'confirm' });
+    expect(client.attributes['jsonrpc.request.id']).toMatch(/^\d+$/);
+    expect(client.status.code ?? 0).not.toBe(2);
+    // The server's request carried the CLIENT span's context.
+    expect(spanIdOf(seen.traceparent)).toBe(client.spanId);
+    expect(seen.traceparent).toMatch(new RegExp(`^00-${TRACE}-`));
+  });
+
+  it("a 2025 client's call to a 2026 server re-issued per round: one CLIENT span per request to the server", async () => {
+    const c = await collector();
+    const config = { mcpServers: { m: modernEntry('m', { clientCapabilities: { elicitation: true } }) } };
+    proxy = await connectProxy(
+      ['--config', JSON.stringify(config), '--no-watchdog'],
+      { elicitation: {} },
+      { ...FAST_BATCH, OTEL_EXPORTER_OTLP_ENDPOINT: c.url },
+    );
+    proxy.client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { ok: true } }));
+    const res = await proxy.client.callTool({
+      name: 'm__confirm',
+      arguments: { what: 'deploy' },
+      _meta: { traceparent: TRACEPARENT },
+    });
+    expect(text(res)).toBe('deploy: first=true second=true');
+
+    // The server answers input_required twice, then its result: three requests under the client's one.
+    const spans = await spansOf(c, TRACE, 4);
+    const server = one(spans, 'tools/call m__confirm', SPAN_KIND.SERVER);
+    const rounds = spans.filter((x) => x.name === 'tools/call confirm' && x.kind === SPAN_KIND.CLIENT);
+    expect(rounds).toHaveLength(3);
+    for (const r of rounds) expect(r.parentSpanId).toBe(server.spanId);
+    expect(new Set(rounds.map((r) => r.spanId)).size).toBe(3);
+    expect(new Set(rounds.map((r) => r.attributes['jsonrpc.request.id'])).size).toBe(3);
   });
 });
 

@@ -32,6 +32,7 @@ import {
 } from '../../jsonrpc/jsonRpc.js';
 import type { PendingHandle } from '../../jsonrpc/jsonRpcPeer.js';
 import type { Upstream } from '../../upstream/upstream.js';
+import type { ActiveCall } from '../../activity/activityRecorder.js';
 import type { HeldEntry } from './heldInputTable.js';
 import type { InFlight } from '../sessionContracts.js';
 import type { HeldHost, RoutingSession } from '../sessionContracts.js';
@@ -87,6 +88,8 @@ export class HeldCall implements HeldEntry {
     readonly digest: string,
     private readonly timeoutMs: number,
     readonly askKey: string,
+    /** The first request's record or trace: tracing puts the server's request in a CLIENT span of its own. */
+    private readonly call?: ActiveCall,
   ) {
     this.key = hub.held.newKey();
   }
@@ -124,6 +127,9 @@ export class HeldCall implements HeldEntry {
       return now.answered();
     }
     this.sent = true;
+    // One request to the server for the whole call, whatever rounds the client makes: one CLIENT span.
+    const traced = this.call?.toServer?.(this.upstream, this.method, params);
+    if (traced) params = traced.params;
     const meta = params._meta as Params | undefined;
     void this.upstream
       .forward(this.method, params, { timeoutMs: this.timeoutMs }, (h) => {
@@ -140,7 +146,10 @@ export class HeldCall implements HeldEntry {
         );
         return { ...params, _meta: { ...meta, progressToken: this.upstreamToken } };
       })
-      .then((res) => this.settled(res));
+      .then((res) => {
+        traced?.done(res, this.upstreamId);
+        this.settled(res);
+      });
   }
 
   /** A retry: answers the collected requests with `responses`, then waits for the server's next move. */

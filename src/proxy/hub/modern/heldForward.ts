@@ -9,6 +9,7 @@
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
+import type { ActiveCall } from '../../activity/activityRecorder.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
@@ -35,7 +36,10 @@ export function isLegacyUpstream(u: Upstream): boolean {
 
 const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Starts or resumes the held call behind `req` (the session's request, `params` as routed). */
+/**
+ * Starts or resumes the held call behind `req` (the session's request, `params` as routed);
+ * `call`: the request's record or trace, which a new held call's request to the server joins.
+ */
 export function forwardHeld(
   hub: HeldHost,
   s: HeldSession,
@@ -43,6 +47,7 @@ export function forwardHeld(
   u: Upstream,
   params: Params,
   timeoutMs: number,
+  call?: ActiveCall,
 ): Promise<void> {
   const original = req.params ?? {};
   const meta = isObject(original._meta) ? original._meta : {};
@@ -77,5 +82,5 @@ export function forwardHeld(
     return call.resume(w, inputResponses ?? {});
   }
   const askKey = req.method === 'resources/read' ? req.method : `${req.method}\0${String(rest.name ?? '')}`;
-  return new HeldCall(hub, u, req.method, principal, digest, timeoutMs, askKey).start(w, rest);
+  return new HeldCall(hub, u, req.method, principal, digest, timeoutMs, askKey, call).start(w, rest);
 }
