@@ -36,6 +36,16 @@ export function inProcessIpc(
   return { ipcMain, api };
 }
 
+/** The server manager's methods (ManagementIpcApi) that both panel views use: config, logs, tools. */
+export const SERVER_MANAGER_METHODS = [
+  'getConfig',
+  'changeConfig',
+  'previewImport',
+  'serverLog',
+  'listTools',
+  'callTool',
+] as const satisfies readonly (keyof McpRuntimeApi)[];
+
 export interface PreloadPageOptions {
   /** The preload API the page's calls reach. */
   api: McpRuntimeApi;

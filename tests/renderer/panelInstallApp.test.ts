@@ -26,7 +26,7 @@ import { registerInstallHandlers } from '../../src/main/app/installIpc.js';
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { InstallService } from '../../src/main/install/installService.js';
 import type { McpRuntimeApi } from '../../src/shared/ipcContract.js';
-import { exposePreloadApi, inProcessIpc } from '../helpers/preloadPage.js';
+import { exposePreloadApi, inProcessIpc, SERVER_MANAGER_METHODS } from '../helpers/preloadPage.js';
 
 const FIXTURES = join(__dirname, '../fixtures/registry');
 const doc = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Record<string, unknown>;
@@ -78,12 +78,7 @@ beforeAll(async () => {
     api,
     status: async () => (await bridge.fetch('/status')).json(),
     methods: [
-      'getConfig',
-      'changeConfig',
-      'previewImport',
-      'serverLog',
-      'listTools',
-      'callTool',
+      ...SERVER_MANAGER_METHODS,
       'installSearch',
       'installConfirm',
       'installUninstall',

@@ -26,7 +26,7 @@ import { registerManagementHandlers } from '../../src/main/app/managementIpc.js'
 import { ManagementService } from '../../src/main/config/managementService.js';
 import { AgentSelectionStore, selectServers } from '../../src/main/config/agentSelection.js';
 import { AcpEngine } from '../../src/main/acp/acpEngine.js';
-import { exposePreloadApi, inProcessIpc } from '../helpers/preloadPage.js';
+import { exposePreloadApi, inProcessIpc, SERVER_MANAGER_METHODS } from '../helpers/preloadPage.js';
 
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
@@ -76,16 +76,7 @@ beforeAll(async () => {
   await exposePreloadApi(page, {
     api,
     status: async () => (await bridge.fetch('/status')).json(),
-    methods: [
-      'getConfig',
-      'changeConfig',
-      'previewImport',
-      'serverLog',
-      'listTools',
-      'callTool',
-      'getAgents',
-      'setAgentServers',
-    ],
+    methods: [...SERVER_MANAGER_METHODS, 'getAgents', 'setAgentServers'],
   });
   await page.goto(`${harness.origin}/index.html`);
   await region('everything').getByRole('switch', { name: 'Enabled' }).waitFor();
