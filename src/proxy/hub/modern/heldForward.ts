@@ -77,9 +77,9 @@ export function forwardHeld(
         code: ErrorCode.InvalidParams,
         message: 'Invalid params: requestState must be a string',
       });
-    const call = hub.held.redeem(requestState, principal, req.method, digest);
-    if (!(call instanceof HeldCall)) return s.fail(req.id, call as RpcErrorObject);
-    return call.resume(w, inputResponses ?? {});
+    const held = hub.held.redeem(requestState, principal, req.method, digest);
+    if (!(held instanceof HeldCall)) return s.fail(req.id, held as RpcErrorObject);
+    return held.resume(w, inputResponses ?? {});
   }
   const askKey = req.method === 'resources/read' ? req.method : `${req.method}\0${String(rest.name ?? '')}`;
   return new HeldCall(hub, u, req.method, principal, digest, timeoutMs, askKey, call).start(w, rest);
