@@ -4,7 +4,8 @@
 // test workers inherit through the environment. Tool pinning is off for every test that does not
 // turn it on, and its pins go to a folder of this run, never the user's. The user's own Secret
 // Service is out of reach (a session bus address that leads nowhere): a test that needs a
-// keychain starts its own (helpers/secretService.ts), and every other one sees none.
+// keychain starts its own (helpers/secretService.ts), and every other one sees none. The
+// registry of running server groups (process/orphanSweep.ts) is a folder of this run too.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,8 @@ export default async function setup(): Promise<() => void> {
   const pins = mkdtempSync(join(tmpdir(), 'qiming-pins-'));
   process.env.QIMING_PINS_DIR = pins;
   process.env.QIMING_PINNING = 'off';
+  const runtime = mkdtempSync(join(tmpdir(), 'qiming-runtime-'));
+  process.env.QIMING_MCP_RUNTIME_DIR = join(runtime, 'registry');
   process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/qiming-tests-have-no-session-bus';
   execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'inherit' });
   try {
@@ -26,5 +29,8 @@ export default async function setup(): Promise<() => void> {
     // Only the browser tests need it; they fail with this reason when they look again.
     process.stderr.write(`no Chromium for the browser tests: ${(err as Error).message}\n`);
   }
-  return () => rmSync(pins, { recursive: true, force: true });
+  return () => {
+    rmSync(pins, { recursive: true, force: true });
+    rmSync(runtime, { recursive: true, force: true });
+  };
 }
