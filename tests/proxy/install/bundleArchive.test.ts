@@ -30,13 +30,14 @@ describe('a .mcpb bundle', () => {
   it('is inspected without writing, then unpacked with its files', async () => {
     const zip = await greeterBundle();
     const contents = await inspectBundle(zip);
-    expect(contents.files).toBe(2);
+    expect(contents.files).toBe(3);
     expect(contents.sha256).toMatch(/^[a-f0-9]{64}$/);
     const m = checkManifest(contents.manifest);
     expect(m.name).toBe('greeter');
     const dest = join(tempDir(), 'bundles', 'greeter');
     await unpackBundle(zip, dest);
     expect(readFileSync(join(dest, 'server/index.js'), 'utf8')).toContain('bundled-greeter');
+    expect(JSON.parse(readFileSync(join(dest, 'package.json'), 'utf8')).type).toBe('commonjs');
     expect(readdirSync(join(dest, '..'))).toEqual(['greeter']);
   });
 

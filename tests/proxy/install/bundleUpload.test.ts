@@ -8,7 +8,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupBridges, panelRequest, startBridge, tempDir, type BridgeProcess } from '../../helpers/bridgeProcess.js';
-import { BUNDLED_SERVER, buildZip, greeterManifest } from '../../fixtures/registry/bundles.js';
+import { BUNDLED_PACKAGE_JSON, BUNDLED_SERVER, buildZip, greeterManifest } from '../../fixtures/registry/bundles.js';
 import { MAX_BUNDLE_BYTES } from '../../../src/shared/install.js';
 
 const MIB = 1024 * 1024;
@@ -75,6 +75,7 @@ describe('a bundle as the raw body of POST /install/bundle', () => {
     const blob = randomBytes(12 * MIB);
     const bundle = await buildZip([
       { name: 'manifest.json', data: JSON.stringify(greeterManifest({ name: 'big-greeter' })) },
+      { name: 'package.json', data: BUNDLED_PACKAGE_JSON },
       { name: 'server/index.js', data: BUNDLED_SERVER },
       { name: 'data/blob.bin', data: blob },
     ]);
