@@ -1,6 +1,6 @@
 // The ways a client can reach the benchmarks' echo server, each started the same way and
 // returned as an SDK Client plus the pids of the proxy processes in between:
-//   sdk-stdio (baseline), sdk-http, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
+//   sdk-stdio (baseline), sdk-http, sdk2-stdio, ours-stdio-2026, ours-bridge-2026, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
 //   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub; with
 //   QIMING_PROXY_CLI_BEFORE set, before-stdio, before-bridge-all and before-acp-chain: ours-stdio,
 //   ours-bridge-all and ours-acp-chain run by that build, side by side with this one.
@@ -13,6 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpTransportV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport as StdioTransportV2 } from '@modelcontextprotocol/client/stdio';
 /** @typedef {import('./common.mjs').Processes} Processes */
 import {
   CLI,
@@ -77,6 +79,17 @@ export const PATHS = [
   { id: 'ours-bridge-all', label: 'ours: bridge /mcp', group: 'ours' },
   { id: 'ours-acp-chain', label: 'ours: ACP chain (stdio proxy -> bridge)', group: 'ours' },
   { id: 'ours-convert', label: 'ours: convert (stdio -> SDK HTTP server)', group: 'ours' },
+  {
+    id: 'sdk2-stdio',
+    label: 'direct SDK v2 client stdio (2025-11-25, the baseline of the 2026 rows)',
+    group: 'reference',
+  },
+  {
+    id: 'ours-stdio-2026',
+    label: 'ours: stdio aggregation, SDK v2 client at 2026-07-28 (a held call)',
+    group: 'ours',
+  },
+  { id: 'ours-bridge-2026', label: 'ours: bridge /mcp/<id>, SDK v2 client at 2026-07-28 (a held call)', group: 'ours' },
   { id: 'supergateway-http', label: 'supergateway 4.0.0 stdio->streamableHttp --stateful', group: 'peer' },
   { id: 'supergateway-sse', label: 'supergateway 4.0.0 stdio->sse', group: 'peer' },
   { id: 'mcp-proxy', label: 'mcp-proxy 6.7.19 (streamable HTTP)', group: 'peer' },
@@ -161,6 +174,69 @@ async function stdioClient(procs, what, command, args, env = process.env) {
   const pid = /** @type {number} */ (transport.pid);
   procs.add(pid, what);
   return { client, pid, errors };
+}
+
+/**
+ * An SDK v2 client behind the v1 Client methods the benchmarks call (`callTool(params,
+ * schema, options)`, `readResource`, `listTools`, `close`), so every bench drives it alike.
+ * @param {ClientV2} c
+ * @returns {Client}
+ */
+function asV1(c) {
+  const adapter = {
+    /** @param {any} params @param {unknown} _schema @param {any} options */
+    callTool: (params, _schema, options) => c.callTool(params, options),
+    /** @param {any} params @param {any} options */
+    readResource: (params, options) => c.readResource(params, options),
+    listTools: () => c.listTools(),
+    close: () => c.close(),
+  };
+  return /** @type {Client} */ (/** @type {unknown} */ (adapter));
+}
+
+/**
+ * An SDK v2 client at `version` (`auto`: it negotiates) on `transport`.
+ * @param {import('@modelcontextprotocol/client').Transport} transport
+ * @param {string} version
+ * @param {string} what
+ */
+async function connectV2(transport, version, what) {
+  const mode = version === 'auto' ? 'auto' : { pin: version };
+  const client = new ClientV2({ name: 'qiming-bench', version: '1.0.0' }, { versionNegotiation: { mode } });
+  client.onerror = () => {};
+  await within(START_TIMEOUT_MS, `${what}: connect`, () => client.connect(transport));
+  const era = client.getProtocolEra();
+  if (version !== 'auto' && era !== 'modern') throw new Error(`${what}: the client speaks the ${era} era`);
+  return client;
+}
+
+/**
+ * An SDK v2 client at `version` on `command args` over stdio.
+ * @param {Processes} procs
+ * @param {string} what
+ * @param {string} version
+ * @param {string} command
+ * @param {string[]} args
+ */
+async function stdioClientV2(procs, what, version, command, args) {
+  const transport = new StdioTransportV2({
+    command,
+    args,
+    env: /** @type {Record<string, string>} */ (process.env),
+    stderr: 'pipe',
+    maxBufferSize: STDIO_CLIENT_BUFFER_BYTES,
+  });
+  const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
+  let client;
+  try {
+    client = await connectV2(transport, version, what);
+  } catch (err) {
+    if (transport.pid) procs.add(transport.pid, what);
+    throw new Error(`${/** @type {Error} */ (err).message}\n${errors.text()}`);
+  }
+  const pid = /** @type {number} */ (transport.pid);
+  procs.add(pid, what);
+  return { client: asV1(client), pid };
 }
 
 /**
@@ -431,6 +507,29 @@ export async function startPath(id, shared) {
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid, b.pid];
+      break;
+    }
+    case 'sdk2-stdio': {
+      const c = await stdioClientV2(procs, id, 'auto', node, [ECHO_SERVER]);
+      client = c.client;
+      own.push(c.pid);
+      break;
+    }
+    case 'ours-stdio-2026': {
+      const config = { ...shared.topLevel, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
+      const c = await stdioClientV2(procs, id, '2026-07-28', node, cliArgs(id, ['--config', JSON.stringify(config)]));
+      client = c.client;
+      own.push(c.pid);
+      proxyPids = [c.pid];
+      break;
+    }
+    case 'ours-bridge-2026': {
+      const b = await shared.bridge();
+      const transport = new HttpTransportV2(new URL(`${b.url}/mcp/echo`), {
+        requestInit: { headers: { Authorization: `Bearer ${b.token}` } },
+      });
+      client = asV1(await connectV2(transport, '2026-07-28', id));
+      proxyPids = [b.pid];
       break;
     }
     case 'ours-convert': {
