@@ -28,6 +28,7 @@ import type { Hmac } from 'node:crypto';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import { AskingGate, type GatedCall } from './askingGate.js';
+import { randomKey } from '../../common/randomKeys.js';
 
 /** What the table needs of a held call. */
 export interface HeldEntry extends GatedCall {
@@ -75,7 +76,7 @@ export class HeldInputTable<C extends HeldEntry = HeldEntry> {
   }
 
   newKey(): string {
-    return crypto().randomBytes(12).toString('base64url');
+    return randomKey(12);
   }
 
   add(c: C): void {

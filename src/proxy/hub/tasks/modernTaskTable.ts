@@ -21,6 +21,7 @@
 import { ErrorCode, type RequestId, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import { NAME_SEPARATOR } from '../naming.js';
+import { randomKey } from '../../common/randomKeys.js';
 
 export const MAX_ERA_TASKS = 10_000;
 /** Parked server requests per task (a server that keeps asking without an answer). */
@@ -78,9 +79,8 @@ export class EraTaskTable {
 
   /** A translated task: a fresh unguessable id. */
   addTranslated(u: Upstream, taskId: string): EraTask {
-    // node:crypto at the first task, not at every start (tests/proxy/startFiles.test.ts).
     return this.add({
-      id: process.getBuiltinModule('node:crypto').randomBytes(16).toString('base64url'),
+      id: randomKey(16),
       upstream: u,
       taskId,
       translated: true,
