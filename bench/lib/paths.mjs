@@ -2,8 +2,8 @@
 // returned as an SDK Client plus the pids of the proxy processes in between:
 //   sdk-stdio (baseline), sdk-http, sdk2-stdio, ours-stdio-2026, ours-bridge-2026, raw-relay, parse-relay, raw-relay-2, raw-http-hop, raw-http-chain, ours-stdio, ours-bridge-id, ours-bridge-all, ours-acp-chain,
 //   ours-convert, supergateway-http, supergateway-sse, mcp-proxy, mcp-hub; with
-//   QIMING_PROXY_CLI_BEFORE set, before-stdio, before-bridge-all and before-acp-chain: ours-stdio,
-//   ours-bridge-all and ours-acp-chain run by that build, side by side with this one.
+//   QIMING_PROXY_CLI_BEFORE set, before-stdio, before-bridge-all, before-acp-chain and before-stdio-2026: ours-stdio,
+//   ours-bridge-all, ours-acp-chain and ours-stdio-2026 run by that build, side by side with this one.
 // Every process is registered with the benchmark's Processes (ended by pid at the end).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
@@ -99,6 +99,11 @@ export const PATHS = [
         { id: 'before-stdio', label: 'QIMING_PROXY_CLI_BEFORE: stdio aggregation', group: 'before' },
         { id: 'before-bridge-all', label: 'QIMING_PROXY_CLI_BEFORE: bridge /mcp', group: 'before' },
         { id: 'before-acp-chain', label: 'QIMING_PROXY_CLI_BEFORE: ACP chain', group: 'before' },
+        {
+          id: 'before-stdio-2026',
+          label: 'QIMING_PROXY_CLI_BEFORE: stdio aggregation, 2026-07-28 client',
+          group: 'before',
+        },
       ]
     : []),
 ];
@@ -515,9 +520,13 @@ export async function startPath(id, shared) {
       own.push(c.pid);
       break;
     }
-    case 'ours-stdio-2026': {
-      const config = { ...shared.topLevel, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
-      const c = await stdioClientV2(procs, id, '2026-07-28', node, cliArgs(id, ['--config', JSON.stringify(config)]));
+    case 'ours-stdio-2026':
+    case 'before-stdio-2026': {
+      const before = id === 'before-stdio-2026';
+      const top = before ? shared.topLevelBefore : shared.topLevel;
+      const config = { ...top, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
+      const args = cliArgs(id, ['--config', JSON.stringify(config)], before ? CLI_BEFORE : CLI);
+      const c = await stdioClientV2(procs, id, '2026-07-28', node, args);
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid];
