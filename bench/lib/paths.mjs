@@ -153,24 +153,31 @@ async function toolNames(client, what) {
 }
 
 /**
+ * A client on `command args` over stdio: the SDK v1 Client, or with `v2` an SDK v2 client at
+ * that version (`auto`: it negotiates) behind the v1 methods (`asV1`).
  * @param {Processes} procs
  * @param {string} what
  * @param {string} command
  * @param {string[]} args
  * @param {Record<string, string | undefined>} [env]
+ * @param {string} [v2]
  */
-async function stdioClient(procs, what, command, args, env = process.env) {
-  const transport = new StdioClientTransport({
+async function stdioClient(procs, what, command, args, env = process.env, v2 = undefined) {
+  const params = {
     command,
     args,
     env: /** @type {Record<string, string>} */ (env),
-    stderr: 'pipe',
+    stderr: /** @type {const} */ ('pipe'),
     maxBufferSize: STDIO_CLIENT_BUFFER_BYTES,
-  });
+  };
+  const transport = v2 ? new StdioTransportV2(params) : new StdioClientTransport(params);
   const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
   let client;
   try {
-    client = await connect(transport, what);
+    client =
+      transport instanceof StdioTransportV2
+        ? asV1(await connectV2(transport, /** @type {string} */ (v2), what))
+        : await connect(transport, what);
   } catch (err) {
     if (transport.pid) procs.add(transport.pid, what);
     throw new Error(`${/** @type {Error} */ (err).message}\n${errors.text()}`);
@@ -213,35 +220,6 @@ async function connectV2(transport, version, what) {
   const era = client.getProtocolEra();
   if (version !== 'auto' && era !== 'modern') throw new Error(`${what}: the client speaks the ${era} era`);
   return client;
-}
-
-/**
- * An SDK v2 client at `version` on `command args` over stdio.
- * @param {Processes} procs
- * @param {string} what
- * @param {string} version
- * @param {string} command
- * @param {string[]} args
- */
-async function stdioClientV2(procs, what, version, command, args) {
-  const transport = new StdioTransportV2({
-    command,
-    args,
-    env: /** @type {Record<string, string>} */ (process.env),
-    stderr: 'pipe',
-    maxBufferSize: STDIO_CLIENT_BUFFER_BYTES,
-  });
-  const errors = tail(/** @type {import('node:stream').Readable | null} */ (transport.stderr));
-  let client;
-  try {
-    client = await connectV2(transport, version, what);
-  } catch (err) {
-    if (transport.pid) procs.add(transport.pid, what);
-    throw new Error(`${/** @type {Error} */ (err).message}\n${errors.text()}`);
-  }
-  const pid = /** @type {number} */ (transport.pid);
-  procs.add(pid, what);
-  return { client: asV1(client), pid };
 }
 
 /**
@@ -515,7 +493,7 @@ export async function startPath(id, shared) {
       break;
     }
     case 'sdk2-stdio': {
-      const c = await stdioClientV2(procs, id, 'auto', node, [ECHO_SERVER]);
+      const c = await stdioClient(procs, id, node, [ECHO_SERVER], process.env, 'auto');
       client = c.client;
       own.push(c.pid);
       break;
@@ -526,7 +504,7 @@ export async function startPath(id, shared) {
       const top = before ? shared.topLevelBefore : shared.topLevel;
       const config = { ...top, mcpServers: { echo: { command: node, args: [ECHO_SERVER] } } };
       const args = cliArgs(id, ['--config', JSON.stringify(config)], before ? CLI_BEFORE : CLI);
-      const c = await stdioClientV2(procs, id, '2026-07-28', node, args);
+      const c = await stdioClient(procs, id, node, args, process.env, '2026-07-28');
       client = c.client;
       own.push(c.pid);
       proxyPids = [c.pid];

@@ -14,7 +14,6 @@ export function randomKey(bytes: number): string {
     used = 0;
   }
   const key = pool!.toString('base64url', used, used + bytes);
-  pool!.fill(0, used, used + bytes);
   used += bytes;
   return key;
 }
