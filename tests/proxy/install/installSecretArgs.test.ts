@@ -127,17 +127,16 @@ describe('a secret typed for an argument', () => {
     });
     expect(r.status).toBe(200);
     const plan = r.body.plan;
-    expect(plan.shown).toBe(`${process.execPath} ${ECHO} @example/argkey@1.0.0 '--api-key=********'`);
-    expect(plan.secretsOnCommandLine).toEqual(['--api-key']);
-    expect(plan.secretsKept).toBe('store');
     expect(JSON.stringify(plan)).not.toContain(API_KEY);
-
     const done = await json(bridge, 'POST', '/install/confirm', { planId: plan.planId });
     expect(done.status).toBe(200);
     const args: string[] = entryOf(file, 'argkey').args;
     expect(args.slice(0, 2)).toEqual([ECHO, '@example/argkey@1.0.0']);
     const ref = /^--api-key=\$\{secret:([A-Za-z0-9_.-]+)\}$/.exec(args[2]);
     expect(ref, args[2]).not.toBeNull();
+    expect(plan.shown).toBe(`${process.execPath} ${ECHO} @example/argkey@1.0.0 '--api-key=********'`);
+    expect(plan.secretsOnCommandLine).toEqual(['--api-key']);
+    expect(plan.secretsKept).toBe('store');
     const name = ref![1];
     expect(readFileSync(file, 'utf8')).not.toContain(API_KEY);
     expect(await stored(name)).toBe(API_KEY);
