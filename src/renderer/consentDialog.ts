@@ -1,10 +1,14 @@
 /**
  * The consent before an install: the exact command line (or URL) as text, where it comes
- * from, the checksum, the runtime it needs, the variables (secrets masked), a bundle's
- * folder, tools and prompts, what a re-install changes, and the values it asks for. Changing
- * a value makes a new plan (the runtime builds the command); Confirm carries out the plan
- * shown, Cancel drops it. Every server-given string goes in through textContent.
+ * from, the checksum, the runtime it needs, every variable and header with its value (only
+ * what the user typed into a secret field masked; each value quoted as the command line is,
+ * so a line break or a right-to-left override shows as an escape), a bundle's folder, tools
+ * and prompts, what a re-install changes, and the values it asks for. Changing a value makes
+ * a new plan (the runtime builds the command); Confirm carries out the plan shown, Cancel
+ * drops it. A registry's bundle is first a download: its URL and sha256, and Download fetches
+ * it and shows the bundle's own consent. Every server-given string goes in through textContent.
  */
+import { shellWord } from '../shared/shellWords.js';
 import { el } from './dom.js';
 import { button, createDialog, field } from './controls.js';
 import type { InstallApi, InstallPlanView } from './installApi.js';
@@ -21,7 +25,7 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   const inputs = el('div', 'consent-inputs');
   const err = el('p', 'form-errors', undefined, { role: 'alert' });
   err.hidden = true;
-  const confirm = button('Confirm', 'primary');
+  const confirm = button(first.download ? 'Download' : 'Confirm', 'primary');
   const cancel = button('Cancel');
   const actions = el('div', 'form-actions');
   actions.append(confirm, cancel);
@@ -30,9 +34,16 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   const controls = new Map<string, HTMLInputElement>();
 
   const render = () => {
-    const parts: HTMLElement[] = [
-      el('p', undefined, plan.kind === 'remote' ? 'It will connect to:' : 'It will run this command:'),
-      el('pre', 'consent-command', plan.shown, { 'aria-label': plan.kind === 'remote' ? 'URL' : 'Command' }),
+    const parts: HTMLElement[] = plan.download
+      ? [
+          el('p', undefined, 'It will download this bundle, check it, then show you what it runs:'),
+          el('pre', 'consent-command', plan.download.url, { 'aria-label': 'Download' }),
+        ]
+      : [
+          el('p', undefined, plan.kind === 'remote' ? 'It will connect to:' : 'It will run this command:'),
+          el('pre', 'consent-command', plan.shown, { 'aria-label': plan.kind === 'remote' ? 'URL' : 'Command' }),
+        ];
+    parts.push(
       row(
         'Source',
         plan.source.kind === 'registry'
@@ -41,22 +52,39 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
       ),
       row('Checksum', plan.sha256 ? `${plan.checksum} (sha256 ${plan.sha256})` : plan.checksum),
       row('Server id', plan.serverId),
-    ];
+    );
     if (plan.author) parts.push(row('Author', plan.author));
     if (plan.folder) parts.push(row('Folder it gets', plan.folder));
     if (plan.tools?.length) parts.push(row('Tools it declares', plan.tools.join(', ')));
     if (plan.prompts?.length) parts.push(row('Prompts it declares', plan.prompts.join(', ')));
-    const vars = [...plan.env.map((e) => `${e.name}=${e.value}`), ...plan.headers.map((h) => `${h.name}: ${h.value}`)];
+    if (plan.download) {
+      details.replaceChildren(...parts);
+      confirm.disabled = false;
+      return;
+    }
+    const vars = [
+      ...plan.env.map((e) => `${shellWord(e.name)}=${shellWord(e.value)}`),
+      ...plan.headers.map((h) => `${shellWord(h.name)}: ${shellWord(h.value)}`),
+    ];
     parts.push(
       row(plan.headers.length ? 'Variables and headers' : 'Environment', vars.length ? vars.join('  ') : 'none'),
     );
-    if ([...plan.env, ...plan.headers].some((v) => v.secret))
+    if ([...plan.env, ...plan.headers].some((v) => v.secret) || plan.secretsOnCommandLine.length > 0)
       parts.push(
         row(
           'Secrets kept',
           plan.secretsKept === 'store'
             ? 'in the keychain; the config file holds only references'
             : 'in the config file (readable by you only): no keychain can be used here',
+        ),
+      );
+    if (plan.secretsOnCommandLine.length > 0)
+      parts.push(
+        el(
+          'p',
+          'consent-warning',
+          `${plan.secretsOnCommandLine.join(', ')} ${plan.secretsOnCommandLine.length > 1 ? 'go' : 'goes'} on the server's command line: while it runs, other users of this computer can read ${plan.secretsOnCommandLine.length > 1 ? 'them' : 'it'} in the process list.`,
+          { role: 'status' },
         ),
       );
     if (plan.runtime && !plan.runtime.found)
@@ -103,7 +131,11 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   confirm.addEventListener('click', () => {
     confirm.disabled = true;
     void api.confirm(plan.planId).then((r) => {
-      if (r.ok) {
+      if (r.ok && 'plan' in r) {
+        // The bundle is downloaded and checked: its own consent, with what it runs, takes this one's place.
+        d.close();
+        openConsent(api, r.plan, onInstalled);
+      } else if (r.ok) {
         d.close();
         onInstalled(r.serverId);
       } else {

@@ -3,7 +3,13 @@
  * uninstall. The shapes are the bridge's /install routes (src/proxy/install/installRoutes.ts).
  */
 export type { InstallPlanView, RegistryResult } from '../shared/install.js';
-import type { InstallPlanRequest, InstallPlanView, OpenedBundle, RegistryResult } from '../shared/install.js';
+import type {
+  InstallConfirmResult,
+  InstallPlanRequest,
+  InstallPlanView,
+  OpenedBundle,
+  RegistryResult,
+} from '../shared/install.js';
 
 /** A registry server, a bundle's bytes (sent as the raw body), or a kept plan with new values. */
 export type PlanRequest = InstallPlanRequest;
@@ -16,7 +22,8 @@ export interface InstallApi {
     cursor?: string,
   ): Promise<{ ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string } | Failure>;
   plan(req: PlanRequest): Promise<{ ok: true; plan: InstallPlanView } | Failure>;
-  confirm(planId: string): Promise<{ ok: true; serverId: string } | Failure>;
+  /** Installs the plan's server, or (a download plan) answers the downloaded bundle's plan. */
+  confirm(planId: string): Promise<InstallConfirmResult>;
   uninstall(id: string): Promise<{ ok: true } | Failure>;
   /** The ids of the servers installed from a registry or a bundle. */
   installed(): Promise<{ ok: true; ids: string[] } | Failure>;
@@ -70,7 +77,9 @@ export class HttpInstall implements InstallApi {
     return this.call<{ ok: true; plan: InstallPlanView }>('POST', '/install/plan', req);
   }
   confirm(planId: string) {
-    return this.call<{ ok: true; serverId: string }>('POST', '/install/confirm', { planId });
+    return this.call<{ ok: true; serverId: string } | { ok: true; plan: InstallPlanView }>('POST', '/install/confirm', {
+      planId,
+    });
   }
   uninstall(id: string) {
     return this.call<{ ok: true }>('POST', '/install/uninstall', { id });

@@ -254,7 +254,10 @@ export function createServerCard(
       setText(
         launchText,
         server.launch
-          ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}`
+          ? `command: ${server.launch.command}\nPATH (${server.launch.pathFrom}): ${server.launch.path}` +
+              (server.launch.argvSecrets?.length
+                ? `\nsecrets in its arguments: ${server.launch.argvSecrets.join(', ')} (other users of this computer can read them in the process list)`
+                : '')
           : '',
       );
       refreshButton();

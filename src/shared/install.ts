@@ -37,12 +37,22 @@ export interface InstallPlanView {
   title?: string;
   version: string;
   kind: 'stdio' | 'remote';
-  /** The exact command line, or the URL. */
+  /**
+   * The command line as it runs (POSIX shell quoting, characters that do not show as themselves
+   * escaped: shellWords.ts), or the URL; for a download, the URL it fetches. Only what the user
+   * typed into a secret field is masked (`********`).
+   */
   shown: string;
   source: { kind: 'registry'; registry: string; name: string; version: string } | { kind: 'bundle'; file: string };
   /** `sha256 verified`, `no checksum: a file you opened`, ... */
   checksum: string;
   sha256?: string;
+  /**
+   * A registry's mcpb package, before anything is fetched: its confirm downloads `url`, checks
+   * its `sha256`, and answers the bundle's own plan (what it runs) instead of installing.
+   */
+  download?: { url: string; sha256: string };
+  /** Each value as the server gets it; `secret`: it holds what the user typed into a secret field (masked, kept in the store). */
   env: { name: string; value: string; secret: boolean }[];
   headers: { name: string; value: string; secret: boolean }[];
   inputs: InstallInput[];
@@ -55,6 +65,11 @@ export interface InstallPlanView {
   prompts?: string[];
   /** A re-install: what differs from the installed entry. */
   changes?: string[];
+  /**
+   * The labels of the secret fields whose value is passed on the command line: while the server
+   * runs, other users of this computer can read it in the process list.
+   */
+  secretsOnCommandLine: string[];
   /** Where secret values are kept. */
   secretsKept: 'config' | 'store';
   expiresAt: string;
@@ -72,6 +87,9 @@ export type InstallPlanRequest =
 type InstallFailure = { ok: false; error: string };
 export type RegistryPage = { ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string };
 export type InstallPlanResult = { ok: true; plan: InstallPlanView } | InstallFailure;
+/** A confirm installed the server, or (a download plan) fetched the bundle and answers its plan. */
+export type InstallConfirmResult =
+  { ok: true; serverId: string } | { ok: true; plan: InstallPlanView } | InstallFailure;
 
 /** A `.mcpb` the app was asked to open (the OS's open-file, a path on its command line): its plan, or why none. */
 export type OpenedBundle = { fileName: string; plan: InstallPlanView } | { fileName: string; error: string };
@@ -80,7 +98,7 @@ export type OpenedBundle = { fileName: string; plan: InstallPlanView } | { fileN
 export interface InstallIpcApi {
   installSearch(q: string, cursor?: string): Promise<RegistryPage | InstallFailure>;
   installPlan(req: InstallPlanRequest): Promise<InstallPlanResult>;
-  installConfirm(planId: string): Promise<{ ok: true; serverId: string } | InstallFailure>;
+  installConfirm(planId: string): Promise<InstallConfirmResult>;
   installUninstall(id: string): Promise<{ ok: true } | InstallFailure>;
   /** The ids of the servers installed from a registry or a bundle. */
   installedServers(): Promise<{ ok: true; ids: string[] } | InstallFailure>;

@@ -22,6 +22,11 @@ export interface ServerLaunchInfo {
   command: string;
   path: string;
   pathFrom: PathSource;
+  /**
+   * The secrets (`${secret:NAME}` names) its arguments carry: while it runs, other users of
+   * this computer can read their values in the process list.
+   */
+  argvSecrets?: string[];
 }
 
 export interface ServerStatus {

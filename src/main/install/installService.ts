@@ -6,6 +6,7 @@
  * them. Every method resolves; failures come back as `{ ok: false, error }`.
  */
 import type {
+  InstallConfirmResult,
   InstallIpcApi,
   InstallPlanRequest,
   InstallPlanResult,
@@ -48,7 +49,7 @@ export class InstallService implements InstallIpcApi {
     return this.call('POST', '/install/plan', req);
   }
 
-  installConfirm(planId: string): Promise<{ ok: true; serverId: string } | Failure> {
+  installConfirm(planId: string): Promise<InstallConfirmResult> {
     return this.call('POST', '/install/confirm', { planId });
   }
 

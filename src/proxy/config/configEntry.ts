@@ -236,8 +236,9 @@ export function parseEntry(
    * A disabled entry tolerates unset variables: it is never started, and a user often
    * disables a server precisely because its token is not set.
    */
-  const val = (path: string, value: string, singleLine = false): string => {
+  const val = (path: string, value: string, singleLine = false, secretsUsed?: Set<string>): string => {
     const r = expandVars(value, env, vars);
+    for (const name of r.secrets ?? []) secretsUsed?.add(name);
     for (const m of r.errors) add(path, `has an ${m}`);
     for (const name of disabled ? [] : r.missing) {
       add(path, `references \${${name}}, but that variable is not set (write \${${name}:-default} to give a fallback)`);
@@ -275,7 +276,8 @@ export function parseEntry(
   if (kind === 'stdio') {
     const command = val('command', e.command as string);
     if (command.trim() === '') add('command', 'must not be empty');
-    const args = (e.args ?? []).map((a, i) => val(`args[${i}]`, a));
+    const argSecrets = new Set<string>();
+    const args = (e.args ?? []).map((a, i) => val(`args[${i}]`, a, false, argSecrets));
     const childEnv: Record<string, string> = {};
     for (const [k, v] of Object.entries(e.env ?? {})) {
       const path = formatPath(['env', k]);
@@ -284,6 +286,7 @@ export function parseEntry(
     }
     const connectionTimeoutMs = e.connectionTimeoutMs ?? DEFAULT_STDIO_CONNECTION_TIMEOUT_MS;
     entry = { ...common, kind, connectionTimeoutMs, command, args, env: childEnv };
+    if (argSecrets.size > 0) entry.argSecrets = [...argSecrets];
     if (e.cwd !== undefined) {
       entry.cwd = val('cwd', e.cwd);
       if (entry.cwd.trim() === '') add('cwd', 'must not be empty');

@@ -37,6 +37,11 @@ export interface StdioEntry extends EntryCommon {
   kind: 'stdio';
   command: string;
   args: string[];
+  /**
+   * The names of the `${secret:NAME}` references its `args` expand: their values are in the
+   * server's argv, which other local users can read in the process list (the start says so).
+   */
+  argSecrets?: string[];
   /** Only the entry's own variables; the spawner decides what to inherit. */
   env: Record<string, string>;
   cwd?: string;

@@ -57,6 +57,8 @@ export interface ExpandResult {
    * `${command:...}`), each as a sentence that names it; present only when there are some.
    */
   unavailable?: string[];
+  /** The names of the `${secret:NAME}` references expanded to their values; present only when there are some. */
+  secrets?: string[];
 }
 
 /** The environment variable that gives `${input:ID}` its value: `MCP_INPUT_` and the id in capitals, `_` for other characters. */
@@ -90,6 +92,7 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
   const missing: string[] = [];
   const errors: string[] = [];
   const unavailable: string[] = [];
+  const secrets: string[] = [];
   const cannot = (text: string) => {
     if (!unavailable.includes(text)) unavailable.push(text);
   };
@@ -142,8 +145,10 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
       const found = ok
         ? (vars.secret?.(name) ?? { error: 'but no secret store is open here' })
         : { error: 'whose name is not 1 to 128 letters, digits, "_", "." and "-"' };
-      if ('value' in found) out += found.value;
-      else {
+      if ('value' in found) {
+        out += found.value;
+        if (!secrets.includes(name)) secrets.push(name);
+      } else {
         cannot(`uses \${secret:${ok ? name : '...'}}, ${found.error}`);
         out += ref;
       }
@@ -180,5 +185,11 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
       out += value;
     }
   }
-  return unavailable.length ? { value: out, missing, errors, unavailable } : { value: out, missing, errors };
+  return {
+    value: out,
+    missing,
+    errors,
+    ...(unavailable.length ? { unavailable } : {}),
+    ...(secrets.length ? { secrets } : {}),
+  };
 }

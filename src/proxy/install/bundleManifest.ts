@@ -7,6 +7,7 @@
 import { homedir } from 'node:os';
 import { sep } from 'node:path';
 import { InstallError } from './installError.js';
+import { concat, fixed, typed, type PlanText } from './planText.js';
 import type { InstallInput } from './serverJsonEntry.js';
 
 export const MANIFEST_VERSIONS = ['0.2', '0.3', '0.4'];
@@ -106,26 +107,23 @@ export function bundleInputs(m: BundleManifest): InstallInput[] {
 }
 
 export interface BundleCommand {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
+  command: PlanText;
+  args: PlanText[];
+  env: Record<string, PlanText>;
   missing: string[];
-  /** Env names whose value came from a sensitive field. */
-  secretEnv: string[];
 }
 
 /**
- * The command with its `${...}` filled. `dir` is the unpacked folder as it goes into the entry
- * (it may itself be a `${QIMING_DATA_DIR}/...` reference the proxy expands at start). `lit`
- * turns the rest (the manifest's text, the values filled in) into entry text: `asLiteral` for
- * the entry (literal.ts), left as it is for the text shown.
+ * The command with its `${...}` filled. `dir` is the unpacked folder (a reference the entry
+ * writes as `${QIMING_DATA_DIR}/...`); a `${user_config.<key>}` is what the user typed, a
+ * secret piece when the field is `sensitive`, or else the field's default, which the bundle
+ * fixes and is shown like the rest of its text.
  */
 export function bundleCommand(
   m: BundleManifest,
-  dir: string,
+  dir: PlanText,
   values: Readonly<Record<string, string>>,
   platform: NodeJS.Platform = process.platform,
-  lit: (text: string) => string = (text) => text,
 ): BundleCommand {
   const mc = m.server.mcp_config;
   const over = mc.platform_overrides?.[platform] ?? {};
@@ -135,44 +133,30 @@ export function bundleCommand(
     env: { ...mc.env, ...over.env },
   };
   const missing = new Set<string>();
-  const sensitiveUsed = new Set<string>();
   const fields = m.user_config ?? {};
-  const fill = (s: string) => {
-    let out = '';
+  const fill = (s: string): PlanText => {
+    const out: PlanText[] = [];
     let at = 0;
     for (const ref of s.matchAll(/\$\{([^}]+)\}/g)) {
-      out += lit(s.slice(at, ref.index)) + (ref[1] === '__dirname' ? dir : lit(filled(ref[0], ref[1])));
+      out.push(fixed(s.slice(at, ref.index)), ref[1] === '__dirname' ? dir : filled(ref[0], ref[1]));
       at = ref.index + ref[0].length;
     }
-    return out + lit(s.slice(at));
+    return concat(...out, fixed(s.slice(at)));
   };
-  const filled = (whole: string, name: string) => {
-    if (name === 'HOME') return homedir();
-    if (name === '/' || name === 'pathSeparator') return sep;
+  const filled = (whole: string, name: string): PlanText => {
+    if (name === 'HOME') return fixed(homedir());
+    if (name === '/' || name === 'pathSeparator') return fixed(sep);
     const uc = /^user_config\.([A-Za-z0-9_-]+)$/.exec(name);
-    if (!uc) return whole;
+    if (!uc) return fixed(whole);
     const f = fields[uc[1]];
-    if (!f) return whole;
+    if (!f) return fixed(whole);
     const given = values[uc[1]];
-    const v = given !== undefined && given !== '' ? given : f.default !== undefined ? String(f.default) : undefined;
-    if (v === undefined) {
-      if (f.required) missing.add(f.title);
-      return '';
-    }
-    if (f.sensitive) sensitiveUsed.add(uc[1]);
-    return v;
+    if (given !== undefined && given !== '') return typed(given, f.sensitive ? uc[1] : undefined);
+    if (f.default !== undefined) return fixed(String(f.default));
+    if (f.required) missing.add(f.title);
+    return [];
   };
-  const env: Record<string, string> = {};
-  const secretEnv: string[] = [];
-  for (const [k, v] of Object.entries(base.env)) {
-    const before = sensitiveUsed.size;
-    env[k] = fill(v);
-    if (sensitiveUsed.size > before || (/\$\{user_config\.[^}]+\}/.test(v) && isSensitiveRef(v, fields)))
-      secretEnv.push(k);
-  }
-  return { command: fill(base.command), args: base.args.map(fill), env, missing: [...missing], secretEnv };
-}
-
-function isSensitiveRef(v: string, fields: Record<string, UserConfigField>): boolean {
-  return [...v.matchAll(/\$\{user_config\.([A-Za-z0-9_-]+)\}/g)].some((m) => fields[m[1]]?.sensitive === true);
+  const env: Record<string, PlanText> = {};
+  for (const [k, v] of Object.entries(base.env)) env[k] = fill(v);
+  return { command: fill(base.command), args: base.args.map(fill), env, missing: [...missing] };
 }

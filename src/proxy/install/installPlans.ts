@@ -1,10 +1,14 @@
 /**
  * Install with consent: a plan first, then a confirm with the plan's id. A plan holds the
- * exact entry that will be written and shows what it will run (the command line or URL, the
- * env var and header names with secret values masked, where it comes from, the checksum,
- * the runtime it needs and whether this machine has it, and for a re-install what changes).
- * Nothing is unpacked, written or started before the confirm; a plan is used once and
- * expires after PLAN_TTL_MS. Used by the bridge's /install routes.
+ * exact entry that will be written and shows what it will run: the command line or URL as it
+ * runs, every variable and header with its value, where it comes from, the checksum, the
+ * runtime it needs and whether this machine has it, and for a re-install what changes. Only
+ * what the user types into a secret field is masked (planText.ts); what a document or a
+ * bundle fixes is shown, whatever it says of itself. A registry's mcpb package is a plan of
+ * its own first: the URL and sha256 it will fetch, fetched only at its confirm, which answers
+ * the bundle's plan. Nothing is fetched (but the registry document), unpacked, written or
+ * started before a confirm; a plan is used once and expires after PLAN_TTL_MS. Used by the
+ * bridge's /install routes.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
@@ -12,27 +16,37 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { EntryDraft, EntryView } from '../../shared/configContract.js';
 import type { InstallPlanView } from '../../shared/install.js';
+import { commandLine } from '../../shared/shellWords.js';
 import { ConfigStore } from '../config/configStore.js';
 import { SERVER_ID_RE } from '../config/configEntry.js';
+import { secretRef } from '../secrets/secretStore.js';
 import { findCommand, mergePath } from '../process/commandResolver.js';
 import { loginPath } from '../process/loginPath.js';
 import { boundedGet } from './boundedFetch.js';
 import { inspectBundle, MAX_BUNDLE_BYTES, unpackBundle } from './bundleArchive.js';
 import { bundleCommand, bundleInputs, checkManifest, type BundleManifest } from './bundleManifest.js';
-import { commandLine } from './commandLine.js';
 import { InstallError } from './installError.js';
 import { readRecords, writeRecords, type InstallRecord } from './installRecords.js';
+import { fromLiteral } from './literal.js';
+import {
+  holdsSecrets,
+  secretsInArgs,
+  shownLine,
+  shownValues,
+  writtenEntry,
+  type PlannedEntry,
+  type SecretWriter,
+} from './plannedEntry.js';
+import { fixed, reference } from './planText.js';
 import type { RegistryClient, RegistryEntry } from './registryClient.js';
 import type { ServerJson } from './serverJson.js';
 import { packageEntry, remoteEntry, type EntryPlan, type Values } from './serverJsonEntry.js';
-import { forgetSecrets, secretsKeptWhere, storeSecretValue } from './secretValue.js';
-import { asLiteral, fromLiteral } from './literal.js';
+import { argSecretName, forgetSecrets, secretsKeptWhere, storeSecrets, valueSecretName } from './secretValue.js';
 
 export const PLAN_TTL_MS = 10 * 60_000;
 const MAX_PLANS = 16;
 /** The bundle bytes all kept plans may hold together: the oldest bundle plans go first past it. */
 const MAX_KEPT_BUNDLE_BYTES = 2 * MAX_BUNDLE_BYTES;
-const MASK = '********';
 const BUNDLE_DOWNLOAD_TIMEOUT_MS = 60_000;
 
 export interface InstallContext {
@@ -48,16 +62,31 @@ export interface InstallContext {
 /** What the consent dialog shows. */
 export type PlanView = InstallPlanView;
 
+/** How a bundle's plan was come to: its file, or a registry's mcpb package (then its server.json). */
+interface BundleOrigin {
+  source: PlanView['source'];
+  checksum: string;
+  server?: ServerJson;
+}
+
 /** What a plan was made from, so it can be made again with other values (`replan`). */
-type PlanOrigin = { registry: RegistrySource } | { bundleFile: { fileName: string; buffer: Buffer } };
+type PlanOrigin = { registry: RegistrySource } | { bundle: { buffer: Buffer; o: BundleOrigin } };
+
+/** A registry's mcpb package before its download: what the confirm fetches and checks. */
+interface Download {
+  url: string;
+  sha256: string;
+  values: Values;
+  o: BundleOrigin;
+}
 
 interface StoredPlan {
   view: PlanView;
   origin: PlanOrigin;
-  entry: EntryDraft;
-  secretKeys: EntryPlan['secretKeys'];
+  entry: PlannedEntry;
   record: Omit<InstallRecord, 'installedAt'>;
   bundle?: { buffer: Buffer; folder: string };
+  download?: Download;
   replaces: boolean;
   expires: number;
 }
@@ -70,6 +99,9 @@ export interface RegistrySource {
   remote?: number;
 }
 
+/** What a confirm did: installed the server, or (a download plan) fetched the bundle and made its plan. */
+export type Confirmed = { serverId: string; replaced: boolean } | { plan: PlanView };
+
 /** A server id for `name`: its part after the slash, made to fit the id rules. */
 export function serverIdFor(name: string, taken: (id: string) => boolean, own?: string): string {
   const tail = (name.split('/').pop() ?? name).replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
@@ -81,10 +113,39 @@ export function serverIdFor(name: string, taken: (id: string) => boolean, own?: 
   return id;
 }
 
-function mask(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join(MASK);
-  return out;
+/** The URL an mcpb package names, if it is one this installer fetches. */
+function downloadUrl(server: ServerJson, identifier: string): string {
+  let url: URL;
+  try {
+    url = new URL(identifier);
+  } catch {
+    throw new InstallError(`${server.name}: its mcpb package's identifier ${JSON.stringify(identifier)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new InstallError(`${server.name}: its mcpb package is at a ${url.protocol} URL; only http(s) is fetched`);
+  return url.href;
+}
+
+/**
+ * How the secrets of a plan are written: each as a `${secret:NAME}` reference under the name the
+ * store gives it, the values gathered in `kept` (for the store) when given. Two values under
+ * one name refuse the plan.
+ */
+function storeWriter(serverId: string, kept?: Map<string, string>): SecretWriter {
+  const named = new Map<string, string>();
+  const keep = (name: string, value: string, what: string) => {
+    const was = named.get(name);
+    if (was !== undefined && was !== what)
+      throw new InstallError(`${what} and ${was} would be kept under one secret name (${name}): refused`);
+    named.set(name, what);
+    kept?.set(name, value);
+    return secretRef(name);
+  };
+  return {
+    value: (field, key, text) =>
+      keep(valueSecretName(serverId, field, key), text, `${field === 'env' ? 'the variable' : 'the header'} ${key}`),
+    arg: (p) => keep(argSecretName(serverId, p.secret ?? ''), p.text, `the value of ${p.secret ?? ''}`),
+  };
 }
 
 export class InstallPlans {
@@ -127,21 +188,21 @@ export class InstallPlans {
     if (!pkg && !remote) throw new InstallError(`${server.name} has nothing to install (no packages or remotes)`);
     if (pkg?.registryType === 'mcpb') {
       if (!pkg.fileSha256) throw new InstallError(`${server.name}: its mcpb package has no fileSha256 to check`);
-      const buffer = await boundedGet(pkg.identifier, `the bundle ${pkg.identifier}`, {
-        timeoutMs: BUNDLE_DOWNLOAD_TIMEOUT_MS,
-        maxBytes: MAX_BUNDLE_BYTES,
-      });
-      const sha = createHash('sha256').update(buffer).digest('hex');
-      if (sha !== pkg.fileSha256)
-        throw new InstallError(
-          `${server.name}: the downloaded bundle's sha256 is ${sha}, not the ${pkg.fileSha256} its server.json gives: refused`,
-        );
-      return this.planBundleBuffer(buffer, values, {
-        source,
-        checksum: 'sha256 verified against server.json',
+      const url = downloadUrl(server, pkg.identifier);
+      return this.planDownload(
         server,
-        origin: { registry: src },
-      });
+        {
+          url,
+          sha256: pkg.fileSha256.toLowerCase(),
+          values,
+          o: {
+            source,
+            checksum: 'sha256 verified against server.json',
+            server,
+          },
+        },
+        { registry: src },
+      );
     }
     const plan = pkg ? packageEntry(server, pkg, values) : remoteEntry(server, remote!, values);
     const checksum = pkg?.fileSha256
@@ -160,18 +221,13 @@ export class InstallPlans {
         version: server.version,
         registry: client.baseUrl,
       },
-      values,
       { registry: src },
     );
   }
 
   /** A plan for a bundle file the user opened. */
   async planBundleFile(fileName: string, buffer: Buffer, values: Values): Promise<PlanView> {
-    return this.planBundleBuffer(buffer, values, {
-      source: { kind: 'bundle', file: fileName },
-      checksum: '',
-      origin: { bundleFile: { fileName, buffer } },
-    });
+    return this.planBundleBuffer(buffer, values, { source: { kind: 'bundle', file: fileName }, checksum: '' });
   }
 
   /** Plan `planId` made again from what it was made of, with `values`; the old plan is dropped. */
@@ -182,16 +238,64 @@ export class InstallPlans {
     const view =
       'registry' in p.origin
         ? await this.planRegistry(p.origin.registry, values)
-        : await this.planBundleFile(p.origin.bundleFile.fileName, p.origin.bundleFile.buffer, values);
+        : await this.planBundleBuffer(p.origin.bundle.buffer, values, p.origin.bundle.o);
     this.plans.delete(planId);
     return view;
   }
 
-  private async planBundleBuffer(
-    buffer: Buffer,
-    values: Values,
-    o: { source: PlanView['source']; checksum: string; server?: ServerJson; origin: PlanOrigin },
-  ): Promise<PlanView> {
+  /** The plan of a registry's mcpb package before anything is fetched: the URL and the sha256 its confirm checks. */
+  private planDownload(server: ServerJson, download: Download, origin: PlanOrigin): PlanView {
+    const existing = this.installedAs(server.name);
+    const taken = new Set(this.servers().map((s) => s.id));
+    const view: PlanView = {
+      planId: randomBytes(16).toString('hex'),
+      serverId: serverIdFor(server.name, (id) => taken.has(id), existing),
+      name: server.name,
+      version: server.version,
+      kind: 'stdio',
+      shown: download.url,
+      source: download.o.source,
+      checksum: `sha256 ${download.sha256}, checked when it is downloaded`,
+      download: { url: download.url, sha256: download.sha256 },
+      env: [],
+      headers: [],
+      inputs: [],
+      missing: [],
+      secretsOnCommandLine: [],
+      secretsKept: 'config',
+      expiresAt: new Date(Date.now() + PLAN_TTL_MS).toISOString(),
+    };
+    if (server.title !== undefined) view.title = server.title;
+    this.prune();
+    this.plans.set(view.planId, {
+      view,
+      origin,
+      entry: { kind: 'stdio' },
+      record: { source: 'registry', name: server.name, version: server.version },
+      download,
+      replaces: existing !== undefined,
+      expires: Date.now() + PLAN_TTL_MS,
+    });
+    return view;
+  }
+
+  /** Fetches a download plan's bundle, checks its sha256, and plans it. */
+  private async fetchBundle(d: Download): Promise<PlanView> {
+    const buffer = await boundedGet(d.url, `the bundle ${d.url}`, {
+      timeoutMs: BUNDLE_DOWNLOAD_TIMEOUT_MS,
+      maxBytes: MAX_BUNDLE_BYTES,
+      redirects: 'https',
+    });
+    const sha = createHash('sha256').update(buffer).digest('hex');
+    const name = d.o.server?.name ?? d.url;
+    if (sha !== d.sha256)
+      throw new InstallError(
+        `${name}: the downloaded bundle's sha256 is ${sha}, not the ${d.sha256} its server.json gives: refused`,
+      );
+    return this.planBundleBuffer(buffer, d.values, d.o);
+  }
+
+  private async planBundleBuffer(buffer: Buffer, values: Values, o: BundleOrigin): Promise<PlanView> {
     const contents = await inspectBundle(buffer);
     const m: BundleManifest = checkManifest(contents.manifest);
     const name = o.server?.name ?? m.name;
@@ -199,27 +303,23 @@ export class InstallPlans {
     const taken = new Set(this.servers().map((s) => s.id));
     const serverId = serverIdFor(m.name, (id) => taken.has(id), existing);
     const folder = join(this.ctx.dataDir, 'bundles', serverId);
-    const folderRef = `${this.ctx.dataDirRef}/bundles/${serverId}`;
-    const real = bundleCommand(m, folder, values);
-    const inEntry = bundleCommand(m, folderRef, values, process.platform, asLiteral);
-    let command = inEntry.command;
-    const env = { ...inEntry.env };
-    let shownCommand = real.command;
-    if (command === 'node' && this.ctx.env.QIMING_NODE) {
+    const cmd = bundleCommand(m, reference(folder, `${this.ctx.dataDirRef}/bundles/${serverId}`), values);
+    let command = cmd.command;
+    const env = { ...cmd.env };
+    const qimingNode = this.ctx.env.QIMING_NODE;
+    const viaAppNode = command.length === 1 && command[0].text === 'node' && qimingNode !== undefined;
+    if (viaAppNode) {
       // The app's own executable runs Node scripts; plain `node` may not be installed.
-      command = '${QIMING_NODE}';
-      shownCommand = this.ctx.env.QIMING_NODE;
-      env.ELECTRON_RUN_AS_NODE = '1';
+      command = reference(qimingNode, '${QIMING_NODE}');
+      env.ELECTRON_RUN_AS_NODE = fixed('1');
     }
-    const entry: EntryDraft = { kind: 'stdio', command, args: inEntry.args };
+    const entry: PlannedEntry = { kind: 'stdio', command, args: cmd.args };
     if (Object.keys(env).length > 0) entry.env = env;
     const plan: EntryPlan = {
       entry,
-      shown: commandLine(shownCommand, real.args),
-      runtime: command === '${QIMING_NODE}' ? undefined : real.command,
+      ...(viaAppNode ? {} : { runtime: command.map((p) => p.text).join('') }),
       inputs: bundleInputs(m),
-      missing: real.missing,
-      secretKeys: real.secretEnv.map((key) => ({ where: 'env' as const, key })),
+      missing: cmd.missing,
     };
     const checksum = o.checksum || 'none: a file you opened';
     const view = await this.keep(
@@ -237,8 +337,7 @@ export class InstallPlans {
         sha256: contents.sha256,
         ...(o.source.kind === 'registry' ? { registry: o.source.registry } : {}),
       },
-      values,
-      o.origin,
+      { bundle: { buffer, o } },
       { buffer, folder, serverId },
     );
     view.sha256 = contents.sha256;
@@ -257,7 +356,6 @@ export class InstallPlans {
     source: PlanView['source'],
     checksum: string,
     record: StoredPlan['record'],
-    values: Values,
     origin: PlanOrigin,
     bundle?: { buffer: Buffer; folder: string; serverId: string },
   ): Promise<PlanView> {
@@ -265,77 +363,61 @@ export class InstallPlans {
     const existing = this.installedAs(name);
     const taken = new Set(servers.map((s) => s.id));
     const serverId = bundle?.serverId ?? serverIdFor(name, (id) => taken.has(id), existing);
-    const secretValues = plan.inputs
-      .filter((i) => i.secret)
-      .map((i) => values[i.key] ?? i.default ?? '')
-      .filter((v) => v !== '');
-    for (const s of plan.secretKeys) {
-      const v = s.where === 'env' ? plan.entry.env?.[s.key] : plan.entry.headers?.[s.key];
-      if (v) secretValues.push(fromLiteral(v));
-    }
-    const isSecret = (where: 'env' | 'headers', key: string) =>
-      plan.secretKeys.some((s) => s.where === where && s.key === key);
+    const labels = new Map(plan.inputs.map((i) => [i.key, i.label]));
     const view: PlanView = {
       planId: randomBytes(16).toString('hex'),
       serverId,
       name,
       version,
       kind: plan.entry.kind,
-      shown: mask(plan.shown, secretValues),
+      shown: shownLine(plan.entry),
       source,
       checksum,
-      env: Object.entries(plan.entry.env ?? {}).map(([k, v]) => ({
-        name: k,
-        value: isSecret('env', k) ? MASK : mask(fromLiteral(v), secretValues),
-        secret: isSecret('env', k),
-      })),
-      headers: Object.entries(plan.entry.headers ?? {}).map(([k, v]) => ({
-        name: k,
-        value: isSecret('headers', k) ? MASK : mask(fromLiteral(v), secretValues),
-        secret: isSecret('headers', k),
-      })),
+      env: shownValues(plan.entry.env),
+      headers: shownValues(plan.entry.headers),
       inputs: plan.inputs,
       missing: plan.missing,
-      secretsKept: plan.secretKeys.length > 0 ? await secretsKeptWhere() : 'config',
+      secretsOnCommandLine: secretsInArgs(plan.entry).map((key) => labels.get(key) ?? key),
+      secretsKept: holdsSecrets(plan.entry) ? await secretsKeptWhere() : 'config',
       expiresAt: new Date(Date.now() + PLAN_TTL_MS).toISOString(),
     };
     if (title !== undefined) view.title = title;
     if (plan.runtime !== undefined) view.runtime = await this.findRuntime(plan.runtime);
-    if (existing !== undefined) {
-      const before = servers.find((s) => s.id === existing);
-      const was = this.records()[existing];
-      const changes: string[] = [];
-      if (was && was.version !== version) changes.push(`version ${was.version} → ${version}`);
-      const beforeLine =
-        before?.kind === 'remote' ? (before.url ?? '') : commandLine(before?.command ?? '', before?.args ?? []);
-      const afterLine =
-        plan.entry.kind === 'remote'
-          ? (plan.entry.url ?? '')
-          : commandLine(plan.entry.command ?? '', plan.entry.args ?? []);
-      if (before && mask(beforeLine, secretValues) !== mask(afterLine, secretValues))
-        changes.push(
-          `${plan.entry.kind === 'remote' ? 'URL' : 'command'}: ${mask(beforeLine, secretValues)} → ${mask(afterLine, secretValues)}`,
-        );
-      const names = (e: Record<string, string> | undefined) =>
-        Object.keys(e ?? {})
-          .sort()
-          .join(', ');
-      if (before && names(before.env) !== names(plan.entry.env))
-        changes.push(`environment: ${names(before.env) || 'none'} → ${names(plan.entry.env) || 'none'}`);
-      view.changes = changes.length > 0 ? changes : ['nothing: the same entry is written again'];
-    }
+    if (existing !== undefined) view.changes = this.changes(existing, version, plan.entry, view);
     this.prune();
     this.plans.set(view.planId, {
       view,
       origin,
       entry: plan.entry,
-      secretKeys: plan.secretKeys,
       record,
       replaces: existing !== undefined,
       expires: Date.now() + PLAN_TTL_MS,
       ...(bundle ? { bundle: { buffer: bundle.buffer, folder: bundle.folder } } : {}),
     });
     return view;
+  }
+
+  /** What a re-install of `existing` changes: its version, its command or URL (as the config file holds them), its variables' names. */
+  private changes(existing: string, version: string, entry: PlannedEntry, view: PlanView): string[] {
+    const before = this.servers().find((s) => s.id === existing);
+    const was = this.records()[existing];
+    const changes: string[] = [];
+    if (was && was.version !== version) changes.push(`version ${was.version} → ${version}`);
+    // As the config file will hold it, the secrets as the references the store would give them.
+    const after = writtenEntry(entry, storeWriter(view.serverId));
+    const line = (e: EntryDraft | EntryView | undefined) =>
+      e?.kind === 'remote'
+        ? fromLiteral(e.url ?? '')
+        : commandLine(fromLiteral(e?.command ?? ''), (e?.args ?? []).map(fromLiteral));
+    if (before && line(before) !== line(after))
+      changes.push(`${entry.kind === 'remote' ? 'URL' : 'command'}: ${line(before)} → ${line(after)}`);
+    const names = (e: Record<string, string> | undefined) =>
+      Object.keys(e ?? {})
+        .sort()
+        .join(', ');
+    if (before && names(before.env) !== names(after.env))
+      changes.push(`environment: ${names(before.env) || 'none'} → ${names(after.env) || 'none'}`);
+    return changes.length > 0 ? changes : ['nothing: the same entry is written again'];
   }
 
   private prune(): void {
@@ -358,14 +440,21 @@ export class InstallPlans {
     return path ? { command, found: true, path } : { command, found: false };
   }
 
-  /** Carries out plan `planId`: unpacks a bundle, writes the entry, records the install. */
-  async confirm(planId: string): Promise<{ serverId: string; replaced: boolean }> {
+  /**
+   * Carries out plan `planId`: a download plan fetches its bundle and answers the bundle's plan;
+   * any other unpacks a bundle, keeps the secrets, writes the entry and records the install.
+   */
+  async confirm(planId: string): Promise<Confirmed> {
     const p = this.plans.get(planId);
     this.plans.delete(planId);
     if (!p || p.expires <= Date.now())
       throw new InstallError('no such plan (it was used, or it expired): make the plan again', 404);
+    if (p.download) return { plan: await this.fetchBundle(p.download) };
     if (p.view.missing.length > 0) throw new InstallError(`values are still needed: ${p.view.missing.join(', ')}`);
     const { serverId } = p.view;
+    const kept = new Map<string, string>();
+    const inStore = holdsSecrets(p.entry) && (await secretsKeptWhere()) === 'store';
+    const entry = writtenEntry(p.entry, inStore ? storeWriter(serverId, kept) : undefined);
     mkdirSync(this.ctx.dataDir, { recursive: true });
     let swapped: string | undefined;
     if (p.bundle) {
@@ -377,32 +466,32 @@ export class InstallPlans {
       }
       renameSync(fresh, p.bundle.folder);
     }
-    const entry: EntryDraft = { ...p.entry, ...(p.entry.env ? { env: { ...p.entry.env } } : {}) };
-    if (p.entry.headers) entry.headers = { ...p.entry.headers };
-    const kept: string[] = [];
-    for (const s of p.secretKeys) {
-      const map = s.where === 'env' ? entry.env : entry.headers;
-      if (map?.[s.key] === undefined) continue;
-      const stored = await storeSecretValue(serverId, s.where, s.key, map[s.key]);
-      map[s.key] = stored.value;
-      if (stored.name !== undefined) kept.push(stored.name);
+    const undoBundle = () => {
+      if (!p.bundle) return;
+      rmSync(p.bundle.folder, { recursive: true, force: true });
+      if (swapped) renameSync(swapped, p.bundle.folder);
+    };
+    if (kept.size > 0) {
+      try {
+        await storeSecrets(kept);
+      } catch (err) {
+        undoBundle();
+        throw new InstallError(`the secrets cannot be kept in the store: ${(err as Error).message}`, 409);
+      }
     }
     const exists = this.servers().some((s) => s.id === serverId);
     const result = this.store().apply(
       exists ? { op: 'update', id: serverId, entry } : { op: 'add', id: serverId, entry },
     );
     if (!result.ok) {
-      if (p.bundle) {
-        rmSync(p.bundle.folder, { recursive: true, force: true });
-        if (swapped) renameSync(swapped, p.bundle.folder);
-      }
+      undoBundle();
       throw new InstallError(`the entry cannot be written: ${result.error ?? (result.issues ?? []).join('; ')}`, 409);
     }
     if (swapped) rmSync(swapped, { recursive: true, force: true });
     const records = this.records();
     records[serverId] = {
       ...p.record,
-      ...(kept.length ? { secrets: kept } : {}),
+      ...(kept.size ? { secrets: [...kept.keys()] } : {}),
       installedAt: new Date().toISOString(),
     };
     writeRecords(this.ctx.dataDir, records);

@@ -10,7 +10,8 @@
  *                                    a plan for a .mcpb, read streamed up to MAX_BUNDLE_BYTES (413 past it)
  *   POST /install/plan      {bundle: {fileName, data: <base64>}, values?}              the same for a small .mcpb
  *   POST /install/plan      {from: planId, values}          a kept plan made again with new values
- *   POST /install/confirm   {planId}                        carry the plan out, then apply the config
+ *   POST /install/confirm   {planId}                        carry the plan out, then apply the config; a download
+ *                                                           plan (a registry's mcpb) answers the bundle's plan
  *   POST /install/uninstall {id}                            remove the entry, its bundle folder and record
  *   GET  /install/installed                                 the install records
  *
@@ -238,6 +239,10 @@ export async function handleInstallRoute(
     if (kind === 'confirm') {
       if (typeof body.planId !== 'string') return (sendError(res, 400, 'expected {"planId": "<id>"}'), true);
       const done = await plans.confirm(body.planId);
+      if ('plan' in done) {
+        log.info(`downloaded the bundle of ${done.plan.name}; its plan waits for a confirm`);
+        return (sendJson(res, 200, { ok: true, plan: done.plan }), true);
+      }
       log.info(`installed ${done.serverId}${done.replaced ? ' (re-installed)' : ''}`);
       const applied = o.applyWritten ? await o.applyWritten() : undefined;
       sendJson(res, 200, { ok: true, ...done, ...(applied ? { applied } : {}) });

@@ -1,7 +1,9 @@
 /**
  * The MCP Registry API v0.1, read only: search with cursor paging (`GET /v0.1/servers`) and
  * one server's versions (`GET /v0.1/servers/{name}/versions`). Every `server` in an answer is
- * checked against the server.json schema; an answer of another shape is refused whole.
+ * checked against the server.json schema, and a server's versions must all carry the name
+ * asked for; an answer of another shape is refused whole. Redirects stay on the registry's
+ * origin (boundedFetch.ts).
  */
 import { boundedGet, type FetchLimits } from './boundedFetch.js';
 import { InstallError } from './installError.js';
@@ -46,9 +48,15 @@ export class RegistryClient {
     return this.list(url.href);
   }
 
-  /** Every published version of the server `name`. */
+  /** Every published version of the server `name`. @throws InstallError when an answer names another server. */
   async versions(name: string): Promise<RegistryEntry[]> {
     const page = await this.list(`${this.baseUrl}/v0.1/servers/${encodeURIComponent(name)}/versions`);
+    const other = page.servers.find((e) => e.server.name !== name);
+    if (other)
+      throw new InstallError(
+        `the registry ${this.baseUrl} answered ${JSON.stringify(other.server.name)} when asked for ${JSON.stringify(name)}: refused`,
+        502,
+      );
     return page.servers;
   }
 

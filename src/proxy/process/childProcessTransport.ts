@@ -39,6 +39,8 @@ export const STDERR_LOG_PER_SECOND = 50;
 export interface ChildProcessTransportOptions {
   command: string;
   args?: string[];
+  /** The `${secret:NAME}` names whose values `args` hold (said at every start: the process list shows argv). */
+  argSecrets?: string[];
   /** The entry's own variables, on top of a safe inherited set (see `buildChildEnv`). */
   env?: Record<string, string>;
   cwd?: string;
@@ -152,7 +154,8 @@ export class ChildProcessTransport implements Transport {
       );
     }
     if (this.closing) throw this.failStart(new Error(`server '${name}' was stopped before it started`));
-    this.launchInfo = launch.info;
+    const argvSecrets = this.opts.argSecrets ?? [];
+    this.launchInfo = argvSecrets.length > 0 ? { ...launch.info, argvSecrets } : launch.info;
     return new Promise<void>((resolve, reject) => this.spawnChild(launch, resolve, reject));
   }
 
@@ -187,6 +190,13 @@ export class ChildProcessTransport implements Transport {
       this.unregisterExitKill = killTreeOnExit(child.pid!);
       this.log.debug(`started pid ${child.pid}: ${command} ${redactArgs(args).join(' ')}`.trimEnd());
       this.log.debug(`command ${launch.info.command}, PATH (${launch.info.pathFrom}) ${launch.info.path}`);
+      const inArgv = this.opts.argSecrets ?? [];
+      if (inArgv.length > 0)
+        this.log.warn(
+          `its arguments hold the secret${inArgv.length > 1 ? 's' : ''} ${inArgv.join(', ')}: while it runs, other users ` +
+            'of this computer can read the value in the process list (ps, /proc/<pid>/cmdline); ' +
+            'give it to the server in "env" instead where the server reads it from there',
+        );
       resolve();
     });
     child.on('error', (err: NodeJS.ErrnoException) => {

@@ -47,7 +47,12 @@ export function upstreamStatus(
     sessions,
     ...(launch
       ? {
-          launch: { command: secrets.mask(launch.command), path: secrets.mask(launch.path), pathFrom: launch.pathFrom },
+          launch: {
+            command: secrets.mask(launch.command),
+            path: secrets.mask(launch.path),
+            pathFrom: launch.pathFrom,
+            ...(launch.argvSecrets ? { argvSecrets: [...launch.argvSecrets] } : {}),
+          },
         }
       : {}),
   };

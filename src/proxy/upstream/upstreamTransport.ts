@@ -78,6 +78,7 @@ export async function buildUpstreamTransport(
     const child = new ChildProcessTransport({
       command: entry.command,
       args: entry.args,
+      ...(entry.argSecrets ? { argSecrets: entry.argSecrets } : {}),
       env: entry.env,
       cwd: entry.cwd,
       name: entry.id,

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS, inspectBundle, unpackBundle } from '../../../src/proxy/install/bundleArchive.js';
 import { bundleCommand, checkManifest } from '../../../src/proxy/install/bundleManifest.js';
 import { InstallError } from '../../../src/proxy/install/installError.js';
+import { fixed, realText } from '../../../src/proxy/install/planText.js';
 import { buildZip, greeterBundle, greeterManifest, renameEntry } from '../../fixtures/registry/bundles.js';
 
 const dirs: string[] = [];
@@ -43,13 +44,13 @@ describe('a .mcpb bundle', () => {
 
   it('fills ${__dirname} and ${user_config.x}, and names a required field left empty', async () => {
     const m = checkManifest(greeterManifest());
-    const filled = bundleCommand(m, '/data/bundles/greeter', { token: 's3cret' });
-    expect(filled.command).toBe('node');
-    expect(filled.args).toEqual(['/data/bundles/greeter/server/index.js']);
-    expect(filled.env).toEqual({ GREETING_STYLE: 'warm', GREETER_TOKEN: 's3cret' });
-    expect(filled.secretEnv).toEqual(['GREETER_TOKEN']);
+    const filled = bundleCommand(m, fixed('/data/bundles/greeter'), { token: 's3cret' });
+    expect(realText(filled.command)).toBe('node');
+    expect(filled.args.map(realText)).toEqual(['/data/bundles/greeter/server/index.js']);
+    expect(filled.env.GREETING_STYLE).toEqual([{ text: 'warm' }]);
+    expect(filled.env.GREETER_TOKEN).toEqual([{ text: 's3cret', secret: 'token' }]);
     expect(filled.missing).toEqual([]);
-    expect(bundleCommand(m, '/d', {}).missing).toEqual(['API token']);
+    expect(bundleCommand(m, fixed('/d'), {}).missing).toEqual(['API token']);
   });
 
   it('refuses an entry with a ../ path and leaves nothing behind', async () => {

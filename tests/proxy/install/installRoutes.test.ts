@@ -1,8 +1,9 @@
 // Installing through the bridge's /install routes on the real built bridge: a plan writes
 // nothing and shows the exact command with secrets masked; a confirm writes the entry and the
 // bridge starts the server (an npm package that npx runs offline from node_modules, and a
-// .mcpb bundle with a Node server inside); a plan is used once; a bundle whose sha256 is not
-// the one its server.json gives is refused; uninstall removes the entry, the folder and the record.
+// .mcpb bundle with a Node server inside); a plan is used once; a registry's mcpb package is
+// fetched only at its plan's confirm, and a bundle whose sha256 is not the one its server.json
+// gives is refused there; uninstall removes the entry, the folder and the record.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -173,6 +174,7 @@ describe('install routes', () => {
       { name: 'GREETING_STYLE', value: 'warm', secret: false },
       { name: 'GREETER_TOKEN', value: '********', secret: true },
     ]);
+    expect(plan.secretsOnCommandLine).toEqual([]);
     expect(JSON.stringify(plan)).not.toContain('tok-never-shown-123');
     // No keychain here (the suite's session bus leads nowhere): the secret stays in the 0600 file, as the plan says.
     expect(plan.secretsKept).toBe('config');
@@ -197,17 +199,63 @@ describe('install routes', () => {
     expect(JSON.parse(readFileSync(join(dataDir, 'installs.json'), 'utf8')).greeter).toBeUndefined();
   }, 60_000);
 
-  it('a registry mcpb package: its sha256 is checked, a mismatch refused with nothing unpacked', async () => {
+  it('a registry mcpb package: nothing is fetched before its confirm; then its sha256 is checked and its own plan shown', async () => {
+    const bundleUrl = `${registry.url}/bundles/greeter.mcpb`;
+    const fetched = () => registry.requests.filter((u) => u.startsWith('/bundles/'));
     const bad = await json('POST', '/install/plan', { registry: { name: 'io.github.example/tampered' } });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error).toMatch(/sha256 is [a-f0-9]{64}, not the f{64} its server\.json gives: refused/);
-    const good = await json('POST', '/install/plan', {
-      registry: { name: 'io.github.example/greeter' },
-      values: { token: 't' },
+    expect(bad.status).toBe(200);
+    expect(bad.body.plan.download).toEqual({ url: bundleUrl, sha256: 'f'.repeat(64) });
+    expect(bad.body.plan.shown).toBe(bundleUrl);
+    const asked = await json('POST', '/install/plan', { registry: { name: 'io.github.example/greeter' } });
+    expect(asked.body.plan.download).toEqual({
+      url: bundleUrl,
+      sha256: createHash('sha256').update(bundle).digest('hex'),
     });
-    expect(good.body.plan.checksum).toBe('sha256 verified against server.json');
-    expect(good.body.plan.source.kind).toBe('registry');
+    expect(asked.body.plan.inputs).toEqual([]);
+    expect(fetched()).toEqual([]);
+
+    const refused = await json('POST', '/install/confirm', { planId: bad.body.plan.planId });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatch(/sha256 is [a-f0-9]{64}, not the f{64} its server\.json gives: refused/);
     expect(readdirSync(join(dataDir, 'bundles'))).toEqual([]);
+
+    const downloaded = await json('POST', '/install/confirm', { planId: asked.body.plan.planId });
+    expect(downloaded.status).toBe(200);
+    expect(downloaded.body.serverId).toBeUndefined();
+    const plan = downloaded.body.plan;
+    expect(plan.checksum).toBe('sha256 verified against server.json');
+    expect(plan.source.kind).toBe('registry');
+    expect(plan.shown).toBe(`node ${join(dataDir, 'bundles', 'greeter')}/server/index.js`);
+    expect(plan.missing).toEqual(['API token']);
+    expect(fetched()).toEqual(['/bundles/greeter.mcpb', '/bundles/greeter.mcpb']);
+    // Its values make the bundle's plan again from the bytes kept: nothing is fetched again.
+    const given = await json('POST', '/install/plan', { from: plan.planId, values: { token: 't' } });
+    expect(given.body.plan.missing).toEqual([]);
+    expect(given.body.plan.download).toBeUndefined();
+    expect(fetched()).toHaveLength(2);
+    expect(readdirSync(join(dataDir, 'bundles'))).toEqual([]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.greeter).toBeUndefined();
+  });
+
+  it("a registry mcpb package's download follows no redirect to another http origin", async () => {
+    const other = new FixtureRegistry({ servers: [], bundles: { 'greeter.mcpb': bundle } });
+    await other.listen();
+    try {
+      const sha = createHash('sha256').update(bundle).digest('hex');
+      const doc = mcpbServerJson('io.github.example/moved', sha) as { packages: { identifier: string }[] };
+      doc.packages[0].identifier = `${registry.url}/moved/greeter.mcpb`;
+      (registry as unknown as { o: { servers: unknown[]; redirects: Record<string, string> } }).o.servers.push(doc);
+      (registry as unknown as { o: { redirects: Record<string, string> } }).o.redirects = {
+        '/moved/greeter.mcpb': `${other.url}/bundles/greeter.mcpb`,
+      };
+      const asked = await json('POST', '/install/plan', { registry: { name: 'io.github.example/moved' } });
+      const r = await json('POST', '/install/confirm', { planId: asked.body.plan.planId });
+      expect(r.status).toBe(502);
+      expect(r.body.error).toContain(`redirected to ${other.url}, neither its own origin nor https: refused`);
+      expect(other.requests).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a remote: the plan shows the URL and masks the secret header', async () => {

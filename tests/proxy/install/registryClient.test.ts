@@ -6,6 +6,7 @@ import { InstallError } from '../../../src/proxy/install/installError.js';
 import { RegistryClient } from '../../../src/proxy/install/registryClient.js';
 import { DEFAULT_REGISTRY_URL, registryBaseUrl } from '../../../src/proxy/install/registryUrl.js';
 import { packageEntry, remoteEntry } from '../../../src/proxy/install/serverJsonEntry.js';
+import { shownLine, shownValues, writtenEntry } from '../../../src/proxy/install/plannedEntry.js';
 import { checkServerJson, type ServerJson } from '../../../src/proxy/install/serverJson.js';
 import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
 
@@ -88,6 +89,47 @@ describe('the registry client', () => {
     );
   });
 
+  it("follows a redirect on the registry's own origin only, at most 5 times", async () => {
+    const other = await registry();
+    const memory = `/v0.1/servers/${encodeURIComponent('io.github.modelcontextprotocol/memory')}/versions`;
+    const r = new FixtureRegistry({
+      servers: DOCS,
+      redirects: {
+        '/v0.1/servers': '/v0.1/servers/?limit=30&version=latest',
+        [memory]: `${other.url}${memory}`,
+        '/loop/v0.1/servers': '/loop/v0.1/servers',
+      },
+    });
+    registries.push(r);
+    await r.listen();
+    const page = await new RegistryClient(r.url).search();
+    expect(page.servers).toHaveLength(5);
+    expect(r.requests.slice(0, 2)).toEqual([
+      '/v0.1/servers?limit=30&version=latest',
+      '/v0.1/servers/?limit=30&version=latest',
+    ]);
+    expect(await refusal(new RegistryClient(r.url).versions('io.github.modelcontextprotocol/memory'))).toBe(
+      `the registry ${r.url} redirected to ${other.url}, another origin than its own: refused`,
+    );
+    expect(other.requests).toEqual([]);
+    expect(await refusal(new RegistryClient(`${r.url}/loop`).search())).toBe(
+      `the registry ${r.url}/loop redirected more than 5 times: refused`,
+    );
+    expect(r.requests.filter((u) => u.startsWith('/loop/'))).toHaveLength(6);
+  });
+
+  it('refuses versions that name another server than the one asked for', async () => {
+    const r = new FixtureRegistry({
+      servers: DOCS,
+      answerAs: { 'io.github.x/asked-for': 'io.github.modelcontextprotocol/memory' },
+    });
+    registries.push(r);
+    await r.listen();
+    expect(await refusal(new RegistryClient(r.url).versions('io.github.x/asked-for'))).toBe(
+      `the registry ${r.url} answered "io.github.modelcontextprotocol/memory" when asked for "io.github.x/asked-for": refused`,
+    );
+  });
+
   it('fails fast with a message when the registry is slow, down or too large', async () => {
     const r = await registry();
     r.mode = 'slow';
@@ -122,18 +164,20 @@ describe('server.json to an entry', () => {
       ['args.config_path', false],
     ]);
     const plan = packageEntry(s, s.packages![0], { 'env.API_KEY': 'k-1', 'args.config_path': '/tmp/w.json' });
-    expect(plan.shown).toBe('npx -y @modelcontextprotocol/server-weather@1.0.0 /tmp/w.json --port=8080');
-    expect(plan.entry.env).toEqual({ API_KEY: 'k-1' });
-    expect(plan.secretKeys).toEqual([{ where: 'env', key: 'API_KEY' }]);
+    expect(shownLine(plan.entry)).toBe('npx -y @modelcontextprotocol/server-weather@1.0.0 /tmp/w.json --port=8080');
+    expect(writtenEntry(plan.entry).env).toEqual({ API_KEY: 'k-1' });
+    expect(shownValues(plan.entry.env)).toEqual([{ name: 'API_KEY', value: '********', secret: true }]);
     expect(plan.runtime).toBe('npx');
   });
 
   it('pypi: uvx <identifier>==<version>; oci: docker run -i --rm with -e for its env', () => {
     const t = sj('pypi-time.json');
-    expect(packageEntry(t, t.packages![0], {}).shown).toBe('uvx mcp-server-time==0.6.2 --local-timezone=UTC');
+    expect(shownLine(packageEntry(t, t.packages![0], {}).entry)).toBe(
+      'uvx mcp-server-time==0.6.2 --local-timezone=UTC',
+    );
     const g = sj('oci-github.json');
     const plan = packageEntry(g, g.packages![0], { 'env.GITHUB_PERSONAL_ACCESS_TOKEN': 't' });
-    expect(plan.shown).toBe(
+    expect(shownLine(plan.entry)).toBe(
       'docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN ghcr.io/example/github-mcp-server:0.9.0',
     );
     expect(plan.runtime).toBe('docker');
@@ -142,15 +186,17 @@ describe('server.json to an entry', () => {
   it('remotes: a url entry with the template filled and its headers', () => {
     const s = sj('with-remote.json');
     const plan = remoteEntry(s, s.remotes![0], { 'headers.Authorization': 'Bearer x' });
-    expect(plan.shown).toBe('https://api.example.com/mcp');
-    expect(plan.entry).toEqual({
+    expect(shownLine(plan.entry)).toBe('https://api.example.com/mcp');
+    expect(writtenEntry(plan.entry)).toEqual({
       kind: 'remote',
       url: 'https://api.example.com/mcp',
       transport: 'http',
       headers: { Authorization: 'Bearer x' },
     });
-    expect(plan.secretKeys).toEqual([{ where: 'headers', key: 'Authorization' }]);
-    expect(remoteEntry(s, s.remotes![0], { 'url.host': 'eu.example.com' }).shown).toBe('https://eu.example.com/mcp');
+    expect(shownValues(plan.entry.headers)).toEqual([{ name: 'Authorization', value: '********', secret: true }]);
+    expect(shownLine(remoteEntry(s, s.remotes![0], { 'url.host': 'eu.example.com' }).entry)).toBe(
+      'https://eu.example.com/mcp',
+    );
   });
 
   it('nuget: dnx <identifier>@<version> --yes, the package arguments after --', () => {
@@ -158,8 +204,8 @@ describe('server.json to an entry', () => {
     const asked = packageEntry(s, s.packages![0], {});
     expect(asked.missing).toEqual(['WEATHER_CHOICES']);
     const plan = packageEntry(s, s.packages![0], { 'env.WEATHER_CHOICES': 'sunny,rain' });
-    expect(plan.shown).toBe('dnx Example.WeatherMcp@0.5.0 --yes -- --units=metric');
-    expect(plan.entry).toEqual({
+    expect(shownLine(plan.entry)).toBe('dnx Example.WeatherMcp@0.5.0 --yes -- --units=metric');
+    expect(writtenEntry(plan.entry)).toEqual({
       kind: 'stdio',
       command: 'dnx',
       args: ['Example.WeatherMcp@0.5.0', '--yes', '--', '--units=metric'],
@@ -167,7 +213,9 @@ describe('server.json to an entry', () => {
     });
     expect(plan.runtime).toBe('dnx');
     const bare = { ...s.packages![0], packageArguments: undefined, runtimeHint: undefined };
-    expect(packageEntry(s, bare, { 'env.WEATHER_CHOICES': 'x' }).shown).toBe('dnx Example.WeatherMcp@0.5.0 --yes');
+    expect(shownLine(packageEntry(s, bare, { 'env.WEATHER_CHOICES': 'x' }).entry)).toBe(
+      'dnx Example.WeatherMcp@0.5.0 --yes',
+    );
   });
 
   it('refuses kinds it cannot run', () => {
