@@ -16,7 +16,9 @@ afterEach(() => cleanupBridges());
 
 const MB = 1024 * 1024;
 const search = (client: Client, query: string) =>
-  client.callTool({ name: 'search_tools', arguments: { query } }, undefined, { timeout: 90_000 }) as Promise<Found>;
+  client.callTool({ name: 'search_tools', arguments: { query } }, undefined, {
+    timeout: 90_000,
+  }) as Promise<unknown> as Promise<Found>;
 
 describe('search_tools with a hostile request', () => {
   it(
