@@ -4,9 +4,9 @@
  * words go; a light stemmer takes plurals, `-ing`, `-ed` and common derivational endings
  * off. A request also has its URLs and file names said as what they are, its words that the
  * tools write in two (or two words they write as one) rejoined to their form, and its
- * synonyms (searchSynonyms.ts) looked up. A request is read up to a bound (its first
- * characters, words, and each word's first letters), so that what a search costs does not
- * grow with what a client sends.
+ * synonyms (searchSynonyms.ts) looked up. A request is read up to bounds (its first
+ * characters, of those its first words, and each word's first characters), so that what a
+ * search costs does not grow with what a client sends.
  */
 import { SYNONYMS } from './searchSynonyms.js';
 
