@@ -3,7 +3,14 @@
 // loads it. Measured: recall@1/@5/@10 of the benchmark's tasks (all, tuning set, held-out),
 // the time to build the index of every tool (the first build in the process, with the
 // bundle's compile, and the median of later builds), the latency of one search (p50/p99 over
-// every task, several rounds), and the bundle file's size.
+// every task, several rounds), the bundle file's size, and the time of one search for
+// requests far past what a request is (a 40 KB word, a 1 MB word, 1 MB of a-a-a, 100,000
+// words, 2,000 random 31-letter words; p50 and max over the rounds).
+// With QIMING_TOOL_SEARCH_BEFORE=<another build's qiming-mcp-tool-search.cjs>: how many tasks'
+// first ten differ between the two, and both latencies measured in the same rounds, each
+// task searched by one then the other, alternately first (the hostile requests are not
+// searched there: an unbounded build may not return; bench/hostileInputs.mjs times them
+// through the CLI with a deadline).
 //   node bench/toolSearch.mjs [--quick] [--builds 20] [--rounds 20]
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -54,14 +61,64 @@ const recallRows = sets.map(({ set, tasks: ts }) => {
   };
 });
 
+const BEFORE = process.env.QIMING_TOOL_SEARCH_BEFORE;
+/** @type {import('./lib/toolSearchRecall.mjs').Index | undefined} */
+const before = BEFORE
+  ? createRequire(import.meta.url)(BEFORE)
+      .get('src/proxy/hub/economy/toolSearch.ts')
+      .buildToolIndex(tools)
+  : undefined;
+
+/** @type {number[]} */
 const latencies = [];
+/** @type {number[]} */
+const beforeLatencies = [];
 for (let r = 0; r < Number(opts.rounds); r++) {
   for (const t of tasks) {
-    const s = now();
-    index.search(t.task, 5);
-    latencies.push(now() - s);
+    const pair = before && r % 2 ? [before, index] : [index, before];
+    for (const ix of pair) {
+      if (!ix) continue;
+      const s = now();
+      ix.search(t.task, 5);
+      (ix === index ? latencies : beforeLatencies).push(now() - s);
+    }
   }
 }
+
+let seed = 1;
+const letter = () => String.fromCharCode(97 + ((seed = (seed * 16807) % 2147483647) % 26));
+const HOSTILE = {
+  '40 KB word': 'x'.repeat(40 * 1024),
+  '1 MB word': 'x'.repeat(1024 * 1024),
+  '1 MB of a-a-a': 'a-'.repeat(512 * 1024),
+  '100,000 words': 'take a screenshot '.repeat(100_000 / 4),
+  '2,000 random 31-letter words': Array.from({ length: 2000 }, () => Array.from({ length: 31 }, letter).join('')).join(
+    ' ',
+  ),
+};
+const hostileRows = Object.entries(HOSTILE).map(([request, query]) => {
+  const times = [];
+  for (let r = 0; r < Number(opts.rounds); r++) {
+    const s = now();
+    index.search(query, 5);
+    times.push(now() - s);
+  }
+  return { request, 'p50 (ms)': round(median(times), 3), 'max (ms)': round(Math.max(...times), 3) };
+});
+
+const differ = before
+  ? tasks.filter(
+      (t) =>
+        index
+          .search(t.task, 10)
+          .map((h) => h.name)
+          .join() !==
+        before
+          .search(t.task, 10)
+          .map((h) => h.name)
+          .join(),
+    ).length
+  : undefined;
 
 const timing = {
   tools: tools.length,
@@ -73,5 +130,23 @@ const timing = {
   'bundle (KB)': round(statSync(BUNDLE).size / 1024, 1),
 };
 
-process.stdout.write(`${table(recallRows)}\n\n${table([timing])}\n`);
-saveResults('toolSearch', { ...environment(), options: opts, recall: recallRows, timing });
+const beside = before
+  ? {
+      before: BEFORE,
+      'tasks whose first ten differ': differ,
+      'search p50 (ms)': round(percentile(beforeLatencies, 50), 3),
+      'search p99 (ms)': round(percentile(beforeLatencies, 99), 3),
+      'p50 ratio (this / before)': round(percentile(latencies, 50) / percentile(beforeLatencies, 50), 3),
+    }
+  : undefined;
+
+process.stdout.write(`${table(recallRows)}\n\n${table([timing])}\n\n${table(hostileRows)}\n`);
+if (beside) process.stdout.write(`\n${table([beside])}\n`);
+saveResults('toolSearch', {
+  ...environment(),
+  options: opts,
+  recall: recallRows,
+  timing,
+  hostile: hostileRows,
+  ...(beside ? { beside } : {}),
+});

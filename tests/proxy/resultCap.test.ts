@@ -2,13 +2,14 @@
 // bridge's /mcp) gets a tool result over the cap cut to it with a note naming a resource URI,
 // and resources/read of that URI returns the whole, byte-equal, in pages when it is over
 // --max-message-bytes; a result at the cap, "off", and /mcp/<id> pass untouched; the store is
-// per session and bounded. Real processes: the CLI, the bridge, an SDK v1 fixture server,
+// per session and bounded, per session and across the bridge's sessions. Real processes: the CLI, the bridge, an SDK v1 fixture server,
 // SDK v1 clients (and an SDK v2 client speaking 2026-07-28).
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CLI, cleanup, readPids, tempDir, trackPids, waitNoProcess } from '../helpers/cliProcess.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { closeModernClients, stdioClient as modernStdioClient } from '../helpers/modernClient.js';
@@ -247,7 +248,7 @@ describe('the stdio aggregation cuts a tool result over maxResultBytes', () => {
       const uris: string[] = [];
       for (let i = 0; i < 21; i++) uris.push(keptUri(await call(client, 'sized__text', { bytes: 3000 })));
       await expect(client.readResource({ uri: uris[0]! })).rejects.toThrow(
-        /qiming-result:\/\/[0-9a-f]{12}\/1 was dropped: this session keeps its latest 20 cut results \(at most 67,108,864 bytes\), and this one was older; call the tool again for its result/,
+        /qiming-result:\/\/[0-9a-f]{12}\/1 was dropped: this session keeps its latest 20 cut results \(at most 67,108,864 bytes, and 134,217,728 bytes across sessions\), and this one was older; call the tool again for its result/,
       );
       for (const uri of [uris[1]!, uris[20]!]) {
         const whole = await readWhole(client, uri);
@@ -295,6 +296,54 @@ describe("the bridge's /mcp cuts, /mcp/<id> passes whole, and a kept result is i
     expect(own.getServerCapabilities()?.resources).toBeUndefined();
     expect(await call(own, 'text', { bytes: MB2 })).toEqual({ content: [{ type: 'text', text: sizedText(MB2) }] });
   });
+
+  it(
+    'keeps at most 128 MiB of cut results across sessions: the session keeping the most drops its oldest; a closed one frees its share',
+    { timeout: 300_000 },
+    async () => {
+      const pidFile = join(tempDir(), 'pids.jsonl');
+      const b = await startBridge({
+        config: { mcpServers: { sized: { command: process.execPath, args: [SIZED, pidFile] } } },
+      });
+      readPids(pidFile);
+      // 20 MB results (a server's message is at most 20 MiB): three fit one session's 64 MiB,
+      // six two sessions' 128 MiB, seven do not.
+      const BYTES = 20_000_000;
+      const keep = async (client: Client) => keptUri(await call(client, 'sized__text', { bytes: BYTES }));
+      /** Whether the session still keeps `uri`: a page past the last names the pages of a kept one. */
+      const kept = async (client: Client, uri: string) => {
+        const message = await client.readResource({ uri: `${uri}?page=99` }).then(
+          () => 'read',
+          (err: Error) => err.message,
+        );
+        if (message.includes('has 2 pages, not a page 99')) return true;
+        expect(message).toMatch(
+          /was dropped: this session keeps its latest 20 cut results \(at most 67,108,864 bytes, and 134,217,728 bytes across sessions\)/,
+        );
+        return false;
+      };
+      const a = await b.client('/mcp');
+      const { client: bee } = await b.client('/mcp');
+      const { client: see } = await b.client('/mcp');
+      const aUris = [await keep(a.client), await keep(a.client), await keep(a.client)];
+      const bUris = [await keep(bee), await keep(bee), await keep(bee)];
+      for (const uri of aUris) expect(await kept(a.client, uri)).toBe(true);
+      // The seventh is over 128 MiB: of the two sessions keeping the most (a tie), the first drops its oldest.
+      const c1 = await keep(see);
+      expect(await kept(a.client, aUris[0]!)).toBe(false);
+      for (const uri of aUris.slice(1)) expect(await kept(a.client, uri)).toBe(true);
+      for (const uri of bUris) expect(await kept(bee, uri)).toBe(true);
+      expect(await kept(see, c1)).toBe(true);
+
+      // The first session ends: its two results stop counting, and another fits beside the rest.
+      await (a.transport as StreamableHTTPClientTransport).terminateSession();
+      await a.client.close();
+      await b.waitServer('sized', (s) => s.sessions === 2, 30_000, 'two sessions after one ended');
+      const c2 = await keep(see);
+      for (const uri of bUris) expect(await kept(bee, uri)).toBe(true);
+      for (const uri of [c1, c2]) expect(await kept(see, uri)).toBe(true);
+    },
+  );
 
   it(
     "applies a new maxResultBytes on reload: a top-level change in place, a server's own with its restart",

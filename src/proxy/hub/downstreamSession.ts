@@ -235,6 +235,8 @@ export class DownstreamSession implements HeldSession {
     }
     this.unanswered.clear();
     this.inflight.clear();
+    // Its kept results go with it (and stop counting toward the bound across sessions).
+    void this.storeLoading?.then((store) => store.release());
     await Promise.all(answered);
     this.hub.releaseSubscriptions(this);
     if (!this.peer.isClosed) await this.peer.close().catch(() => undefined);
@@ -432,6 +434,7 @@ export class DownstreamSession implements HeldSession {
   }
 
   private async replyCut(id: RequestId, result: Record<string, unknown>, bytes: number, cap: number): Promise<void> {
+    if (this.closed) return;
     const maxMessageBytes = this.hub.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.storeLoading ??= import('./economy/resultStore.js').then(
       (m) => (this.store = new m.ResultStore({ maxMessageBytes })),

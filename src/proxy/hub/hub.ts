@@ -21,6 +21,7 @@ import { EraTaskTable } from './tasks/modernTaskTable.js';
 import { parkTaskInput } from './tasks/forModernClient.js';
 import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
+import { itemMatches } from './uriTemplateMatch.js';
 import { HeldInputTable } from './modern/heldInputTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import { invalidEntryStatus } from '../upstream/upstreamStatus.js';
@@ -327,7 +328,7 @@ export class Hub implements SessionHost {
     if (scope.serverId !== undefined) return candidates[0];
     const exact = candidates.find((u) => u.lists.resources.some((r) => r.uri === uri));
     if (exact) return exact;
-    const templ = candidates.find((u) => u.lists.templates.some((t) => templateMatches(String(t.uriTemplate), uri)));
+    const templ = candidates.find((u) => u.lists.templates.some((t) => itemMatches(t, uri)));
     if (templ) return templ;
     const withResources = candidates.filter((u) => u.capabilities.resources);
     return withResources.length === 1 ? withResources[0] : undefined;
@@ -475,13 +476,4 @@ export class Hub implements SessionHost {
     for (const s of this.sessionsFor(u)) s.listChanged(kind);
     if (kind === 'tools') this.onstatus?.();
   }
-}
-
-/** Whether a URI could come from an RFC 6570 template (level 1 expressions as wildcards). */
-export function templateMatches(template: string, uri: string): boolean {
-  const pattern = template
-    .split(/\{[^}]*\}/)
-    .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-    .join('.+');
-  return new RegExp(`^${pattern}$`).test(uri);
 }

@@ -3,6 +3,10 @@
  * `list_changed` refreshes that list, then tells the listener; a `ping` is answered here;
  * any other request or notification goes to the listener (a request nobody takes: Method
  * not found).
+ *
+ * Refreshes of one list are coalesced: while one runs, any number of `list_changed` of that
+ * list make one more, started when it ends, so a server that sends thousands costs a few
+ * re-lists, and the last list fetched was asked for after the last notice.
  */
 import { errorText, type Logger } from '../common/logger.js';
 import { ErrorCode, type RequestId, type RpcNotification, type RpcRequest } from '../jsonrpc/jsonRpc.js';
@@ -30,6 +34,9 @@ const LIST_CHANGED: Record<string, ListKind | undefined> = {
 };
 
 export class UpstreamInbound<U extends InboundHost> {
+  /** The lists being refreshed, each with whether a `list_changed` came meanwhile. */
+  private readonly refreshing = new Map<ListKind, { again: boolean }>();
+
   constructor(
     private readonly u: U,
     private readonly listener: InboundListener<U>,
@@ -38,14 +45,36 @@ export class UpstreamInbound<U extends InboundHost> {
 
   notification(n: RpcNotification, relatedRequestId?: RequestId): void {
     const kind = LIST_CHANGED[n.method];
-    if (kind) {
-      this.u.lists
-        .refresh(kind, this.u.capabilities)
-        .then(() => this.listener.listChanged?.(this.u, kind))
-        .catch((err) => this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`));
+    if (kind) return this.listChanged(kind);
+    this.listener.notification?.(this.u, n, relatedRequestId);
+  }
+
+  private listChanged(kind: ListKind): void {
+    const running = this.refreshing.get(kind);
+    if (running) {
+      running.again = true;
       return;
     }
-    this.listener.notification?.(this.u, n, relatedRequestId);
+    const state = { again: false };
+    this.refreshing.set(kind, state);
+    void this.refreshWhileChanged(kind, state);
+  }
+
+  /** Refreshes `kind`, and again while a `list_changed` of it came during the last refresh. */
+  private async refreshWhileChanged(kind: ListKind, state: { again: boolean }): Promise<void> {
+    try {
+      do {
+        state.again = false;
+        try {
+          await this.u.lists.refresh(kind, this.u.capabilities);
+          this.listener.listChanged?.(this.u, kind);
+        } catch (err) {
+          this.log.warn(`refreshing ${kind} failed: ${errorText(err)}`);
+        }
+      } while (state.again);
+    } finally {
+      this.refreshing.delete(kind);
+    }
   }
 
   request(req: RpcRequest, relatedRequestId?: RequestId): void {

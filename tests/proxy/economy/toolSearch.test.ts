@@ -1,8 +1,15 @@
 // Tool search over a small, hand-made scope: how names and sentences are split into words,
-// the limit, queries with no known word, and that a tool's own name finds it first.
+// the limit, queries with no known word, that a tool's own name finds it first, and what of
+// a request is read (its first characters, words, and each word's first characters).
 import { describe, expect, it } from 'vitest';
 import type { SearchableTool } from '../../../src/proxy/hub/economy/searchTypes.js';
-import { term, words } from '../../../src/proxy/hub/economy/searchTerms.js';
+import {
+  MAX_REQUEST_CHARS,
+  MAX_WORD_CHARS,
+  requestTerms,
+  term,
+  words,
+} from '../../../src/proxy/hub/economy/searchTerms.js';
 import { buildToolIndex } from '../../../src/proxy/hub/economy/toolSearch.js';
 
 function tool(serverId: string, name: string, description: string, params: string[] = []): SearchableTool {
@@ -161,5 +168,49 @@ describe('buildToolIndex', () => {
     expect(buildToolIndex([]).search('file', 5)).toEqual([]);
     const bare: SearchableTool = { name: 'x__ping', serverId: 'x', tool: { name: 'x__ping' } };
     expect(names(buildToolIndex([bare]).search('ping', 5))).toEqual(['x__ping']);
+  });
+});
+
+describe('what of a request is read', () => {
+  const index = buildToolIndex(SCOPE);
+  const vocabulary = new Set(['screenshot', term('take')!, term('navigate')!]);
+
+  it('cuts each word to its first characters, and so its compound split and its typos', () => {
+    expect(requestTerms('x'.repeat(100), vocabulary, 32)).toEqual(['x'.repeat(32)]);
+    expect(requestTerms(`take ${'ab'.repeat(50)} screenshot`, vocabulary, 32)).toEqual([
+      term('take'),
+      'ab'.repeat(16),
+      'screenshot',
+    ]);
+    // A pair of UTF-16 units is not cut in half.
+    expect(requestTerms(`${'x'.repeat(31)}𠀀𠀀`, vocabulary, 32)).toEqual(['x'.repeat(31)]);
+    expect(MAX_WORD_CHARS).toBe(32);
+  });
+
+  it('reads the first characters of a request, and of those its first words', () => {
+    const past = `take ${'z'.repeat(2000)} screenshot`;
+    expect(requestTerms(past, vocabulary, 32)).toEqual([term('take'), 'z'.repeat(32)]);
+    const many = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    expect(requestTerms(many, vocabulary, 8)).toEqual(Array.from({ length: 8 }, (_, i) => `w${i}`));
+    expect(requestTerms(`${'a '.repeat(100)}screenshot`, vocabulary, 8)).toEqual([]);
+    expect(MAX_REQUEST_CHARS).toBe(1000);
+  });
+
+  it('ranks a request by its words that are read, whatever follows them', () => {
+    const junk = 'y'.repeat(5000);
+    expect(names(index.search(`take a screenshot ${junk}`, 1))).toEqual(['browser__browser_take_screenshot']);
+    expect(names(index.search(`what files are in this folder ${'and more '.repeat(20_000)}`, 1))).toEqual([
+      'fs__list_directory',
+    ]);
+    expect(names(index.search(`open a url in the browser ${'a-'.repeat(2000)}`, 1))).toEqual([
+      'browser__browser_navigate',
+    ]);
+    expect(index.search(junk, 5)).toEqual([]);
+  });
+
+  it("finds a tool's word longer than a request's word by the request word's first characters", () => {
+    const long: SearchableTool = tool('x', 'superlongidentifierthatgoesonandonforever_tool', 'A tool.');
+    const found = buildToolIndex([...SCOPE, long]).search('superlongidentifierthatgoesonandonforever', 1);
+    expect(names(found)).toEqual(['x__superlongidentifierthatgoesonandonforever_tool']);
   });
 });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { cutResult } from '../../../src/proxy/hub/economy/resultCut.js';
 import { ITEM_META, PAGE_META, pageCount, readPage } from '../../../src/proxy/hub/economy/resultPages.js';
-import { ResultStore } from '../../../src/proxy/hub/economy/resultStore.js';
+import { KeptLedger, ResultStore } from '../../../src/proxy/hub/economy/resultStore.js';
 import { fittingPrefix, jsonBytes } from '../../../src/proxy/hub/economy/jsonSize.js';
 import { sizeOverCap } from '../../../src/proxy/hub/economy/resultCap.js';
 
@@ -242,6 +242,49 @@ describe('ResultStore', () => {
     const huge = uriOf(store.cut(big(20_000), 20_050, 1024));
     expect('error' in store.read(second)).toBe(true);
     expect('result' in store.read(huge)).toBe(true);
+  });
+
+  it('is bounded with the other stores of its ledger: the one keeping the most drops its oldest', () => {
+    const ledger = new KeptLedger(20_000);
+    const store = () => new ResultStore({ maxMessageBytes: 1024 * 1024, ledger });
+    const kept = (s: ResultStore, uri: string) => 'result' in s.read(uri);
+    const [a, b, c] = [store(), store(), store()];
+    const a1 = uriOf(a.cut(big(6000), 6050, 1024));
+    const a2 = uriOf(a.cut(big(6000), 6050, 1024));
+    const b1 = uriOf(b.cut(big(6000), 6050, 1024));
+    expect(ledger.bytes).toBe(18_150);
+    // 24,200 bytes: `a` keeps the most, and drops its oldest.
+    const c1 = uriOf(c.cut(big(6000), 6050, 1024));
+    expect([kept(a, a1), kept(a, a2), kept(b, b1), kept(c, c1)]).toEqual([false, true, true, true]);
+    const dropped = a.read(a1);
+    expect('error' in dropped && dropped.error.message).toMatch(
+      /was dropped: this session keeps its latest 20 cut results \(at most 67,108,864 bytes, and 20,000 bytes across sessions\)/,
+    );
+    // Now `c` keeps the most, the one it just kept included: its older one goes.
+    const c2 = uriOf(c.cut(big(6000), 6050, 1024));
+    expect([kept(a, a2), kept(b, b1), kept(c, c1), kept(c, c2)]).toEqual([true, true, false, true]);
+    expect(ledger.bytes).toBe(18_150);
+
+    // A released store's bytes stop counting, and it keeps nothing more.
+    b.release();
+    expect(ledger.bytes).toBe(12_100);
+    expect(ledger.stores.has(b)).toBe(false);
+    const c3 = uriOf(c.cut(big(6000), 6050, 1024));
+    expect([kept(a, a2), kept(c, c2), kept(c, c3)]).toEqual([true, true, true]);
+    const late = uriOf(b.cut(big(6000), 6050, 1024));
+    expect(kept(b, late)).toBe(false);
+    expect(ledger.bytes).toBe(18_150);
+  });
+
+  it('keeps the result just cut even when it alone is over the bound across stores', () => {
+    const ledger = new KeptLedger(5000);
+    const a = new ResultStore({ maxMessageBytes: 1024 * 1024, ledger });
+    const b = new ResultStore({ maxMessageBytes: 1024 * 1024, ledger });
+    const a1 = uriOf(a.cut(big(6000), 6050, 1024));
+    expect('result' in a.read(a1)).toBe(true);
+    const b1 = uriOf(b.cut(big(6000), 6050, 1024));
+    expect(['result' in a.read(a1), 'result' in b.read(b1)]).toEqual([false, true]);
+    expect(ledger.bytes).toBe(6050);
   });
 
   it('owns only its own URIs, and names what is wrong with one it owns', () => {

@@ -4,7 +4,9 @@
  * words go; a light stemmer takes plurals, `-ing`, `-ed` and common derivational endings
  * off. A request also has its URLs and file names said as what they are, its words that the
  * tools write in two (or two words they write as one) rejoined to their form, and its
- * synonyms (searchSynonyms.ts) looked up.
+ * synonyms (searchSynonyms.ts) looked up. A request is read up to bounds (its first
+ * characters, of those its first words, and each word's first characters), so that what a
+ * search costs does not grow with what a client sends.
  */
 import { SYNONYMS } from './searchSynonyms.js';
 
@@ -127,7 +129,8 @@ export function synonymsOf(t: string): readonly string[] {
 const FILE_EXTENSIONS =
   'txt md markdown json jsonc yaml yml toml ini csv tsv xml html htm css js mjs cjs ts tsx jsx py rb go rs java kt ' +
   'c h cpp cs php sh ps1 sql log pdf png jpg jpeg gif svg webp mp3 mp4 wav zip gz tar';
-const FILE_NAME = new RegExp(`\\b([\\w-]+)\\.(${FILE_EXTENSIONS.split(' ').join('|')})\\b`, 'gi');
+// A name starts where a run of name characters starts (not at every `\b` inside `a-b-c`), so each run is read once.
+const FILE_NAME = new RegExp(`(?<![\\w-])([\\w-]+)\\.(${FILE_EXTENSIONS.split(' ').join('|')})\\b`, 'gi');
 const URL_TEXT = /\bhttps?:\/\/\S+/gi;
 
 /**
@@ -150,8 +153,9 @@ function splitCompound(t: string, vocabulary: ReadonlySet<string>): string[] {
   let best: [string, string] | undefined;
   let bestShorter = 0;
   for (let i = 3; i <= t.length - 3; i++) {
-    const a = term(t.slice(0, i));
-    const b = term(t.slice(i));
+    // Stemmed without the cache: the halves of a request's word are no words of a tool list.
+    const a = stem(t.slice(0, i));
+    const b = stem(t.slice(i));
     const shorter = Math.min(i, t.length - i);
     if (a && b && vocabulary.has(a) && vocabulary.has(b) && shorter > bestShorter) {
       best = [a, b];
@@ -181,12 +185,35 @@ function joinedWords(ws: readonly string[], vocabulary: ReadonlySet<string>): st
   return out;
 }
 
+/** A request's characters past this many are not read: a request is a sentence or two. */
+export const MAX_REQUEST_CHARS = 1000;
+/** A request's words past this many times the terms searched are not read. */
+const WORDS_PER_TERM = 4;
 /**
- * The distinct terms of a request, at most `max`, given the terms the indexed tools use;
- * read from the request's first `max * 4` words.
+ * A word's characters past this many are not read: more than a request means by one word (the
+ * longest word of the 22 servers' tool lists, tests/fixtures/toolCatalog, that is no id is
+ * `azureterraformbestpractices`, 27 letters). A tool's longer word is still found by its first
+ * characters (search by prefix).
+ */
+export const MAX_WORD_CHARS = 32;
+
+/** The first `n` UTF-16 units of `text`, without half of a surrogate pair at the end. */
+function head(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
+}
+
+/**
+ * The distinct terms of a request, at most `max`, given the terms the indexed tools use; read
+ * from the request's first {@link MAX_REQUEST_CHARS} characters and, of those, its first
+ * `max * 4` words, each cut to its first {@link MAX_WORD_CHARS} characters. Time and memory
+ * stay within those bounds whatever the length of the request.
  */
 export function requestTerms(query: string, vocabulary: ReadonlySet<string>, max: number): string[] {
-  const ws = allWords(plainRequest(query)).slice(0, max * 4);
+  const ws = allWords(plainRequest(head(query, MAX_REQUEST_CHARS)))
+    .slice(0, max * WORDS_PER_TERM)
+    .map((w) => head(w, MAX_WORD_CHARS));
   const own = ws.filter((w) => w.length > 1).map(term);
   const all = [...own.flatMap((t) => (t ? splitCompound(t, vocabulary) : [])), ...joinedWords(ws, vocabulary)];
   return [...new Set(all)].slice(0, max);

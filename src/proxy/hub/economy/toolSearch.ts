@@ -51,15 +51,19 @@ const COORDINATION = 0.5;
 /** A request's terms past this many are not searched (a request is a sentence, not a document). */
 const MAX_REQUEST_TERMS = 32;
 
+/** The most typos forgiven in one term: the cost of a fuzzy search grows with it (and with the term's length). */
+const MAX_TYPOS = 2;
+
 /**
- * Prefix matches for terms of four letters or more (`config` finds `configuration`), one
- * typo forgiven in terms of six or more; minisearch weighs both below an exact match.
+ * Prefix matches for terms of four letters or more (`config` finds `configuration`), a typo
+ * forgiven per five letters in terms of six or more, at most {@link MAX_TYPOS}; minisearch
+ * weighs both below an exact match. (A request's terms are at most 32 letters: searchTerms.ts.)
  */
 const TERM_SEARCH: SearchOptions = {
   tokenize: (t) => [t],
   processTerm: (t) => t,
   prefix: (t) => t.length > 3,
-  fuzzy: (t) => (t.length > 5 ? 0.2 : false),
+  fuzzy: (t) => (t.length > 5 ? Math.min(MAX_TYPOS, Math.round(t.length * 0.2)) : false),
 };
 
 function text(v: unknown): string {
