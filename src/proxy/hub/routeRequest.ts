@@ -95,9 +95,14 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     u = item && hub.upstream(item.serverId);
     name = item?.name ?? exposed;
   }
-  // Tool pinning withholds a tool whose definition drifted: not listed, and a call says why.
+  // Tool pinning withholds a tool whose definition drifted: not listed, and a call is refused saying why.
   const withheld = what === 'tool' && (!u || s.single) ? hub.withheldTool?.(exposed, s.scope) : undefined;
-  if (withheld) return s.fail(req.id, withheldError(exposed, withheld.serverId, withheld.drift));
+  if (withheld) {
+    const { message, data } = withheldError(exposed, withheld.serverId, withheld.drift);
+    const detail = { ...(data as Record<string, unknown>), policy: 'pinning' as const, server: withheld.serverId };
+    const { refuseToolCall } = await import('./policyRefusal.js');
+    return refuseToolCall(s, req, message, { ...detail, tool: withheld.drift.tool });
+  }
   if (!u) {
     // A server that is not ready lists nothing: name it, its state and why, by the prefix.
     const ownerId = serverIdForName(
@@ -115,10 +120,8 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
   }
   if (what === 'tool' && !hub.toolAllowed(u, name)) {
-    return s.fail(req.id, {
-      code: ErrorCode.InvalidParams,
-      message: `Tool ${exposed} is not allowed by the proxy configuration`,
-    });
+    const { refuseFilteredTool } = await import('./policyRefusal.js');
+    return refuseFilteredTool(s, req, exposed, u.id, name);
   }
   // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
   if (what === 'tool' && approvalApplies(hub, u)) {

@@ -73,7 +73,7 @@ export interface RoutingSession extends HubSession {
   toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
-  /** Records `id` as refused by a policy; answer it with `fail(id, error)` after. */
+  /** Records `id` as refused by a policy (`error` says why); answer it after (a tool call: policyRefusal.ts). */
   denied(id: RequestId, error: RpcErrorObject): void;
   /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
   capResult(id: RequestId, u: Upstream): void;
