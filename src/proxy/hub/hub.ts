@@ -29,6 +29,7 @@ import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js'
 import { DownstreamSession } from './downstreamSession.js';
 import { ToolExposure } from './economy/toolExposure.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
+import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import { PinBook } from '../pinning/pinBook.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
@@ -321,8 +322,13 @@ export class Hub implements SessionHost {
     return this.names().prompts.resolve(exposed);
   }
 
-  /** The server that owns a resource URI: exact match, then template match, then the only resource server. */
+  /**
+   * The server that owns a resource URI: exact match, then template match, then the only resource server.
+   * None for a kept result's URI (economy/resultCap.ts): the session that kept it answers it, and
+   * any other is refused here, never handed to a server.
+   */
   resourceOwner(uri: string, scope: SessionScope): Upstream | undefined {
+    if (uri.startsWith(KEPT_RESULT_SCHEME)) return undefined;
     const candidates = this.inScope(scope).filter((u) => u.isReady);
     if (scope.serverId !== undefined) return candidates[0];
     const exact = candidates.find((u) => u.lists.resources.some((r) => r.uri === uri));

@@ -200,6 +200,9 @@ async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest
 async function complete(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   const ref = (p.ref ?? {}) as Record<string, unknown>;
+  // A kept result's URI is the proxy's, never a server's (Hub.resourceOwner), whatever the scope.
+  if (ref.type === 'ref/resource' && String(ref.uri ?? '').startsWith(KEPT_RESULT_SCHEME))
+    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
   if (s.single) return s.forward(req, s.single, p);
   await hub.waitReady(s.scope);
   if (ref.type === 'ref/prompt') {
