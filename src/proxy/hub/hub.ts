@@ -57,6 +57,8 @@ export interface HubOptions {
   pinDir?: string;
   /** The pinning of a config that sets none (default `block`). */
   pinDefault?: 'off' | 'warn' | 'block';
+  /** The caller key of the agent session this proxy serves (`QIMING_CALLER_KEY`), for its calls to a bridge. */
+  callerKey?: string;
 }
 
 export type { SessionScope } from './sessionContracts.js';
@@ -101,6 +103,7 @@ export class Hub implements SessionHost {
 
   readonly drainOnEofMs?: number;
   readonly maxMessageBytes?: number;
+  readonly callerKey?: string;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
   /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
@@ -120,6 +123,7 @@ export class Hub implements SessionHost {
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
     this.maxMessageBytes = options.maxMessageBytes;
+    this.callerKey = options.callerKey;
     this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);

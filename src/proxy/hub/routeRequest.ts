@@ -130,11 +130,12 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   let params = name === exposed ? p : { ...p, name };
-  // Who called goes to a bridge (its approval question names the agent), never to a server (approval/callerMeta.ts).
+  // Who called goes to a bridge (its approval question names the agent and its session's key), never to a server (approval/callerMeta.ts).
   if (what === 'tool' && isBridge(u))
     params = withCaller(
       params,
       s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion },
+      hub.callerKey,
     );
   else if (what === 'tool' && (p._meta as Record<string, unknown> | undefined)?.[CALLER_META] !== undefined)
     params = (await import('./approval/approvalGate.js')).withoutCaller(params);

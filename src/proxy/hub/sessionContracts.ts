@@ -125,6 +125,8 @@ export interface SessionHost extends HeldHost {
   readonly listsEpoch: number;
   /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
   readonly exposure: ToolExposure;
+  /** The caller key of the agent session this proxy serves, named in its tool calls to a bridge (approval/callerMeta.ts). */
+  readonly callerKey?: string;
   /** Who answers for the user when the approval policy says ask (the app, in the bridge); unset: nobody. */
   readonly askUser?: AskUser;
   /** The aggregate scope's tools with the server of each, names as exposed. */

@@ -114,9 +114,14 @@ export async function approveToolCall(
   const settings = hub.config.approval;
   const tool = u.lists.tools.find((t) => t.name === name);
   let decision: ApprovalDecision = decideApproval(settings, u.id, name, exposed, tool);
-  // Through an agent's stdio proxy, the agent it serves (callerMeta.ts); else the session's own client.
+  // Through an agent's stdio proxy, the agent it serves and its session's caller key (callerMeta.ts); else the session's own client.
+  const named = callerOf(req.params);
   const caller =
-    callerOf(req.params) ?? (s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion });
+    named?.name !== undefined
+      ? { name: named.name, version: named.version }
+      : s.clientName === undefined
+        ? undefined
+        : { name: s.clientName, version: s.clientVersion };
   const who = `${caller?.name ?? 'a client'} (session ${s.serial})`;
   const log = (answer: string, rule: string) =>
     hub.logger.info(`approval: server "${u.id}" tool "${name}" for ${who}: ${answer} by ${rule}`);
@@ -151,6 +156,7 @@ export async function approveToolCall(
     const client = {
       ...(caller === undefined ? {} : { client: caller.name }),
       ...(caller?.version === undefined ? {} : { clientVersion: caller.version }),
+      ...(named?.key === undefined ? {} : { callerKey: named.key }),
     };
     reply = await hub.askUser({ ...q, ...client });
   }
