@@ -106,8 +106,8 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-approval.cjs',
-    entries: ['src/proxy/hub/approval/approvalGate.ts'],
-    what: 'the approval policy on tool calls (rules, asking the app or the client), for the first tool call',
+    entries: ['src/proxy/hub/approval/approvalGate.ts', 'src/proxy/hub/policyRefusal.ts'],
+    what: 'the approval policy on tool calls (rules, asking the app or the client), for the first tool call; a refusal by any policy, for the first',
   },
 ];
 

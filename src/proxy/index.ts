@@ -22,7 +22,14 @@ export type { ProxyConfig, ServerEntry, StdioEntry, RemoteEntry } from './config
 export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './common/logger.js';
 export { within } from './common/deadline.js';
 export { sweepOrphans } from './process/orphanSweep.js';
-export { TOKEN_ENV, RUN_AS_NODE_ENV, OAUTH_KEY_ENV, OAUTH_DIR_ENV, SECRET_VAR_PREFIX } from './common/envNames.js';
+export {
+  TOKEN_ENV,
+  RUN_AS_NODE_ENV,
+  OAUTH_KEY_ENV,
+  OAUTH_DIR_ENV,
+  SECRET_VAR_PREFIX,
+  CALLER_KEY_ENV,
+} from './common/envNames.js';
 export { browserUrl, urlKind } from './common/browserUrl.js';
 export { ConfigStore, changeFrom } from './config/configStore.js';
 export { MAX_CONFIG_DEPTH, depthMessage, valueNestsDeeper } from './config/jsonDepth.js';

@@ -14,6 +14,11 @@ export interface ApprovalQuestion {
   client?: string;
   /** That client's `clientInfo.version`, as far as it said. */
   clientVersion?: string;
+  /**
+   * The caller key of the agent session the call came from (its stdio proxy carries it): what an
+   * allow from that session's own permission prompt must match. Never shown, never logged.
+   */
+  callerKey?: string;
   /** Which session of the bridge called (its serial, as the status names it). */
   session: number;
   /** The call's arguments, for the user to see; never logged. */

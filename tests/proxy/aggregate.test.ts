@@ -118,7 +118,9 @@ describe('stdio aggregation', () => {
     expect(tools).not.toContain('a__die');
     expect(tools).not.toContain('a__slow');
     expect(tools).not.toContain('a__blob');
-    await expect(client.callTool({ name: 'a__die', arguments: {} })).rejects.toThrow(/not allowed/);
+    const refused = await client.callTool({ name: 'a__die', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]!.text).toMatch(/not allowed/);
   });
 
   it('passes progress through with the caller token, and cancellation reaches the upstream', async () => {

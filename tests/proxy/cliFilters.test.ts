@@ -1,5 +1,6 @@
 // `--allow-tools` / `--deny-tools` in stdio aggregation, through the built CLI and an SDK
-// client: filtered tools vanish from tools/list and calling one is refused. Names may be
+// client: filtered tools vanish from tools/list and calling one is refused (a tool result with
+// isError that says how to allow it). Names may be
 // the exposed `<serverId>__<tool>` (that server only) or the server's own (every server),
 // and the command line narrows what each entry's own filter allows, never widens it.
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,9 +37,14 @@ async function session(args: string[]): Promise<{ client: Client; tools: string[
   };
 }
 
+/** Refused as a tool result the model reads, naming the server whose filters hide it (hub/policyRefusal.ts). */
 async function expectRefused(client: Client, name: string): Promise<void> {
-  await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(
-    new RegExp(`Tool ${name} is not allowed by the proxy configuration`),
+  const res = await client.callTool({ name, arguments: {} });
+  expect(res.isError).toBe(true);
+  expect((res.content as { text: string }[])[0]!.text).toMatch(
+    new RegExp(
+      `^Tool ${name} is not allowed by the proxy configuration: the tool filters of server "${name.split('__')[0]}"`,
+    ),
   );
 }
 

@@ -106,7 +106,12 @@ describe('convert', () => {
     cleanups.push(server.stop);
     const h = await convert([server.url, '--allow-tools', 'echo,whoami,blob', '--deny-tools', 'blob']);
     expect((await h.client.listTools()).tools.map((t) => t.name).sort()).toEqual(['echo', 'whoami']);
-    await expect(h.client.callTool({ name: 'blob', arguments: { bytes: 1 } })).rejects.toThrow(/not allowed/);
+    // Refused as a tool result the model reads (hub/policyRefusal.ts).
+    const refused = await h.client.callTool({ name: 'blob', arguments: { bytes: 1 } });
+    expect(refused.isError).toBe(true);
+    expect((refused.content as { text: string }[])[0]!.text).toMatch(
+      /^Tool blob is not allowed by the proxy configuration: the tool filters of server ".*" hide "blob"/,
+    );
   });
 
   it('picks one entry of a config with --name, with its headers', async () => {

@@ -110,8 +110,10 @@ describe('convert of a 2025 server, raw 2026-07-28 JSON-RPC', () => {
     const names = (await raw.request('tools/list', { _meta: meta })).result.tools.map((t: { name: string }) => t.name);
     expect(names).toContain('echo');
     expect(names).not.toContain('add_tool');
+    // Refused as a tool result the model reads (hub/policyRefusal.ts).
     const refused = await raw.request('tools/call', { name: 'add_tool', arguments: { id: 'x' }, _meta: meta });
-    expect(refused.error.message).toMatch(/not allowed/);
+    expect(refused.result.isError).toBe(true);
+    expect(refused.result.content[0].text).toMatch(/^Tool add_tool is not allowed by the proxy configuration/);
   });
 
   it('answers a lone 2026 request followed by the end of input (echo request | convert)', async () => {

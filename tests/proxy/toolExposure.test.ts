@@ -191,8 +191,11 @@ describe('toolExposure "search"', () => {
     const direct = async (name: string, args: Json) => (await request('tools/call', { name, arguments: args })).error;
     expect((await request('tools/call', { name: 'a__echo', arguments: { text: 42 } })).result?.isError).toBe(true);
     expect(await direct('a__nope', {})).toEqual({ code: -32602, message: 'Unknown tool: a__nope' });
-    expect((await direct('a__blob', { bytes: 3 }))?.message).toBe(
-      'Tool a__blob is not allowed by the proxy configuration',
+    // A filtered tool is refused with a tool result that says how to allow it (hub/policyRefusal.ts).
+    const filtered = (await request('tools/call', { name: 'a__blob', arguments: { bytes: 3 } })).result;
+    expect(filtered?.isError).toBe(true);
+    expect((filtered?.content as { text: string }[])[0]!.text).toMatch(
+      /^Tool a__blob is not allowed by the proxy configuration: the tool filters of server "a" hide "blob"/,
     );
     expect((await direct('a__slow', { ms: 5000, steps: 1 }))?.message).toMatch(/timed out/i);
     // Its own arguments checked: a tool error the model can read.

@@ -9,7 +9,8 @@
  * - The stdio entry has no `type` field, an absolute `command`, and `env` as `[{name, value}]`.
  * - The bridge token travels in `env` (`MCP_BRIDGE_TOKEN`) and the config says
  *   `Bearer ${MCP_BRIDGE_TOKEN}`, which the proxy expands; argv is readable by every local
- *   user, the environment is not.
+ *   user, the environment is not. So does the session's caller key (`QIMING_CALLER_KEY`), when
+ *   the app gives one.
  * - Every variable the proxy needs is in the entry's `env` (some agents pass a filtered
  *   environment): `MCP_PROXY_LOG_FILE` (main cannot see a grandchild's stderr, so it tails
  *   that file), `ELECTRON_RUN_AS_NODE=1` when the command is the Electron binary, and
@@ -21,7 +22,7 @@
  */
 import { isAbsolute } from 'node:path';
 import type { AgentCapabilities, EnvVariable, McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
-import { LOG_FILE_ENV, LOGIN_PATH_ENV, TOKEN_ENV } from '../../proxy/index.js';
+import { CALLER_KEY_ENV, LOG_FILE_ENV, LOGIN_PATH_ENV, TOKEN_ENV } from '../../proxy/index.js';
 import { nodeCommand, resolveProxyCliPath, type NodeCommand } from '../runtime/cliPath.js';
 import { secretsToEnv } from '../config/secretsToEnv.js';
 import type { AggregateExposure } from '../config/userConfig.js';
@@ -60,6 +61,12 @@ export interface AcpMcpServersOptions {
    * entries reference as `${VAR}` (agents may not pass the app's environment on).
    */
   env?: Readonly<Record<string, string>>;
+  /**
+   * The session's caller key (`QIMING_CALLER_KEY` in the env of each entry that reaches the
+   * bridge): its proxy names it in its calls, and an allow from the session's own permission
+   * prompt answers only those (McpRuntime.grantOnce). AcpEngine makes one per session.
+   */
+  callerKey?: string;
 }
 
 /** Name of the aggregate stdio entry when the app gives none. */
@@ -131,6 +138,7 @@ type Resolved = AcpMcpServersOptions & Required<Pick<AcpMcpServersOptions, 'cliP
 function stdioEntry(name: string, servers: Record<string, unknown>, needsToken: boolean, o: Resolved): McpServerStdio {
   const env: EnvVariable[] = [];
   if (needsToken) env.push({ name: TOKEN_ENV, value: o.bridge.token });
+  if (needsToken && o.callerKey !== undefined) env.push({ name: CALLER_KEY_ENV, value: o.callerKey });
   if (o.logFile !== undefined) env.push({ name: LOG_FILE_ENV, value: o.logFile });
   // Faster proxy start under Node >= 22.1 (see main.ts); agents may not pass it on themselves.
   if (process.env.NODE_COMPILE_CACHE) env.push({ name: 'NODE_COMPILE_CACHE', value: process.env.NODE_COMPILE_CACHE });

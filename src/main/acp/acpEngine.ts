@@ -10,6 +10,7 @@
  *   stdin EOF and SIGTERM at once, SIGKILL past the deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -70,6 +71,8 @@ export interface AcpEngineOptions {
   onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 }
 
+/** How many sessions' caller keys an engine keeps (the oldest forgotten first: its prompts grant nothing). */
+const MAX_SESSION_KEYS = 1000;
 /** How long stop() waits for the group after the final SIGKILL. */
 const AFTER_KILL_MS = 2000;
 const POLL_MS = 50;
@@ -83,6 +86,8 @@ export class AcpEngine {
   private exitedPromise: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
   private readonly log: RuntimeLogger;
+  /** Each session's caller key, by ACP session id (newSession). */
+  private readonly callerKeys = new Map<string, string>();
 
   constructor(private readonly opts: AcpEngineOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -139,6 +144,7 @@ export class AcpEngine {
           params,
           this.opts.runtime,
           [this.opts.mcp.name ?? DEFAULT_ENTRY_NAME],
+          this.callerKeys.get(params.sessionId),
           (req) =>
             this.opts.onPermission
               ? this.opts.onPermission(req)
@@ -166,8 +172,12 @@ export class AcpEngine {
     return init;
   }
 
-  /** The `mcpServers` a new session gets now (waits for the bridge). */
-  async sessionMcpServers(): Promise<NewSessionRequest['mcpServers']> {
+  /**
+   * The `mcpServers` a new session gets now (waits for the bridge). `callerKey`: the session's
+   * caller key (newSession makes one); without it, an allow in the session's own permission
+   * prompt is not granted to the bridge, which then asks for the call itself.
+   */
+  async sessionMcpServers(callerKey?: string): Promise<NewSessionRequest['mcpServers']> {
     const bridge = await this.opts.runtime.whenReady();
     const all = this.opts.runtime.mcpServerPlan();
     const plan = this.opts.selectServers ? this.opts.selectServers(all) : all;
@@ -181,6 +191,7 @@ export class AcpEngine {
       sessionEntries: kept.servers,
       exposure: all.exposure,
       env: { ...this.opts.mcp.env, ...kept.env },
+      ...(callerKey === undefined ? {} : { callerKey }),
     });
   }
 
@@ -190,8 +201,13 @@ export class AcpEngine {
     extra: Partial<Omit<NewSessionRequest, 'cwd' | 'mcpServers'>> = {},
   ): Promise<NewSessionResponse> {
     if (!this.init) throw new Error('AcpEngine.start() has not completed');
-    const mcpServers = await this.sessionMcpServers();
-    return this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });
+    // The session's own caller key: an allow in its permission prompt answers only its calls (permissionPolicy.ts).
+    const callerKey = randomBytes(24).toString('base64url');
+    const mcpServers = await this.sessionMcpServers(callerKey);
+    const res = await this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });
+    this.callerKeys.set(res.sessionId, callerKey);
+    if (this.callerKeys.size > MAX_SESSION_KEYS) this.callerKeys.delete(this.callerKeys.keys().next().value!);
+    return res;
   }
 
   /** Resolves when the agent process has exited. */

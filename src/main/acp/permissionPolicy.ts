@@ -3,15 +3,19 @@
  * aggregate, answered from the bridge's approval policy so the user is asked once: `allow`
  * selects the agent's allow-once option, `deny` its reject-once option (the bridge would refuse
  * the call anyway); `ask`, or a tool the policy does not know, goes to the app as before, and an
- * allow given there is granted to the bridge's own ask for that call (McpRuntime.grantOnce).
+ * allow given there is granted to the bridge's own ask for that one call (McpRuntime.grantOnce):
+ * this agent session's (its caller key), that tool, the arguments the prompt showed. A prompt that
+ * shows no arguments (`rawInput`), or a session without a caller key, grants nothing: the bridge
+ * then asks for the call itself.
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { ApprovalVerdict } from '../runtime/approvalRequests.js';
+import type { CallGrant } from '../runtime/callGrants.js';
 
 /** The policy's side of the runtime (McpRuntime). */
 export interface ApprovalRuntimeLike {
   approvalFor?(name: string): Promise<ApprovalVerdict | undefined>;
-  grantOnce?(server: string, tool: string): void;
+  grantOnce?(grant: CallGrant): void;
 }
 
 /**
@@ -43,12 +47,14 @@ const pick = (req: RequestPermissionRequest, kinds: string[]): RequestPermission
 
 /**
  * Answers `req` by the policy when it says allow or deny, else through `ask` (the app).
- * `log` gets one line per decision, never the tool's input.
+ * `callerKey`: the caller key of the session `req` is for (AcpEngine). `log` gets one line per
+ * decision, never the tool's input.
  */
 export async function answerPermission(
   req: RequestPermissionRequest,
   runtime: ApprovalRuntimeLike,
   entries: readonly string[],
+  callerKey: string | undefined,
   ask: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>,
   log: (line: string) => void,
 ): Promise<RequestPermissionResponse> {
@@ -66,10 +72,21 @@ export async function answerPermission(
   }
   const res = await ask(req);
   // The grant names the server and tool the bridge read the name as, never the joined name.
-  if (verdict?.server !== undefined && verdict.tool !== undefined && res.outcome.outcome === 'selected') {
-    const id = (res.outcome as { optionId: string }).optionId;
-    const kind = req.options.find((o) => o.optionId === id)?.kind;
-    if (kind === 'allow_once' || kind === 'allow_always') runtime.grantOnce?.(verdict.server, verdict.tool);
-  }
+  const { server, tool } = verdict ?? {};
+  if (server === undefined || tool === undefined || res.outcome.outcome !== 'selected') return res;
+  const id = (res.outcome as { optionId: string }).optionId;
+  const kind = req.options.find((o) => o.optionId === id)?.kind;
+  if (kind !== 'allow_once' && kind !== 'allow_always') return res;
+  const args = req.toolCall.rawInput;
+  if (callerKey !== undefined && isObject(args)) runtime.grantOnce?.({ callerKey, server, tool, arguments: args });
+  else
+    log(
+      `approval: the allow in the agent's permission prompt for "${name}" (session ${req.sessionId}) is not granted ` +
+        `to the bridge (${callerKey === undefined ? 'the session has no caller key' : 'the prompt shows no arguments'}): it asks for the call itself`,
+    );
   return res;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

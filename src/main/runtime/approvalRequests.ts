@@ -11,7 +11,7 @@ import type { ApprovalQuestion } from '../../shared/approval.js';
 export type ApprovalAnswer = 'once' | 'always' | 'deny';
 
 /** One tool call waiting for the user (McpRuntime's `approval` event): the bridge's question, with its deadline. */
-export interface ApprovalRequest extends Omit<ApprovalQuestion, 'id' | 'timeoutMs'> {
+export interface ApprovalRequest extends Omit<ApprovalQuestion, 'id' | 'timeoutMs' | 'callerKey'> {
   /** When the bridge stops waiting and denies (epoch ms). */
   deadline: number;
   /** Answers the question; later calls do nothing. */
@@ -19,6 +19,9 @@ export interface ApprovalRequest extends Omit<ApprovalQuestion, 'id' | 'timeoutM
 }
 
 type Question = ApprovalQuestion;
+
+/** The longest caller key taken from a question (the bridge takes none longer). */
+const MAX_CALLER_KEY = 128;
 
 function questionOf(m: unknown): Question | undefined {
   const msg = m as { type?: unknown; question?: Partial<Question> } | null;
@@ -31,6 +34,7 @@ function questionOf(m: unknown): Question | undefined {
     tool: q.tool,
     ...(typeof q.client === 'string' ? { client: q.client } : {}),
     ...(typeof q.clientVersion === 'string' ? { clientVersion: q.clientVersion } : {}),
+    ...(typeof q.callerKey === 'string' && q.callerKey.length <= MAX_CALLER_KEY ? { callerKey: q.callerKey } : {}),
     session: typeof q.session === 'number' ? q.session : 0,
     arguments: q.arguments && typeof q.arguments === 'object' ? q.arguments : {},
     rule: typeof q.rule === 'string' ? q.rule : '',
@@ -86,15 +90,18 @@ export function checkApproval(
   });
 }
 
+/** What a grant is matched against: the question's caller key, server, tool and arguments (callGrants.ts). */
+export type GrantedCall = Pick<ApprovalQuestion, 'callerKey' | 'server' | 'tool' | 'arguments'>;
+
 /**
  * Answers `child`'s approval questions through `ask` (undefined: no listener, answered `none`);
- * `granted(server, tool)` true: the user already allowed this call elsewhere (an agent's own
- * prompt), answered `once` without asking again.
+ * `granted(call)` true: the user already allowed this very call in an agent's own prompt
+ * (McpRuntime.grantOnce), answered `once` without asking again.
  */
 export function answerApprovals(
   child: Pick<ChildProcess, 'on' | 'send' | 'connected'>,
   ask: () => ((r: ApprovalRequest) => void) | undefined,
-  granted: (server: string, tool: string) => boolean = () => false,
+  granted: (call: GrantedCall) => boolean = () => false,
 ): void {
   child.on('message', (m: unknown) => {
     const q = questionOf(m);
@@ -105,10 +112,10 @@ export function answerApprovals(
       answered = true;
       if (child.connected) child.send?.({ type: 'approval-answer', id: q.id, answer }, () => {});
     };
-    if (granted(q.server, q.tool)) return reply('once');
+    if (granted(q)) return reply('once');
     const listener = ask();
     if (!listener) return reply('none');
-    const { id: _id, timeoutMs, ...shown } = q;
+    const { id: _id, timeoutMs, callerKey: _key, ...shown } = q;
     listener({ ...shown, deadline: Date.now() + timeoutMs, answer: (a) => reply(a) });
   });
 }

@@ -24,6 +24,7 @@ import { startBridgeRun, type BridgeRun as Run } from './bridgeRun.js';
 import { ReadyWaiters } from './readyWaiters.js';
 import { answerApprovals, checkApproval, type ApprovalVerdict } from './approvalRequests.js';
 import { reloadInPlace } from './reloadInPlace.js';
+import { CallGrants, type CallGrant } from './callGrants.js';
 import { RuntimeStatusBook } from './runtimeStatusBook.js';
 import { nodeCommand, resolveProxyCliPath } from './cliPath.js';
 import { ConfigWatcher } from '../config/configWatcher.js';
@@ -44,13 +45,6 @@ import {
 export * from './runtimeTypes.js';
 
 const REAP_TIMEOUT_MS = 2000;
-/** How long an allow given in an agent's own prompt waits for its call (grantOnce). */
-const GRANT_MS = 60_000;
-
-/** A grant's key: server and tool kept apart whatever they contain (`a` + `b__c` is not `a__b` + `c`). */
-function grantKey(server: string, tool: string): string {
-  return JSON.stringify([server, tool]);
-}
 
 /** See the file comment. */
 export class McpRuntime {
@@ -71,8 +65,8 @@ export class McpRuntime {
   private stopping: Promise<void> | undefined;
   private readonly listeners: RuntimeListeners;
   private readonly book: RuntimeStatusBook;
-  /** Calls the user allowed in an agent's own prompt, by {@link grantKey}: until when (grantOnce). */
-  private readonly grants = new Map<string, number>();
+  /** Calls the user allowed in an agent's own prompt, each waiting for the bridge's ask of it (grantOnce). */
+  private readonly grants: CallGrants;
 
   constructor(private readonly opts: McpRuntimeOptions) {
     this.log = opts.logger ?? stderrLogger;
@@ -87,6 +81,7 @@ export class McpRuntime {
     this.port = opts.port;
     this.token = opts.token ?? randomBytes(32).toString('base64url');
     this.cliPath = opts.cliPath;
+    this.grants = new CallGrants(opts.approvalGrantMs);
   }
 
   /**
@@ -99,19 +94,13 @@ export class McpRuntime {
   }
 
   /**
-   * The user allowed one call of `tool` of `server` (as {@link approvalFor}'s verdict names them)
-   * in an agent's own permission prompt: the bridge's next ask for that tool of that server
-   * (within a minute) is answered Allow once without asking again.
+   * The user allowed one call in an agent's own permission prompt: that agent session's (its
+   * caller key), of `tool` of `server` (as {@link approvalFor}'s verdict names them), with those
+   * arguments. The bridge's ask of exactly that call, if it comes within `approvalGrantMs`
+   * (10 s), is answered Allow once without asking again; any other call is asked (callGrants.ts).
    */
-  grantOnce(server: string, tool: string): void {
-    this.grants.set(grantKey(server, tool), Date.now() + GRANT_MS);
-  }
-
-  private takeGrant(server: string, tool: string): boolean {
-    const key = grantKey(server, tool);
-    const until = this.grants.get(key);
-    this.grants.delete(key);
-    return until !== undefined && until >= Date.now();
+  grantOnce(grant: CallGrant): void {
+    this.grants.add(grant);
   }
 
   /** Subscribes to an event; returns the unsubscribe function. */
@@ -289,7 +278,7 @@ export class McpRuntime {
     answerApprovals(
       proc.child,
       () => (this.listeners.count('approval') > 0 ? (r) => this.listeners.emit('approval', r) : undefined),
-      (server, tool) => this.takeGrant(server, tool),
+      (call) => this.grants.take(call),
     );
     this.run = run;
     this.book.resetProgress();

@@ -8,6 +8,7 @@ import type { NodeCommand } from './cliPath.js';
 import { errorMessage, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import type { ApprovalRequest } from './approvalRequests.js';
 export type { ApprovalRequest, ApprovalAnswer, ApprovalVerdict } from './approvalRequests.js';
+export type { CallGrant } from './callGrants.js';
 
 /** What `whenReady()` resolves with. */
 export interface BridgeInfo {
@@ -66,6 +67,8 @@ export interface McpRuntimeOptions {
   env?: Record<string, string>;
   /** Opens a sign-in page in the system browser (the app: Electron's shell.openExternal). */
   openExternal?: (url: string) => Promise<void>;
+  /** How long an allow given in an agent's own permission prompt waits for its call (callGrants.ts). Default 10000 ms. */
+  approvalGrantMs?: number;
 }
 
 export const DEFAULT_BACKOFF: BackoffOptions = { initialMs: 500, maxMs: 30_000, stableMs: 10_000, maxAttempts: 9 };

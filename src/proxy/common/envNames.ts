@@ -14,8 +14,14 @@ export const OAUTH_KEY_ENV = 'QIMING_OAUTH_KEY';
  * secretsToEnv.ts) and the config names them as `${QIMING_SECRET_<n>}`.
  */
 export const SECRET_VAR_PREFIX = 'QIMING_SECRET_';
+/**
+ * The key of the agent session an agent's stdio proxy serves, set by the app in that session's
+ * entry: the proxy names it in its tool calls to the bridge (hub/approval/callerMeta.ts), and an
+ * allow given in that session's own permission prompt answers only a call that carries it.
+ */
+export const CALLER_KEY_ENV = 'QIMING_CALLER_KEY';
 /** The runtime's own secrets, by name: no process the runtime starts for itself (the browser opener) inherits them. */
-export const RUNTIME_SECRET_ENVS: readonly string[] = [TOKEN_ENV, OAUTH_KEY_ENV];
+export const RUNTIME_SECRET_ENVS: readonly string[] = [TOKEN_ENV, OAUTH_KEY_ENV, CALLER_KEY_ENV];
 
 /** True for a variable holding one of the runtime's secrets (Windows names match in any case). */
 export function isRuntimeSecret(name: string, platform: NodeJS.Platform = process.platform): boolean {

@@ -143,7 +143,7 @@ export class DownstreamSession implements HeldSession {
     this.hub.recorder!.end(call);
   }
 
-  /** Records `id` as refused by a policy (activity/); the caller answers it with `fail`. */
+  /** Records `id` as refused by a policy (activity/); the caller answers it (a tool call: policyRefusal.ts). */
   denied(id: RequestId, error: RpcErrorObject): void {
     this.calls?.get(id)?.denied(error);
   }

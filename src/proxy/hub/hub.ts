@@ -30,6 +30,7 @@ import type { UpstreamTransportOptions } from '../upstream/upstreamTransport.js'
 import { DownstreamSession } from './downstreamSession.js';
 import { ToolExposure } from './economy/toolExposure.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
+import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import { ServerRequestRouter } from './serverRequestRouter.js';
 import { PinBook } from '../pinning/pinBook.js';
 import type { RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
@@ -57,6 +58,8 @@ export interface HubOptions {
   pinDir?: string;
   /** The pinning of a config that sets none (default `block`). */
   pinDefault?: 'off' | 'warn' | 'block';
+  /** The caller key of the agent session this proxy serves (`QIMING_CALLER_KEY`), for its calls to a bridge. */
+  callerKey?: string;
 }
 
 export type { SessionScope } from './sessionContracts.js';
@@ -101,6 +104,7 @@ export class Hub implements SessionHost {
 
   readonly drainOnEofMs?: number;
   readonly maxMessageBytes?: number;
+  readonly callerKey?: string;
   private readonly supervision: SupervisionOptions;
   private readonly upstreamOptions: UpstreamTransportOptions;
   /** Config entries that could not be read: no upstream, a failed line in the status ({@link setInvalid} on each reload). */
@@ -120,6 +124,7 @@ export class Hub implements SessionHost {
   ) {
     this.drainOnEofMs = options.drainOnEofMs;
     this.maxMessageBytes = options.maxMessageBytes;
+    this.callerKey = options.callerKey;
     this.supervision = { ...DEFAULT_SUPERVISION, ...options.supervision };
     this.upstreamOptions = { maxMessageBytes: options.maxMessageBytes, transportFactory: options.transportFactory };
     this.serverRequests = new ServerRequestRouter(this);
@@ -322,8 +327,13 @@ export class Hub implements SessionHost {
     return this.names().prompts.resolve(exposed);
   }
 
-  /** The server that owns a resource URI: exact match, then template match, then the only resource server. */
+  /**
+   * The server that owns a resource URI: exact match, then template match, then the only resource server.
+   * None for a kept result's URI (economy/resultCap.ts): the session that kept it answers it, and
+   * any other is refused here, never handed to a server.
+   */
   resourceOwner(uri: string, scope: SessionScope): Upstream | undefined {
+    if (uri.startsWith(KEPT_RESULT_SCHEME)) return undefined;
     const candidates = this.inScope(scope).filter((u) => u.isReady);
     if (scope.serverId !== undefined) return candidates[0];
     const exact = candidates.find((u) => u.lists.resources.some((r) => r.uri === uri));

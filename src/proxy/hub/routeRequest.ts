@@ -95,9 +95,14 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     u = item && hub.upstream(item.serverId);
     name = item?.name ?? exposed;
   }
-  // Tool pinning withholds a tool whose definition drifted: not listed, and a call says why.
+  // Tool pinning withholds a tool whose definition drifted: not listed, and a call is refused saying why.
   const withheld = what === 'tool' && (!u || s.single) ? hub.withheldTool?.(exposed, s.scope) : undefined;
-  if (withheld) return s.fail(req.id, withheldError(exposed, withheld.serverId, withheld.drift));
+  if (withheld) {
+    const { message, data } = withheldError(exposed, withheld.serverId, withheld.drift);
+    const detail = { ...(data as Record<string, unknown>), policy: 'pinning' as const, server: withheld.serverId };
+    const { refuseToolCall } = await import('./policyRefusal.js');
+    return refuseToolCall(s, req, message, { ...detail, tool: withheld.drift.tool });
+  }
   if (!u) {
     // A server that is not ready lists nothing: name it, its state and why, by the prefix.
     const ownerId = serverIdForName(
@@ -115,10 +120,8 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
   }
   if (what === 'tool' && !hub.toolAllowed(u, name)) {
-    return s.fail(req.id, {
-      code: ErrorCode.InvalidParams,
-      message: `Tool ${exposed} is not allowed by the proxy configuration`,
-    });
+    const { refuseFilteredTool } = await import('./policyRefusal.js');
+    return refuseFilteredTool(s, req, exposed, u.id, name);
   }
   // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
   if (what === 'tool' && approvalApplies(hub, u)) {
@@ -127,11 +130,12 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
   }
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   let params = name === exposed ? p : { ...p, name };
-  // Who called goes to a bridge (its approval question names the agent), never to a server (approval/callerMeta.ts).
+  // Who called goes to a bridge (its approval question names the agent and its session's key), never to a server (approval/callerMeta.ts).
   if (what === 'tool' && isBridge(u))
     params = withCaller(
       params,
       s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion },
+      hub.callerKey,
     );
   else if (what === 'tool' && (p._meta as Record<string, unknown> | undefined)?.[CALLER_META] !== undefined)
     params = (await import('./approval/approvalGate.js')).withoutCaller(params);
@@ -197,6 +201,9 @@ async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest
 async function complete(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   const ref = (p.ref ?? {}) as Record<string, unknown>;
+  // A kept result's URI is the proxy's, never a server's (Hub.resourceOwner), whatever the scope.
+  if (ref.type === 'ref/resource' && String(ref.uri ?? '').startsWith(KEPT_RESULT_SCHEME))
+    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown resource template: ${String(ref.uri)}` });
   if (s.single) return s.forward(req, s.single, p);
   await hub.waitReady(s.scope);
   if (ref.type === 'ref/prompt') {

@@ -73,7 +73,7 @@ export interface RoutingSession extends HubSession {
   toolsFound(): void;
   reply(id: RequestId, result: Record<string, unknown>): Promise<void>;
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
-  /** Records `id` as refused by a policy; answer it with `fail(id, error)` after. */
+  /** Records `id` as refused by a policy (`error` says why); answer it after (a tool call: policyRefusal.ts). */
   denied(id: RequestId, error: RpcErrorObject): void;
   /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
   capResult(id: RequestId, u: Upstream): void;
@@ -125,6 +125,8 @@ export interface SessionHost extends HeldHost {
   readonly listsEpoch: number;
   /** What an aggregate session's `tools/list` gives (economy/toolExposure.ts). */
   readonly exposure: ToolExposure;
+  /** The caller key of the agent session this proxy serves, named in its tool calls to a bridge (approval/callerMeta.ts). */
+  readonly callerKey?: string;
   /** Who answers for the user when the approval policy says ask (the app, in the bridge); unset: nobody. */
   readonly askUser?: AskUser;
   /** The aggregate scope's tools with the server of each, names as exposed. */

@@ -143,12 +143,15 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
     if (filtered && isRequest(m)) {
       if (m.method === 'tools/list') listRequests.add(m.id);
       const name = String(m.params?.name ?? '');
+      // A refusal the client's model reads: a tool result with isError (hub/policyRefusal.ts, loaded on the first).
       if (m.method === 'tools/call' && !isToolAllowed(target.filter, name)) {
-        void downstream.send({
-          jsonrpc: '2.0',
-          id: m.id,
-          error: { code: ErrorCode.InvalidParams, message: `Tool ${name} is not allowed by the proxy configuration` },
-        } as JSONRPCMessage);
+        void import('../hub/policyRefusal.js').then(({ filteredToolResult }) =>
+          downstream.send({
+            jsonrpc: '2.0',
+            id: m.id,
+            result: filteredToolResult(name, target.id, name),
+          } as JSONRPCMessage),
+        );
         return;
       }
     }

@@ -13,6 +13,7 @@ import type { Logger } from '../common/logger.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
 import { installHubOAuth } from '../oauth/oauthRegistry.js';
 import { pinDefault, pinFolder } from '../pinning/pinFolder.js';
+import { CALLER_KEY_ENV } from '../common/envNames.js';
 
 export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<number> {
   const config = await loadRunConfig(opts, logger);
@@ -22,6 +23,8 @@ export async function runStdioMode(opts: CliOptions, logger: Logger): Promise<nu
     maxMessageBytes: opts.maxMessageBytes,
     pinDir: pinFolder(),
     pinDefault: pinDefault(),
+    // Set by the app for an agent session's proxy (src/main/acp/acp.ts).
+    callerKey: process.env[CALLER_KEY_ENV] || undefined,
   });
   // A server that wants a sign-in opens the browser by itself (there is no panel here).
   installHubOAuth(hub, { logger, autoSignIn: true });

@@ -35,12 +35,10 @@ async function toolNames(c: Client): Promise<string[]> {
   return (await c.listTools()).tools.map((t) => t.name).sort();
 }
 
+/** What a call of a withheld tool is told: the text of its refusal, a tool result with isError (hub/policyRefusal.ts). */
 async function callError(c: Client, name: string, args: Record<string, unknown> = { text: 'hi' }): Promise<string> {
-  try {
-    return `no error: ${JSON.stringify(await c.callTool({ name, arguments: args }))}`;
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const res = await c.callTool({ name, arguments: args });
+  return res.isError ? (res.content as { text: string }[])[0]!.text : `not refused: ${JSON.stringify(res)}`;
 }
 
 function decide(bridge: BridgeProcess, body: unknown, headers: Record<string, string> = {}) {

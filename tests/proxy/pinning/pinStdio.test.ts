@@ -62,13 +62,10 @@ async function names(h: ProxyHandle): Promise<string[]> {
   return (await h.client.listTools()).tools.map((t) => t.name).sort();
 }
 
+/** What a call of a withheld tool is told: the text of its refusal, a tool result with isError (hub/policyRefusal.ts). */
 async function callError(h: ProxyHandle, name: string): Promise<string> {
-  try {
-    const res = await h.client.callTool({ name, arguments: { text: 'hi' } });
-    return `no error: ${JSON.stringify(res)}`;
-  } catch (err) {
-    return (err as Error).message;
-  }
+  const res = await h.client.callTool({ name, arguments: { text: 'hi' } });
+  return res.isError ? (res.content as { text: string }[])[0]!.text : `not refused: ${JSON.stringify(res)}`;
 }
 
 /** Calls `drift` and waits for the list_changed that follows. */

@@ -2,17 +2,19 @@
  * The approval policy enforced on one tool call, where the hub routes it (routeRequest.ts
  * `callNamed`, which `call_tool` goes through too), so it is taken once per call and path: the
  * rule (approvalRules.ts), then for `ask` the app (`SessionHost.askUser`, the bridge's IPC
- * channel), else a form elicitation to a client that declared it, else a refusal that says how
- * to allow the tool. Every decision is logged with server, tool, who asked, answer and rule;
- * never an argument. Loaded on an aggregate's or a route's first tool call.
+ * channel), else a form elicitation to a client that declared it, else a refusal: a tool result
+ * with `isError: true` that says why and how to allow the tool (policyRefusal.ts). Every
+ * decision is logged with server, tool, who asked, answer and rule; never an argument. Loaded on
+ * an aggregate's or a route's first tool call.
  */
-import { ErrorCode, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
+import type { RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from '../sessionContracts.js';
 import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../../config/approvalConfig.js';
 import { decideApproval, type ApprovalDecision } from './approvalRules.js';
 import type { ApprovalReply } from './approvalQuestion.js';
 import { callerOf } from './callerTaken.js';
+import { refuseToolCall } from '../policyRefusal.js';
 
 export { withoutCaller } from './callerTaken.js';
 
@@ -20,7 +22,7 @@ export { withoutCaller } from './callerTaken.js';
 const alwaysAllowed = new WeakMap<SessionHost, Set<string>>();
 let questions = 0;
 
-/** The message of a refused call: contains "denied" and how to allow the tool. */
+/** The text of a refused call: contains "denied" and how to allow the tool. */
 function deniedMessage(exposed: string, u: Upstream, name: string, why: string): string {
   return (
     `Tool "${exposed}" was denied by the approval policy (${why}). To allow it, add ` +
@@ -99,7 +101,7 @@ export function approvalForName(
 
 /**
  * Applies the policy to the call `req` of tool `name` (called `exposed`) on `u`. Resolves true
- * when the call may go on; false when it was answered with an error here.
+ * when the call may go on; false when it was answered here, refused.
  */
 export async function approveToolCall(
   hub: SessionHost,
@@ -112,18 +114,25 @@ export async function approveToolCall(
   const settings = hub.config.approval;
   const tool = u.lists.tools.find((t) => t.name === name);
   let decision: ApprovalDecision = decideApproval(settings, u.id, name, exposed, tool);
-  // Through an agent's stdio proxy, the agent it serves (callerMeta.ts); else the session's own client.
+  // Through an agent's stdio proxy, the agent it serves and its session's caller key (callerMeta.ts); else the session's own client.
+  const named = callerOf(req.params);
   const caller =
-    callerOf(req.params) ?? (s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion });
+    named?.name !== undefined
+      ? { name: named.name, version: named.version }
+      : s.clientName === undefined
+        ? undefined
+        : { name: s.clientName, version: s.clientVersion };
   const who = `${caller?.name ?? 'a client'} (session ${s.serial})`;
   const log = (answer: string, rule: string) =>
     hub.logger.info(`approval: server "${u.id}" tool "${name}" for ${who}: ${answer} by ${rule}`);
   if (decision.answer === 'off') return true;
-  // A refused call is recorded as denied in the activity log, then answered with the reason.
+  // A refused call is recorded as denied, then answered with a tool result that says why (policyRefusal.ts).
   const refuse = async (why: string): Promise<false> => {
-    const error = { code: ErrorCode.InvalidParams, message: deniedMessage(exposed, u, name, why) };
-    s.denied(req.id, error);
-    await s.fail(req.id, error);
+    await refuseToolCall(s, req, deniedMessage(exposed, u, name, why), {
+      policy: 'approval',
+      server: u.id,
+      tool: name,
+    });
     return false;
   };
   const key = `${u.id}\0${name}`;
@@ -147,6 +156,7 @@ export async function approveToolCall(
     const client = {
       ...(caller === undefined ? {} : { client: caller.name }),
       ...(caller?.version === undefined ? {} : { clientVersion: caller.version }),
+      ...(named?.key === undefined ? {} : { callerKey: named.key }),
     };
     reply = await hub.askUser({ ...q, ...client });
   }

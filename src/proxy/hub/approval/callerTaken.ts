@@ -1,22 +1,39 @@
 /**
  * The bridge's half of callerMeta.ts: the caller a tool call's `_meta` names (for the approval
- * question and its log line), and the call without the key before it goes to a server.
+ * question and its log line) and its caller key (for the question only: never logged), and the
+ * call without that `_meta` entry before it goes to a server.
  */
-import { CALLER_META, type Caller } from './callerMeta.js';
+import { CALLER_META } from './callerMeta.js';
 
 type Params = Record<string, unknown>;
 
-const metaOf = (p: Params) => (typeof p._meta === 'object' && p._meta !== null ? (p._meta as Params) : undefined);
-
-/** The caller `p` names, if it names one well formed. */
-export function callerOf(p: Params | undefined): Caller | undefined {
-  const c = p && (metaOf(p)?.[CALLER_META] as { name?: unknown; version?: unknown } | undefined);
-  if (!c || typeof c.name !== 'string') return undefined;
-  const name = c.name.slice(0, 100);
-  return typeof c.version === 'string' ? { name, version: c.version.slice(0, 40) } : { name };
+/** What a call's `_meta` says of its caller, each part only when well formed. */
+export interface NamedCaller {
+  name?: string;
+  version?: string;
+  /** The agent session's caller key (callerMeta.ts). */
+  key?: string;
 }
 
-/** `p` toward a server: without the key (and without an emptied `_meta`). */
+/** A caller key as the app makes them (random base64url); anything else is not taken as one. */
+const KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
+
+const metaOf = (p: Params) => (typeof p._meta === 'object' && p._meta !== null ? (p._meta as Params) : undefined);
+
+/** The caller `p` names, if it names one well formed (a name, or a key). */
+export function callerOf(p: Params | undefined): NamedCaller | undefined {
+  const c = p && (metaOf(p)?.[CALLER_META] as { name?: unknown; version?: unknown; key?: unknown } | undefined);
+  if (!c || typeof c !== 'object') return undefined;
+  const out: NamedCaller = {};
+  if (typeof c.name === 'string') {
+    out.name = c.name.slice(0, 100);
+    if (typeof c.version === 'string') out.version = c.version.slice(0, 40);
+  }
+  if (typeof c.key === 'string' && KEY_RE.test(c.key)) out.key = c.key;
+  return out.name === undefined && out.key === undefined ? undefined : out;
+}
+
+/** `p` toward a server: without the caller entry (and without an emptied `_meta`). */
 export function withoutCaller(p: Params): Params {
   const meta = metaOf(p);
   if (!meta || !(CALLER_META in meta)) return p;
