@@ -67,6 +67,7 @@ export function createCallTable(onSelect: (seq: number) => void, maxRows = MAX_R
     tr.addEventListener('click', (e) => {
       if (e.target !== pick) onSelect(r.seq);
     });
+    if (r.via) cells[3]!.title = `called through ${r.via}`;
     rows.set(r.seq, tr);
     return tr;
   };
