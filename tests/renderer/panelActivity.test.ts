@@ -181,6 +181,15 @@ describe('the Activity view', () => {
 
   it('shows every recorded field of the selected call in the detail pane', async () => {
     const failed = (await records()).find((r) => r.name === 'nosuch')!;
+    // The table drawn again (a filter set and cleared, each with its page from the log, as a
+    // reconnect does) keeps the row of each call it still shows: a row under the pointer is
+    // never swapped for another while it is clicked.
+    const row = await rows().filter({ hasText: 'nosuch' }).elementHandle();
+    await select('Server', 'beta');
+    await rowsWhere((r) => r.length > 0 && r.every((c) => c[COL.server] === 'beta'), 'only beta');
+    await select('Server', 'All servers');
+    await rowsWhere((r) => calls(r).length === 7, 'every call again');
+    expect(await row!.evaluate((tr) => tr.isConnected)).toBe(true);
     await rows().filter({ hasText: 'nosuch' }).getByRole('button').click();
     const pane = view().getByRole('region', { name: 'Call details' });
     await pane.getByRole('heading', { name: 'prompts/get nosuch' }).waitFor();
