@@ -120,7 +120,11 @@ export default tseslint.config(
   },
   {
     // Matching control characters is what these regular expressions are for.
-    files: ['src/proxy/common/printable.ts', 'tests/proxy/upstreamStdoutGarbage.test.ts'],
+    files: [
+      'src/proxy/common/printable.ts',
+      'tests/proxy/upstreamStdoutGarbage.test.ts',
+      'tests/proxy/cliLogging.test.ts',
+    ],
     rules: { 'no-control-regex': 'off' },
   },
   {

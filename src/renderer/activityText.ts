@@ -6,6 +6,7 @@ import type { ActivityOutcome, ActivityRecord } from '../shared/activity.js';
 
 export const OUTCOME_LABELS: Record<ActivityOutcome, string> = {
   ok: 'OK',
+  'tool-error': 'Tool error',
   error: 'Error',
   cancelled: 'Cancelled',
   timeout: 'Timed out',

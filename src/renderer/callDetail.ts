@@ -35,6 +35,7 @@ export function createCallDetail(): CallDetail {
       fact('Server', r.server ?? '\u2014');
       fact('Method', r.method);
       fact('Name', r.name);
+      fact('Called through', r.via);
       fact('Duration', `${durationText(r.durationMs)} (${r.durationMs} ms)`);
       fact('Outcome', OUTCOME_LABELS[r.outcome] ?? r.outcome);
       if (r.error) {

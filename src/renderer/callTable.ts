@@ -2,6 +2,9 @@
  * The Activity view's table of calls, newest first: time, agent, server, method, name,
  * duration, outcome and sizes, at most `maxRows` rows. A row's time is a button that selects
  * the call (its details are shown beside the table); the selected row has `aria-selected`.
+ * Setting the rows again keeps the row of each call already shown (the same record): a page
+ * or a filter that arrives while the user points at a row never swaps that row out from
+ * under the click.
  */
 import type { ActivityRecord } from '../shared/activity.js';
 import { el } from './dom.js';
@@ -32,7 +35,8 @@ export function createCallTable(onSelect: (seq: number) => void, maxRows = MAX_R
   const body = el('tbody');
   table.append(thead, body);
   root.append(table);
-  const rows = new Map<number, HTMLTableRowElement>();
+  /** The shown rows by `seq`, each with the record it was made from. */
+  const rows = new Map<number, { tr: HTMLTableRowElement; r: ActivityRecord }>();
   let selected: number | undefined;
 
   const row = (r: ActivityRecord) => {
@@ -63,11 +67,12 @@ export function createCallTable(onSelect: (seq: number) => void, maxRows = MAX_R
     cells[6]!.className = 'call-num';
     cells[7]!.className = 'call-num';
     if (r.error) cells[5]!.title = r.error.message;
+    if (r.via) cells[3]!.title = `called through ${r.via}`;
     tr.append(time, ...cells);
     tr.addEventListener('click', (e) => {
       if (e.target !== pick) onSelect(r.seq);
     });
-    rows.set(r.seq, tr);
+    rows.set(r.seq, { tr, r });
     return tr;
   };
 
@@ -82,8 +87,25 @@ export function createCallTable(onSelect: (seq: number) => void, maxRows = MAX_R
   return {
     root,
     set(records) {
-      rows.clear();
-      body.replaceChildren(...records.slice(0, maxRows).map(row));
+      const shown = records.slice(0, maxRows);
+      const kept = new Map<number, HTMLTableRowElement>();
+      for (const r of shown) {
+        const had = rows.get(r.seq);
+        // The same record object: its row is still right (after a reconnect the records are new).
+        if (had?.r === r) kept.set(r.seq, had.tr);
+      }
+      for (const seq of rows.keys()) if (!kept.has(seq)) rows.delete(seq);
+      const trs = shown.map((r) => kept.get(r.seq) ?? row(r));
+      const now = body.rows;
+      if (trs.length === now.length && trs.every((tr, i) => tr === now[i])) return;
+      // Rows kept in place stay in the document: only the others move in and out.
+      const wanted = new Set(trs);
+      for (const tr of Array.from(now)) if (!wanted.has(tr)) tr.remove();
+      let at: Element | null = body.firstElementChild;
+      for (const tr of trs) {
+        if (tr === at) at = tr.nextElementSibling;
+        else body.insertBefore(tr, at);
+      }
     },
     prepend(r) {
       if (rows.has(r.seq)) return;
@@ -94,9 +116,9 @@ export function createCallTable(onSelect: (seq: number) => void, maxRows = MAX_R
       return body.rows.length;
     },
     select(seq) {
-      if (selected !== undefined) rows.get(selected)?.setAttribute('aria-selected', 'false');
+      if (selected !== undefined) rows.get(selected)?.tr.setAttribute('aria-selected', 'false');
       selected = seq;
-      if (seq !== undefined) rows.get(seq)?.setAttribute('aria-selected', 'true');
+      if (seq !== undefined) rows.get(seq)?.tr.setAttribute('aria-selected', 'true');
     },
   };
 }

@@ -1,15 +1,18 @@
 /**
  * The activity contract: one record per request a session sent through the runtime, as the
  * bridge's `/activity`, its stream, the IPC channel and the panel speak it; and the health
- * figures a server's status carries. Types only. Argument and result values appear only
- * for a server whose entry says `"capture": true`, masked and cut.
+ * figures a server's status carries. Types, and the list of outcomes the filters accept.
+ * Argument and result values appear only for a server whose entry says `"capture": true`,
+ * masked and cut.
  */
 
 /**
- * How a request ended: answered (`ok`), answered with an error (`error`), cancelled by its
+ * How a request ended: answered (`ok`), answered with a tool result that says it failed
+ * (`tool-error`: `isError: true`), answered with a JSON-RPC error (`error`), cancelled by its
  * client, not answered within its timeout (`timeout`), or refused by a policy (`denied`).
  */
-export type ActivityOutcome = 'ok' | 'error' | 'cancelled' | 'timeout' | 'denied';
+export const ACTIVITY_OUTCOMES = ['ok', 'tool-error', 'error', 'cancelled', 'timeout', 'denied'] as const;
+export type ActivityOutcome = (typeof ACTIVITY_OUTCOMES)[number];
 
 export interface ActivityRecord {
   /** Its number in this process, rising: the paging cursor. */
@@ -23,8 +26,13 @@ export interface ActivityRecord {
   /** The server the request went to (or whose route it came in on); absent when none was found. */
   server?: string;
   method: string;
-  /** The tool or prompt name as the client sent it, or the resource URI. */
+  /**
+   * The tool or prompt name as the client sent it (the tool a `call_tool` named), or the
+   * resource URI with its credentials masked (userinfo gone, query values `***`).
+   */
   name?: string;
+  /** The meta-tool the client called the tool `name` through (`call_tool`); absent for a direct call. */
+  via?: string;
   durationMs: number;
   /** Bytes of the request and of its answer as framed on the client's wire, when the transport knows. */
   bytesIn?: number;
@@ -52,7 +60,7 @@ export interface ActivityQuery {
   server?: string;
   client?: string;
   outcome?: ActivityOutcome;
-  /** A case-insensitive substring of the method, name, server, client or error message. */
+  /** A case-insensitive substring of the method, name, via, server, client or error message. */
   text?: string;
   /** Only records older than this `seq`. */
   before?: number;
@@ -65,7 +73,7 @@ export interface ServerHealth {
   /** The window's length. */
   windowMs: number;
   calls: number;
-  /** Calls whose outcome was not `ok` nor `cancelled`. */
+  /** Calls whose outcome was not `ok` nor `cancelled` (tool errors included). */
   errors: number;
   p50Ms?: number;
   p95Ms?: number;

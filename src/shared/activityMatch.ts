@@ -10,7 +10,7 @@ export function matches(r: ActivityRecord, q: ActivityQuery, text?: string): boo
   if (q.client !== undefined && r.client !== q.client) return false;
   if (q.outcome !== undefined && r.outcome !== q.outcome) return false;
   if (text) {
-    const hay = [r.method, r.name, r.server, r.client, r.error?.message];
+    const hay = [r.method, r.name, r.via, r.server, r.client, r.error?.message];
     if (!hay.some((h) => h !== undefined && h.toLowerCase().includes(text))) return false;
   }
   return true;

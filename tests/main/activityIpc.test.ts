@@ -59,8 +59,9 @@ describe('activity over IPC', () => {
 
     expect(await api.activity!({ outcome: 'weird' as never })).toEqual({
       ok: false,
-      error: 'outcome must be one of ok, error, cancelled, timeout, denied',
+      error: 'outcome must be one of ok, tool-error, error, cancelled, timeout, denied',
     });
+    expect(await api.activity!({ outcome: 'tool-error' })).toMatchObject({ ok: true, records: [] });
     expect(await api.activity!({ limit: 0 })).toEqual({ ok: false, error: 'limit must be a positive integer' });
   });
 });

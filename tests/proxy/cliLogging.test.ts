@@ -1,11 +1,13 @@
 // Logging of the built CLI: MCP_PROXY_LOG_FILE gets the same lines as stderr, in the
 // documented `[YYYY-MM-DD HH:mm:ss.SSS] [level] [tag] message` format, with each server's
 // stderr under its id; MCP_PROXY_LOG_LEVEL / --log-level filter; several processes share
-// one file; a log file that cannot be written never breaks the proxy; stdout stays protocol.
+// one file; a log file that cannot be written never breaks the proxy; stdout stays protocol;
+// what servers and clients put in a line (names, stderr) reaches a terminal escaped.
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, cleanup, configJson, pidServerEntry, tempDir } from '../helpers/cliProcess.js';
+import { CliProcess, INIT, INITIALIZED, cleanup, configJson, pidServerEntry, tempDir } from '../helpers/cliProcess.js';
+import { FIXTURES } from '../helpers/paths.js';
 
 afterEach(cleanup);
 
@@ -163,5 +165,62 @@ describe('CLI logging', () => {
     expect(entries(readFileSync(file, 'utf8'))).toContainEqual(
       expect.objectContaining({ tag: 'srv', message: 'server line after the reader left' }),
     );
+  });
+
+  it('escapes the control, DEL and bidi characters that server and client names and server stderr carry, in the log and the activity file', async () => {
+    // A carriage return, a clear screen, an OSC 52 clipboard write, a right-to-left override,
+    // an 8-bit CSI and a DEL: a terminal showing the raw line would act on every one.
+    const hostile = '\r\x1b[2J\x1b]52;c;cHduZWQ=\x07\u202etxt.exe\x9b31m\x7f';
+    const shown = '\\r\\x1b[2J\\x1b]52;c;cHduZWQ=\\x07\\u202etxt.exe\\x9b31m\\x7f';
+    const file = join(tempDir(), 'proxy.log');
+    const dataDir = tempDir();
+    const p = new CliProcess(
+      [
+        '--config',
+        JSON.stringify({
+          approval: 'allow',
+          activity: 'file',
+          mcpServers: {
+            noisy: pidServerEntry(join(tempDir(), 'pids.jsonl'), ['--stderr', `starting${hostile}`]),
+            named: { command: process.execPath, args: [join(FIXTURES, 'namedToolsServer.mjs'), `wipe${hostile}`] },
+          },
+        }),
+      ],
+      { env: { ...process.env, MCP_PROXY_LOG_FILE: file, MCP_PROXY_LOG_LEVEL: 'info', QIMING_DATA_DIR: dataDir } },
+    );
+    p.send({ ...INIT, params: { ...INIT.params, clientInfo: { name: `agent${hostile}`, version: '1.0.0' } } });
+    await p.reply(1);
+    p.send(INITIALIZED);
+    p.send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const tools = (await p.reply(2)).result.tools as { name: string }[];
+    const wipe = tools.find((t) => t.name.startsWith('named__wipe'))!;
+    // Its call is logged by the approval policy: the server's tool name and the client's name.
+    p.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: wipe.name, arguments: {} } });
+    expect((await p.reply(3)).result.content[0].text).toBe(`ran wipe${hostile}`);
+    p.child.stdin!.end();
+    expect((await p.waitExit(10_000)).code).toBe(0);
+
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(p.stderr);
+    // No raw C0 but the line ends (and tabs), no DEL, C1 or bidi control anywhere; every line a log line.
+    const unsafe = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+    expect(text).not.toMatch(unsafe);
+    const list = entries(text);
+    expect(list).toContainEqual(expect.objectContaining({ tag: 'noisy', message: `starting${shown}` }));
+    expect(list).toContainEqual(
+      expect.objectContaining({
+        tag: 'proxy',
+        message: expect.stringContaining(`tool "wipe${shown}" for agent${shown} (session 1): allow`),
+      }),
+    );
+    // The activity file's JSON lines carry the client's name escaped, the same value once parsed.
+    const activity = readFileSync(join(dataDir, 'activity.jsonl'), 'utf8');
+    expect(activity).not.toMatch(unsafe);
+    const call = activity
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { method: string; client?: string })
+      .find((r) => r.method === 'tools/call')!;
+    expect(call.client).toBe(`agent${hostile}`);
   });
 });

@@ -1,7 +1,8 @@
 // The panel's Activity view in real Chromium against a real bridge: calls made over /mcp and
-// /mcp/<id> (ok, slow, timed out, failed) are listed from /activity, narrowed by the filters,
-// shown in the detail pane and in each server's latency chart; a card's Calls opens the view
-// filtered to that server; a call made while the view is open appears without a reload.
+// /mcp/<id> (ok, slow, timed out, a tool's own failure, failed) are listed from /activity,
+// narrowed by the filters, shown in the detail pane and in each server's latency chart; a
+// card's Calls opens the view filtered to that server; a call made while the view is open
+// appears without a reload.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -90,6 +91,8 @@ beforeAll(async () => {
   await expect(agent.callTool({ name: 'alpha__slow', arguments: { ms: 60_000, steps: 1 } })).rejects.toThrow(
     /timed out/,
   );
+  // Without its `text` the tool fails: its server answers a result with `isError: true`.
+  expect((await agent.callTool({ name: 'alpha__echo', arguments: {} })).isError).toBe(true);
   await expect(other.getPrompt({ name: 'nosuch' })).rejects.toThrow();
   await other.callTool({ name: 'echo', arguments: { text: 'three' } });
 
@@ -119,10 +122,11 @@ describe('the Activity view', () => {
   it('lists the calls newest first with agent, server, method, name, duration and outcome', async () => {
     await page.getByRole('button', { name: 'Activity', exact: true }).click();
     await view().waitFor();
-    const shown = await rowsWhere((r) => calls(r).length === 6, 'the six calls');
+    const shown = await rowsWhere((r) => calls(r).length === 7, 'the seven calls');
     expect(calls(shown).map((c) => [c[COL.agent], c[COL.server], c[COL.name], c[COL.outcome]])).toEqual([
       ['other-agent', 'beta', 'echo', 'OK'],
       ['other-agent', 'beta', 'nosuch', expect.stringMatching(/^Error -32\d{3}$/)],
+      ['panel-agent', 'alpha', 'alpha__echo', 'Tool error'],
       ['panel-agent', 'alpha', 'alpha__slow', 'Timed out'],
       ['panel-agent', 'alpha', 'alpha__slow', 'OK'],
       ['panel-agent', 'alpha', 'alpha__echo', 'OK'],
@@ -134,6 +138,15 @@ describe('the Activity view', () => {
       log.map((r) => (r.durationMs >= 1000 ? `${(r.durationMs / 1000).toFixed(1)} s` : expect.stringMatching(/ ms$/))),
     );
     expect(shown.length).toBe((await records()).length);
+    // A tool error is shown as a failure, as a timeout is; an OK call is not.
+    const colour = (outcome: string) =>
+      rows()
+        .filter({ has: page.getByRole('cell', { name: outcome, exact: true }) })
+        .first()
+        .locator('.call-outcome')
+        .evaluate((td) => getComputedStyle(td).color);
+    expect(await colour('Tool error')).toBe(await colour('Timed out'));
+    expect(await colour('Tool error')).not.toBe(await colour('OK'));
   });
 
   it('narrows the table by server, agent, outcome and text', async () => {
@@ -144,6 +157,9 @@ describe('the Activity view', () => {
     await select('Outcome', 'Timed out');
     shown = await rowsWhere((r) => r.length === 1, 'only the timed out call');
     expect(shown[0]!.slice(COL.server, COL.name + 1)).toEqual(['alpha', 'tools/call', 'alpha__slow']);
+    await select('Outcome', 'Tool error');
+    shown = await rowsWhere((r) => r.length === 1 && r[0]![COL.outcome] === 'Tool error', 'only the tool error');
+    expect(shown[0]!.slice(COL.server, COL.name + 1)).toEqual(['alpha', 'tools/call', 'alpha__echo']);
     await select('Outcome', 'Any outcome');
     await select('Agent', 'other-agent');
     shown = await rowsWhere((r) => r.length > 0 && r.every((c) => c[COL.agent] === 'other-agent'), 'other-agent');
@@ -153,18 +169,27 @@ describe('the Activity view', () => {
     const textPage = page.waitForRequest((r) => new URL(r.url()).searchParams.get('text') === 'echo');
     await view().getByLabel('Search calls').fill('echo');
     await textPage;
-    shown = await rowsWhere((r) => r.length === 3, 'the three echo calls');
-    expect(shown.map((c) => c[COL.name])).toEqual(['echo', 'alpha__echo', 'alpha__echo']);
+    shown = await rowsWhere((r) => r.length === 4, 'the four echo calls');
+    expect(shown.map((c) => c[COL.name])).toEqual(['echo', 'alpha__echo', 'alpha__echo', 'alpha__echo']);
     await view().getByLabel('Search calls').fill('');
-    await rowsWhere((r) => calls(r).length === 6, 'every call again');
+    await rowsWhere((r) => calls(r).length === 7, 'every call again');
     // Each filter also went to the log's own page: a call older than the view holds would be found.
     const asked = pages.map((p) => p.toString());
-    for (const q of ['server=beta', 'outcome=timeout', 'client=other-agent', 'text=echo'])
+    for (const q of ['server=beta', 'outcome=timeout', 'outcome=tool-error', 'client=other-agent', 'text=echo'])
       expect(asked.some((a) => a.includes(q))).toBe(true);
   });
 
   it('shows every recorded field of the selected call in the detail pane', async () => {
     const failed = (await records()).find((r) => r.name === 'nosuch')!;
+    // The table drawn again (a filter set and cleared, each with its page from the log, as a
+    // reconnect does) keeps the row of each call it still shows: a row under the pointer is
+    // never swapped for another while it is clicked.
+    const row = await rows().filter({ hasText: 'nosuch' }).elementHandle();
+    await select('Server', 'beta');
+    await rowsWhere((r) => r.length > 0 && r.every((c) => c[COL.server] === 'beta'), 'only beta');
+    await select('Server', 'All servers');
+    await rowsWhere((r) => calls(r).length === 7, 'every call again');
+    expect(await row!.evaluate((tr) => tr.isConnected)).toBe(true);
     await rows().filter({ hasText: 'nosuch' }).getByRole('button').click();
     const pane = view().getByRole('region', { name: 'Call details' });
     await pane.getByRole('heading', { name: 'prompts/get nosuch' }).waitFor();
@@ -188,8 +213,11 @@ describe('the Activity view', () => {
     // beta captures its values: its echo call's arguments and result are shown; alpha's are not recorded.
     const echo = (await records()).find((r) => r.server === 'beta' && r.name === 'echo')!;
     expect(echo.captured?.params).toContain('three');
+    // The newest alpha__echo is the one that failed as a tool: its outcome says so, with no JSON-RPC error.
     await rows().filter({ hasText: 'alpha__echo' }).first().getByRole('button').click();
     await pane.getByRole('heading', { name: 'tools/call alpha__echo' }).waitFor();
+    expect(await pane.locator('.call-field', { hasText: 'Outcome' }).locator('dd').textContent()).toBe('Tool error');
+    expect(await pane.locator('.call-field', { hasText: 'Error code' }).count()).toBe(0);
     expect(await pane.getByRole('heading', { name: /^Captured/ }).count()).toBe(0);
     await rows()
       .filter({ has: page.getByRole('cell', { name: 'echo', exact: true }) })

@@ -1,5 +1,6 @@
 // The server card's "Calls (5 min)" line in real Chromium against a real bridge: calls made
-// over /mcp reach the card through /events (the health figures move at most every 2 s).
+// over /mcp reach the card through /events (the health figures move at most every 2 s); a
+// timeout and a tool's own failure (`isError: true`) are its errors.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -38,16 +39,18 @@ describe('the card of a server that was called', () => {
     );
     for (const text of ['a', 'b', 'c']) await client.callTool({ name: 'alpha__echo', arguments: { text } });
     await expect(client.callTool({ name: 'alpha__slow', arguments: { ms: 60_000 } })).rejects.toThrow(/timed out/);
+    // Without its `text` the tool fails: its server answers a result with `isError: true`.
+    expect((await client.callTool({ name: 'alpha__echo', arguments: {} })).isError).toBe(true);
 
     const shown = await waitFor(
       async () => {
         const t = (await calls.textContent()) ?? '';
-        return t.startsWith('4 ') ? t : undefined;
+        return t.startsWith('5 ') ? t : undefined;
       },
       15_000,
-      'the card to show 4 calls',
+      'the card to show 5 calls',
     );
-    expect(shown).toMatch(/^4 · 1 error · p50 \d+ ms, p95 \d+(\.\d)? ?m?s$/);
+    expect(shown).toMatch(/^5 · 2 errors · p50 \d+ ms, p95 \d+(\.\d)? ?m?s$/);
     const shot =
       process.env.UPDATE_SCREENSHOTS === '1'
         ? join(ROOT, 'docs', 'screenshots', 'panel-health.png')

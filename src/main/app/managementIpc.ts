@@ -7,7 +7,7 @@
 import { IPC_CHANNELS, MANAGEMENT_CHANNELS, type ManagementIpcApi } from '../../shared/ipcContract.js';
 import { handleTrusted, type IpcMainLike } from './ipcHandlers.js';
 import { depthMessage, valueNestsDeeper } from '../../proxy/index.js';
-import type { ActivityQuery } from '../../shared/activity.js';
+import { ACTIVITY_OUTCOMES, type ActivityQuery } from '../../shared/activity.js';
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE). */
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
@@ -17,7 +17,6 @@ const MAX_TEXT = 1024 * 1024;
 const bad = (error: string) => ({ ok: false, error });
 const validId = (id: unknown): id is string => typeof id === 'string' && ID_RE.test(id);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const OUTCOMES = ['ok', 'error', 'cancelled', 'timeout', 'denied'];
 
 /** The activity filters of an IPC call, checked field by field; a wrong one is the error text. */
 function activityQuery(v: unknown): ActivityQuery | string {
@@ -31,7 +30,8 @@ function activityQuery(v: unknown): ActivityQuery | string {
     q[key] = s;
   }
   if (v.outcome !== undefined) {
-    if (!OUTCOMES.includes(v.outcome as string)) return `outcome must be one of ${OUTCOMES.join(', ')}`;
+    if (!(ACTIVITY_OUTCOMES as readonly unknown[]).includes(v.outcome))
+      return `outcome must be one of ${ACTIVITY_OUTCOMES.join(', ')}`;
     q.outcome = v.outcome as ActivityQuery['outcome'];
   }
   for (const key of ['before', 'limit'] as const) {

@@ -1,9 +1,10 @@
 // src/proxy/activity/: what the runtime did with each request, kept in a bounded ring, a file and health figures.
 /**
  * One request of a downstream session while it is handled: the few fields its record needs,
- * set as the session learns them (the server it went to, its answer, its progress), cheap to
- * fill. Values are never copied: the params are held by reference and the result only for a
- * server that captures, until the record is made (activityLog.ts, which loads this file).
+ * set as the session learns them (the server it went to, the tool a `call_tool` named, its
+ * answer, its progress), cheap to fill. Values are never copied: the params are held by
+ * reference and the result only for a server that captures, until the record is made
+ * (activityLog.ts, which loads this file).
  */
 import type { ActivityOutcome } from '../../shared/activity.js';
 import type { RequestId, RpcErrorObject } from '../jsonrpc/jsonRpc.js';
@@ -19,8 +20,11 @@ export class Call implements ActiveCall {
   progress = 0;
   bytesIn?: number;
   bytesOut?: number;
-  /** The result, kept only when its server captures (set by the log's `answered`). */
+  /** The result, kept only when its server captures (set by the session). */
   result?: Record<string, unknown>;
+  /** The meta-tool it came through, and the tool that one named (`through`). */
+  via?: string;
+  private tool?: string;
 
   constructor(
     readonly id: RequestId,
@@ -49,8 +53,20 @@ export class Call implements ActiveCall {
     this.error = undefined;
   }
 
-  /** The tool or prompt name, or the resource URI, as the client sent it. */
+  /** It was answered with `result`: a tool's failure when the result says `isError`. */
+  answered(result: Record<string, unknown>): void {
+    if (result.isError === true && this.outcome === 'ok') this.outcome = 'tool-error';
+  }
+
+  /** It is a call of the tool `name` through the meta-tool `via` (`call_tool`). */
+  through(via: string, name: string): void {
+    this.via = via;
+    this.tool = name;
+  }
+
+  /** The tool (the one a `call_tool` named) or prompt name, or the resource URI, as the client sent it. */
   get name(): string | undefined {
+    if (this.tool !== undefined) return this.tool;
     const p = this.params;
     if (!p) return undefined;
     if (typeof p.name === 'string') return p.name;
@@ -58,6 +74,15 @@ export class Call implements ActiveCall {
     const ref = p.ref as { name?: unknown; uri?: unknown } | undefined;
     if (ref && typeof ref === 'object') return typeof ref.name === 'string' ? ref.name : String(ref.uri ?? '');
     return undefined;
+  }
+
+  /** Whether `name` is a resource URI (masked before it is recorded: it may carry credentials). */
+  get namesUri(): boolean {
+    const p = this.params;
+    if (this.tool !== undefined || !p || typeof p.name === 'string') return false;
+    if (typeof p.uri === 'string') return true;
+    const ref = p.ref as { name?: unknown } | undefined;
+    return !!ref && typeof ref === 'object' && typeof ref.name !== 'string';
   }
 }
 

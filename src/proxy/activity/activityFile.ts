@@ -2,12 +2,15 @@
  * The activity log's file (`"activity": "file"`): one JSON line per record appended to
  * `activity.jsonl` in the data folder, rotated to `activity.1.jsonl` past `maxBytes` (one old
  * file kept, so at most twice that on disk). Lines are queued and written in order by one
- * write stream; a write error stops the file (said once) and never the calls. Loaded on use.
+ * write stream; a write error stops the file (said once) and never the calls. A line holds no
+ * raw control or bidirectional character (printable.ts): a terminal that shows it runs none.
+ * Loaded on use.
  */
 import { createWriteStream, mkdirSync, renameSync, statSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { ActivityRecord } from '../../shared/activity.js';
 import type { Logger } from '../common/logger.js';
+import { printableJson } from '../common/printable.js';
 
 export const ACTIVITY_FILE = 'activity.jsonl';
 export const DEFAULT_ACTIVITY_FILE_BYTES = 8 * 1024 * 1024;
@@ -28,7 +31,7 @@ export class ActivityFile {
 
   write(r: ActivityRecord): void {
     if (this.failed) return;
-    const line = `${JSON.stringify(r)}\n`;
+    const line = `${printableJson(JSON.stringify(r))}\n`;
     if (!this.out) this.open();
     else if (this.size + line.length > this.maxBytes) this.rotate();
     if (!this.out) return;

@@ -4,7 +4,8 @@
  * figures of its server (healthWindow.ts), the listeners of `/activity`'s stream and, when
  * configured, the JSONL file (activityFile.ts, loaded then). Values are captured only for a
  * server whose entry says `"capture": true`: its params and result as JSON, masked, cut.
- * Loaded, with the ring and the health window, by a hub that records (hub.ts).
+ * A resource URI is recorded masked (recordedUri.ts): a query or userinfo may hold a
+ * credential. Loaded, with the ring and the health window, by a hub that records (hub.ts).
  */
 import type { ActivityPage, ActivityQuery, ActivityRecord, ServerHealth } from '../../shared/activity.js';
 import type { RequestId } from '../jsonrpc/jsonRpc.js';
@@ -14,6 +15,7 @@ import type { ActiveCall, ActivityRecorder } from './activityRecorder.js';
 import { ActivityRing } from './activityRing.js';
 import { HealthWindow } from './healthWindow.js';
 import { ActivityFile } from './activityFile.js';
+import { recordedUri } from './recordedUri.js';
 import type { Logger } from '../common/logger.js';
 import type { ActivitySetting } from '../config/configTypes.js';
 
@@ -90,7 +92,8 @@ export class ActivityLog implements ActivityRecorder {
     if (call.client !== undefined) r.client = call.client;
     if (call.server !== undefined) r.server = call.server;
     const name = call.name;
-    if (name !== undefined) r.name = name.slice(0, 300);
+    if (name !== undefined) r.name = (call.namesUri ? recordedUri(this.opts.mask, name) : name).slice(0, 300);
+    if (call.via !== undefined) r.via = call.via;
     if (call.bytesIn !== undefined) r.bytesIn = call.bytesIn;
     if (call.bytesOut !== undefined) r.bytesOut = call.bytesOut;
     if (call.error)

@@ -21,8 +21,10 @@ export interface ActiveCall {
   denied(error: RpcErrorObject): void;
   /** Its client cancelled it. */
   cancelled(): void;
-  /** Tracing (tracing/): the result it is answered with, whether or not its server captures. */
-  answered?(result: Record<string, unknown>): void;
+  /** The result it is answered with, whether or not its server captures (`isError`: a tool's failure). */
+  answered(result: Record<string, unknown>): void;
+  /** It calls the tool `name` through the meta-tool `via` (`call_tool`): recorded and traced as that tool's call. */
+  through(via: string, name: string): void;
   /**
    * Tracing: it goes to `server` as `method` with `params`; what to send instead (its trace
    * context in `_meta`), and what to tell of the answer (`id`: the request's id toward the server).

@@ -6,12 +6,17 @@
  * Loaded on the first such request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ActivityOutcome, ActivityPage, ActivityQuery, ActivityRecord } from '../../shared/activity.js';
+import {
+  ACTIVITY_OUTCOMES,
+  type ActivityOutcome,
+  type ActivityPage,
+  type ActivityQuery,
+  type ActivityRecord,
+} from '../../shared/activity.js';
 import { matches } from '../../shared/activityMatch.js';
 import { sendError, sendJson } from './body.js';
 import { EventStream } from './eventStream.js';
 
-const OUTCOMES: readonly ActivityOutcome[] = ['ok', 'error', 'cancelled', 'timeout', 'denied'];
 const MAX_BEHIND_BYTES = 1024 * 1024;
 
 /** What the route reads: the hub's activity log. */
@@ -36,7 +41,8 @@ export function parseActivityQuery(params: URLSearchParams): ActivityQuery | str
   }
   const outcome = params.get('outcome');
   if (outcome !== null && outcome !== '') {
-    if (!OUTCOMES.includes(outcome as ActivityOutcome)) return `outcome must be one of ${OUTCOMES.join(', ')}`;
+    if (!ACTIVITY_OUTCOMES.includes(outcome as ActivityOutcome))
+      return `outcome must be one of ${ACTIVITY_OUTCOMES.join(', ')}`;
     q.outcome = outcome as ActivityOutcome;
   }
   for (const key of ['before', 'limit'] as const) {

@@ -1,8 +1,9 @@
 // src/proxy/common/: what every folder of the proxy uses (logging, deadlines, env names, protocol versions).
 /**
  * The proxy's one logger. Lines look like `[YYYY-MM-DD HH:mm:ss.SSS] [level] [tag] message`
- * (local time). They always go to stderr and, when `MCP_PROXY_LOG_FILE` is set, are also
- * appended to that file with one write per entry, so several processes can share it.
+ * (local time), control characters escaped. They always go to stderr and, when
+ * `MCP_PROXY_LOG_FILE` is set, are also appended to that file with one write per entry, so
+ * several processes can share it.
  * Memory stays bounded whoever reads: stderr lines wait in a bounded queue (dropped and
  * counted beyond it), and the file is written synchronously.
  * Nothing here ever writes to stdout: stdout belongs to the protocol.
@@ -11,6 +12,7 @@ import { closeSync, mkdirSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SecretMask } from '../config/secretMask.js';
 import { openLogFile, refuseLogFile } from './logFileTarget.js';
+import { printableLines } from './printable.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -46,10 +48,15 @@ export function formatTimestamp(d: Date): string {
   );
 }
 
-/** Formats one entry; continuation lines of a multi-line message are indented. */
+/**
+ * Formats one entry; continuation lines of a multi-line message are indented, and every other
+ * control character but the tab, DEL and every bidirectional control is escaped (printable.ts):
+ * a line holds what servers and clients send (names, stderr lines), and whoever reads it in a
+ * terminal must get text, never an escape sequence.
+ */
 export function formatEntry(level: LogLevel, tag: string, message: string, now = new Date()): string {
-  const body = message.replace(/\r?\n$/, '').replace(/\r?\n/g, '\n    ');
-  return `[${formatTimestamp(now)}] [${level}] [${tag}] ${body}\n`;
+  const body = printableLines(message.replace(/\r?\n$/, ''), '\n    ');
+  return `[${formatTimestamp(now)}] [${level}] [${printableLines(tag, ' ')}] ${body}\n`;
 }
 
 export function parseLevel(value: string | undefined, fallback: LogLevel = 'info'): LogLevel {

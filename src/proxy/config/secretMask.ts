@@ -40,12 +40,14 @@ export class SecretMask {
 
   /** `text` with every secret masked and every url redacted. */
   mask(text: string): string {
-    let out = text;
-    if (this.re) {
-      this.re.lastIndex = 0;
-      out = out.replace(this.re, MASK);
-    }
-    if (out.includes('://')) out = redactUrlsInText(out);
-    return out;
+    const out = this.maskSecrets(text);
+    return out.includes('://') ? redactUrlsInText(out) : out;
+  }
+
+  /** `text` with every secret masked, its urls as they are. */
+  maskSecrets(text: string): string {
+    if (!this.re) return text;
+    this.re.lastIndex = 0;
+    return text.replace(this.re, MASK);
   }
 }

@@ -148,6 +148,11 @@ export class DownstreamSession implements HeldSession {
     this.calls?.get(id)?.denied(error);
   }
 
+  /** Records and traces `id` as a call of tool `name` through `via` (`call_tool`). */
+  through(id: RequestId, via: string, name: string): void {
+    this.calls?.get(id)?.through(via, name);
+  }
+
   get single(): Upstream | undefined {
     return this.scope.serverId !== undefined ? this.hub.upstream(this.scope.serverId) : undefined;
   }

@@ -75,6 +75,8 @@ export interface RoutingSession extends HubSession {
   fail(id: RequestId, error: RpcErrorObject): Promise<void>;
   /** Records `id` as refused by a policy (`error` says why); answer it after (a tool call: policyRefusal.ts). */
   denied(id: RequestId, error: RpcErrorObject): void;
+  /** Records and traces `id` as a call of the tool `name` through the meta-tool `via` (`call_tool`). */
+  through(id: RequestId, via: string, name: string): void;
   /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
   capResult(id: RequestId, u: Upstream): void;
   /** Answers a resource request whose URI names a result this session kept; undefined for any other URI. */

@@ -10,9 +10,11 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { Logger } from '../common/logger.js';
+import type { ActivityOutcome } from '../../shared/activity.js';
 import type { ActiveCall, ActivityRecorder, CalledServer, CallingSession } from '../activity/activityRecorder.js';
+import { recordedUri } from '../activity/recordedUri.js';
 import { contextFromMeta, withContextInMeta } from './traceContext.js';
-import { failedSpan, requestSpan, serverAttributes, toolErrorSpan } from './mcpSpans.js';
+import { failedSpan, requestSpan, serverAttributes, throughSpan, toolErrorSpan } from './mcpSpans.js';
 import { openSpanExport, type SpanExport } from './spanExport.js';
 
 /** Where a 2026-07-28 request names its protocol version. */
@@ -41,6 +43,8 @@ class Tracing implements RequestTracer {
   private readonly tracer: Tracer;
   /** The protocol version each session's `initialize` was answered with. */
   private readonly versions = new WeakMap<CallingSession, string>();
+  /** A resource URI as the spans show it: masked as the activity log's record. */
+  private readonly maskUri = (uri: string): string => recordedUri(this.opts.logger.secrets, uri);
 
   constructor(
     private readonly opts: TracerOptions,
@@ -62,7 +66,7 @@ class Tracing implements RequestTracer {
     via?: CallingSession,
   ): ActiveCall {
     const inner = this.opts.inner?.begin(session, client, id, method, params, via);
-    const [name, attributes] = requestSpan(method, params);
+    const [name, attributes] = requestSpan(method, params, this.maskUri);
     attributes['jsonrpc.request.id'] = String(id);
     attributes['network.transport'] = this.opts.tcp ? 'tcp' : 'pipe';
     const sessionId = via?.peer.transport.sessionId;
@@ -75,7 +79,7 @@ class Tracing implements RequestTracer {
     const ctx = parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
     const span = this.tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, ctx);
     const onInit = method === 'initialize' && via ? (v: string) => this.versions.set(via, v) : undefined;
-    return new TracedCall(id, client, span, this.tracer, this.opts.logger, inner, onInit);
+    return new TracedCall(id, client, span, this.tracer, this.opts.logger, this.maskUri, inner, onInit);
   }
 
   end(active: ActiveCall): void {
@@ -98,7 +102,7 @@ class TracedCall implements ActiveCall {
   bytesOut?: number;
   result?: Record<string, unknown>;
   private error?: RpcErrorObject;
-  private outcome: 'ok' | 'error' | 'timeout' | 'denied' | 'cancelled' | 'tool_error' = 'ok';
+  private outcome: ActivityOutcome = 'ok';
 
   constructor(
     readonly id: RequestId,
@@ -106,6 +110,7 @@ class TracedCall implements ActiveCall {
     private readonly span: Span,
     private readonly tracer: Tracer,
     private readonly logger: Logger,
+    private readonly maskUri: (uri: string) => string,
     readonly inner: ActiveCall | undefined,
     /** For an `initialize`: keeps the version it is answered with, for the session's later spans. */
     private readonly onInit?: (version: string) => void,
@@ -132,11 +137,17 @@ class TracedCall implements ActiveCall {
   }
 
   answered(result: Record<string, unknown>): void {
-    if (result.isError === true && this.outcome === 'ok') this.outcome = 'tool_error';
+    this.inner?.answered(result);
+    if (result.isError === true && this.outcome === 'ok') this.outcome = 'tool-error';
     if (this.onInit && typeof result.protocolVersion === 'string') {
       this.onInit(result.protocolVersion);
       this.span.setAttribute('mcp.protocol.version', result.protocolVersion);
     }
+  }
+
+  through(via: string, name: string): void {
+    this.inner?.through(via, name);
+    throughSpan(this.span, via, name);
   }
 
   toServer(
@@ -144,7 +155,7 @@ class TracedCall implements ActiveCall {
     method: string,
     params: Record<string, unknown>,
   ): { params: Record<string, unknown>; done(response: RpcResponse, id?: RequestId): void } {
-    const [name, attributes] = requestSpan(method, params);
+    const [name, attributes] = requestSpan(method, params, this.maskUri);
     Object.assign(attributes, serverAttributes(server.transportKind, server.entry.url));
     attributes['qiming.server.id'] = server.id;
     const version = server.initResult?.protocolVersion;
@@ -179,12 +190,12 @@ class TracedCall implements ActiveCall {
   finish(): void {
     const span = this.span;
     if (this.server !== undefined) span.setAttribute('qiming.server.id', this.server);
-    span.setAttribute('qiming.outcome', this.outcome === 'tool_error' ? 'ok' : this.outcome);
+    span.setAttribute('qiming.outcome', this.outcome);
     if (this.outcome === 'cancelled') {
       span.setAttribute('error.type', 'cancelled');
       span.setStatus({ code: SpanStatusCode.ERROR, message: 'cancelled by the client' });
     } else if (this.error) failedSpan(span, this.error, this.logger.secrets.mask(String(this.error.message)));
-    else if (this.outcome === 'tool_error') toolErrorSpan(span);
+    else if (this.outcome === 'tool-error') toolErrorSpan(span);
     span.end();
   }
 }

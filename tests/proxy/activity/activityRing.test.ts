@@ -89,7 +89,9 @@ describe('ActivityRing', () => {
     expect(
       parseActivityQuery(new URLSearchParams('server=a&client=c&outcome=timeout&text=x&before=9&limit=5')),
     ).toEqual({ server: 'a', client: 'c', outcome: 'timeout', text: 'x', before: 9, limit: 5 });
-    expect(parseActivityQuery(new URLSearchParams('outcome=weird'))).toMatch(/outcome must be one of ok, error/);
+    expect(parseActivityQuery(new URLSearchParams('outcome=weird'))).toMatch(
+      /outcome must be one of ok, tool-error, error/,
+    );
     expect(parseActivityQuery(new URLSearchParams('limit=-3'))).toBe('limit must be a positive integer');
     expect(parseActivityQuery(new URLSearchParams('before=abc'))).toBe('before must be a positive integer');
   });

@@ -69,6 +69,8 @@ export async function answerMetaTool(
   const inner = args.arguments;
   if (inner !== undefined && !isObject(inner))
     return s.reply(req.id, toolError('call_tool: "arguments" must be an object of the tool\'s arguments'));
+  // The activity log, its health figures and the trace name the tool that runs, and say it came through call_tool.
+  s.through(req.id, CALL_TOOL, name);
   // Everything else of the outer request stays: its `_meta` (progress token, a 2026 envelope), `task`, a 2026 re-issue's input.
   const { name: _outer, arguments: _args, ...rest } = p;
   return callTool({ ...req, params: { ...rest, name, ...(inner === undefined ? {} : { arguments: inner }) } });
