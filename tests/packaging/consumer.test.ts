@@ -61,10 +61,14 @@ const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 let dir: string;
 let app: string;
 
-/** npm's environment without what `npm test` exported for this repository (its config, its lifecycle). */
+/**
+ * npm's environment without what `npm test` exported for this repository (its config, its
+ * lifecycle), keeping the user's own cache and config (the suite's HOME has neither:
+ * tests/globalSetup.ts).
+ */
 function npmEnv(): NodeJS.ProcessEnv {
   const env = Object.fromEntries(
-    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_cache$/i.test(k)),
+    Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) || /^npm_config_(cache|userconfig)$/i.test(k)),
   );
   return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 }

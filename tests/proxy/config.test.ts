@@ -78,6 +78,11 @@ describe('loadConfig: input forms', () => {
       command: 'npx',
       args: ['-y', '@modelcontextprotocol/server-filesystem', '/home/me/Desktop', '/home/me/Downloads'],
       env: {},
+      // The launch as written, its references unexpanded: what tool pinning keys the server's pins by.
+      written: {
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-filesystem', '${HOME}/Desktop', '${HOME}/Downloads'],
+      },
     });
     expect((fromFile.servers[1] as StdioEntry).env).toEqual({ GITHUB_PERSONAL_ACCESS_TOKEN: 'ghp_realtoken1234' });
     const remote = fromFile.servers[2] as RemoteEntry;
@@ -86,6 +91,7 @@ describe('loadConfig: input forms', () => {
       type: 'auto',
       url: 'https://api.example.com/mcp',
       connectionTimeoutMs: 20_000,
+      written: { url: 'https://${API_HOST}/mcp' },
     });
     expect(remote.headers).toEqual({ 'X-Team': 'core' });
     expect(fromFile.servers[3]).toMatchObject({ kind: 'remote', type: 'sse', disabled: true });

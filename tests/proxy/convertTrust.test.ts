@@ -5,11 +5,12 @@
 // a real remote MCP server behind a loopback front that admits only the right API key.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectProxy, ensureBuilt, startHttpFixture, tempDir, type ProxyHandle } from '../helpers/proxyCli.js';
 import { runCli } from '../helpers/cliProcess.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { launchPinPath } from '../helpers/pinPaths.js';
 import { startSecretService, type SecretService } from '../helpers/secretService.js';
 
 const VALUE = `sk-convert-${Math.random().toString(36).slice(2)}Wv3`;
@@ -19,6 +20,8 @@ let keyring: SecretService;
 let fixture: Awaited<ReturnType<typeof startHttpFixture>>;
 let front: http.Server;
 let frontUrl: string;
+/** The port of the server the front passes requests to: the fixture's, or another behind the same URL. */
+let backendPort: number;
 /** Requests the front let through (with the right key) and refused. */
 const seen = { admitted: 0, refused: 0 };
 const dir = tempDir('qiming-convert-trust-');
@@ -28,6 +31,7 @@ beforeAll(async () => {
   ensureBuilt();
   keyring = await startSecretService();
   fixture = await startHttpFixture('http');
+  backendPort = fixture.port;
   // Passes a request on to the fixture only with the key the keychain holds.
   front = http.createServer((req, res) => {
     if (req.headers['x-api-key'] !== VALUE) {
@@ -37,7 +41,7 @@ beforeAll(async () => {
     }
     seen.admitted++;
     const up = http.request(
-      { host: '127.0.0.1', port: fixture.port, method: req.method, path: req.url, headers: req.headers },
+      { host: '127.0.0.1', port: backendPort, method: req.method, path: req.url, headers: req.headers },
       (r) => {
         res.writeHead(r.statusCode ?? 502, r.headers);
         res.flushHeaders();
@@ -158,20 +162,20 @@ describe('convert --config', () => {
     const env = { QIMING_PINNING: 'block', QIMING_PINS_DIR: pins };
     const h = await convert(configFile('pins.json', { approval: 'off', mcpServers: { remote: remote() } }), env);
     expect((await h.client.listTools()).tools.map((t) => t.name)).toContain('echo');
-    const pinFile = existsSync(pins) ? readdirSync(pins).find((f) => f.includes('remote')) : undefined;
-    expect(pinFile).toBeDefined();
-    expect(readFileSync(join(pins, pinFile!), 'utf8')).toContain('echo from http');
+    const pinFile = launchPinPath(pins, { url: frontUrl });
+    expect(readFileSync(pinFile, 'utf8')).toContain('echo from http');
 
-    // The same entry now reaches a server whose `echo` says something else: withheld, and a call says it changed.
+    // The same URL now leads to a server whose `echo` says something else: withheld, and a call says it changed.
     const other = await startHttpFixture('http', { name: 'rugpull' });
+    backendPort = other.port;
     try {
-      const file = configFile('drift.json', { approval: 'off', mcpServers: { remote: { url: other.url } } });
-      const d = await convert(file, env);
+      const d = await convert(configFile('drift.json', { approval: 'off', mcpServers: { remote: remote() } }), env);
       const names = (await d.client.listTools()).tools.map((t) => t.name);
       expect(names).toContain('whoami');
       expect(names).not.toContain('echo');
       expect(await callText(d, 'echo')).toMatch(/changed/);
     } finally {
+      backendPort = fixture.port;
       await other.stop();
     }
   });

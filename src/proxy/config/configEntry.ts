@@ -285,7 +285,8 @@ export function parseEntry(
       childEnv[k] = val(path, v);
     }
     const connectionTimeoutMs = e.connectionTimeoutMs ?? DEFAULT_STDIO_CONNECTION_TIMEOUT_MS;
-    entry = { ...common, kind, connectionTimeoutMs, command, args, env: childEnv };
+    const written = { command: e.command as string, args: [...(e.args ?? [])] };
+    entry = { ...common, kind, connectionTimeoutMs, command, args, env: childEnv, written };
     if (argSecrets.size > 0) entry.argSecrets = [...argSecrets];
     if (e.cwd !== undefined) {
       entry.cwd = val('cwd', e.cwd);
@@ -308,7 +309,7 @@ export function parseEntry(
     }
     const type = declared === undefined || declared === 'stdio' ? 'auto' : declared;
     const connectionTimeoutMs = e.connectionTimeoutMs ?? DEFAULT_REMOTE_CONNECTION_TIMEOUT_MS;
-    entry = { ...common, kind, type, connectionTimeoutMs, url, headers };
+    entry = { ...common, kind, type, connectionTimeoutMs, url, headers, written: { url: e.url as string } };
     if (e.pingIntervalMs !== undefined) entry.pingIntervalMs = e.pingIntervalMs;
     if (e.pingTimeoutMs !== undefined) entry.pingTimeoutMs = e.pingTimeoutMs;
     if (e.oauth !== undefined) entry.oauth = parseOAuth(e.oauth, val, add);

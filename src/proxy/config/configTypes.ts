@@ -45,6 +45,8 @@ export interface StdioEntry extends EntryCommon {
   /** Only the entry's own variables; the spawner decides what to inherit. */
   env: Record<string, string>;
   cwd?: string;
+  /** `command` and `args` as the config writes them, before `${...}` expansion (see {@link RemoteEntry.written}). */
+  written?: { command: string; args: string[] };
 }
 
 /**
@@ -62,6 +64,14 @@ export interface RemoteEntry extends EntryCommon {
   pingTimeoutMs?: number;
   /** Sign-in settings (src/proxy/oauth); `false`: never sign in to this server. Unset = discovery defaults. */
   oauth?: OAuthSettings | false;
+  /**
+   * The launch as the config writes it, before `${...}` expansion: here `url`, for a stdio entry
+   * `command` and `args`. Tool pinning keys the server's pins by its hash (pinning/launchIdentity.ts),
+   * so a reference stays a reference: `${QIMING_NODE}` whose value moves with every AppImage mount,
+   * `${secret:NAME}` whose value is never hashed. Unset on an entry made in code: the expanded
+   * fields stand in.
+   */
+  written?: { url: string };
 }
 
 export type ServerEntry = StdioEntry | RemoteEntry;

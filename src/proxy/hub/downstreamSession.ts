@@ -252,13 +252,17 @@ export class DownstreamSession implements HeldSession {
     this.lastActive = Date.now();
     // A request pipelined behind `initialize` is answered after it, as a server would.
     if (this.initializing && req.method !== 'initialize') await this.initializing;
-    if (!this.initialized && (this.modern || isModernRequest(req))) {
+    // The era is chosen at the first request that is not `server/discover`: a client that
+    // discovered may still `initialize`, in any version the discover offered (a 2025 session).
+    const probe = !this.initialized && !this.modern && req.method === 'server/discover';
+    if (probe || (!this.initialized && (this.modern || isModernRequest(req)))) {
       const bad = envelopeError(req);
       if (bad) return this.fail(req.id, bad);
-      (this.modern ??= new Map()).set(req.id, req.method);
       const info = (req.params?._meta as Record<string, unknown> | undefined)?.[META_CLIENT_INFO];
       this.clientName ??= clientNameOf(info);
       this.clientVersion ??= clientVersionOf(info);
+      if (probe) return answerDiscover(this.hub, this, req);
+      (this.modern ??= new Map()).set(req.id, req.method);
       if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
       // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
       await this.hub.waitReady(this.scope);

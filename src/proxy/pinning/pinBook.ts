@@ -48,7 +48,7 @@ export class PinBook {
         this.gates.delete(entry.id);
         return tools;
       }
-      return this.load().then((m) => this.gateOf(entry.id, m).apply(tools));
+      return this.load().then((m) => this.gateOf(entry, m).apply(tools));
     };
   }
 
@@ -88,10 +88,13 @@ export class PinBook {
     return (this.module ??= import('./pinGate.js'));
   }
 
-  private gateOf(id: string, m: GateModule): PinGate {
+  /** The gate of the entry now configured under `entry`'s id (a reload may have replaced `entry`). */
+  private gateOf(entry: ServerEntry, m: GateModule): PinGate {
+    const id = entry.id;
+    const current = this.entries.get(id) ?? entry;
     let g = this.gates.get(id);
-    if (!g) {
-      g = new m.PinGate(id, this.dir, () => this.modeOf(id), this.host.logger.child(id));
+    if (!g || g.entry !== current) {
+      g = new m.PinGate(current, this.dir, () => this.modeOf(id), this.host.logger.child(id));
       this.gates.set(id, g);
     }
     return g;

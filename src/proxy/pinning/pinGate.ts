@@ -5,11 +5,26 @@
  * definition of a pinned tool no longer listed, under a new name), `unverified` (the pin file is
  * unreadable). Under `block` a drift is withheld until the user accepts it; under `warn` it is
  * logged and passes. A rejected definition stays withheld; an accepted one becomes the pin.
+ * The pins are the server's launch's (launchIdentity.ts): a server seen for the first time
+ * under its launch may take over the pins kept under its id (namedPins.ts).
  */
 import type { Logger } from '../common/logger.js';
+import type { ServerEntry } from '../config/configTypes.js';
 import type { PinningMode, PinningStatus, ToolDrift } from '../../shared/status.js';
 import { bodyHash, canonicalJson, changedFields, definitionOf, sha256, type ToolDefinition } from './canonicalTool.js';
-import { byName, MAX_PINNED_TOOLS, pinFilePath, readPins, updatePins, type Pin, type PinDocument } from './pinStore.js';
+import { launchIdentity } from './launchIdentity.js';
+import { namedPins } from './namedPins.js';
+import {
+  byName,
+  MAX_PINNED_TOOLS,
+  pinFile,
+  readPins,
+  updatePins,
+  type Pin,
+  type PinDocument,
+  type PinFile,
+  type PinRead,
+} from './pinStore.js';
 
 type Item = Record<string, unknown>;
 
@@ -33,13 +48,18 @@ export class PinGate {
   private drifts = new Map<string, Drift>();
   private error?: string;
   private readonly logged = new Set<string>();
+  readonly serverId: string;
+  private readonly file: PinFile;
 
   constructor(
-    readonly serverId: string,
-    private readonly dir: string,
+    readonly entry: ServerEntry,
+    dir: string,
     private readonly mode: () => PinningMode,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.serverId = entry.id;
+    this.file = pinFile(dir, entry.id, launchIdentity(entry));
+  }
 
   /** The tools of `listed` that sessions may see; pins what is new. */
   apply(listed: Item[]): Item[] {
@@ -49,7 +69,10 @@ export class PinGate {
       this.error = undefined;
       return listed;
     }
-    const read = readPins(pinFilePath(this.dir, this.serverId), this.serverId);
+    let read: PinRead = readPins(this.file.path, this.serverId);
+    // The first sight of this launch: pins kept under the server's id may be its own.
+    const taken = read.ok && read.absent ? this.namedPinsOf(listed) : undefined;
+    if (taken) read = { ok: true, doc: taken };
     const doc = read.ok ? read.doc : undefined;
     this.error = read.ok ? undefined : read.error;
     if (!read.ok)
@@ -112,12 +135,38 @@ export class PinGate {
     }
     this.drifts = drifts;
     const settled = doc?.recovering === true && drifts.size === 0;
-    if (Object.keys(fresh).length > 0 || settled)
+    if (Object.keys(fresh).length > 0 || settled || taken)
       this.save((d) => {
+        if (taken) {
+          for (const [n, p] of Object.entries(taken.tools)) d.tools[n] ??= p;
+          for (const [n, h] of Object.entries(taken.rejected)) d.rejected[n] ??= h;
+          if (taken.recovering && !settled) d.recovering = true;
+        }
         for (const [n, p] of Object.entries(fresh)) d.tools[n] ??= p;
         if (settled) delete d.recovering;
       });
     return out;
+  }
+
+  /** The pins kept under this server's id when they are evidently its own (namedPins.ts); the choice logged once. */
+  private namedPinsOf(listed: Item[]): PinDocument | undefined {
+    const named = namedPins(this.file.dir, this.serverId, listed);
+    if (named.kind === 'none') return undefined;
+    if (named.kind === 'unreadable') {
+      this.once(`named\0${named.error}`, () =>
+        this.log.warn(`pins: ${named.error}; not taken over: the tools of this launch are a first sight`),
+      );
+      return undefined;
+    }
+    const counts = `${named.agree} of the tools both name agree, ${named.disagree} differ`;
+    this.once(`named\0${named.kind}`, () =>
+      named.kind === 'taken'
+        ? this.log.info(`pins: taking over ${named.path} (${counts}) as the pins of this launch`)
+        : this.log.info(
+            `pins: ${named.path} was taken from another server (${counts}): the tools of this launch are a first sight`,
+          ),
+    );
+    return named.kind === 'taken' ? named.doc : undefined;
   }
 
   /** The drift that withholds tool `name`, if it is withheld. */
@@ -169,7 +218,7 @@ export class PinGate {
   }
 
   private save(change: (doc: PinDocument) => void, replaceUnreadable = false): string | undefined {
-    const failed = updatePins(this.dir, this.serverId, change, replaceUnreadable);
+    const failed = updatePins(this.file, change, replaceUnreadable);
     if (failed) {
       this.error = failed;
       this.once(`save\0${failed}`, () => this.log.error(`pins: ${failed}`));

@@ -1,10 +1,12 @@
 /**
- * One server's pin file, `<pins folder>/<server>.json` (0600, in a 0700 folder): each tool's
- * pinned definition and its hash, and the definitions the user rejected. Read afresh before
- * each check (another process on the same folder may have accepted a change), written whole
- * and atomically (common/writeAtomic.ts) after merging into what is on disk. A file that
- * cannot be read as pins (bad JSON, a wrong shape, a hash that does not match its definition,
- * too large) is reported, never taken as empty: its server's tools are then unverified.
+ * One server's pin file, `<pins folder>/launch.<identity>.json` (0600, in a 0700 folder), named
+ * by the server's launch identity (launchIdentity.ts): each tool's pinned definition and its
+ * hash, and the definitions the user rejected. Read afresh before each check (another process
+ * on the same folder may have accepted a change), written whole and atomically
+ * (common/writeAtomic.ts) after merging into what is on disk. A file that cannot be read as pins
+ * (bad JSON, a wrong shape, a hash that does not match its definition, too large) is reported,
+ * never taken as empty: its server's tools are then unverified. Files named after a server id
+ * (`<id>.json`) hold pins taken before pins were keyed by the launch (namedPins.ts).
  */
 import { mkdirSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,7 +27,10 @@ export interface Pin {
 
 export interface PinDocument {
   version: 1;
+  /** The id of the entry that wrote the file last (for a reader: the file is found by `launch`). */
   server: string;
+  /** The launch identity whose pins these are (launchIdentity.ts); absent in a file named after a server id. */
+  launch?: string;
   tools: Record<string, Pin>;
   /** Tool name → the hash of the definition the user rejected. */
   rejected: Record<string, string>;
@@ -33,12 +38,29 @@ export interface PinDocument {
   recovering?: boolean;
 }
 
-export type PinRead = { ok: true; doc: PinDocument } | { ok: false; error: string };
+/** A read pin file; `absent`: there was none (the document is empty). */
+export type PinRead = { ok: true; doc: PinDocument; absent?: true } | { ok: false; error: string };
+
+/** Where one server's pins are: its file, and what a new document says of it. */
+export interface PinFile {
+  dir: string;
+  path: string;
+  server: string;
+  launch: string;
+}
 
 const HASH_RE = /^[0-9a-f]{64}$/;
 
-/** The file of server `id` in `dir`: the id itself when it is a plain name, else a safe form and a hash. */
-export function pinFilePath(dir: string, id: string): string {
+/** The pin file of the server whose launch identity is `launch`, in `dir`. */
+export function pinFile(dir: string, server: string, launch: string): PinFile {
+  return { dir, path: join(dir, `launch.${launch}.json`), server, launch };
+}
+
+/**
+ * The file named after server `id` in `dir` (namedPins.ts): the id itself when it is a plain
+ * name, else a safe form and a hash. Before `.json` such a name holds no dot; a launch file's does.
+ */
+export function namedPinFilePath(dir: string, id: string): string {
   const plain = /^[A-Za-z0-9_-]{1,80}$/.test(id);
   return join(
     dir,
@@ -46,8 +68,8 @@ export function pinFilePath(dir: string, id: string): string {
   );
 }
 
-export function emptyPins(server: string): PinDocument {
-  return { version: 1, server, tools: byName(), rejected: byName() };
+export function emptyPins(server: string, launch?: string): PinDocument {
+  return { version: 1, server, ...(launch ? { launch } : {}), tools: byName(), rejected: byName() };
 }
 
 /**
@@ -65,7 +87,7 @@ export function readPins(path: string, server: string): PinRead {
       return { ok: false, error: `${path} is larger than ${MAX_PIN_FILE_BYTES} bytes` };
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyPins(server) };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, doc: emptyPins(server), absent: true };
     return { ok: false, error: `${path} cannot be read: ${errorText(err)}` };
   }
   let raw: unknown;
@@ -109,22 +131,23 @@ function shapeError(raw: unknown): string | undefined {
  * otherwise it is left as it is and the error returned.
  */
 export function updatePins(
-  dir: string,
-  server: string,
+  file: PinFile,
   change: (doc: PinDocument, fresh: boolean) => void,
   replaceUnreadable = false,
 ): string | undefined {
-  const path = pinFilePath(dir, server);
+  const { dir, path, server, launch } = file;
   const read = readPins(path, server);
   let doc: PinDocument;
   let fresh = false;
   if (read.ok) doc = read.doc;
   else if (!replaceUnreadable) return read.error;
   else {
-    doc = { ...emptyPins(server), recovering: true };
+    doc = { ...emptyPins(server, launch), recovering: true };
     fresh = true;
   }
   change(doc, fresh);
+  doc.server = server;
+  doc.launch = launch;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (fresh) renameSync(path, `${path}.corrupt`);

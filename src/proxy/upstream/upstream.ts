@@ -82,7 +82,7 @@ export class Upstream {
       clearLists: () => this.clearLists(),
     });
     this.state = entry.disabled ? 'disabled' : 'stopped';
-    this.lists = new ListCache((m, p) => this.callOwn(m, p));
+    this.lists = new ListCache((m, p) => this.callOwn(m, p), this.log);
     this.inbound = new UpstreamInbound(this, listener, this.log);
   }
 

@@ -16,6 +16,7 @@ import {
 } from '../../helpers/bridgeProcess.js';
 import type { ToolDrift } from '../../../src/shared/status.js';
 import { BridgeClient } from '../../../src/main/runtime/bridgeClient.js';
+import { launchPinPath } from '../../helpers/pinPaths.js';
 
 afterEach(() => cleanupBridges());
 
@@ -91,7 +92,10 @@ describe('tool pinning (bridge)', () => {
     await waitFor(async () => (await bridge.server('d')).pinning?.drifts[0]?.rejected === true, 20_000);
     expect(await toolNames(single)).toEqual(['drift']);
     expect(await callError(single, 'echo')).toContain('rejected');
-    const pinFile = join(dir, 'pins', 'd.json');
+    const pinFile = launchPinPath(join(dir, 'pins'), {
+      command: process.execPath,
+      args: [fixture('driftServer.mjs'), 'description', join(dir, 'phase')],
+    });
     expect(JSON.parse(readFileSync(pinFile, 'utf8')).tools.echo.definition.description).toBe(
       'Echoes the text it is given.',
     );

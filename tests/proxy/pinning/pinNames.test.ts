@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectProxy, ensureBuilt, tempDir, type ProxyHandle } from '../../helpers/proxyCli.js';
 import { FIXTURES } from '../../helpers/paths.js';
+import { launchPinPath } from '../../helpers/pinPaths.js';
 
 const NAMED = join(FIXTURES, 'namedToolsServer.mjs');
 const NAMES = ['echo', 'toString', 'constructor', '__proto__', 'hasOwnProperty'];
@@ -47,7 +48,8 @@ describe('tools named like object properties', () => {
     expect(JSON.stringify(res)).toContain('ran constructor');
     await first.close();
     handles = [];
-    const pins = JSON.parse(readFileSync(join(d.path, 'pins', 'n.json'), 'utf8')) as { tools: object };
+    const file = launchPinPath(join(d.path, 'pins'), { command: process.execPath, args: [NAMED, ...NAMES] });
+    const pins = JSON.parse(readFileSync(file, 'utf8')) as { tools: object };
     expect(Object.keys(pins.tools).sort()).toEqual([...NAMES].sort());
 
     const again = await proxy(d.path);

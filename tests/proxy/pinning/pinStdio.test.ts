@@ -16,6 +16,7 @@ import {
   type ProxyHandle,
 } from '../../helpers/proxyCli.js';
 import { FIXTURES } from '../../helpers/paths.js';
+import { launchPinPath } from '../../helpers/pinPaths.js';
 
 const DRIFT = join(FIXTURES, 'driftServer.mjs');
 
@@ -36,6 +37,16 @@ function folder() {
   return d.path;
 }
 
+/** How the drifting server is launched in `dir`, in `mode`. */
+function launch(dir: string, mode: string) {
+  return { command: process.execPath, args: [DRIFT, mode, join(dir, 'phase')] };
+}
+
+/** The pin file of that server. */
+function pinFileOf(dir: string, mode: string): string {
+  return launchPinPath(join(dir, 'pins'), launch(dir, mode));
+}
+
 async function proxy(
   dir: string,
   mode: string,
@@ -43,7 +54,7 @@ async function proxy(
   entry: Record<string, unknown> = {},
 ) {
   const config = {
-    mcpServers: { d: { command: process.execPath, args: [DRIFT, mode, join(dir, 'phase')], ...entry } },
+    mcpServers: { d: { ...launch(dir, mode), ...entry } },
     ...top,
   };
   const h = await connectProxy(
@@ -119,7 +130,7 @@ describe('tool pinning (stdio aggregation)', () => {
     const dir = folder();
     const h = await proxy(dir, 'description');
     expect(await names(h)).toEqual(['d__drift', 'd__echo']);
-    const pinFile = join(dir, 'pins', 'd.json');
+    const pinFile = pinFileOf(dir, 'description');
     await waitFor(() => existsSync(pinFile), 10_000);
     const pins = JSON.parse(readFileSync(pinFile, 'utf8'));
     expect(pins.tools.echo.definition.description).toBe('Echoes the text it is given.');
@@ -187,7 +198,7 @@ describe('tool pinning (stdio aggregation)', () => {
     writeFileSync(join(dir, 'phase'), 'gone');
     h = await proxy(dir, 'description');
     expect(await names(h)).toEqual(['d__drift']);
-    expect(Object.keys(JSON.parse(readFileSync(join(dir, 'pins', 'd.json'), 'utf8')).tools).sort()).toEqual([
+    expect(Object.keys(JSON.parse(readFileSync(pinFileOf(dir, 'description'), 'utf8')).tools).sort()).toEqual([
       'drift',
       'echo',
     ]);
@@ -243,12 +254,15 @@ describe('tool pinning (stdio aggregation)', () => {
     await names(h0);
     await h0.close();
     handles = [];
-    writeFileSync(join(dir, 'pins', 'd.json'), '{"version": 1, "tools": ');
+    const pinFile = pinFileOf(dir, 'description');
+    writeFileSync(pinFile, '{"version": 1, "tools": ');
     const h = await proxy(dir, 'description');
     expect(await names(h)).toEqual([]);
-    expect(h.stderr.join('\n')).toMatch(/pins: .*d\.json is not valid JSON; its tools are unverified until accepted/);
+    expect(h.stderr.join('\n')).toContain(
+      `pins: ${pinFile} is not valid JSON; its tools are unverified until accepted`,
+    );
     expect(await callError(h, 'd__echo')).toContain('changed');
     // The file is left as it was for the user to look at.
-    expect(readFileSync(join(dir, 'pins', 'd.json'), 'utf8')).toBe('{"version": 1, "tools": ');
+    expect(readFileSync(pinFile, 'utf8')).toBe('{"version": 1, "tools": ');
   });
 });

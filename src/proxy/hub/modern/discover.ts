@@ -3,7 +3,9 @@
  * once the servers in scope are settled, the versions the proxy serves, the capabilities
  * those servers declare (merged: a kind is there when one server has it), their
  * instructions (merged as for `initialize`) and the proxy's identity. A 2026-07-28 client
- * then goes on with per-request `_meta` and no `initialize`; a 2025 client never sends it.
+ * then goes on with per-request `_meta` and no `initialize`. A discover does not choose the
+ * session's era (downstreamSession.ts): a client that probes with it and then sends
+ * `initialize` in one of the offered 2025 versions is a 2025 session from there on.
  *
  * Resource `subscribe` is there when a server in scope has it (listen's
  * `resourceSubscriptions`: listenSet.ts), `logging` likewise (per-request levels:
@@ -17,10 +19,14 @@ import { offersTasks } from '../tasks/forModernClient.js';
 import { TASKS_EXTENSION } from '../tasks/taskShapes.js';
 import { META_SERVER_INFO, SERVED_VERSIONS } from '../../upstream/era/modernProtocol.js';
 import { withKeptResults } from '../economy/resultCap.js';
+import { modernResult } from './envelope.js';
 
 const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
 
-/** `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are added by envelope.ts. */
+/**
+ * `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are
+ * envelope.ts `modernResult`'s, added here too: a session whose era is not chosen yet adds none.
+ */
 export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   await hub.waitReady(s.scope);
   const servers = hub.inScope(s.scope).filter((u) => u.isReady);
@@ -39,11 +45,14 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
         .map((u) => `## ${u.id}\n${String(u.initResult!.instructions)}`)
         .join('\n\n');
   const serverInfo = s.single ? (s.single.initResult?.serverInfo ?? CLIENT_INFO) : CLIENT_INFO;
-  return s.reply(req.id, {
-    supportedVersions: SERVED_VERSIONS,
-    // An aggregate whose results may be cut offers them back as resources (economy/resultCap.ts).
-    capabilities: s.single ? capabilities : withKeptResults(capabilities, hub.config),
-    ...(instructions ? { instructions } : {}),
-    _meta: { [META_SERVER_INFO]: serverInfo },
-  });
+  return s.reply(
+    req.id,
+    modernResult('server/discover', {
+      supportedVersions: SERVED_VERSIONS,
+      // An aggregate whose results may be cut offers them back as resources (economy/resultCap.ts).
+      capabilities: s.single ? capabilities : withKeptResults(capabilities, hub.config),
+      ...(instructions ? { instructions } : {}),
+      _meta: { [META_SERVER_INFO]: serverInfo },
+    }),
+  );
 }
