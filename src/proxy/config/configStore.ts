@@ -29,6 +29,7 @@ import {
   withText,
   writeConfigDocument,
   type ConfigDocument,
+  type WriteHooks,
 } from './configFile.js';
 import { planImport, type ImportPlan } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
@@ -58,10 +59,14 @@ const WRITE_ATTEMPTS = 3;
 const VERSION_KEY = randomBytes(32);
 
 export class ConfigStore {
-  /** @param env what `${VAR}`s expand from when validating (the bridge's environment). */
+  /**
+   * @param env what `${VAR}`s expand from when validating (the bridge's environment).
+   * @param hooks what runs inside a write (configFile.ts `WriteHooks`: a test's editor).
+   */
   constructor(
     readonly path: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly hooks: WriteHooks = {},
   ) {}
 
   /** The config as the page may see it. @throws ConfigError when the file cannot be read. */
@@ -132,7 +137,7 @@ export class ConfigStore {
       // A change that changes nothing (a switch set to what it is) writes nothing: no .bak, no reload.
       // A secret moved to the store leaves no copy of its value in a `.bak` (movedSecrets.ts).
       const backup = change.op !== 'update' || !movesSecretOut(before.servers, next, change.id, change.newId);
-      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes, { backup });
+      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes, { backup, ...this.hooks });
     } catch (err) {
       if (err instanceof ConfigChangedMeanwhile) return err;
       return fail(500, `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
