@@ -2,7 +2,7 @@
  * "Move secrets to the keychain" on an import: each plain value the import preview named as
  * secret (config/configImport.ts `secrets`: env values of stdio entries, header values of
  * remote ones) goes to the store under the name the panel's form would give it
- * (`<id>.<VAR>`, `<id>.header.<Name>`), and the import writes the entries with their
+ * (`<id>/env/<VAR>`, `<id>/header/<Name>`), and the import writes the entries with their
  * `${secret:NAME}` references instead. No store, or one that refuses a value: the import is
  * refused, saying why, so a value never lands in the file when the user asked for the store.
  */
