@@ -2,8 +2,8 @@
  * The app's side of the panel's server management, behind the IPC handlers: the config file
  * edited in place with the proxy's ConfigStore (the same validation, masking and atomic write
  * as the bridge's `/config` routes, with their secret handling: secret references moved to
- * their entries' own names at each read and after each change; the runtime's config watcher
- * applies the file), and a
+ * their entries' own names at each read and after each change, imports that read stored
+ * secrets only with the user's yes; the runtime's config watcher applies the file), and a
  * server's log, tools and Test calls asked of the running bridge's routes (its token, its
  * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
  */

@@ -9,7 +9,7 @@
  *   POST   /config/servers/<id>/enabled       {enabled}             `disabled`
  *   POST   /config/servers/<id>/tools         {tool, enabled}       `tools.deny`
  *   POST   /config/import/preview             {text}                what a snippet would add
- *   POST   /config/import                     {text}                add it
+ *   POST   /config/import                     {text, secrets?, allowSecretRefs?}  add it
  *   GET    /servers/<id>/log?limit=N          recent log lines
  *   GET    /servers/<id>/tools                the tools with their input schemas (Test form)
  *   POST   /servers/<id>/tools/call           {name, arguments}     the Test button
@@ -24,7 +24,9 @@
  * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
  * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once. A
  * draft with `secrets: "store"` has its new env/header values kept in the secret store first
- * (secrets/draftSecrets.ts), only their references written. At each read of the config and after each change, a reference to a
+ * (secrets/draftSecrets.ts), only their references written. A snippet that reads stored
+ * secrets (`${secret:NAME}`) is imported only when `allowSecretRefs` lists each of them
+ * (configImport.ts). At each read of the config and after each change, a reference to a
  * secret name that is not its entry's own (an old, ambiguous name; a renamed entry's) is moved
  * to it (secrets/secretRenames.ts).
  */

@@ -32,7 +32,7 @@ import {
   type ConfigDocument,
   type WriteHooks,
 } from './configFile.js';
-import { planImport, type ImportPlan } from './configImport.js';
+import { planImport, unconfirmedSecretRefs, type ImportPlan } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
 import { movesSecretOut } from './movedSecrets.js';
 import { entryView } from './entryView.js';
@@ -99,7 +99,7 @@ export class ConfigStore {
   /** The preview and the entries importing `text` would add now. */
   planImport(text: string): ImportPlan {
     const doc = readConfigDocument(this.path);
-    return planImport(text, Object.keys(doc.servers), this.env);
+    return planImport(text, doc.servers, this.env);
   }
 
   /** Applies one change; never throws for bad input (the failure says why). */
@@ -243,8 +243,10 @@ export class ConfigStore {
       case 'tool':
         return setToolEnabled(servers, c.id, c.tool, c.enabled);
       case 'import': {
-        const plan = planImport(c.text, Object.keys(servers), this.env);
+        const plan = planImport(c.text, servers, this.env);
         if (!plan.preview.ok) throw new EditError(400, plan.preview.error ?? 'nothing to import');
+        const unasked = unconfirmedSecretRefs(plan.preview, c.allowSecretRefs);
+        if (unasked) throw new EditError(400, unasked);
         if (Object.keys(plan.entries).length === 0)
           throw new EditError(400, 'nothing to import: every server in the snippet is skipped');
         return { ...servers, ...plan.entries };
