@@ -81,8 +81,21 @@ export interface SecretNamesMoved {
 
 const quoted = (ids: string[]) => ids.map((id) => `"${id}"`).join(' and ');
 
-/** Moves the references of the config `config` edits to their entries' own names (see the file comment). */
+/**
+ * Moves the references of the config `config` edits to their entries' own names (see the file
+ * comment). Never throws: a file or a store that fails leaves the references as they are, and
+ * a note says why.
+ */
 export async function moveSecretNames(config: ConfigStore, store: SecretStore): Promise<SecretNamesMoved> {
+  try {
+    return await move(config, store);
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).split('\n')[0].slice(0, 200);
+    return { renamed: [], notes: [`stored secrets not renamed: ${why}`] };
+  }
+}
+
+async function move(config: ConfigStore, store: SecretStore): Promise<SecretNamesMoved> {
   const moved: SecretNamesMoved = { renamed: [], notes: [] };
   const refs = movableRefs(config.servers());
   if (refs.length === 0 || !(await store.available()).ok) return moved;
