@@ -1,6 +1,6 @@
 /**
  * A stored secret follows the entry it is named after. An entry's secret field may refer to a
- * name that is not the one its entry gives now (secretStore.ts `secretNameFor`):
+ * name that is not the one its entry gives (secretStore.ts `secretNameFor`):
  * - an old name, which earlier versions gave: `<id>.<VAR>`, `<id>.header.<Name>`,
  *   `<id>.authToken`. These are ambiguous: ids may hold dots, so a stdio entry `gh.header` with
  *   env `Authorization` and a remote `gh` with an `Authorization` header were given one name,
