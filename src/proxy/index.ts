@@ -49,5 +49,6 @@ export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js'
 export { NoSecretStore, NO_SAFE_STORAGE } from './secrets/noSecretStore.js';
 export { keepDraftSecrets } from './secrets/draftSecrets.js';
 export { keepImportSecrets } from './secrets/importSecrets.js';
+export { moveSecretNames } from './secrets/secretRenames.js';
 export { aesCodec } from './oauth/keyCodec.js';
 export type { SecretStore } from './secrets/secretStore.js';

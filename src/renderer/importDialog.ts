@@ -3,7 +3,10 @@
  * their servers part) pasted, previewed (what will be added, what is skipped and why, from
  * the runtime's own reading of it), then added in one change. Plain secrets in it (env and
  * header values that look like credentials) are named, and "Move secrets to the keychain"
- * (ticked when there is a store) sends them to the secret store instead of the file.
+ * (ticked when there is a store) sends them to the secret store instead of the file. Stored
+ * secrets the snippet reads without bringing them (`${secret:NAME}`) are named under the entry
+ * that reads them, with the servers they are kept for, and nothing is added until the user
+ * ticks "Let them read these stored secrets" (the change then lists those names).
  */
 import type { ConfigView, ImportPreview } from '../shared/configContract.js';
 import type { SecretStoreStatus } from '../shared/status.js';
@@ -43,8 +46,10 @@ export function openImportDialog(
   };
 
   let moveSecrets: HTMLInputElement | undefined;
+  let readSecrets: { allow: HTMLInputElement; names: string[] } | undefined;
   const render = (p: ImportPreview) => {
     moveSecrets = undefined;
+    readSecrets = undefined;
     setHidden(errors, true);
     if (!p.ok) {
       result.replaceChildren();
@@ -66,9 +71,17 @@ export function openImportDialog(
         li.append(
           el('p', 'import-note', `In clear: ${a.secrets.join(', ')}${a.kind === 'remote' ? ' (headers)' : ''}`),
         );
+      for (const ref of a.secretRefs ?? []) li.append(el('p', 'import-note import-secret-ref', secretRefText(ref)));
       addList.append(li);
     }
     parts.push(addList);
+    const names = [...new Set(p.add.flatMap((a) => (a.secretRefs ?? []).map((r) => r.name)))];
+    if (names.length) {
+      const box = readSecretsBox(names.length);
+      readSecrets = { allow: box.allow, names };
+      box.allow.addEventListener('change', () => (apply.disabled = p.add.length === 0 || !box.allow.checked));
+      parts.push(box.root);
+    }
     if (p.add.some((a) => a.secrets?.length)) {
       const box = secretsBox(p.secretStore);
       moveSecrets = box.move;
@@ -85,7 +98,7 @@ export function openImportDialog(
       parts.push(skipList);
     }
     result.replaceChildren(...parts);
-    apply.disabled = p.add.length === 0;
+    apply.disabled = p.add.length === 0 || readSecrets !== undefined;
     apply.textContent = p.add.length === 1 ? 'Add 1 server' : `Add ${p.add.length} servers`;
   };
 
@@ -94,7 +107,8 @@ export function openImportDialog(
   apply.addEventListener('click', () => {
     apply.disabled = true;
     const secrets = moveSecrets?.checked ? { secrets: 'store' as const } : {};
-    void api.change({ op: 'import', text: text.value, ...secrets }).then((r) => {
+    const allowed = readSecrets?.allow.checked ? { allowSecretRefs: readSecrets.names } : {};
+    void api.change({ op: 'import', text: text.value, ...secrets, ...allowed }).then((r) => {
       if (!r.ok) {
         showError([r.error ?? 'not imported', ...(r.issues ?? [])].join(' '));
         return;
@@ -107,6 +121,31 @@ export function openImportDialog(
   dialog.open();
   text.focus();
   return dialog.root;
+}
+
+/** One stored secret an entry of the snippet reads, and whose it is. */
+function secretRefText(ref: { name: string; owners: string[] }): string {
+  const whose = ref.owners.length
+    ? `kept for your server${ref.owners.length === 1 ? '' : 's'} ${ref.owners.map((id) => `\u201c${id}\u201d`).join(', ')}`
+    : 'which none of your servers uses';
+  return `Reads the stored secret ${ref.name}, ${whose}. The snippet does not bring this value.`;
+}
+
+/** The user's yes to the stored secrets the snippet reads: unticked, and the import waits for it. */
+function readSecretsBox(count: number): { root: HTMLElement; allow: HTMLInputElement } {
+  const allow = el('input', undefined, undefined, { type: 'checkbox', name: 'allow-secret-refs' });
+  const root = el('div', 'field secret-refs');
+  const label = el('label');
+  label.append(allow, ` Let them read ${count === 1 ? 'this stored secret' : 'these stored secrets'}`);
+  root.append(
+    label,
+    el(
+      'p',
+      'field-hint',
+      'A pasted snippet can name any secret you keep, such as another server\u2019s token. Tick only if you trust where it came from.',
+    ),
+  );
+  return { root, allow };
 }
 
 /** "Move secrets to the keychain", ticked when there is a store; without one, the sentence that says why they go to the file. */

@@ -99,7 +99,11 @@ export class HttpManagement implements ManagementApi {
       case 'tool':
         return this.call('POST', `/config/servers/${id}/tools`, { tool: c.tool, enabled: c.enabled, ...version });
       case 'import':
-        return this.call('POST', '/config/import', { text: c.text, ...(c.secrets ? { secrets: c.secrets } : {}) });
+        return this.call('POST', '/config/import', {
+          text: c.text,
+          ...(c.secrets ? { secrets: c.secrets } : {}),
+          ...(c.allowSecretRefs ? { allowSecretRefs: c.allowSecretRefs } : {}),
+        });
     }
   }
 

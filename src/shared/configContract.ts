@@ -77,7 +77,17 @@ export type ConfigChange =
   | { op: 'remove'; id: string; version?: string }
   | { op: 'enable'; id: string; enabled: boolean; version?: string }
   | { op: 'tool'; id: string; tool: string; enabled: boolean; version?: string }
-  | { op: 'import'; text: string; secrets?: 'store' };
+  | {
+      op: 'import';
+      text: string;
+      secrets?: 'store';
+      /**
+       * The stored secrets the user agreed to let the snippet's entries read: the names of
+       * their `${secret:NAME}` references ({@link ImportItem.secretRefs}). An import that
+       * references one not listed here is refused.
+       */
+      allowSecretRefs?: string[];
+    };
 
 /** The answer to every change. `issues` carries the CLI's own validation messages. */
 export interface ConfigChangeResult {
@@ -102,6 +112,12 @@ export interface ImportItem {
   notes: string[];
   /** Env variables (stdio) or headers (remote) holding a plain value that looks secret: names, never values. */
   secrets?: string[];
+  /**
+   * Secrets the entry reads from the store without bringing them (`${secret:NAME}` anywhere
+   * in it), each with the servers of the config it is kept for (those that use it, and the
+   * one its name is given after); importing them needs the user's yes (`allowSecretRefs`).
+   */
+  secretRefs?: { name: string; owners: string[] }[];
 }
 
 /** What a pasted snippet would do: the entries added, the ones skipped and why. */

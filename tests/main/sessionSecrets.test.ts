@@ -68,13 +68,13 @@ describe('${secret:NAME} in per-session entries', () => {
     const userData = tempDir();
     const env = { QIMING_OAUTH_DIR: join(userData, 'oauth') };
     const store = appSecretStore(oauthStoreKey(userData, fakeSafe, memoryLogger().logger), env);
-    await store.set('scratch.API_KEY', VALUE);
+    await store.set('scratch/env/API_KEY', VALUE);
     const warnings: string[] = [];
     const logger = { ...memoryLogger().logger, warn: (m: string) => void warnings.push(m) };
     const engine = new AcpEngine({
       command: process.execPath,
       runtime: runtimeWith({
-        scratch: echo({ API_KEY: '${secret:scratch.API_KEY}' }),
+        scratch: echo({ API_KEY: '${secret:scratch/env/API_KEY}' }),
         lost: echo({ API_KEY: '${secret:lost.API_KEY}' }),
       }),
       mcp: { cliPath: cli, node: nodeCommand() },

@@ -38,7 +38,7 @@ const VSCODE = `{
 
 describe('planImport', () => {
   it('reads a Claude Desktop config: every server added, other keys ignored, no secret in the preview', () => {
-    const plan = planImport(CLAUDE, [], {});
+    const plan = planImport(CLAUDE, {}, {});
     expect(plan.preview).toMatchObject({ ok: true, format: 'mcpServers (Claude Desktop, Cursor)', skip: [] });
     expect(plan.preview.add).toEqual([
       { id: 'memory', kind: 'stdio', summary: 'npx (2 arguments)', notes: [] },
@@ -56,7 +56,7 @@ describe('planImport', () => {
   });
 
   it('reads VS Code mcp.json (JSONC): ${env:X} becomes ${X}; ${input:..} and ${workspaceFolder} are skipped with a reason; url secrets redacted', () => {
-    const plan = planImport(VSCODE, [], { HOME: '/home/me' });
+    const plan = planImport(VSCODE, {}, { HOME: '/home/me' });
     expect(plan.preview.format).toBe('VS Code mcp.json');
     expect(plan.preview.add.map((a) => a.id)).toEqual(['fetch', 'remote']);
     expect(plan.entries.fetch).toEqual({
@@ -84,7 +84,7 @@ describe('planImport', () => {
         env: { command: 'x', env: { A: 1 } },
       },
     });
-    const plan = planImport(text, ['memory'], {});
+    const plan = planImport(text, { memory: { command: 'x' } }, {});
     expect(plan.preview.add).toEqual([]);
     expect(plan.preview.skip).toEqual([
       { id: 'memory', reason: 'a server with this name is already in your config' },
@@ -98,22 +98,22 @@ describe('planImport', () => {
   });
 
   it('accepts a bare servers map and a pasted "id": {...} fragment; says clearly what is not a snippet', () => {
-    expect(planImport('{"a": {"command": "x"}}', [], {}).preview.add.map((a) => a.id)).toEqual(['a']);
-    expect(planImport('"a": {"command": "x"},', [], {}).preview.add.map((a) => a.id)).toEqual(['a']);
-    expect(planImport('not json', [], {}).preview).toEqual({
+    expect(planImport('{"a": {"command": "x"}}', {}, {}).preview.add.map((a) => a.id)).toEqual(['a']);
+    expect(planImport('"a": {"command": "x"},', {}, {}).preview.add.map((a) => a.id)).toEqual(['a']);
+    expect(planImport('not json', {}, {}).preview).toEqual({
       ok: false,
       add: [],
       skip: [],
       error: 'The snippet is not valid JSON.',
     });
-    expect(planImport('{"x": 1}', [], {}).preview.error).toContain('No servers found');
-    expect(planImport('   ', [], {}).preview.error).toBe('Paste a snippet first.');
+    expect(planImport('{"x": 1}', {}, {}).preview.error).toContain('No servers found');
+    expect(planImport('   ', {}, {}).preview.error).toBe('Paste a snippet first.');
   });
 
   it('reads comments and trailing commas as JSONC and leaves strings alone: //, /* and ",]" inside them are kept', () => {
     const text =
       '{"mcpServers": {"s": {"command": "x", "args": ["http://a//b", "/*x*/", "keep,]this", "keep,}that",], /* c */}, // end\n}}';
-    expect(planImport(text, [], {}).entries.s).toEqual({
+    expect(planImport(text, {}, {}).entries.s).toEqual({
       command: 'x',
       args: ['http://a//b', '/*x*/', 'keep,]this', 'keep,}that'],
     });
@@ -122,7 +122,7 @@ describe('planImport', () => {
   it('refuses a snippet nested deeper than the limit with a message naming it, however deep', () => {
     for (const depth of [101, 5_000, 100_000]) {
       const text = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(depth)}${']'.repeat(depth)}}}}`;
-      expect(planImport(text, [], {}).preview).toEqual({
+      expect(planImport(text, {}, {}).preview).toEqual({
         ok: false,
         add: [],
         skip: [],
@@ -130,7 +130,7 @@ describe('planImport', () => {
       });
     }
     const ok = `{"mcpServers": {"s": {"command": "x", "x_deep": ${'['.repeat(90)}${']'.repeat(90)}}}}`;
-    expect(planImport(ok, [], {}).preview.add.map((a) => a.id)).toEqual(['s']);
+    expect(planImport(ok, {}, {}).preview.add.map((a) => a.id)).toEqual(['s']);
   });
 });
 

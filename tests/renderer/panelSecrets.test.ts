@@ -71,14 +71,14 @@ describe("the panel's form with the OS keychain (real bridge, real Chromium, rea
     await dialog.waitFor({ state: 'detached' });
 
     const written = readFileSync(file, 'utf8');
-    expect(JSON.parse(written).mcpServers.gh.env).toEqual({ GITHUB_TOKEN: '${secret:gh.GITHUB_TOKEN}' });
-    expect(keyring.get('gh.GITHUB_TOKEN')).toBe(VALUE);
+    expect(JSON.parse(written).mcpServers.gh.env).toEqual({ GITHUB_TOKEN: '${secret:gh/env/GITHUB_TOKEN}' });
+    expect(keyring.get('gh/env/GITHUB_TOKEN')).toBe(VALUE);
 
     // Edit shows the reference (a name, no secret).
     await page.getByRole('region', { name: 'gh', exact: true }).getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit gh' });
     expect(await edit.getByLabel('Environment', { exact: true }).inputValue()).toBe(
-      'GITHUB_TOKEN=${secret:gh.GITHUB_TOKEN}',
+      'GITHUB_TOKEN=${secret:gh/env/GITHUB_TOKEN}',
     );
     await edit.getByRole('button', { name: 'Cancel' }).click();
 
@@ -120,9 +120,9 @@ describe("the panel's form with the OS keychain (real bridge, real Chromium, rea
       await dialog.waitFor({ state: 'detached' });
 
       expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.api.headers).toEqual({
-        'X-Api-Key': '${secret:api.header.X-Api-Key}',
+        'X-Api-Key': '${secret:api/header/X-Api-Key}',
       });
-      expect(keyring.get('api.header.X-Api-Key')).toBe(HEADER_VALUE);
+      expect(keyring.get('api/header/X-Api-Key')).toBe(HEADER_VALUE);
       // The bridge resolved the reference: the server got the value in its header.
       await waitFor(() => seen.includes(HEADER_VALUE), 20_000, 'the header at the server');
       for (const [what, text] of [
@@ -156,9 +156,11 @@ describe("the panel's form with the OS keychain (real bridge, real Chromium, rea
 
     const written = readFileSync(file, 'utf8');
     expect(written).not.toContain(IMPORTED);
-    expect(written).toContain('${secret:pasted.OPENAI_API_KEY}');
-    expect(JSON.parse(written).mcpServers.pasted.env).toEqual({ OPENAI_API_KEY: '${secret:pasted.OPENAI_API_KEY}' });
-    expect(keyring.get('pasted.OPENAI_API_KEY')).toBe(IMPORTED);
+    expect(written).toContain('${secret:pasted/env/OPENAI_API_KEY}');
+    expect(JSON.parse(written).mcpServers.pasted.env).toEqual({
+      OPENAI_API_KEY: '${secret:pasted/env/OPENAI_API_KEY}',
+    });
+    expect(keyring.get('pasted/env/OPENAI_API_KEY')).toBe(IMPORTED);
 
     await bridge.waitServer('pasted', (s) => s.state === 'ready', 20_000, 'ready');
     const { client } = await bridge.client('/mcp/pasted');

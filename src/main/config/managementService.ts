@@ -1,7 +1,9 @@
 /**
  * The app's side of the panel's server management, behind the IPC handlers: the config file
  * edited in place with the proxy's ConfigStore (the same validation, masking and atomic write
- * as the bridge's `/config` routes; the runtime's config watcher applies the file), and a
+ * as the bridge's `/config` routes, with their secret handling: secret references moved to
+ * their entries' own names at each read and after each change, imports that read stored
+ * secrets only with the user's yes; the runtime's config watcher applies the file), and a
  * server's log, tools and Test calls asked of the running bridge's routes (its token, its
  * own Origin, JSON bodies), and the per-agent selection. Every method resolves.
  */
@@ -11,6 +13,7 @@ import {
   changeFrom,
   keepDraftSecrets,
   keepImportSecrets,
+  moveSecretNames,
   NoSecretStore,
   serverLog,
   type SecretStore,
@@ -59,8 +62,13 @@ export class ManagementService implements ManagementIpcApi {
 
   async getConfig(): Promise<ConfigGetResult> {
     try {
+      const secretStore = await this.getStoreState();
+      const moved = secretStore.available
+        ? await moveSecretNames(this.store, this.secretStore())
+        : { renamed: [], notes: [] };
       const view = this.store.view();
-      return { ok: true, config: { ...view, secretStore: await this.getStoreState() } };
+      if (moved.notes.length) view.warnings = [...(view.warnings ?? []), ...moved.notes];
+      return { ok: true, config: { ...view, secretStore } };
     } catch (err) {
       return { ok: false, error: err instanceof ConfigError ? err.issues.join('; ') : message(err) };
     }
@@ -79,11 +87,14 @@ export class ManagementService implements ManagementIpcApi {
       if (!kept.ok) return { ok: false, error: kept.error };
       checked = kept.change;
     }
-    const r = this.store.apply(checked);
-    if ('status' in r) {
-      const { status: _status, ...rest } = r;
-      void _status;
-      return rest;
+    const applied = this.store.apply(checked);
+    const { status: _status, ...r } = applied as typeof applied & { status?: number };
+    void _status;
+    if (r.ok) {
+      // A renamed entry's secrets follow it, before anything else can store under its old id's names.
+      const moved = await moveSecretNames(this.store, this.secretStore());
+      if (moved.renamed.length) r.config = this.store.view();
+      if (moved.notes.length && r.config) r.config.warnings = [...(r.config.warnings ?? []), ...moved.notes];
     }
     return r;
   }

@@ -10,7 +10,7 @@
  */
 import { SECRET_VAR_PREFIX, type SecretStore } from '../../proxy/index.js';
 
-const REF_RE = /\$\{secret:([A-Za-z0-9_.-]{1,128})\}/g;
+const REF_RE = /\$\{secret:([A-Za-z0-9_./-]{1,128})\}/g;
 /** Entries are JSON from the user's config: a bound on how deep a walk goes. */
 const MAX_DEPTH = 32;
 

@@ -9,7 +9,7 @@
  *   POST   /config/servers/<id>/enabled       {enabled}             `disabled`
  *   POST   /config/servers/<id>/tools         {tool, enabled}       `tools.deny`
  *   POST   /config/import/preview             {text}                what a snippet would add
- *   POST   /config/import                     {text}                add it
+ *   POST   /config/import                     {text, secrets?, allowSecretRefs?}  add it
  *   GET    /servers/<id>/log?limit=N          recent log lines
  *   GET    /servers/<id>/tools                the tools with their input schemas (Test form)
  *   POST   /servers/<id>/tools/call           {name, arguments}     the Test button
@@ -24,7 +24,11 @@
  * (`applyWritten`, the same reload as SIGHUP) and the answer says what that did (`applied`).
  * What is odd in the file (duplicate keys) is in the config's `warnings` and logged once. A
  * draft with `secrets: "store"` has its new env/header values kept in the secret store first
- * (secrets/draftSecrets.ts), only their references written.
+ * (secrets/draftSecrets.ts), only their references written. A snippet that reads stored
+ * secrets (`${secret:NAME}`) is imported only when `allowSecretRefs` lists each of them
+ * (configImport.ts). At each read of the config and after each change, a reference to a
+ * secret name that is not its entry's own (an old, ambiguous name; a renamed entry's) is moved
+ * to it (secrets/secretRenames.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJsonBody, sendBodyFailure, sendError, sendJson } from './body.js';
@@ -37,6 +41,8 @@ import { Logger } from '../common/logger.js';
 import { DEFAULT_LOG_LINES, serverLog } from './serverLog.js';
 import { listToolsFor, testToolCall, type SessionOpener } from './toolTestCall.js';
 import type { ConfigReloadResult, SecretStoreStatus } from '../../shared/status.js';
+import type { SecretStore } from '../secrets/secretStore.js';
+import { moveSecretNames as moveSecretRefs, type SecretNamesMoved } from '../secrets/secretRenames.js';
 
 export interface ConfigRoutesOptions {
   /** The config file the routes edit; undefined when the bridge was given inline JSON (nothing to edit). */
@@ -151,11 +157,13 @@ export async function handleConfigRoute(
     // A read, answered 200 so a read-only bridge is not an error in the page's console.
     if (!store) return (sendJson(res, 200, { ok: false, editable: false, error: NO_FILE }), true);
     try {
-      const view = store.view();
-      logWarnings(view.warnings);
-      const { secretStoreState } = await import('../secrets/openSecretStore.js');
+      const { openSecretStore, secretStoreState } = await import('../secrets/openSecretStore.js');
       const secretStore = await secretStoreState();
       o.onSecretStore?.(secretStore);
+      const moved = secretStore.available ? await moveSecretNames(store, openSecretStore()) : undefined;
+      const view = store.view();
+      logWarnings(view.warnings);
+      if (moved?.notes.length) view.warnings = [...(view.warnings ?? []), ...moved.notes];
       sendJson(res, 200, { ...view, secretStore });
     } catch (err) {
       sendError(res, 500, err instanceof ConfigError ? err.issues.join('; ') : 'cannot read the config');
@@ -217,6 +225,14 @@ export async function handleConfigRoute(
   }
   const result = store.apply(change);
   const { status, ...answer } = result as typeof result & { status?: number };
+  if (answer.ok) {
+    // A renamed entry's secrets follow it, before anything else can store under its old id's names.
+    const { openSecretStore } = await import('../secrets/openSecretStore.js');
+    const moved = await moveSecretNames(store, openSecretStore());
+    if (moved.renamed.length) answer.config = store.view();
+    if (moved.notes.length && answer.config)
+      answer.config.warnings = [...(answer.config.warnings ?? []), ...moved.notes];
+  }
   logWarnings(answer.config?.warnings);
   if (answer.ok && o.applyWritten) {
     answer.applied = await o.applyWritten();
@@ -224,6 +240,15 @@ export async function handleConfigRoute(
   }
   sendJson(res, status ?? 200, answer);
   return true;
+}
+
+/** The config's secret references moved to their entries' own names (secrets/secretRenames.ts); what to tell the user. */
+async function moveSecretNames(store: ConfigStore, secrets: SecretStore): Promise<SecretNamesMoved> {
+  const moved = await moveSecretRefs(store, secrets);
+  if (moved.renamed.length)
+    secretLog.info(`renamed in the config: ${moved.renamed.map((r) => `${r.from} -> ${r.to}`).join(', ')}`);
+  for (const note of moved.notes) secretLog.warn(note);
+  return moved;
 }
 
 /** Which change a path names and the methods it takes. */

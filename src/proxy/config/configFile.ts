@@ -7,12 +7,20 @@
  * comments, key order, unknown fields, the BOM, line ends, numbers as written. The servers
  * are under `mcpServers`, or under `servers` in a VS Code `mcp.json` that has no
  * `mcpServers`. The write is a temp file in the same folder (same file system), fsync'ed,
- * given the old file's mode, then renamed over the file; just before the rename the file is
- * read again, and when it is no longer what the change was made on (an editor saved it
- * meanwhile), nothing is renamed ({@link ConfigChangedMeanwhile}) so that save is not undone.
- * Synchronous on purpose: two edits in one process can never interleave.
+ * given the old file's mode, then renamed over the file. An editor's save made meanwhile is
+ * not undone ({@link ConfigChangedMeanwhile}: the change is then made again on the new text):
+ * - before the rename, the file the change was made on is held open and checked: its bytes,
+ *   and that the path still names it (a save by rename gives the path a new file); when
+ *   either changed, nothing is renamed;
+ * - after the rename, the file held is read again: a save written into it in place between
+ *   the check and the rename (or while the rename ran) is in it, and is put back in place
+ *   of the change's bytes, unless the path changed once more since.
+ * What no check can see is a save by rename landing between the last check and the rename,
+ * one system call apart: POSIX has no compare-and-rename (decision 0028). On Windows the file
+ * is not held across the rename (a file open there may not be replaced), so the check before
+ * it is the last. Synchronous on purpose: two edits in one process can never interleave.
  */
-import { readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { writeAtomic } from '../common/writeAtomic.js';
 import { ConfigError } from './config.js';
 import { isPlainObject } from './configEntry.js';
@@ -97,27 +105,82 @@ export function withText(path: string, target: string, json: JsonText, mode: num
   };
 }
 
+/** What runs inside a write, at the points a test acts on. */
+export interface WriteHooks {
+  /** Runs after the last check, just before the rename: where another program's save is hardest to see. */
+  afterCheck?: () => void;
+}
+
+/** The whole content of open file `fd`, read from its start. */
+function readHeld(fd: number): Buffer {
+  const chunks: Buffer[] = [];
+  let pos = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.max(fstatSync(fd).size - pos, 0) + 4096);
+    const n = readSync(fd, chunk, 0, chunk.length, pos);
+    if (n === 0) return Buffer.concat(chunks);
+    chunks.push(chunk.subarray(0, n));
+    pos += n;
+  }
+}
+
 /**
  * Writes `next` over the document's file: first the previous bytes to `<file>.bak`, then the
  * new bytes atomically, both with the file's mode. `backup: false` (the previous bytes hold a
  * secret the change moved to the store: movedSecrets.ts) removes any `.bak` instead.
- * @throws ConfigChangedMeanwhile (nothing renamed) when the file is no longer `before`.
+ * @throws ConfigChangedMeanwhile when another program saved the file since `before` was read:
+ * nothing renamed, or (a save written in place while the rename ran) that save put back.
  */
-export function writeConfigDocument(before: ConfigDocument, next: Buffer, opts: { backup?: boolean } = {}): void {
-  const unchanged = () => {
-    let now: Buffer;
-    try {
-      now = readFileSync(before.target);
-    } catch {
-      throw new ConfigChangedMeanwhile(`${before.path} was removed while the change was being saved`);
-    }
-    if (!now.equals(before.json.bytes))
-      throw new ConfigChangedMeanwhile(
-        `${before.path} was changed by another program while the change was being saved`,
-      );
+export function writeConfigDocument(
+  before: ConfigDocument,
+  next: Buffer,
+  opts: { backup?: boolean } & WriteHooks = {},
+): void {
+  const file = before.target;
+  const removed = () => new ConfigChangedMeanwhile(`${before.path} was removed while the change was being saved`);
+  const changed = () =>
+    new ConfigChangedMeanwhile(`${before.path} was changed by another program while the change was being saved`);
+  let held: number | undefined;
+  try {
+    held = openSync(file, 'r');
+  } catch {
+    throw removed();
+  }
+  const release = () => {
+    if (held !== undefined) closeSync(held);
+    held = undefined;
   };
-  unchanged();
-  if (opts.backup === false) rmSync(`${before.target}.bak`, { force: true });
-  else writeAtomic(`${before.target}.bak`, before.json.bytes, before.mode);
-  writeAtomic(before.target, next, before.mode, unchanged);
+  try {
+    const fd = held;
+    const unchanged = () => {
+      if (!readHeld(fd).equals(before.json.bytes)) throw changed();
+      let now: ReturnType<typeof statSync>;
+      try {
+        now = statSync(file);
+      } catch {
+        throw removed();
+      }
+      const mine = fstatSync(fd);
+      if (now.ino !== mine.ino || now.dev !== mine.dev) throw changed();
+    };
+    unchanged();
+    if (opts.backup === false) rmSync(`${file}.bak`, { force: true });
+    else writeAtomic(`${file}.bak`, before.json.bytes, before.mode);
+    writeAtomic(file, next, before.mode, () => {
+      unchanged();
+      opts.afterCheck?.();
+      if (process.platform === 'win32') release();
+    });
+    if (held === undefined) return;
+    // The file replaced: what another program wrote into it in place since the check is there.
+    const saved = readHeld(held);
+    if (saved.equals(before.json.bytes)) return;
+    writeAtomic(file, saved, before.mode, () => {
+      // Saved again since the rename: that newest save stands.
+      if (!readFileSync(file).equals(next)) throw changed();
+    });
+    throw changed();
+  } finally {
+    release();
+  }
 }

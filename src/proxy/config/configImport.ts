@@ -12,6 +12,10 @@
  * message the CLI would print. Values are never quoted in reasons or summaries. Env and
  * header values that look like credentials (the log mask's rule, redact.ts) are named in
  * `secrets`, for the offer to move them to the secret store (secrets/importSecrets.ts).
+ * A `${secret:NAME}` anywhere in an entry reads a value already stored, which the snippet does
+ * not bring (perhaps another server's token): each is named in `secretRefs` with the servers
+ * of the config it is kept for, and the import is refused unless the change lists it in
+ * `allowSecretRefs` (the user's yes to what the preview showed).
  */
 import type { ImportItem, ImportPreview } from '../../shared/configContract.js';
 import { isPlainObject, parseEntry, SERVER_ID_RE } from './configEntry.js';
@@ -19,6 +23,7 @@ import type { ServerEntry } from './config.js';
 import { findServers, type FoundServers } from './clientFormats.js';
 import { entrySecrets, redactUrl } from './redact.js';
 import { JsonTextError, parseJsonString } from './jsonText.js';
+import { secretNameOwner, secretRefNames } from '../secrets/secretStore.js';
 
 const capitalized = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -86,10 +91,14 @@ export interface ImportPlan {
 }
 
 /**
- * Reads `text` and plans its import into a config that already has `existingIds`.
+ * Reads `text` and plans its import into a config whose servers are `existing`.
  * `env` expands `${VAR}`s for validation, as the bridge will.
  */
-export function planImport(text: string, existingIds: readonly string[], env: NodeJS.ProcessEnv): ImportPlan {
+export function planImport(
+  text: string,
+  existing: Readonly<Record<string, unknown>>,
+  env: NodeJS.ProcessEnv,
+): ImportPlan {
   const empty = (error: string): ImportPlan => ({ preview: { ok: false, add: [], skip: [], error }, entries: {} });
   if (typeof text !== 'string' || text.trim() === '') return empty('Paste a snippet first.');
   let raw: unknown;
@@ -108,7 +117,7 @@ export function planImport(text: string, existingIds: readonly string[], env: No
   const add: ImportItem[] = [];
   const skip: { id: string; reason: string }[] = [];
   const entries: Record<string, Record<string, unknown>> = {};
-  const taken = new Set(existingIds);
+  const taken = new Set(Object.keys(existing));
   for (const [id, value] of Object.entries(found.servers)) {
     const shown = id.length > 80 ? `${id.slice(0, 80)}...` : id;
     if (!SERVER_ID_RE.test(id)) {
@@ -152,7 +161,15 @@ export function planImport(text: string, existingIds: readonly string[], env: No
         ? `${String(entry.command)}${parsed.args.length ? ` (${parsed.args.length} argument${parsed.args.length === 1 ? '' : 's'})` : ''}`
         : redactUrl(typeof entry.url === 'string' ? entry.url : '');
     const secrets = plainSecrets(entry, parsed);
-    add.push({ id, kind: parsed.kind, summary, notes, ...(secrets.length ? { secrets } : {}) });
+    const secretRefs = storedSecretsRead(entry, existing);
+    add.push({
+      id,
+      kind: parsed.kind,
+      summary,
+      notes,
+      ...(secrets.length ? { secrets } : {}),
+      ...(secretRefs.length ? { secretRefs } : {}),
+    });
   }
   return { preview: { ok: true, format: found.format, add, skip }, entries };
 }
@@ -165,4 +182,50 @@ function plainSecrets(raw: Record<string, unknown>, parsed: ServerEntry): string
   return Object.entries(values)
     .filter(([, v]) => typeof v === 'string' && !v.includes('$') && masked.has(v))
     .map(([k]) => k);
+}
+
+/** Every string in `v` (an entry, as parsed: its depth is bounded). */
+function stringsIn(v: unknown, out: string[] = []): string[] {
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringsIn(x, out);
+  else if (isPlainObject(v)) for (const x of Object.values(v)) stringsIn(x, out);
+  return out;
+}
+
+/** The `${secret:NAME}`s of `entry`, each with the servers of `existing` it is kept for. */
+function storedSecretsRead(
+  entry: Record<string, unknown>,
+  existing: Readonly<Record<string, unknown>>,
+): { name: string; owners: string[] }[] {
+  const names = secretRefNames(stringsIn(entry).join('\n'));
+  if (names.length === 0) return [];
+  const usedBy = new Map<string, string[]>();
+  for (const [id, e] of Object.entries(existing))
+    for (const name of secretRefNames(stringsIn(e).join('\n'))) usedBy.set(name, [...(usedBy.get(name) ?? []), id]);
+  return names.map((name) => {
+    const owners = new Set(usedBy.get(name) ?? []);
+    const namedFor = secretNameOwner(name)?.serverId;
+    if (namedFor !== undefined && Object.hasOwn(existing, namedFor)) owners.add(namedFor);
+    return { name, owners: [...owners] };
+  });
+}
+
+/**
+ * Why an import of `preview` may not be written: the stored secrets its entries read that
+ * `allowed` does not list (the user did not say yes to), named with whose they are; undefined
+ * when there are none.
+ */
+export function unconfirmedSecretRefs(preview: ImportPreview, allowed: readonly string[] = []): string | undefined {
+  const yes = new Set(allowed);
+  const unasked: string[] = [];
+  for (const item of preview.add)
+    for (const ref of item.secretRefs ?? []) {
+      if (yes.has(ref.name)) continue;
+      const whose = ref.owners.length
+        ? `kept for ${ref.owners.map((id) => `"${id}"`).join(', ')}`
+        : 'which no server of the config uses';
+      unasked.push(`"${item.id}" reads the stored secret ${ref.name} (${whose})`);
+    }
+  if (unasked.length === 0) return undefined;
+  return `not imported: ${unasked.join('; ')}. The snippet does not bring these values: import it only if you trust it, saying yes to each (allowSecretRefs)`;
 }

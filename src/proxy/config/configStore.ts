@@ -7,7 +7,8 @@
  * nothing. When the file changes between the read and the write (an editor saved it), the
  * change is made again on the new text, and refused with {@link CONFIG_CONFLICT} if its
  * entry is what changed. Applying the written file to running servers is the file watchers'
- * job (the app's runtime, the bridge's `--watch`); this ends at the file.
+ * job (the app's runtime, the bridge's `--watch`); this ends at the file. The same write
+ * renames `${secret:...}` references for secrets/secretRenames.ts (`renameSecretRefs`).
  *
  * Used by the bridge's `/config` routes and by the app's IPC handlers alike.
  */
@@ -29,18 +30,30 @@ import {
   withText,
   writeConfigDocument,
   type ConfigDocument,
+  type WriteHooks,
 } from './configFile.js';
-import { planImport, type ImportPlan } from './configImport.js';
+import { planImport, unconfirmedSecretRefs, type ImportPlan } from './configImport.js';
 import { isPlainObject } from './configEntry.js';
 import { movesSecretOut } from './movedSecrets.js';
 import { entryView } from './entryView.js';
-import { JsonTextError, keyOf, type JsonText } from './jsonText.js';
+import { JsonTextError, keyOf, setOwn, type JsonText } from './jsonText.js';
+import { secretRef, type SecretField } from '../secrets/secretStore.js';
 import { applyOps, opsBetween, type JsonOp } from './jsonTextEdit.js';
 import { isToolAllowed, type ToolFilter } from './toolFilter.js';
 
 type Servers = Record<string, unknown>;
 
 export type { ConfigChange };
+
+/** One `${secret:from}` reference, the whole value of an entry's secret field, to become `${secret:to}`. */
+export interface SecretRefPlace {
+  id: string;
+  field: SecretField;
+  /** The env or header name ("" for `authToken`). */
+  key: string;
+  from: string;
+  to: string;
+}
 
 /** A change that ran into a rule; `status` is what the bridge answers. */
 export interface ChangeFailure extends ConfigChangeResult {
@@ -58,11 +71,20 @@ const WRITE_ATTEMPTS = 3;
 const VERSION_KEY = randomBytes(32);
 
 export class ConfigStore {
-  /** @param env what `${VAR}`s expand from when validating (the bridge's environment). */
+  /**
+   * @param env what `${VAR}`s expand from when validating (the bridge's environment).
+   * @param hooks what runs inside a write (configFile.ts `WriteHooks`: a test's editor).
+   */
   constructor(
     readonly path: string,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly hooks: WriteHooks = {},
   ) {}
+
+  /** The servers map as the file holds it now. @throws ConfigError when the file cannot be read. */
+  servers(): Record<string, unknown> {
+    return readConfigDocument(this.path).servers;
+  }
 
   /** The config as the page may see it. @throws ConfigError when the file cannot be read. */
   view(): ConfigView {
@@ -77,7 +99,7 @@ export class ConfigStore {
   /** The preview and the entries importing `text` would add now. */
   planImport(text: string): ImportPlan {
     const doc = readConfigDocument(this.path);
-    return planImport(text, Object.keys(doc.servers), this.env);
+    return planImport(text, doc.servers, this.env);
   }
 
   /** Applies one change; never throws for bad input (the failure says why). */
@@ -119,6 +141,76 @@ export class ConfigStore {
       if (err instanceof JsonTextError) return fail(409, err.message);
       throw err;
     }
+    // A secret moved to the store leaves no copy of its value in a `.bak` (movedSecrets.ts).
+    const backup = change.op !== 'update' || !movesSecretOut(before.servers, next, change.id, change.newId);
+    const r = this.write(before, after, backup);
+    if (r instanceof ConfigChangedMeanwhile || !r.ok || !note) return r;
+    return { ...r, error: note };
+  }
+
+  /**
+   * Rewrites `${secret:from}` to `${secret:to}` at each place given where the file still
+   * holds exactly that (secrets/secretRenames.ts), every other byte kept; made again on a
+   * file that changes under it, as a change is. Never throws (the failure says why).
+   * @returns the places rewritten with the result.
+   */
+  renameSecretRefs(places: readonly SecretRefPlace[]): {
+    result: ConfigChangeResult | ChangeFailure;
+    renamed: SecretRefPlace[];
+  } {
+    for (let attempt = 1; ; attempt++) {
+      const r = this.renameOnce(places);
+      if (!(r instanceof ConfigChangedMeanwhile)) return r;
+      if (attempt === WRITE_ATTEMPTS)
+        return { result: { ...fail(409, `${r.message}; try again`), code: CONFIG_CONFLICT }, renamed: [] };
+    }
+  }
+
+  private renameOnce(
+    places: readonly SecretRefPlace[],
+  ): { result: ConfigChangeResult | ChangeFailure; renamed: SecretRefPlace[] } | ConfigChangedMeanwhile {
+    let before: ConfigDocument;
+    try {
+      before = readConfigDocument(this.path);
+    } catch (err) {
+      return { result: fail(500, err instanceof ConfigError ? err.issues.join('; ') : String(err)), renamed: [] };
+    }
+    const next: Servers = { ...before.servers };
+    const renamed: SecretRefPlace[] = [];
+    for (const p of places) {
+      const entry = next[p.id];
+      if (!isPlainObject(entry)) continue;
+      if (p.field === 'authToken') {
+        if (entry.authToken !== secretRef(p.from)) continue;
+        next[p.id] = { ...entry, authToken: secretRef(p.to) };
+      } else {
+        const values = entry[p.field];
+        if (!isPlainObject(values) || !Object.hasOwn(values, p.key) || values[p.key] !== secretRef(p.from)) continue;
+        const changed = { ...values };
+        setOwn(changed, p.key, secretRef(p.to));
+        next[p.id] = { ...entry, [p.field]: changed };
+      }
+      renamed.push(p);
+    }
+    if (renamed.length === 0) return { result: { ok: true, config: viewOf(before) }, renamed };
+    let after: JsonText;
+    try {
+      after = applyOps(before.json, opsBetween([before.serversKey], before.servers, next), before.path);
+    } catch (err) {
+      if (err instanceof JsonTextError) return { result: fail(409, err.message), renamed: [] };
+      throw err;
+    }
+    const result = this.write(before, after, true);
+    if (result instanceof ConfigChangedMeanwhile) return result;
+    return { result, renamed: result.ok ? renamed : [] };
+  }
+
+  /** Checks `after` with the CLI's rules and writes it over `before` (nothing when it is the same bytes). */
+  private write(
+    before: ConfigDocument,
+    after: JsonText,
+    backup: boolean,
+  ): ConfigChangeResult | ChangeFailure | ConfigChangedMeanwhile {
     let written: ConfigDocument;
     try {
       written = withText(before.path, before.target, after, before.mode);
@@ -130,16 +222,12 @@ export class ConfigStore {
     }
     try {
       // A change that changes nothing (a switch set to what it is) writes nothing: no .bak, no reload.
-      // A secret moved to the store leaves no copy of its value in a `.bak` (movedSecrets.ts).
-      const backup = change.op !== 'update' || !movesSecretOut(before.servers, next, change.id, change.newId);
-      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes, { backup });
+      if (!after.bytes.equals(before.json.bytes)) writeConfigDocument(before, after.bytes, { backup, ...this.hooks });
     } catch (err) {
       if (err instanceof ConfigChangedMeanwhile) return err;
       return fail(500, `cannot write ${this.path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
     }
-    const result: ConfigChangeResult = { ok: true, config: viewOf(written) };
-    if (note) result.error = note;
-    return result;
+    return { ok: true, config: viewOf(written) };
   }
 
   private changed(servers: Servers, c: ConfigChange, problems: string[]): Servers {
@@ -155,8 +243,10 @@ export class ConfigStore {
       case 'tool':
         return setToolEnabled(servers, c.id, c.tool, c.enabled);
       case 'import': {
-        const plan = planImport(c.text, Object.keys(servers), this.env);
+        const plan = planImport(c.text, servers, this.env);
         if (!plan.preview.ok) throw new EditError(400, plan.preview.error ?? 'nothing to import');
+        const unasked = unconfirmedSecretRefs(plan.preview, c.allowSecretRefs);
+        if (unasked) throw new EditError(400, unasked);
         if (Object.keys(plan.entries).length === 0)
           throw new EditError(400, 'nothing to import: every server in the snippet is skipped');
         return { ...servers, ...plan.entries };
@@ -267,10 +357,17 @@ export function changeFrom(body: unknown): ConfigChange | undefined {
       return str(body.id) && str(body.tool) && typeof body.enabled === 'boolean'
         ? { op: 'tool', id: body.id, tool: body.tool, enabled: body.enabled, ...version }
         : undefined;
-    case 'import':
-      return str(body.text)
-        ? { op: 'import', text: body.text, ...(body.secrets === 'store' ? { secrets: 'store' as const } : {}) }
-        : undefined;
+    case 'import': {
+      const allowed = body.allowSecretRefs;
+      if (!str(body.text) || (allowed !== undefined && !(Array.isArray(allowed) && allowed.every(str))))
+        return undefined;
+      return {
+        op: 'import',
+        text: body.text,
+        ...(body.secrets === 'store' ? { secrets: 'store' as const } : {}),
+        ...(allowed !== undefined ? { allowSecretRefs: allowed } : {}),
+      };
+    }
     default:
       return undefined;
   }

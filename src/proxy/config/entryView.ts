@@ -16,7 +16,7 @@ import { isGlob } from './toolFilter.js';
 import { setOwn } from './jsonText.js';
 
 /** A value that is one `${VAR}` or `${secret:NAME}` reference: a name, no secret. */
-const VAR_ONLY_RE = /^\$\{(?:[A-Za-z_][A-Za-z0-9_]*|secret:[A-Za-z0-9_.-]{1,128})\}$/;
+const VAR_ONLY_RE = /^\$\{(?:[A-Za-z_][A-Za-z0-9_]*|secret:[A-Za-z0-9_./-]{1,128})\}$/;
 
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const stringMap = (v: unknown): Record<string, string> => {

@@ -69,7 +69,7 @@ export function inputVarName(id: string): string {
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const INPUT_ID_RE = /^[A-Za-z0-9_.-]+$/;
 /** As `SECRET_NAME_RE` of secrets/secretStore.ts (not imported: this file is in every start). */
-const SECRET_NAME_RE = /^[A-Za-z0-9_.-]{1,128}$/;
+const SECRET_NAME_RE = /^[A-Za-z0-9_./-]{1,128}$/;
 /** VS Code's variables that name something only the editor knows (a setting, a command, one folder of several). */
 const EDITOR_ONLY_RE = /^(config|command|extension|workspaceFolder|workspaceFolderBasename):/;
 
@@ -144,7 +144,7 @@ export function expandVars(input: string, env: NodeJS.ProcessEnv, vars: ClientVa
       const ok = SECRET_NAME_RE.test(name);
       const found = ok
         ? (vars.secret?.(name) ?? { error: 'but no secret store is open here' })
-        : { error: 'whose name is not 1 to 128 letters, digits, "_", "." and "-"' };
+        : { error: 'whose name is not 1 to 128 letters, digits, "_", ".", "-" and "/"' };
       if ('value' in found) {
         out += found.value;
         if (!secrets.includes(name)) secrets.push(name);

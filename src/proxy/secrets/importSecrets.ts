@@ -2,12 +2,14 @@
  * "Move secrets to the keychain" on an import: each plain value the import preview named as
  * secret (config/configImport.ts `secrets`: env values of stdio entries, header values of
  * remote ones) goes to the store under the name the panel's form would give it
- * (`<id>.<VAR>`, `<id>.header.<Name>`), and the import writes the entries with their
+ * (`<id>/env/<VAR>`, `<id>/header/<Name>`), and the import writes the entries with their
  * `${secret:NAME}` references instead. No store, or one that refuses a value: the import is
  * refused, saying why, so a value never lands in the file when the user asked for the store.
+ * An import that reads stored secrets the user did not say yes to (configImport.ts
+ * `unconfirmedSecretRefs`) stores nothing: the write refuses it anyway.
  */
 import type { ConfigChange } from '../../shared/configContract.js';
-import type { ImportPlan } from '../config/configImport.js';
+import { unconfirmedSecretRefs, type ImportPlan } from '../config/configImport.js';
 import { secretNameFor, secretRef, storeLabel, type SecretStore } from './secretStore.js';
 
 export type KeptImport = { ok: true; change: ConfigChange; stored: string[] } | { ok: false; error: string };
@@ -26,6 +28,8 @@ export async function keepImportSecrets(
   void _flag;
   const planned = plan(change.text);
   if (!planned.preview.ok) return { ok: true, change: plain, stored: [] };
+  const unasked = unconfirmedSecretRefs(planned.preview, change.allowSecretRefs);
+  if (unasked) return { ok: false, error: unasked };
   const moving: { id: string; field: 'env' | 'headers'; key: string; value: string }[] = [];
   for (const item of planned.preview.add) {
     const entry = planned.entries[item.id];
@@ -59,5 +63,7 @@ export async function keepImportSecrets(
     };
     stored.push(name);
   }
-  return { ok: true, change: { op: 'import', text: JSON.stringify({ mcpServers: entries }) }, stored };
+  // The references written here name values the import brings: they need no yes.
+  const allowSecretRefs = [...(change.allowSecretRefs ?? []), ...stored];
+  return { ok: true, change: { op: 'import', text: JSON.stringify({ mcpServers: entries }), allowSecretRefs }, stored };
 }

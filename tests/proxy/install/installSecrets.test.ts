@@ -53,8 +53,8 @@ describe('an install with a secret, where there is a keychain', () => {
     const done = await json('POST', '/install/confirm', { planId: plan.body.plan.planId });
     expect(done.body.serverId).toBe('greeter');
     const env = JSON.parse(readFileSync(file, 'utf8')).mcpServers.greeter.env;
-    expect(env).toEqual({ GREETING_STYLE: 'warm', GREETER_TOKEN: '${secret:greeter.GREETER_TOKEN}' });
-    expect(keyring.get('greeter.GREETER_TOKEN')).toBe(TOKEN);
+    expect(env).toEqual({ GREETING_STYLE: 'warm', GREETER_TOKEN: '${secret:greeter/env/GREETER_TOKEN}' });
+    expect(keyring.get('greeter/env/GREETER_TOKEN')).toBe(TOKEN);
 
     const state = async () =>
       ((await json('GET', '/status')).body.servers as { id: string; state: string }[]).find((s) => s.id === 'greeter')
@@ -71,6 +71,6 @@ describe('an install with a secret, where there is a keychain', () => {
     // Uninstall forgets it too.
     const gone = await json('POST', '/install/uninstall', { id: 'greeter' });
     expect(gone.body.ok).toBe(true);
-    expect(keyring.get('greeter.GREETER_TOKEN')).toBeUndefined();
+    expect(keyring.get('greeter/env/GREETER_TOKEN')).toBeUndefined();
   }, 90_000);
 });

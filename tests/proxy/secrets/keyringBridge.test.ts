@@ -35,9 +35,9 @@ async function envOf(bridge: Awaited<ReturnType<typeof startBridge>>, id: string
 
 describe('${secret:NAME} in the bridge, with a Secret Service', () => {
   it('resolves the value from the keychain into the server, and no file, log or status holds it', async () => {
-    keyring.set('demo.API_KEY', VALUE);
+    keyring.set('demo-api-key', VALUE);
     const { file, log } = setup({
-      demo: echoEntry({ API_KEY: '${secret:demo.API_KEY}' }),
+      demo: echoEntry({ API_KEY: '${secret:demo-api-key}' }),
       lost: echoEntry({ API_KEY: '${secret:lost.API_KEY}' }),
     });
     const bridge = await startBridge({
@@ -65,7 +65,7 @@ describe('${secret:NAME} in the bridge, with a Secret Service', () => {
       ['GET /config', configRead.body],
     ])
       expect(text, what).not.toContain(VALUE);
-    expect(JSON.parse(configRead.body).servers[0].env.API_KEY).toBe('${secret:demo.API_KEY}');
+    expect(JSON.parse(configRead.body).servers[0].env.API_KEY).toBe('${secret:demo-api-key}');
   });
 
   it("the panel's route keeps a new value in the keychain and writes only its reference", async () => {
@@ -81,11 +81,11 @@ describe('${secret:NAME} in the bridge, with a Secret Service', () => {
       entry: { ...echoEntry({ TOKEN: typed }), kind: 'stdio', secrets: 'store' },
     });
     expect(add.status, add.body).toBe(200);
-    expect(keyring.get('typed.TOKEN')).toBe(typed);
+    expect(keyring.get('typed/env/TOKEN')).toBe(typed);
     const written = JSON.parse(readFileSync(file, 'utf8')) as {
       mcpServers: Record<string, { env: Record<string, string> }>;
     };
-    expect(written.mcpServers.typed.env.TOKEN).toBe('${secret:typed.TOKEN}');
+    expect(written.mcpServers.typed.env.TOKEN).toBe('${secret:typed/env/TOKEN}');
     // The bridge applied it: the server runs with the value.
     await bridge.waitServer('typed', (s) => s.state === 'ready', 20_000, 'ready');
     expect(await envOf(bridge, 'typed', 'TOKEN')).toBe(typed);
@@ -103,7 +103,7 @@ describe('${secret:NAME} without a Secret Service', () => {
   it('says so in the status, the log and the server, runs the others, and refuses to store', async () => {
     const dir = tempDir('qiming-nobus-');
     const { file, log } = setup({
-      demo: echoEntry({ API_KEY: '${secret:demo.API_KEY}' }),
+      demo: echoEntry({ API_KEY: '${secret:demo-api-key}' }),
       plain: echoEntry({ MODE: 'plain' }),
     });
     const bridge = await startBridge({
@@ -114,7 +114,7 @@ describe('${secret:NAME} without a Secret Service', () => {
     });
     expect(await envOf(bridge, 'plain', 'MODE')).toBe('plain');
     const demo = await bridge.waitServer('demo', (s) => s.state === 'failed', 20_000, 'failed');
-    expect(demo.lastError).toContain('${secret:demo.API_KEY}');
+    expect(demo.lastError).toContain('${secret:demo-api-key}');
     expect(demo.lastError).toContain('the OS keychain cannot be used here');
     const store = (await bridge.status()).bridge.secretStore;
     expect(store?.available).toBe(false);

@@ -40,12 +40,12 @@ describe('values with a $ kept in the secret store', () => {
     const env = (JSON.parse(text) as { mcpServers: Record<string, { env: Record<string, string> }> }).mcpServers.dollar
       .env;
     expect(env).toMatchObject({
-      PASSWORD: '${secret:dollar.PASSWORD}',
-      ESCAPED: '${secret:dollar.ESCAPED}',
+      PASSWORD: '${secret:dollar/env/PASSWORD}',
+      ESCAPED: '${secret:dollar/env/ESCAPED}',
       REF: '${HOME}',
     });
-    expect(keyring.get('dollar.PASSWORD')).toBe(password);
-    expect(keyring.get('dollar.ESCAPED')).toBe('a$b-91c2');
+    expect(keyring.get('dollar/env/PASSWORD')).toBe(password);
+    expect(keyring.get('dollar/env/ESCAPED')).toBe('a$b-91c2');
     await bridge.waitServer('dollar', (s) => s.state === 'ready', 20_000, 'ready');
     const { client } = await bridge.client('/mcp/dollar');
     const envOf = async (name: string) =>

@@ -46,17 +46,17 @@ describe('a secret moved to the keychain', () => {
       entry: { ...echoEntry({ TOKEN: VALUE, MODE: 'b' }), kind: 'stdio', secrets: 'store' },
     });
     expect(moved.status, moved.body).toBe(200);
-    expect(keyring.get('demo.TOKEN')).toBe(VALUE);
-    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.demo.env.TOKEN).toBe('${secret:demo.TOKEN}');
+    expect(keyring.get('demo/env/TOKEN')).toBe(VALUE);
+    expect(JSON.parse(readFileSync(file, 'utf8')).mcpServers.demo.env.TOKEN).toBe('${secret:demo/env/TOKEN}');
     expect(existsSync(`${file}.bak`)).toBe(false);
     expect(filesHolding(dir, VALUE)).toEqual([]);
 
     // The next edit backs up again: the file as it was, holding the reference only.
     const after = await panelRequest(bridge, 'PUT', '/config/servers/demo', {
-      entry: { ...echoEntry({ TOKEN: '${secret:demo.TOKEN}', MODE: 'c' }), kind: 'stdio' },
+      entry: { ...echoEntry({ TOKEN: '${secret:demo/env/TOKEN}', MODE: 'c' }), kind: 'stdio' },
     });
     expect(after.status, after.body).toBe(200);
-    expect(readFileSync(`${file}.bak`, 'utf8')).toContain('${secret:demo.TOKEN}');
+    expect(readFileSync(`${file}.bak`, 'utf8')).toContain('${secret:demo/env/TOKEN}');
     expect(filesHolding(dir, VALUE)).toEqual([]);
   });
 });
