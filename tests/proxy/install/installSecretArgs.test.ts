@@ -132,7 +132,7 @@ describe('a secret typed for an argument', () => {
     expect(done.status).toBe(200);
     const args: string[] = entryOf(file, 'argkey').args;
     expect(args.slice(0, 2)).toEqual([ECHO, '@example/argkey@1.0.0']);
-    const ref = /^--api-key=\$\{secret:([A-Za-z0-9_.-]+)\}$/.exec(args[2]);
+    const ref = /^--api-key=\$\{secret:([A-Za-z0-9_./-]+)\}$/.exec(args[2]);
     expect(ref, args[2]).not.toBeNull();
     expect(plan.shown).toBe(`${process.execPath} ${ECHO} @example/argkey@1.0.0 '--api-key=********'`);
     expect(plan.secretsOnCommandLine).toEqual(['--api-key']);
@@ -173,7 +173,7 @@ describe('a secret typed for an argument', () => {
     await json(bridge, 'POST', '/install/confirm', { planId: plan.planId });
     const entry = entryOf(file, 'dockerkey');
     expect(entry.args).toEqual(['run', '-i', '--rm', '-e', 'API_TOKEN', 'example/dockerkey:1.0.0']);
-    expect(entry.env.API_TOKEN).toMatch(/^\$\{secret:[A-Za-z0-9_.-]+\}$/);
+    expect(entry.env.API_TOKEN).toMatch(/^\$\{secret:[A-Za-z0-9_./-]+\}$/);
     expect(readFileSync(file, 'utf8')).not.toContain(TOKEN);
 
     const server = await bridge.waitServer('dockerkey', (s) => s.state === 'ready', 30_000, 'dockerkey ready');
