@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { connectProxy, tempDir, waitFor, type ProxyHandle } from '../helpers/proxyCli.js';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { FIXTURES } from '../helpers/paths.js';
+import { launchPinPath } from '../helpers/pinPaths.js';
 
 const NOTES = join(FIXTURES, 'annotatedToolsServer.mjs');
 const DRIFT = join(FIXTURES, 'driftServer.mjs');
@@ -65,7 +66,7 @@ describe('a refused tool call is a tool result that says why and how to allow th
     // The first run pins `echo`; the second finds it changed.
     const first = await aggregate(dir, servers);
     await first.client.callTool({ name: 'call_tool', arguments: { name: 'd__echo', arguments: { text: 'pin' } } });
-    await waitFor(() => existsSync(join(dir, 'pins', 'd.json')), 10_000, "d's pins");
+    await waitFor(() => existsSync(launchPinPath(join(dir, 'pins'), servers.d)), 10_000, "d's pins");
     await first.close();
     open.splice(open.indexOf(first), 1);
     writeFileSync(phase, 'after');

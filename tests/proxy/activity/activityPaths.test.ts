@@ -172,9 +172,9 @@ describe('the activity log', () => {
     const inProxy = ['echo', 'slow-progress', 'slow-timeout', 'slow-cancel', 'nosuch'];
     expectFive(await callsOf(fromFile, 'test-client', (n) => `linked__${n}`, inProxy), 'linked');
     // The bridge applies the policy to the chain's calls (its record: denied); the agent's proxy relays
-    // the refusal, a tool result with isError, and records the call as answered.
+    // the refusal, a tool result with isError, and records the call as a tool error.
     const refusedHere = (await fromFile()).find((r) => r.name === 'linked__add_tool')!;
-    expect(refusedHere.outcome).toBe('ok');
+    expect(refusedHere.outcome).toBe('tool-error');
     expect(refusedHere.error).toBeUndefined();
     const proxyLines = readFileSync(file, 'utf8');
     expect(proxyLines).not.toContain(SECRET_ARG);
