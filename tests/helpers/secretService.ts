@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { FIXTURES, ROOT } from './paths.js';
 import { waitFor } from './waitFor.js';
+import { scaled } from './loadScale.js';
 
 const KEYRING_ITEM = join(FIXTURES, 'keyringItem.cjs');
 
@@ -92,7 +93,7 @@ export async function startSecretService(): Promise<SecretService> {
     rmSync(home, { recursive: true, force: true });
   };
   try {
-    const bus = await waitFor(() => /^BUS=(.+)$/m.exec(out)?.[1], 15_000, 'the session bus address');
+    const bus = await waitFor(() => /^BUS=(.+)$/m.exec(out)?.[1], scaled(15_000), 'the session bus address');
     const env = { ...base, DBUS_SESSION_BUS_ADDRESS: bus };
     const item = (args: string[], input?: string) =>
       spawnSync(process.execPath, [KEYRING_ITEM, ...args], {
@@ -102,7 +103,7 @@ export async function startSecretService(): Promise<SecretService> {
         encoding: 'utf8',
         timeout: 15_000,
       });
-    await waitFor(() => item(['probe']).status === 0, 20_000, 'the Secret Service to answer');
+    await waitFor(() => item(['probe']).status === 0, scaled(20_000), 'the Secret Service to answer');
     return {
       env,
       set(name, value) {
