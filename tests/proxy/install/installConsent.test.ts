@@ -5,10 +5,11 @@
 // back from the written entry. Only what the user typed into a secret field is masked, and
 // only where it stands (a typed value equal to the version masks nothing else). Line breaks
 // and right-to-left overrides in a word are shown escaped.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, panelRequest, startBridge, tempDir, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { cleanupBridges, panelRequest, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { startInstallBridge } from '../../helpers/installBridge.js';
 import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
 import { greeterBundle, greeterManifest } from '../../fixtures/registry/bundles.js';
 import { loadConfig } from '../../../src/proxy/config/config.js';
@@ -36,14 +37,7 @@ const written = (id: string) => {
 beforeAll(async () => {
   registry = new FixtureRegistry({ servers: [doc('fixed-secrets.json'), doc('hidden-chars.json')] });
   await registry.listen();
-  const dir = tempDir('install-consent-');
-  file = join(dir, 'mcp.json');
-  dataDir = join(dir, 'data');
-  writeFileSync(file, JSON.stringify({ mcpServers: {} }));
-  bridge = await startBridge({
-    config: file,
-    env: { QIMING_REGISTRY_URL: registry.url, QIMING_DATA_DIR: dataDir, npm_config_offline: 'true' },
-  });
+  ({ bridge, file, dataDir } = await startInstallBridge(registry.url, 'install-consent-'));
 }, 40_000);
 
 afterAll(async () => {

@@ -5,11 +5,12 @@
 // fetched only at its plan's confirm, and a bundle whose sha256 is not the one its server.json
 // gives is refused there; uninstall removes the entry, the folder and the record.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, panelRequest, startBridge, tempDir, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { cleanupBridges, panelRequest, type BridgeProcess } from '../../helpers/bridgeProcess.js';
 import { waitFor } from '../../helpers/waitFor.js';
+import { startInstallBridge } from '../../helpers/installBridge.js';
 import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
 import { greeterBundle } from '../../fixtures/registry/bundles.js';
 
@@ -63,14 +64,7 @@ beforeAll(async () => {
     mcpbServerJson('io.github.example/greeter', sha),
     mcpbServerJson('io.github.example/tampered', 'f'.repeat(64)),
   );
-  const dir = tempDir('install-routes-');
-  file = join(dir, 'mcp.json');
-  dataDir = join(dir, 'data');
-  writeFileSync(file, JSON.stringify({ mcpServers: {} }));
-  bridge = await startBridge({
-    config: file,
-    env: { QIMING_REGISTRY_URL: registry.url, QIMING_DATA_DIR: dataDir, npm_config_offline: 'true' },
-  });
+  ({ bridge, file, dataDir } = await startInstallBridge(registry.url, 'install-routes-'));
 }, 40_000);
 
 afterAll(async () => {
