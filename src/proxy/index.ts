@@ -36,6 +36,7 @@ export {
   SERVER_FILES,
 } from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
+export { AGENT_SESSION_HEADER, TOOL_EXPOSURE_HEADER } from './bridge/mcpRoute.js';
 export { writeAtomic } from './common/writeAtomic.js';
 export { SECRET_STORE_ENV } from './common/envNames.js';
 export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';

@@ -1,4 +1,4 @@
-// A real ACP agent (claude-code-acp, against a fake Anthropic API on loopback) asks permission
+// A real ACP agent (claude-agent-acp, against a fake Anthropic API on loopback) asks permission
 // for the runtime's MCP tools itself; AcpEngine answers from the bridge's approval policy for
 // allow and deny tools, and passes an ask tool's prompt to the app, whose allow is granted to the
 // bridge's own ask for that call: the user is asked once per call, never twice.
@@ -16,7 +16,7 @@ import { waitAllNotRunning } from '../helpers/processGone.js';
 import { startOutboundTrap } from '../helpers/outboundTrap.js';
 import { allowOnce, REAL_AGENTS } from '../helpers/realAgents.js';
 
-const agent = REAL_AGENTS.find((a) => a.name === 'claude-code-acp')!;
+const agent = REAL_AGENTS.find((a) => a.name === 'claude-agent-acp')!;
 const SERVER = join(FIXTURES, 'annotatedToolsServer.mjs');
 
 let runtime: McpRuntime;
@@ -54,7 +54,7 @@ afterAll(async () => {
 
 describe('an ACP agent asks permission for an MCP tool', () => {
   it(
-    'claude-code-acp: the policy answers allow and deny tools, the app an ask tool, once',
+    'claude-agent-acp: the policy answers allow and deny tools, the app an ask tool, once',
     { timeout: 180_000 },
     async () => {
       const home = tempDir('qiming-approval-home-');
@@ -62,11 +62,12 @@ describe('an ACP agent asks permission for an MCP tool', () => {
       mkdirSync(cwd);
       const trap = await startOutboundTrap();
       const name = (tool: string) => agent.toolName(DEFAULT_ENTRY_NAME, `a__${tool}`);
-      // The prompt names the tool; the model calls it once, then answers.
+      // The prompt names the tool; the model finds it with Claude Code's ToolSearch, calls it once, then answers.
       const model = await agent.startModel((req) => {
         const tool = /run (\w+) now/.exec(req.prompt)?.[1];
         if (!tool || req.tools.length === 0) return { text: 'ok' };
-        if (req.toolResults.length === 0 && req.tools.includes(name(tool)))
+        if (req.toolResults.length === 0) return { tool: 'ToolSearch', arguments: { query: `select:${name(tool)}` } };
+        if (req.toolResults.length === 1 && req.tools.includes(name(tool)))
           return { tool: name(tool), arguments: { text: 'x' } };
         return { text: 'done' };
       });

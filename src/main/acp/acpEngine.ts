@@ -1,15 +1,20 @@
 // src/main/acp/: the ACP agent engine and the MCP entries it is given.
 /**
- * AcpEngine: one ACP agent process (Claude Code ACP, Gemini CLI, Codex ACP, ...) driven with
- * `@agentclientprotocol/sdk` 2.x (`client().connect(ndJsonStream(...))`).
+ * AcpEngine: one ACP agent process (Claude Agent ACP, Codex ACP, Gemini CLI, OpenCode, Copilot,
+ * Qwen Code, ...) driven with `@agentclientprotocol/sdk` 2.x (`client().connect(ndJsonStream(...))`).
  *
- * - Sessions are opened only after `runtime.whenReady()`, with the entries of acp.ts, so the
- *   agent's first `tools/list` finds every tool (no first-prompt race).
+ * - Sessions are opened only after `runtime.whenReady()`, with the entries of acp.ts chosen for
+ *   the agent that answered `initialize` (agentProfiles.ts), so the agent's first `tools/list`
+ *   finds every tool. `newSession` then resolves once the agent's MCP connection reached the
+ *   bridge (the session's key, `connectTimeoutMs` at most; a warning names an agent that never
+ *   connected), and agents known to prompt before their MCP servers are connected are started
+ *   so that they wait (`AGENT_START_ENV`).
  * - The agent runs in its own process group, and so do the stdio proxies it spawns (unless it
  *   detaches them). Agents seen in the wild do not exit on stdin EOF, so stop() ends the group:
  *   stdin EOF and SIGTERM at once, SIGKILL past the deadline.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import {
@@ -28,7 +33,9 @@ import {
 } from '@agentclientprotocol/sdk';
 import { isGroupRunning, killTree, killTreeSync, type SecretStore } from '../../proxy/index.js';
 import { resolveSessionSecrets } from '../config/sessionSecrets.js';
-import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME } from './acp.js';
+import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME, entryPlan } from './acp.js';
+import { AGENT_START_ENV } from './agentProfiles.js';
+import { BridgeClient } from '../runtime/bridgeClient.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
 import type { AggregateExposure } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
@@ -48,8 +55,18 @@ export interface AcpEngineOptions {
   /** The agent's environment. Default: this process's. */
   env?: NodeJS.ProcessEnv;
   runtime: AcpRuntimeLike;
-  /** How the session entries are built; the bridge and the server plan come from `runtime`. */
-  mcp: Omit<AcpMcpServersOptions, 'bridge' | 'bridgeIds' | 'sessionEntries'>;
+  /**
+   * How the session entries are built; the bridge, the server plan and the agent come from
+   * `runtime` and `initialize`. `transport` (default `auto`) is where an app or its user
+   * overrides the entry chosen for the agent.
+   */
+  mcp: Omit<AcpMcpServersOptions, 'bridge' | 'bridgeIds' | 'sessionEntries' | 'agentInfo' | 'selected' | 'sessionKey'>;
+  /**
+   * How long `newSession` waits, after the agent answered `session/new`, for its MCP connection
+   * to reach the bridge (default 20 000 ms; 0: no wait). Past it the session is used anyway and a
+   * warning says the agent never connected (an entry it dropped).
+   */
+  connectTimeoutMs?: number;
   clientInfo?: { name: string; version: string };
   logger?: RuntimeLogger;
   onSessionUpdate?: (n: SessionNotification) => void;
@@ -70,6 +87,8 @@ export interface AcpEngineOptions {
   onPermission?: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
 }
 
+/** Default of `connectTimeoutMs`: an agent's proxy starting on a loaded machine takes seconds. */
+const CONNECT_TIMEOUT_MS = 20_000;
 /** How long stop() waits for the group after the final SIGKILL. */
 const AFTER_KILL_MS = 2000;
 const POLL_MS = 50;
@@ -86,6 +105,7 @@ export class AcpEngine {
 
   constructor(private readonly opts: AcpEngineOptions) {
     this.log = opts.logger ?? silentLogger;
+    this.entryNames = [opts.mcp.name ?? DEFAULT_ENTRY_NAME];
   }
 
   /** The agent's pid (its process group id on POSIX). */
@@ -109,7 +129,8 @@ export class AcpEngine {
     if (this.child) throw new Error('AcpEngine.start() called twice');
     const child = spawn(this.opts.command, this.opts.args ?? [], {
       cwd: this.opts.cwd,
-      env: this.opts.env ?? process.env,
+      // An agent known to prompt before its MCP servers are connected is made to wait for them.
+      env: { ...AGENT_START_ENV, ...(this.opts.env ?? process.env) },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: process.platform !== 'win32',
       windowsHide: true,
@@ -138,7 +159,7 @@ export class AcpEngine {
         answerPermission(
           params,
           this.opts.runtime,
-          [this.opts.mcp.name ?? DEFAULT_ENTRY_NAME],
+          this.entryNames,
           (req) =>
             this.opts.onPermission
               ? this.opts.onPermission(req)
@@ -168,30 +189,68 @@ export class AcpEngine {
 
   /** The `mcpServers` a new session gets now (waits for the bridge). */
   async sessionMcpServers(): Promise<NewSessionRequest['mcpServers']> {
+    return (await this.entries()).mcpServers;
+  }
+
+  /** The names of the session entries the runtime gives this agent (its permission prompts name them). */
+  private entryNames: string[];
+
+  private async entries(sessionKey?: string) {
     const bridge = await this.opts.runtime.whenReady();
     const all = this.opts.runtime.mcpServerPlan();
     const plan = this.opts.selectServers ? this.opts.selectServers(all) : all;
     const kept = await resolveSessionSecrets(plan.sessionEntries, this.opts.secrets);
     for (const u of kept.unresolved)
       this.log.warn(`\${secret:${u.name}} of a per-session server not resolved: ${u.why}`);
-    return acpMcpServers(this.agentCapabilities, {
+    const options: AcpMcpServersOptions = {
       ...this.opts.mcp,
       bridge,
       bridgeIds: plan.bridgeIds,
+      selected: plan.bridgeIds.length < all.bridgeIds.length,
       sessionEntries: kept.servers,
       exposure: all.exposure,
+      agentInfo: this.init?.agentInfo,
+      ...(sessionKey === undefined ? {} : { sessionKey }),
       env: { ...this.opts.mcp.env, ...kept.env },
-    });
+    };
+    const mcpServers = acpMcpServers(this.agentCapabilities, options);
+    const names = new Set([...this.entryNames, ...mcpServers.map((e) => e.name)]);
+    this.entryNames = [...names].slice(-64);
+    return { bridge, mcpServers, plan: entryPlan(this.agentCapabilities, options) };
   }
 
-  /** `session/new` in `cwd` (absolute), once the bridge is ready, with the runtime's MCP entries. */
+  /**
+   * `session/new` in `cwd` (absolute), once the bridge is ready, with the runtime's MCP entries;
+   * resolves once the agent's MCP connection reached the bridge (see the file comment).
+   */
   async newSession(
     cwd: string,
     extra: Partial<Omit<NewSessionRequest, 'cwd' | 'mcpServers'>> = {},
   ): Promise<NewSessionResponse> {
     if (!this.init) throw new Error('AcpEngine.start() has not completed');
-    const mcpServers = await this.sessionMcpServers();
-    return this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });
+    const key = randomBytes(12).toString('base64url');
+    const { bridge, mcpServers, plan } = await this.entries(key);
+    const agent = this.init.agentInfo?.name ?? this.opts.command;
+    const name = this.opts.mcp.name ?? DEFAULT_ENTRY_NAME;
+    if (plan.droppedSessionEntries.length > 0)
+      this.log.warn(
+        `ACP agent "${agent}" takes no stdio entry: its sessions run without the per-session servers ${plan.droppedSessionEntries.join(', ')}`,
+      );
+    const res = await this.conn.agent.request('session/new', { ...extra, cwd, mcpServers });
+    // Only the entries that reach the bridge carry the key (not one of per-session servers alone).
+    const toBridge = mcpServers.filter((e) => JSON.stringify(e).includes(key));
+    const waitMs = this.opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+    if (toBridge.length === 0 || waitMs <= 0) return res;
+    const how = `${plan.transport}${plan.allTools ? ', every tool listed' : ''}`;
+    if (await new BridgeClient({ baseUrl: bridge.url, token: bridge.token }).agentArrived(key, waitMs))
+      this.log.info(
+        `ACP agent "${agent}" session ${res.sessionId}: its MCP entry "${name}" (${how}) reached the bridge`,
+      );
+    else
+      this.log.warn(
+        `ACP agent "${agent}" session ${res.sessionId}: its MCP entry "${name}" (${how}) did not reach the bridge within ${waitMs} ms; the agent dropped it or never started it, and the session has none of the runtime's tools`,
+      );
+    return res;
   }
 
   /** Resolves when the agent process has exited. */

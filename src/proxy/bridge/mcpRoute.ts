@@ -2,13 +2,31 @@
  * What the bridge's endpoints share, a leaf: the route a session came in on, and the
  * handler (the hub's side) that serves the sessions.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+/**
+ * The request header with which a session of the aggregated route asks for every tool whatever
+ * the bridge's `toolExposure` (value `all`): the app sets it on the http entry of an agent that
+ * keeps long tool lists behind a search of its own.
+ */
+export const TOOL_EXPOSURE_HEADER = 'x-qiming-tool-exposure';
+/** The request header that carries an ACP session's key, which the bridge notes (agentArrivals.ts). */
+export const AGENT_SESSION_HEADER = 'x-qiming-agent-session';
 
 /** Which route a session came in on. */
 export interface McpRoute {
   /** The server id of `/mcp/<id>` or `/sse/<id>`; undefined for the aggregated route. */
   serverId?: string;
   kind: 'streamable' | 'sse' | 'stream';
+  /** `all`: the session lists every tool whatever the bridge's `toolExposure` (TOOL_EXPOSURE_HEADER). */
+  exposure?: 'all';
+}
+
+/** The route of a new session on `serverId` (undefined: aggregated), with what its opening request asked for. */
+export function routeOf(serverId: string | undefined, kind: McpRoute['kind'], headers: IncomingHttpHeaders): McpRoute {
+  const all = serverId === undefined && headers[TOOL_EXPOSURE_HEADER] === 'all';
+  return all ? { serverId, kind, exposure: 'all' } : { serverId, kind };
 }
 
 /** The router's side of the bridge: it serves MCP on the transports handed to it. */
