@@ -6,8 +6,8 @@
 // request already has the runtime's tools, handed as the agent hands them (by name, behind the
 // runtime's search for agents that do not search themselves, behind the agent's own search for
 // those that do, with no second search layer); a call reaches the server and its answer the
-// model; the agent's stdio proxy logs into the tailed file; the agent's permission prompts never
-// reach the app when the approval policy answers them; and nothing runs after stop. Nothing
+// model; the agent's stdio proxy logs into the tailed file; the agent's permission prompts for the
+// runtime's tool are answered by the approval policy, never the app; and nothing runs after stop. Nothing
 // leaves the machine (an outbound trap refuses it). `QIMING_AGENT_RUNS=2` runs each agent twice
 // (`npm run test:agents`).
 import { afterAll, beforeAll, describe, it } from 'vitest';
@@ -58,6 +58,9 @@ const RUNS = Math.max(1, Number(process.env.QIMING_AGENT_RUNS ?? '1') || 1);
 const SEARCH_THEMSELVES: ReadonlySet<AgentName> = new Set(['claude-agent-acp', 'codex-acp', 'qwen-code']);
 /** The agent that drops stdio entries: it gets the bridge's `/mcp` over http, and runs no proxy of ours. */
 const HTTP_AGENTS: ReadonlySet<AgentName> = new Set(['copilot']);
+
+/** Prompts that still reach the app: OpenCode asks for `call_tool` before it says which tool it calls. */
+const APP_ASKED: Partial<Record<AgentName, string[]>> = { opencode: [`${DEFAULT_ENTRY_NAME}_call_tool`] };
 
 interface Figure {
   agent: string;
@@ -266,7 +269,7 @@ describe(`real ACP agents with AcpEngine's defaults, over the bridge's ${CATALOG
             unanswered,
             started: at,
           } = await inSlot(() =>
-            withAgent(agent, routes, async ({ send, updates, tailed }) => {
+            withAgent(agent, routes, async ({ send, updates, appAsked, tailed }) => {
               const requests = await send(marker);
               const first = requests[0];
               expect(first, 'a model request with tools').toBeDefined();
@@ -290,6 +293,10 @@ describe(`real ACP agents with AcpEngine's defaults, over the bridge's ${CATALOG
               const answered = requests.some((r) => r.toolResults.some((t) => fromServer(t, marker)));
               expect(answered, JSON.stringify(requests.map((r) => r.toolResults).at(-1))).toBe(true);
               expect(agentText(updates)).toContain(ANSWER);
+              // The approval policy (off by default: allow) answered the agent's permission prompts for the runtime's tools.
+              expect(appAsked.map((r) => r.toolCall.title ?? r.toolCall.toolCallId)).toEqual(
+                APP_ASKED[agent.name] ?? [],
+              );
               // The agent's proxy (the app's grandchild) logs into the tailed file; an http agent runs none.
               if (overHttp) expect(tailed).toEqual([]);
               else

@@ -39,7 +39,7 @@ import { BridgeClient } from '../runtime/bridgeClient.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
 import type { AggregateExposure } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
-import { answerPermission, type ApprovalRuntimeLike } from './permissionPolicy.js';
+import { answerPermission, type AnnouncedCall, type ApprovalRuntimeLike } from './permissionPolicy.js';
 
 /** The part of McpRuntime an engine needs. */
 export interface AcpRuntimeLike extends ApprovalRuntimeLike {
@@ -89,6 +89,8 @@ export interface AcpEngineOptions {
 
 /** Default of `connectTimeoutMs`: an agent's proxy starting on a loaded machine takes seconds. */
 const CONNECT_TIMEOUT_MS = 20_000;
+/** Tool calls whose announcement is kept for the permission prompt that may follow (the newest). */
+const MAX_ANNOUNCED = 256;
 /** How long stop() waits for the group after the final SIGKILL. */
 const AFTER_KILL_MS = 2000;
 const POLL_MS = 50;
@@ -102,6 +104,8 @@ export class AcpEngine {
   private exitedPromise: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
   private readonly log: RuntimeLogger;
+  /** The agent's `tool_call` updates by session and call id, for its permission prompts (permissionPolicy.ts). */
+  private readonly announced = new Map<string, AnnouncedCall>();
 
   constructor(private readonly opts: AcpEngineOptions) {
     this.log = opts.logger ?? silentLogger;
@@ -153,7 +157,10 @@ export class AcpEngine {
     createInterface({ input: child.stderr!, crlfDelay: Infinity }).on('line', (l) => l.trim() && this.log.info(l));
 
     const app = client({ name: this.opts.clientInfo?.name ?? 'qiming-mcp-runtime' })
-      .onNotification('session/update', ({ params }) => this.opts.onSessionUpdate?.(params))
+      .onNotification('session/update', ({ params }) => {
+        this.noteCall(params);
+        this.opts.onSessionUpdate?.(params);
+      })
       // A tool of the runtime's aggregate: the approval policy answers allow and deny itself (permissionPolicy.ts).
       .onRequest('session/request_permission', async ({ params }) =>
         answerPermission(
@@ -165,6 +172,7 @@ export class AcpEngine {
               ? this.opts.onPermission(req)
               : Promise.resolve({ outcome: { outcome: 'cancelled' } }),
           (line) => this.log.info(line),
+          this.announced.get(callKey(params.sessionId, params.toolCall.toolCallId)),
         ),
       );
     const stream = ndJsonStream(
@@ -185,6 +193,20 @@ export class AcpEngine {
     const init = await Promise.race([this.connection.agent.request('initialize', initRequest), failed]);
     this.init = init;
     return init;
+  }
+
+  /** Keeps how the agent announced a tool call (its title and input), for a permission prompt of it. */
+  private noteCall(n: SessionNotification): void {
+    const u = n.update;
+    if (u.sessionUpdate !== 'tool_call' && u.sessionUpdate !== 'tool_call_update') return;
+    const key = callKey(n.sessionId, u.toolCallId);
+    const before = this.announced.get(key);
+    this.announced.delete(key);
+    this.announced.set(key, { title: u.title ?? before?.title, rawInput: u.rawInput ?? before?.rawInput });
+    for (const k of this.announced.keys()) {
+      if (this.announced.size <= MAX_ANNOUNCED) break;
+      this.announced.delete(k);
+    }
   }
 
   /** The `mcpServers` a new session gets now (waits for the bridge). */
@@ -290,6 +312,8 @@ export class AcpEngine {
     }
   }
 }
+
+const callKey = (sessionId: string, toolCallId: string) => `${sessionId}\n${toolCallId}`;
 
 async function until(done: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
