@@ -68,13 +68,14 @@ describe('an ACP agent asks permission for an MCP tool', () => {
         mkdirSync(cwd);
         const trap = await startOutboundTrap();
         const name = (tool: string) => agent.toolName(DEFAULT_ENTRY_NAME, `a__${tool}`);
-        // The prompt names the tool; the model calls it once (found first with Claude Code's ToolSearch), then answers.
+        // The prompt names the tool; the model calls it once (found first with the agent's own search, if any), then answers.
         const model = await agent.startModel((req) => {
           const tool = /run (\w+) now/.exec(req.prompt)?.[1];
           if (!tool || req.tools.length === 0) return { text: 'ok' };
-          const searched = agent.ownSearch === 'ToolSearch' ? 1 : 0;
-          if (searched && req.toolResults.length === 0)
-            return { tool: 'ToolSearch', arguments: { query: `select:${name(tool)}` } };
+          const own = agent.ownSearch?.found === 'listed' ? agent.ownSearch : undefined;
+          const searched = own && req.tools.includes(own.tool) ? 1 : 0;
+          if (own && searched && req.toolResults.length === 0)
+            return { tool: own.tool, arguments: own.args(name(tool)) };
           if (req.toolResults.length === searched && req.tools.includes(name(tool)))
             return { tool: name(tool), arguments: { text: 'x' } };
           return { text: 'done' };

@@ -165,11 +165,11 @@ function reachTool(agent: RealAgent, routes: Map<string, string[]>): Script {
       if (plain(results.at(-1)).includes(`"name":"${TARGET}"`))
         return turn(callTool, { name: TARGET, arguments: args(marker) });
     }
-    if (agent.ownSearch === 'ToolSearch' && results.length === 0)
-      return turn('ToolSearch', { query: `select:${byName}`, max_results: 5 });
-    if (agent.ownSearch === 'tool_search') {
-      if (results.length === 0) return turn('tool_search', { query: `select:${byName}` });
-      if (results.length === 1) return turn('tool_call', { name: byName, arguments: args(marker) });
+    const own = agent.ownSearch;
+    if (own && req.tools.includes(own.tool)) {
+      if (results.length === 0) return turn(own.tool, own.args(byName));
+      if (results.length === 1 && own.found === 'tool_call')
+        return turn('tool_call', { name: byName, arguments: args(marker) });
     }
     return { text: `the tool was not reached: ${plain(results.at(-1)).slice(0, 300)}` };
   };
@@ -284,7 +284,7 @@ describe(`real ACP agents with AcpEngine's defaults, over the bridge's ${CATALOG
                 expect(first.tools).not.toContain(byName);
               }
               // The tool is there on the first prompt: listed, or in the agent's list of deferred tools.
-              if (agent.ownSearch === 'tool_search')
+              if (agent.ownSearch?.found === 'tool_call')
                 expect(firstText.includes(byName), `${byName} in the list of deferred tools`).toBe(true);
               if (!searchesItself || agent.ownSearch) expect(first.tools).not.toContain(byName);
               else expect(first.tools).toContain(byName);

@@ -43,16 +43,25 @@ export interface RealAgent {
   afterSession?(conn: ClientConnection, sessionId: string): Promise<void>;
   /** The name the agent gives the model for the tool `tool` of its MCP entry `entry`. */
   toolName(entry: string, tool: string): string;
-  /**
-   * How its model reaches an MCP tool the agent keeps behind a search of its own: Claude Code's
-   * `ToolSearch` (the found tool is then listed), qwen-code's `tool_search` then `tool_call`.
-   */
-  ownSearch?: 'ToolSearch' | 'tool_search';
+  /** How its model reaches an MCP tool the agent keeps behind a search of its own, if it does. */
+  ownSearch?: OwnSearch;
   /**
    * The `host:port`s it is known to try to reach with no setting to stop it; the outbound trap
    * refuses them, and the tests fail on any other.
    */
   refusedHosts: readonly string[];
+}
+
+/**
+ * An agent's own search over deferred tools: the tool, its arguments for the tool the model
+ * wants (by the agent's name for it), and how the found tool is called next: `listed` (the agent
+ * lists it from then on: Claude Code's `ToolSearch`, Codex's built-in `tool_search`) or through
+ * the agent's `tool_call` (qwen-code).
+ */
+export interface OwnSearch {
+  tool: string;
+  args(name: string): Record<string, unknown>;
+  found: 'listed' | 'tool_call';
 }
 
 /** Node for an agent whose package needs Node >= 22: this one when it is, else the suite's Node 22. */
@@ -92,7 +101,8 @@ const claudeAgentAcp: RealAgent = {
     };
   },
   toolName: mcpToolName,
-  ownSearch: 'ToolSearch',
+  // Every MCP tool, however few, is deferred; `select:` loads one by name.
+  ownSearch: { tool: 'ToolSearch', args: (name) => ({ query: `select:${name}`, max_results: 5 }), found: 'listed' },
 };
 
 const codexAcp: RealAgent = {
@@ -102,7 +112,8 @@ const codexAcp: RealAgent = {
   launch(home, modelUrl, base) {
     // A model provider of our own: the Responses API at the fake, its key from FAKE_OPENAI_KEY.
     const config = [
-      'model = "gpt-5.4-mini"',
+      // A model of its bundled catalog that supports its tool search (long MCP lists are deferred).
+      'model = "gpt-5.5"',
       'model_provider = "fake"',
       '[model_providers.fake]',
       'name = "fake"',
@@ -132,6 +143,12 @@ const codexAcp: RealAgent = {
   // Codex hands an entry's tools to the model in a namespace `mcp__<entry>`; the fake model
   // (openaiResponses.mjs) names a member `<namespace>__<tool>`.
   toolName: mcpToolName,
+  // Its built-in `tool_search` (BM25 over the deferred tools) loads what it finds into the list.
+  ownSearch: {
+    tool: 'tool_search',
+    args: (name) => ({ query: name.split('__').slice(-2).join(' ').replace(/_/g, ' '), limit: 5 }),
+    found: 'listed',
+  },
 };
 
 /** gemini-cli's `generateValidName`: `mcp_<entry>_<tool>` once, sanitised, at most 63 characters. */
@@ -272,7 +289,8 @@ const qwenCode: RealAgent = {
     };
   },
   toolName: mcpToolName,
-  ownSearch: 'tool_search',
+  // Every MCP tool is deferred and named in a reminder; `select:` shows one, `tool_call` calls it.
+  ownSearch: { tool: 'tool_search', args: (name) => ({ query: `select:${name}` }), found: 'tool_call' },
 };
 
 export const REAL_AGENTS: readonly RealAgent[] = [claudeAgentAcp, codexAcp, geminiCli, opencode, copilot, qwenCode];
