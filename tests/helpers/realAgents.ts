@@ -12,7 +12,7 @@ import { startAnthropicModel } from '../fixtures/fakeModels/anthropicMessages.mj
 import { startGeminiModel } from '../fixtures/fakeModels/geminiGenerate.mjs';
 import { startOpenaiModel } from '../fixtures/fakeModels/openaiResponses.mjs';
 import { startOpenaiChatModel } from '../fixtures/fakeModels/openaiChat.mjs';
-import { node22 } from './node22.js';
+import { node22 } from './nodeBinaries.js';
 import { ROOT } from './paths.js';
 
 export type { FakeModel, ModelRequest, Script, Turn } from '../fixtures/fakeModels/fakeModelServer.mjs';
