@@ -101,7 +101,7 @@ afterAll(async () => {
 
 /** The figures as markdown rows (docs/agents.md, "Runs"). */
 function figureTable(): string {
-  const rows = REAL_AGENTS.flatMap((a) => figures.filter((f) => f.agent === a.name));
+  const rows = REAL_AGENTS.flatMap((a) => figures.filter((f) => f.agent === a.name).sort((x, y) => x.run - y.run));
   return [
     `first model request's tools (o200k tokens), ${CATALOG_IDS.length} replayed servers, toolExposure auto:`,
     "| agent | run | tools | of which the runtime's | how the model reached the tool | seconds |",

@@ -48,7 +48,7 @@ export interface AcpRuntimeLike extends ApprovalRuntimeLike {
 }
 
 export interface AcpEngineOptions {
-  /** The agent executable and its arguments (e.g. `claude-code-acp`). */
+  /** The agent executable and its arguments (e.g. `node` and `claude-agent-acp`'s `dist/index.js`). */
   command: string;
   args?: string[];
   cwd?: string;

@@ -55,7 +55,7 @@ import {
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { AgentLoadedHolder } from './agentLoadedTools.js';
 import type { AgentArrivals } from './agentArrivals.js';
-import { AGENT_SESSION_HEADER } from './mcpRoute.js';
+import { AGENT_SESSION_HEADER } from './agentHeaders.js';
 import type { ReloadResult } from './reload.js';
 
 export type { McpRoute, McpSessionHandler } from './mcpRoute.js';

@@ -1,18 +1,11 @@
 /**
- * What the bridge's endpoints share, a leaf: the route a session came in on, and the
- * handler (the hub's side) that serves the sessions.
+ * What the bridge's endpoints share, a leaf but for the header names it reads
+ * (agentHeaders.ts): the route a session came in on, with what its opening request asked for,
+ * and the handler (the hub's side) that serves the sessions.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-
-/**
- * The request header with which a session of the aggregated route asks for every tool whatever
- * the bridge's `toolExposure` (value `all`): the app sets it on the http entry of an agent that
- * keeps long tool lists behind a search of its own.
- */
-export const TOOL_EXPOSURE_HEADER = 'x-qiming-tool-exposure';
-/** The request header that carries an ACP session's key, which the bridge notes (agentArrivals.ts). */
-export const AGENT_SESSION_HEADER = 'x-qiming-agent-session';
+import { TOOL_EXPOSURE_HEADER } from './agentHeaders.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
