@@ -83,6 +83,8 @@ export default tseslint.config(
       'bench/results/**',
       'coverage/**',
       '.vitest-tmp/**',
+      // Binaries the tests fetch or unpack (Node 22, the agents' packages): gitignored.
+      '.cache/**',
     ],
   },
   js.configs.recommended,

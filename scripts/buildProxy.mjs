@@ -80,6 +80,11 @@ export const PROXY_FILES = [
     what: "an aggregate's meta-tools (search_tools, call_tool), its list in search mode, and the reports of the tools an agent's proxy loaded, both ends",
   },
   {
+    file: 'qiming-mcp-agent-arrivals.cjs',
+    entries: ['src/proxy/bridge/agentArrivals.ts'],
+    what: "which ACP sessions' connections reached the bridge (/agents/arrivals), from the first connection or request about one",
+  },
+  {
     file: 'qiming-mcp-tool-search.cjs',
     entries: ['src/proxy/hub/economy/toolSearch.ts'],
     what: "tool search (minisearch), for an aggregate's first search_tools",

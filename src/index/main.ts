@@ -17,7 +17,16 @@ export { adoptLoginPath } from '../main/runtime/loginEnv.js';
 export { externalUrl } from '../main/runtime/externalUrl.js';
 
 export { AcpEngine, type AcpEngineOptions, type AcpRuntimeLike } from '../main/acp/acpEngine.js';
-export { acpMcpServers, bridgeUpstream, DEFAULT_ENTRY_NAME, type AcpMcpServersOptions } from '../main/acp/acp.js';
+export {
+  acpMcpServers,
+  bridgeUpstream,
+  DEFAULT_ENTRY_NAME,
+  entryPlan,
+  type AcpMcpServersOptions,
+  type EntryPlan,
+  type EntryTransport,
+} from '../main/acp/acp.js';
+export { agentProfile, AGENT_START_ENV, type AgentProfile, type KnownAgent } from '../main/acp/agentProfiles.js';
 
 export { LogTail, type LogTailOptions, type TailEntry } from '../main/logs/logTail.js';
 export type { EntryLevel } from '../main/logs/logEntryParser.js';

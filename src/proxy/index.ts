@@ -43,6 +43,8 @@ export {
   SERVER_FILES,
 } from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
+export { AGENT_SESSION_HEADER, CALLER_KEY_HEADER, TOOL_EXPOSURE_HEADER } from './bridge/agentHeaders.js';
+export { CALL_TOOL, SEARCH_TOOLS } from './hub/economy/metaToolNames.js';
 export { writeAtomic } from './common/writeAtomic.js';
 export { SECRET_STORE_ENV } from './common/envNames.js';
 export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';

@@ -1,7 +1,9 @@
-// A real ACP agent (claude-code-acp, against a fake Anthropic API on loopback) asks permission
-// for the runtime's MCP tools itself; AcpEngine answers from the bridge's approval policy for
-// allow and deny tools, and passes an ask tool's prompt to the app, whose allow is granted to the
-// bridge's own ask for that call: the user is asked once per call, never twice.
+// Real ACP agents (claude-agent-acp over its stdio proxy, gemini-cli over its stdio proxy,
+// copilot over the bridge's http /mcp, each against its fake model API on loopback) ask permission
+// for the runtime's MCP tools themselves, each in its own words (docs/agents.md); AcpEngine answers
+// from the bridge's approval policy for allow and deny tools, and passes an ask tool's prompt to
+// the app, whose allow is granted to the bridge's own ask for that call: the user is asked once
+// per call, never twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,9 +16,9 @@ import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, writeConfi
 import { descendantsOf } from '../helpers/procTree.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { startOutboundTrap } from '../helpers/outboundTrap.js';
-import { allowOnce, REAL_AGENTS } from '../helpers/realAgents.js';
+import { allowOnce, realAgent, type AgentName } from '../helpers/realAgents.js';
 
-const agent = REAL_AGENTS.find((a) => a.name === 'claude-code-acp')!;
+const AGENTS: AgentName[] = ['claude-agent-acp', 'gemini-cli', 'copilot'];
 const SERVER = join(FIXTURES, 'annotatedToolsServer.mjs');
 
 let runtime: McpRuntime;
@@ -53,70 +55,85 @@ afterAll(async () => {
 });
 
 describe('an ACP agent asks permission for an MCP tool', () => {
-  it(
-    'claude-code-acp: the policy answers allow and deny tools, the app an ask tool, once',
-    { timeout: 180_000 },
-    async () => {
-      const home = tempDir('qiming-approval-home-');
-      const cwd = join(home, 'project');
-      mkdirSync(cwd);
-      const trap = await startOutboundTrap();
-      const name = (tool: string) => agent.toolName(DEFAULT_ENTRY_NAME, `a__${tool}`);
-      // The prompt names the tool; the model calls it once, then answers.
-      const model = await agent.startModel((req) => {
-        const tool = /run (\w+) now/.exec(req.prompt)?.[1];
-        if (!tool || req.tools.length === 0) return { text: 'ok' };
-        if (req.toolResults.length === 0 && req.tools.includes(name(tool)))
-          return { tool: name(tool), arguments: { text: 'x' } };
-        return { text: 'done' };
-      });
-      const appAsked: RequestPermissionRequest[] = [];
-      const engine = new AcpEngine({
-        ...agent.launch(home, model.url, {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: home,
-          LANG: 'C.UTF-8',
-          ...trap.env,
-        }),
-        cwd,
-        runtime,
-        mcp: { cliPath: ensureCli(), node: nodeCommand() },
-        logger: log.logger,
-        onPermission: async (req) => {
-          appAsked.push(req);
-          return allowOnce(req);
-        },
-      });
-      let tree: number[] = [];
-      try {
-        await engine.start();
-        const { sessionId } = await engine.newSession(cwd);
-        // The deny last: Claude Code ends its turn on a rejected tool as an interruption.
-        for (const tool of ['read_notes', 'write_note', 'delete_note']) {
-          const res = await engine.conn.agent.request('session/prompt', {
-            sessionId,
-            prompt: [{ type: 'text', text: `Please run ${tool} now.` }],
-          });
-          expect(res.stopReason).toBe('end_turn');
+  for (const agentName of AGENTS)
+    it(
+      `${agentName}: the policy answers allow and deny tools, the app an ask tool, once`,
+      { timeout: 180_000 },
+      async () => {
+        const agent = realAgent(agentName);
+        const ranBefore = ranLines().length;
+        const logBefore = log.lines.length;
+        const home = tempDir('qiming-approval-home-');
+        const cwd = join(home, 'project');
+        mkdirSync(cwd);
+        const trap = await startOutboundTrap();
+        const name = (tool: string) => agent.toolName(DEFAULT_ENTRY_NAME, `a__${tool}`);
+        // The prompt names the tool; the model calls it once (found first with the agent's own search, if any), then answers.
+        const model = await agent.startModel((req) => {
+          const tool = /run (\w+) now/.exec(req.prompt)?.[1];
+          if (!tool || req.tools.length === 0) return { text: 'ok' };
+          const own = agent.ownSearch?.found === 'listed' ? agent.ownSearch : undefined;
+          const searched = own && req.tools.includes(own.tool) ? 1 : 0;
+          if (own && searched && req.toolResults.length === 0)
+            return { tool: own.tool, arguments: own.args(name(tool)) };
+          if (req.toolResults.length === searched && req.tools.includes(name(tool)))
+            return { tool: name(tool), arguments: { text: 'x' } };
+          return { text: 'done' };
+        });
+        const appAsked: RequestPermissionRequest[] = [];
+        const engine = new AcpEngine({
+          ...agent.launch(home, model.url, {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            HOME: home,
+            LANG: 'C.UTF-8',
+            ...trap.env,
+          }),
+          cwd,
+          runtime,
+          mcp: { cliPath: ensureCli(), node: nodeCommand() },
+          logger: log.logger,
+          onPermission: async (req) => {
+            appAsked.push(req);
+            return allowOnce(req);
+          },
+        });
+        let tree: number[] = [];
+        try {
+          await engine.start();
+          const { sessionId } = await engine.newSession(cwd);
+          await agent.afterSession?.(engine.conn, sessionId);
+          // The deny last: an agent may end its turn on a rejected tool as an interruption.
+          for (const tool of ['read_notes', 'write_note', 'delete_note']) {
+            const res = await engine.conn.agent.request('session/prompt', {
+              sessionId,
+              prompt: [{ type: 'text', text: `Please run ${tool} now.` }],
+            });
+            if (tool !== 'delete_note') expect(res.stopReason).toBe('end_turn');
+          }
+        } finally {
+          if (engine.pid !== undefined) tree = [engine.pid, ...descendantsOf(engine.pid)];
+          await engine.stop({ deadlineMs: 5000 });
+          await model.close();
+          await trap.close();
         }
-      } finally {
-        if (engine.pid !== undefined) tree = [engine.pid, ...descendantsOf(engine.pid)];
-        await engine.stop({ deadlineMs: 5000 });
-        await model.close();
-        await trap.close();
-      }
-      expect(await waitAllNotRunning(tree, 8000)).toEqual([]);
-      const ran = existsSync(ranFile) ? readFileSync(ranFile, 'utf8').split('\n').filter(Boolean) : [];
-      // read_notes (allow) ran without the app; delete_note (deny) never reached the server;
-      // write_note (ask) was asked in the agent's prompt only, and the bridge took that answer.
-      expect(ran).toEqual(['read_notes', 'write_note']);
-      expect(appAsked.map((r) => r.toolCall.title)).toEqual([name('write_note')]);
-      expect(bridgeAsks).toEqual([]);
-      const text = log.lines.join('\n');
-      expect(text).toContain(`permission prompt for "a__read_notes"`);
-      expect(text).toMatch(
-        /permission prompt for "a__delete_note" .* answered deny by mcpServers\.a\.approval\["delete_note"\]/,
-      );
-    },
-  );
+        expect(await waitAllNotRunning(tree, 8000)).toEqual([]);
+        // read_notes (allow) ran without the app; delete_note (deny) never reached the server;
+        // write_note (ask) was asked in the agent's prompt only, and the bridge took that answer.
+        expect(ranLines().slice(ranBefore)).toEqual(['read_notes', 'write_note']);
+        expect(appAsked).toHaveLength(1);
+        expect(JSON.stringify(appAsked[0].toolCall)).toContain('write_note');
+        expect(bridgeAsks).toEqual([]);
+        const text = log.lines.slice(logBefore).join('\n');
+        // Copilot runs a tool annotated read-only without asking anyone.
+        if (agentName !== 'copilot') expect(text).toContain(`permission prompt for "a__read_notes"`);
+        expect(text).toMatch(
+          /permission prompt for "a__delete_note" .* answered deny by mcpServers\.a\.approval\["delete_note"\]/,
+        );
+      },
+    );
 });
+
+/** The tools that ran, one line per call that reached the server. */
+function ranLines(): string[] {
+  return existsSync(ranFile) ? readFileSync(ranFile, 'utf8').split('\n').filter(Boolean) : [];
+}

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFORMANCE_BIN, tally, type Check } from '../helpers/conformance.js';
-import { node22 } from '../helpers/node22.js';
+import { node22 } from '../helpers/nodeBinaries.js';
 import { ensureBuilt } from '../helpers/proxyCli.js';
 import { ROOT } from '../helpers/paths.js';
 

@@ -289,9 +289,9 @@ export class BridgeProcess {
   /** An SDK client on `path` (streamable HTTP, or legacy SSE with `sse: true`). */
   async client(
     path: string,
-    opts: { capabilities?: ClientCapabilities; sse?: boolean; name?: string } = {},
+    opts: { capabilities?: ClientCapabilities; sse?: boolean; name?: string; headers?: Record<string, string> } = {},
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
-    const headers = this.auth;
+    const headers = { ...this.auth, ...opts.headers };
     const url = new URL(this.url + path);
     const transport = opts.sse
       ? new SSEClientTransport(url, {

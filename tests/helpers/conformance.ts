@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
-import { node22 } from './node22.js';
+import { node22 } from './nodeBinaries.js';
 import { reportRetry, retryReasons, takesRetry } from './conformanceRetry.js';
 import { scaled } from './loadScale.js';
 

@@ -8,7 +8,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './paths.js';
-import { node22 } from './node22.js';
+import { node22 } from './nodeBinaries.js';
 import { reportRetry, retryReasons, takesRetry } from './conformanceRetry.js';
 import { scaled } from './loadScale.js';
 

@@ -40,15 +40,16 @@ export interface ProxyHandle {
   close: () => Promise<void>;
 }
 
-/** Starts the CLI with `args` under an SDK client (declaring the given capabilities). */
+/** Starts the CLI with `args` under an SDK client (declaring the given capabilities), run by `node`. */
 export async function connectProxy(
   args: string[],
   capabilities: Record<string, unknown> = {},
   env: Record<string, string> = {},
+  node: string = process.execPath,
 ): Promise<ProxyHandle> {
   ensureBuilt();
   const transport = new StdioClientTransport({
-    command: process.execPath,
+    command: node,
     args: [CLI, ...args],
     stderr: 'pipe',
     env: { ...(process.env as Record<string, string>), ...env },

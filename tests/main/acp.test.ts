@@ -1,9 +1,12 @@
 // acpMcpServers: the ACP v1 shape of the session/new entries, where the token goes, and
-// which servers go through the bridge, straight over http, or into the session's own proxy.
+// which servers go through the bridge, straight over http, or into the session's own proxy;
+// the entry chosen for each agent (stdio, or one http entry to /mcp for an agent that drops
+// stdio), the app's override, the session key, and every tool for an agent that searches itself.
 // The config handed to the proxy is checked with the proxy's own parser.
 import { describe, expect, it } from 'vitest';
 import type { McpServer, McpServerStdio } from '@agentclientprotocol/sdk';
 import { acpMcpServers, type AcpMcpServersOptions } from '../../src/main/acp/acp.js';
+import { agentProfile } from '../../src/main/acp/agentProfiles.js';
 import { parseConfig } from '../../src/proxy/index.js';
 import { viewOf } from '../../src/main/config/userConfig.js';
 import { CLI } from '../helpers/paths.js';
@@ -28,7 +31,7 @@ describe('acpMcpServers', () => {
     expect(out).toHaveLength(1);
     const e = out[0] as McpServerStdio;
     expect(e).not.toHaveProperty('type');
-    expect(e.name).toBe('mcp');
+    expect(e.name).toBe('qiming');
     expect(e.command).toBe('/opt/App/app');
     expect(e.args.slice(0, 2)).toEqual([base.cliPath, '--config']);
     expect(JSON.stringify(e.args)).not.toContain(TOKEN);
@@ -195,32 +198,127 @@ describe('acpMcpServers', () => {
     }
   });
 
-  it('uses http entries only when the agent supports http AND the app prefers them', () => {
-    const caps = { mcpCapabilities: { http: true } };
-    expect(stdio(acpMcpServers(caps, base))).toHaveLength(1); // not asked
-    expect(stdio(acpMcpServers({ mcpCapabilities: { http: false } }, { ...base, preferHttp: true }))).toHaveLength(1); // not supported
-    const out = acpMcpServers(caps, {
-      ...base,
-      preferHttp: true,
-      sessionEntries: { s: { command: 'x', persistent: false } },
-    });
-    const http = out.filter((s) => 'type' in s && s.type === 'http');
-    expect(http).toEqual([
-      {
-        type: 'http',
-        name: 'memory',
-        url: 'http://127.0.0.1:4567/mcp/memory',
-        headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }],
-      },
-      {
-        type: 'http',
-        name: 'everything',
-        url: 'http://127.0.0.1:4567/mcp/everything',
-        headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }],
-      },
+  it('gives each agent the entry it takes: stdio, or one http entry to /mcp for one that drops stdio', () => {
+    const http = { mcpCapabilities: { http: true } };
+    const local = { sessionEntries: { s: { command: 'x', persistent: false } } };
+    const aggregate = {
+      type: 'http',
+      name: 'qiming',
+      url: 'http://127.0.0.1:4567/mcp',
+      headers: [{ name: 'Authorization', value: `Bearer ${TOKEN}` }],
+    };
+    // Copilot drops stdio entries: the bridge's aggregate over http, and no proxy for per-session servers.
+    expect(acpMcpServers(http, { ...base, ...local, agentInfo: { name: 'Copilot', version: '1.0.102' } })).toEqual([
+      aggregate,
     ]);
-    const rest = stdio(out);
-    expect(rest).toHaveLength(1);
-    expect(Object.keys(configOf(rest[0]).mcpServers)).toEqual(['s']);
+    // Agents that take stdio keep it, http or not.
+    for (const name of [
+      'gemini-cli',
+      'OpenCode',
+      'qwen-code',
+      '@agentclientprotocol/claude-agent-acp',
+      'some-new-agent',
+    ]) {
+      const out = acpMcpServers(http, { ...base, agentInfo: { name, version: '1' } });
+      expect(out.map((e) => ('type' in e ? e.type : 'stdio'))).toEqual(['stdio']);
+    }
+    // Copilot without http: stdio, the only thing left to try.
+    expect(stdio(acpMcpServers({}, { ...base, agentInfo: { name: 'Copilot', version: '1' } }))).toHaveLength(1);
+  });
+
+  it("lets the app's transport win: stdio forced, or http (the aggregate, plus a local proxy for per-session servers)", () => {
+    const http = { mcpCapabilities: { http: true } };
+    const copilot = { name: 'Copilot', version: '1' };
+    expect(stdio(acpMcpServers(http, { ...base, agentInfo: copilot, transport: 'stdio' }))).toHaveLength(1);
+    for (const asked of [{ transport: 'http' as const }, { preferHttp: true }]) {
+      const out = acpMcpServers(http, {
+        ...base,
+        ...asked,
+        agentInfo: { name: 'gemini-cli', version: '1' },
+        sessionEntries: { s: { command: 'x', persistent: false } },
+      });
+      expect(out.map((e) => [e.name, 'type' in e ? e.type : 'stdio'])).toEqual([
+        ['qiming', 'http'],
+        ['qiming-local', 'stdio'],
+      ]);
+      expect(Object.keys(configOf(stdio(out)[0]).mcpServers)).toEqual(['s']);
+    }
+    // http where the agent has none: stdio.
+    expect(stdio(acpMcpServers({ mcpCapabilities: { http: false } }, { ...base, transport: 'http' }))).toHaveLength(1);
+    // One http entry per server under `perServer`, or for a selection (the aggregated route serves every server).
+    for (const more of [{ layout: 'perServer' as const }, { selected: true }]) {
+      const out = acpMcpServers(http, { ...base, ...more, transport: 'http' });
+      expect(out.map((e) => ('url' in e ? e.url : ''))).toEqual([
+        'http://127.0.0.1:4567/mcp/memory',
+        'http://127.0.0.1:4567/mcp/everything',
+      ]);
+    }
+  });
+
+  it("sends the session's key to the bridge on each of its connections, never in argv's token", () => {
+    const key = 'k3y-of-the-session_0';
+    const [entry] = stdio(acpMcpServers(undefined, { ...base, sessionKey: key }));
+    const parsed = parseConfig(configOf(entry), { env: envOf(entry) });
+    for (const server of parsed.servers)
+      expect(server.kind === 'remote' && server.headers).toEqual({
+        Authorization: `Bearer ${TOKEN}`,
+        'x-qiming-agent-session': key,
+      });
+    const [http] = acpMcpServers({ mcpCapabilities: { http: true } }, { ...base, sessionKey: key, transport: 'http' });
+    expect('headers' in http && http.headers).toContainEqual({ name: 'x-qiming-agent-session', value: key });
+  });
+
+  it("gives an agent that searches its tools itself every tool under auto, and the runtime's search to one that does not", () => {
+    const http = { mcpCapabilities: { http: true } };
+    const exposure = (toolExposure?: string) => ({ options: toolExposure ? { toolExposure } : {}, servers: {} });
+    const modeOf = (name: string, toolExposure?: string) =>
+      (
+        configOf(
+          stdio(
+            acpMcpServers(undefined, { ...base, agentInfo: { name, version: '1' }, exposure: exposure(toolExposure) }),
+          )[0],
+        ) as { toolExposure?: unknown }
+      ).toolExposure;
+    for (const name of ['@agentclientprotocol/claude-agent-acp', '@agentclientprotocol/codex-acp', 'qwen-code']) {
+      expect(modeOf(name)).toBe('all');
+      expect(modeOf(name, 'auto')).toBe('all');
+      expect(modeOf(name, 'search')).toBe('search'); // the user's choice stands
+    }
+    for (const name of ['gemini-cli', 'OpenCode', 'Copilot', 'unknown']) expect(modeOf(name)).toBeUndefined();
+    // Over http, the aggregated route is asked for every tool.
+    const [claude] = acpMcpServers(http, {
+      ...base,
+      transport: 'http',
+      agentInfo: { name: '@agentclientprotocol/claude-agent-acp', version: '0.101.0' },
+    });
+    expect('headers' in claude && claude.headers).toContainEqual({ name: 'x-qiming-tool-exposure', value: 'all' });
+  });
+
+  it('recognises the agents by what they say at initialize', () => {
+    expect(agentProfile({ name: 'Copilot', version: '1.0.102' })).toEqual({
+      agent: 'copilot',
+      refusesStdio: true,
+      searchesTools: false,
+    });
+    expect(agentProfile({ name: 'qwen-code', version: '0.24.4' })).toMatchObject({
+      agent: 'qwen',
+      searchesTools: true,
+    });
+    expect(agentProfile({ name: '@agentclientprotocol/codex-acp', version: '2.6.0' })).toMatchObject({
+      agent: 'codex',
+    });
+    expect(agentProfile({ name: 'OpenCode', version: '1.18.33' })).toMatchObject({
+      agent: 'opencode',
+      searchesTools: false,
+    });
+    expect(agentProfile({ name: 'gemini-cli', version: '0.61.0' })).toMatchObject({
+      agent: 'gemini',
+      searchesTools: false,
+    });
+    // Claude's adapter by name, or by its capabilities' `_meta.claudeCode`.
+    expect(agentProfile(undefined, { _meta: { claudeCode: { promptQueueing: true } } })).toMatchObject({
+      agent: 'claude',
+    });
+    expect(agentProfile({ name: 'my-agent', version: '1' })).toEqual({ refusesStdio: false, searchesTools: false });
   });
 });

@@ -1,6 +1,6 @@
 // An allow given in an agent's own permission prompt belongs to the one call it was given for:
 // that agent session (its caller key, which only the session's stdio proxy carries to the
-// bridge), that tool of that server (`a` + `b__c` is not `a__b` + `c`), those arguments (key
+// bridge, or its http entry's header), that tool of that server (`a` + `b__c` is not `a__b` + `c`), those arguments (key
 // order aside). It answers the bridge's ask of that call once, lapses when the call does not
 // come, and every other call is asked: another client's, another session's, other arguments.
 // A real bridge (McpRuntime), AcpEngine driving the fixture ACP agent (it asks permission, then
@@ -14,8 +14,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { McpRuntime, type ApprovalRequest } from '../../src/main/runtime/mcpRuntime.js';
 import { AcpEngine } from '../../src/main/acp/acpEngine.js';
+import { DEFAULT_ENTRY_NAME } from '../../src/main/acp/acp.js';
 import { nodeCommand } from '../../src/main/runtime/cliPath.js';
-import { CALLER_KEY_ENV } from '../../src/proxy/index.js';
+import { CALLER_KEY_ENV, CALLER_KEY_HEADER } from '../../src/proxy/index.js';
 import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, waitFor, writeConfig } from './mainHarness.js';
 import { descendantsOf } from '../helpers/procTree.js';
 import { allowOnce } from '../helpers/realAgents.js';
@@ -36,7 +37,7 @@ interface Setup {
   /** The tools the notes server ran, in order. */
   ran: () => string[];
   log: string[];
-  /** The env of each session's entry, by session id. */
+  /** The env (stdio) or headers (http) of each session's entry, by session id. */
   env: Map<string, Record<string, string>>;
 }
 
@@ -45,7 +46,7 @@ const engines: AcpEngine[] = [];
 const clients: Client[] = [];
 const pids = new Set<number>();
 
-async function setUp(approvalGrantMs?: number): Promise<Setup> {
+async function setUp(approvalGrantMs?: number, http = false): Promise<Setup> {
   const dir = tempDir('qiming-approval-grants-');
   const ranFile = join(dir, 'ran.txt');
   const configFile = join(dir, 'mcp.json');
@@ -82,9 +83,9 @@ async function setUp(approvalGrantMs?: number): Promise<Setup> {
   const prompted: RequestPermissionRequest[] = [];
   const engine = new AcpEngine({
     command: process.execPath,
-    args: [AGENT],
+    args: http ? [AGENT, '--http'] : [AGENT],
     runtime,
-    mcp: { cliPath: ensureCli(), node: nodeCommand() },
+    mcp: { cliPath: ensureCli(), node: nodeCommand(), ...(http ? { transport: 'http' as const } : {}) },
     logger: log.logger,
     onPermission: async (req) => {
       prompted.push(req);
@@ -101,8 +102,10 @@ async function setUp(approvalGrantMs?: number): Promise<Setup> {
 /** A new session of the fixture agent; its entry's env kept. */
 async function openSession(t: Setup): Promise<string> {
   const res = await t.engine.newSession(tempDir('qiming-approval-cwd-'));
-  const entries = (res._meta as { entries: { env: { name: string; value: string }[] }[] }).entries;
-  t.env.set(res.sessionId, Object.fromEntries(entries[0]!.env.map((e) => [e.name, e.value])));
+  type Pair = { name: string; value: string };
+  const entries = (res._meta as { entries: { env?: Pair[]; headers?: Pair[] }[] }).entries;
+  const pairs = entries[0]!.env ?? entries[0]!.headers ?? [];
+  t.env.set(res.sessionId, Object.fromEntries(pairs.map((e) => [e.name, e.value])));
   for (const p of descendantsOf(t.engine.pid!)) pids.add(p);
   return res.sessionId;
 }
@@ -120,13 +123,13 @@ async function step(t: Setup, sessionId: string, text: string): Promise<Step> {
 
 /** The agent asks permission for `tool` (as its proxy names it) with `args`; the app allows once. */
 async function permit(t: Setup, sessionId: string, tool: string, args: Record<string, unknown>): Promise<void> {
-  const s = await step(t, sessionId, `permit mcp ${tool} ${JSON.stringify(args)}`);
+  const s = await step(t, sessionId, `permit ${DEFAULT_ENTRY_NAME} ${tool} ${JSON.stringify(args)}`);
   expect(s.outcome).toEqual({ outcome: 'selected', optionId: 'allow' });
 }
 
 /** The agent calls `tool` through its proxy: the result's text, or `error: ...`. */
 async function agentCall(t: Setup, sessionId: string, tool: string, args: Record<string, unknown>): Promise<string> {
-  const s = await step(t, sessionId, `call mcp ${tool} ${JSON.stringify(args)}`);
+  const s = await step(t, sessionId, `call ${DEFAULT_ENTRY_NAME} ${tool} ${JSON.stringify(args)}`);
   return s.error !== undefined ? `error: ${s.error}` : (s.result?.content[0]?.text ?? '');
 }
 
@@ -252,4 +255,33 @@ describe('an allow whose call does not come', () => {
     expect(t.asked.map((r) => [r.tool, r.arguments])).toEqual([['delete_note', { text: 'late' }]]);
     expect(t.ran()).toEqual([]);
   }, 90_000);
+});
+
+describe('an allow from the prompt of an agent on an http entry (no proxy of its own)', () => {
+  let t: Setup;
+  let other: Client;
+  let a: string;
+  let b: string;
+
+  beforeAll(async () => {
+    t = await setUp(undefined, true);
+    a = await openSession(t);
+    b = await openSession(t);
+    other = await otherClient(t);
+  }, 90_000);
+
+  it("answers the session's own call once; another client's and another session's are asked", async () => {
+    const key = Object.entries(t.env.get(a)!).find(([k]) => k.toLowerCase() === CALLER_KEY_HEADER)?.[1];
+    expect(key).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    t.asked.length = 0;
+    await permit(t, a, 'notes__delete_note', { text: 'same' });
+    expect(await clientCall(other, 'notes__delete_note', { text: 'same' })).toMatch(/denied/);
+    expect(await agentCall(t, b, 'notes__delete_note', { text: 'same' })).toMatch(/denied/);
+    expect(t.asked.map((r) => r.client)).toEqual(['other-client', 'fixture-agent']);
+    expect(await agentCall(t, a, 'notes__delete_note', { text: 'same' })).toBe('delete_note ran (text)');
+    expect(await agentCall(t, a, 'notes__delete_note', { text: 'same' })).toMatch(/denied/);
+    expect(t.asked).toHaveLength(3);
+    expect(t.ran()).toEqual(['delete_note']);
+    expect(t.log.join('\n')).not.toContain(key);
+  });
 });

@@ -4,7 +4,8 @@
 // session loaded; a reload switches the mode (and what is always listed) without restarting a
 // server; the app's chain (the stdio aggregation over stream links) lists by search too; a
 // 2026-07-28 client searches and calls over HTTP; the agent's proxy in that chain tells the bridge
-// which tools its session loaded, and the bridge's status shows them while that proxy runs.
+// which tools its session loaded, and the bridge's status shows them while that proxy runs; a
+// `/mcp` session that asks for every tool (an agent that searches by itself) gets them all.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,6 +40,17 @@ function counted(client: Client): { count: number } {
 const servers = () => ({ a: nodeEntry(FIXTURE, ['--name', 'a']), b: nodeEntry(FIXTURE, ['--name', 'b']) });
 
 describe("the bridge's /mcp in search mode", () => {
+  it('lists every tool, and no meta-tool, to a /mcp session opened with X-Qiming-Tool-Exposure: all', async () => {
+    const b = await startBridge({ config: { toolExposure: 'search', mcpServers: servers() } });
+    const all = await b.client('/mcp', { headers: { 'X-Qiming-Tool-Exposure': 'all' } });
+    const plain = await b.client('/mcp');
+    expect(names((await all.client.listTools()).tools).sort()).toEqual([...prefixed('a'), ...prefixed('b')].sort());
+    expect(names((await plain.client.listTools()).tools)).toEqual(META);
+    // A single route lists its server whatever the header says.
+    const single = await b.client('/mcp/a', { headers: { 'X-Qiming-Tool-Exposure': 'all' } });
+    expect(names((await single.client.listTools()).tools)).toEqual(FIXTURE_TOOLS);
+  });
+
   it("gives found tools and their list_changed to the session that searched only; /mcp/<id> is one server's list as before", async () => {
     const b = await startBridge({ config: { toolExposure: 'search', mcpServers: servers() } });
     const one = await b.client('/mcp', { name: 'searcher' });

@@ -1,6 +1,8 @@
 /**
  * An agent's own permission prompt (`session/request_permission`) for a tool of the runtime's
- * aggregate, answered from the bridge's approval policy so the user is asked once: `allow`
+ * aggregate (recognised in the forms each agent sends, docs/agents.md), answered from the
+ * bridge's approval policy so the user is asked once (`call_tool` as the tool it calls,
+ * `search_tools` allowed: it runs no server's tool): `allow`
  * selects the agent's allow-once option, `deny` its reject-once option (the bridge would refuse
  * the call anyway); `ask`, or a tool the policy does not know, goes to the app as before, and an
  * allow given there is granted to the bridge's own ask for that one call (McpRuntime.grantOnce):
@@ -10,6 +12,7 @@
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { ApprovalVerdict } from '../runtime/approvalRequests.js';
+import { CALL_TOOL, SEARCH_TOOLS } from '../../proxy/index.js';
 import type { CallGrant } from '../runtime/callGrants.js';
 
 /** The policy's side of the runtime (McpRuntime). */
@@ -19,22 +22,105 @@ export interface ApprovalRuntimeLike {
 }
 
 /**
- * The aggregate's name of the tool a permission request is for, from the names agents give MCP
- * tools: `mcp__<entry>__<tool>` (Claude Code, Codex) or `mcp_<entry>_<tool>` (gemini-cli), in the
- * tool call's title or `_meta`. Undefined for any other tool.
+ * How an agent announced a tool call in its `tool_call` session update, before it asked for it:
+ * some agents' permission prompts carry no name of their own (Codex) or a bare one (Copilot).
  */
-export function aggregateToolName(req: RequestPermissionRequest, entries: readonly string[]): string | undefined {
+export interface AnnouncedCall {
+  title?: string;
+  rawInput?: unknown;
+}
+
+/**
+ * The aggregate's name of the tool a permission request is for, from the names agents give MCP
+ * tools (docs/agents.md), for an entry of `entries`; undefined for any other tool:
+ * - `mcp__<entry>__<tool>`: Claude Code's title and `_meta.claudeCode.toolName`, qwen-code's
+ *   `_meta.toolName`;
+ * - `<tool> (<entry> MCP Server)`: gemini-cli's title (`mcp_<entry>_<tool>` in older ones);
+ * - `<entry>_<tool>`: OpenCode's title;
+ * - the tool's bare name or its title, announced as `<entry>-<tool>`: Copilot;
+ * - no title, announced as `mcp.<entry>.<tool>` with `{ server, tool }` input: Codex.
+ */
+export function aggregateToolName(
+  req: RequestPermissionRequest,
+  entries: readonly string[],
+  announced?: AnnouncedCall,
+): string | undefined {
   const call = req.toolCall as { title?: unknown; _meta?: Record<string, unknown> } | undefined;
-  const meta = call?._meta?.claudeCode as { toolName?: unknown } | undefined;
-  for (const raw of [meta?.toolName, call?.title]) {
-    if (typeof raw !== 'string') continue;
-    const text = raw.trim();
-    for (const e of entries)
-      for (const prefix of [`mcp__${e}__`, `mcp_${e}_`])
-        if (text.startsWith(prefix) && text.length > prefix.length && !/\s/.test(text))
-          return text.slice(prefix.length);
+  const meta = call?._meta;
+  const claude = (meta?.claudeCode as { toolName?: unknown } | undefined)?.toolName;
+  const title = typeof call?.title === 'string' ? call.title.trim() : undefined;
+  const said = typeof announced?.title === 'string' ? announced.title.trim() : undefined;
+  for (const e of entries) {
+    for (const raw of [claude, meta?.toolName, title]) {
+      const name = typeof raw === 'string' ? after(raw.trim(), `mcp__${e}__`) : undefined;
+      if (name) return name;
+    }
+    if (title !== undefined) {
+      const gemini = title.endsWith(` (${e} MCP Server)`) ? title.slice(0, -` (${e} MCP Server)`.length) : undefined;
+      const name = (gemini && oneWord(gemini)) || after(title, `mcp_${e}_`) || after(title, `${e}_`);
+      if (name) return name;
+    }
+    // Copilot asks with the tool's own name or title, after announcing it under its entry.
+    const copilot = said === undefined ? undefined : after(said, `${e}-`);
+    if (copilot) return copilot;
+    // Codex asks with no title, after announcing `mcp.<entry>.<tool>`.
+    const codex = said === undefined ? undefined : after(said, `mcp.${e}.`);
+    const input = announced?.rawInput as { server?: unknown; tool?: unknown } | undefined;
+    if (codex && (input?.server === undefined || (input.server === e && input.tool === codex))) return codex;
   }
   return undefined;
+}
+
+/** The largest tool input looked into for the tool `call_tool` calls (gemini-cli sends it as text). */
+const MAX_INPUT_CHARS = 64 * 1024;
+
+/**
+ * The aggregate's tool a prompt is for, with the arguments the prompt shows for it (its
+ * `rawInput`): `call_tool`'s is the tool it calls (its input's `name`, in the prompt's
+ * `rawInput`, the announced input, Codex's `arguments`, or gemini-cli's text) with that input's
+ * `arguments`, undefined when the input does not say; `search_tools` is `{ search: true }`.
+ */
+export function promptedTool(
+  req: RequestPermissionRequest,
+  entries: readonly string[],
+  announced?: AnnouncedCall,
+): { name: string; arguments?: unknown } | { search: true } | undefined {
+  const name = aggregateToolName(req, entries, announced);
+  if (name === SEARCH_TOOLS) return { search: true };
+  const call = req.toolCall as { rawInput?: unknown; content?: unknown };
+  const said = announced?.rawInput as { tool?: unknown; arguments?: unknown } | undefined;
+  // A named tool's input: the prompt's, else the announced one (Codex's is `{ server, tool, arguments }`).
+  if (name !== CALL_TOOL)
+    return name === undefined
+      ? undefined
+      : { name, arguments: call.rawInput ?? (said?.tool === name ? said.arguments : announced?.rawInput) };
+  for (const input of [call.rawInput, said, said?.arguments, textInput(call.content)]) {
+    const target = (input as { name?: unknown; arguments?: unknown } | undefined)?.name;
+    if (typeof input === 'object' && typeof target === 'string' && oneWord(target))
+      return { name: target, arguments: (input as { arguments?: unknown }).arguments ?? {} };
+  }
+  return undefined;
+}
+
+/** A tool input sent as the text of the prompt's first content block (gemini-cli), parsed. */
+function textInput(content: unknown): unknown {
+  const first = Array.isArray(content) ? (content[0] as { content?: { type?: unknown; text?: unknown } }) : undefined;
+  const text = first?.content?.type === 'text' ? first.content.text : undefined;
+  if (typeof text !== 'string' || text.length > MAX_INPUT_CHARS) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rest of `text` after `prefix`, when it is one word (a tool name); else undefined. */
+function after(text: string, prefix: string): string | undefined {
+  return text.startsWith(prefix) ? oneWord(text.slice(prefix.length)) : undefined;
+}
+
+function oneWord(text: string): string | undefined {
+  return text.length > 0 && !/\s/.test(text) ? text : undefined;
 }
 
 const pick = (req: RequestPermissionRequest, kinds: string[]): RequestPermissionResponse | undefined => {
@@ -48,7 +134,8 @@ const pick = (req: RequestPermissionRequest, kinds: string[]): RequestPermission
 /**
  * Answers `req` by the policy when it says allow or deny, else through `ask` (the app).
  * `callerKey`: the caller key of the session `req` is for (AcpEngine). `log` gets one line per
- * decision, never the tool's input.
+ * decision, never the tool's input. `announced`: the agent's `tool_call` update of that call,
+ * when it sent one.
  */
 export async function answerPermission(
   req: RequestPermissionRequest,
@@ -57,8 +144,19 @@ export async function answerPermission(
   callerKey: string | undefined,
   ask: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>,
   log: (line: string) => void,
+  announced?: AnnouncedCall,
 ): Promise<RequestPermissionResponse> {
-  const name = aggregateToolName(req, entries);
+  const prompted = promptedTool(req, entries, announced);
+  if (prompted && 'search' in prompted) {
+    const res = pick(req, ['allow_once', 'allow_always']);
+    if (res) {
+      log(
+        `approval: the agent's permission prompt for "${SEARCH_TOOLS}" (session ${req.sessionId}) answered allow: it runs no server's tool`,
+      );
+      return res;
+    }
+  }
+  const name = prompted && 'name' in prompted ? prompted.name : undefined;
   const verdict = name && runtime.approvalFor ? await runtime.approvalFor(name) : undefined;
   const answer = verdict?.answer === 'off' ? 'allow' : verdict?.answer;
   if (name && verdict && (answer === 'allow' || answer === 'deny')) {
@@ -77,7 +175,7 @@ export async function answerPermission(
   const id = (res.outcome as { optionId: string }).optionId;
   const kind = req.options.find((o) => o.optionId === id)?.kind;
   if (kind !== 'allow_once' && kind !== 'allow_always') return res;
-  const args = req.toolCall.rawInput;
+  const args = prompted && 'name' in prompted ? prompted.arguments : undefined;
   if (callerKey !== undefined && isObject(args)) runtime.grantOnce?.({ callerKey, server, tool, arguments: args });
   else
     log(

@@ -8,8 +8,11 @@ import { readFileSync } from 'node:fs';
 import { writeAtomic } from '../../proxy/index.js';
 import type { AgentSelection, AgentSelectionView } from '../../shared/configContract.js';
 
-/** The ACP agents the app knows how to start (acpEngine.ts); the settings may name more. */
-export const KNOWN_AGENTS = ['claude-code-acp', 'gemini', 'codex-acp'] as const;
+/**
+ * The ACP agents the panel lists by default, by their npm package's short name (docs/agents.md);
+ * the settings may name more, and an agent keeps what was stored under its name.
+ */
+export const KNOWN_AGENTS = ['claude-agent-acp', 'codex-acp', 'gemini', 'copilot', 'opencode', 'qwen-code'] as const;
 
 /** A session's plan (mcpRuntime.mcpServerPlan()). */
 export interface ServerPlan {

@@ -1,6 +1,6 @@
 /**
  * The runtime's HTTP client of one bridge: `GET /status`, `POST /servers/<id>/restart`
- * (and `/sign-in`, `/sign-out`), `POST /config/reload`, and
+ * (and `/sign-in`, `/sign-out`), `POST /config/reload`, `GET /agents/arrivals/<key>`, and
  * the `GET /events` SSE stream read with fetch streaming (Node's fetch; no EventSource, which
  * cannot send the `Authorization` header). The stream reconnects until stopped: it is opened
  * before the bridge listens (start-up progress) and must survive a dropped connection.
@@ -106,6 +106,26 @@ export class BridgeClient {
       return (await res.json()) as ConfigReloadResult;
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * `GET /agents/arrivals/<key>?waitMs=`: whether a connection carrying the ACP session key
+   * `key` reached the bridge within `waitMs`. False as well when the bridge did not answer.
+   */
+  async agentArrived(key: string, waitMs: number): Promise<boolean> {
+    try {
+      const res = await fetch(
+        `${this.opts.baseUrl}/agents/arrivals/${encodeURIComponent(key)}?waitMs=${Math.max(0, Math.round(waitMs))}`,
+        {
+          headers: this.headers(),
+          signal: AbortSignal.timeout(waitMs + this.timeoutMs),
+        },
+      );
+      if (!res.ok) return false;
+      return ((await res.json()) as { arrived?: unknown }).arrived === true;
+    } catch {
+      return false;
     }
   }
 

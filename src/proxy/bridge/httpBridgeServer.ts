@@ -3,6 +3,7 @@
  * The HTTP surface of the PersistentMcpBridge: MCP over streamable HTTP (`/mcp/<id>`,
  * `/mcp`) and legacy SSE (`/sse/<id>`, `/sse`, `/messages/<id>`), plus `/health`,
  * `/status`, `/events` (SSE of status changes), `POST /servers/<id>/restart|sign-in|sign-out|pins`,
+ * `GET /agents/arrivals/<key>` (whether an agent's MCP connection came: agentArrivals.ts),
  * `POST /config/reload` and the static status panel. How sessions are served is not its business: every new
  * downstream session is handed to an {@link McpSessionHandler} as an SDK `Transport`.
  *
@@ -53,6 +54,8 @@ import {
 } from './serverActions.js';
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { AgentLoadedHolder } from './agentLoadedTools.js';
+import type { AgentArrivals } from './agentArrivals.js';
+import { AGENT_SESSION_HEADER } from './agentHeaders.js';
 import type { ReloadResult } from './reload.js';
 
 export type { McpRoute, McpSessionHandler } from './mcpRoute.js';
@@ -100,11 +103,13 @@ export interface BridgeHttpOptions {
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity|agents)(\/|$)/;
 /** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
 const AGENT_LOADED_PATH = '/economy/sessions';
 const ACTIVITY_PATH = /^\/activity(\/events)?\/?$/;
 const MCP_PATH = /^\/(mcp|sse|messages)(?:\/([^/]+))?\/?$/;
+/** `GET /agents/arrivals/<key>` (agentArrivals.ts). */
+const ARRIVALS_PATH = /^\/agents\/arrivals\/([^/]+)\/?$/;
 
 /** The bridge's HTTP server. */
 export class BridgeHttpServer {
@@ -114,6 +119,8 @@ export class BridgeHttpServer {
   private readonly sse: SseEndpoint;
   private readonly stream: StreamUpgradeEndpoint;
   private readonly eventStreams = new Set<EventStream>();
+  /** Loaded with the first connection that carries an ACP session key, or the first question about one. */
+  private arrivals: Promise<AgentArrivals> | undefined;
   private readonly maxBodyBytes: number;
   private readonly bodyTimeoutMs: number;
   private server: Server | undefined;
@@ -147,6 +154,8 @@ export class BridgeHttpServer {
     server.on('clientError', (err: NodeJS.ErrnoException, socket) => answerClientError(err, socket));
     server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
       const gates = { stopping: this.closing !== undefined, allowedHosts: this.allowedHosts, token: this.opts.token };
+      // A stream link of an agent's own proxy: its session key is noted once the token checked out.
+      if (authorized(req.headers, this.opts.token)) this.noteArrival(req);
       this.stream.upgrade(req, socket, head, gates).catch((err) => {
         this.logger.error(`upgrade of ${req.url?.split('?')[0]} failed: ${errorText(err)}`);
         socket.destroy();
@@ -222,7 +231,13 @@ export class BridgeHttpServer {
     }
     const mcp = MCP_PATH.exec(path);
     if (mcp) {
+      this.noteArrival(req);
       await this.onMcp(req, res, mcp[1], mcp[2], url);
+      return;
+    }
+    const arrival = ARRIVALS_PATH.exec(path);
+    if (arrival) {
+      await (await this.agentArrivals()).serve(req, res, arrival[1], url);
       return;
     }
     if (path === AGENT_LOADED_PATH && this.opts.agentLoaded) {
@@ -319,6 +334,17 @@ export class BridgeHttpServer {
     if (kind === 'mcp') await this.streamable.handle(req, res, serverId, body);
     else if (kind === 'sse') await this.sse.openStream(req, res, serverId);
     else await this.sse.handlePost(req, res, serverId, url.searchParams.get('sessionId'), body);
+  }
+
+  private agentArrivals(): Promise<AgentArrivals> {
+    return (this.arrivals ??= import('./agentArrivals.js').then((m) => new m.AgentArrivals()));
+  }
+
+  /** Notes the ACP session key an authenticated request carries (agentArrivals.ts). */
+  private noteArrival(req: IncomingMessage): void {
+    if (req.headers[AGENT_SESSION_HEADER] === undefined) return;
+    const headers = req.headers;
+    void this.agentArrivals().then((a) => a.noteFrom(headers));
   }
 
   /** `GET /events`: the current status first, then one `status` event per change. */

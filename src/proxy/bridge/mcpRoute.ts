@@ -1,14 +1,36 @@
 /**
- * What the bridge's endpoints share, a leaf: the route a session came in on, and the
- * handler (the hub's side) that serves the sessions.
+ * What the bridge's endpoints share, a leaf but for the header names it reads
+ * (agentHeaders.ts): the route a session came in on, with what its opening request asked for,
+ * and the handler (the hub's side) that serves the sessions.
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { CALLER_KEY_HEADER, TOOL_EXPOSURE_HEADER } from './agentHeaders.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
   /** The server id of `/mcp/<id>` or `/sse/<id>`; undefined for the aggregated route. */
   serverId?: string;
   kind: 'streamable' | 'sse' | 'stream';
+  /** `all`: the session lists every tool whatever the bridge's `toolExposure` (TOOL_EXPOSURE_HEADER). */
+  exposure?: 'all';
+  /** The ACP session's caller key its opening request carried (CALLER_KEY_HEADER). */
+  callerKey?: string;
+}
+
+/** What a caller key looks like (the app's are 32 base64url characters); anything else is ignored. */
+const CALLER_KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
+
+/** The route of a new session on `serverId` (undefined: aggregated), with what its opening request asked for. */
+export function routeOf(serverId: string | undefined, kind: McpRoute['kind'], headers: IncomingHttpHeaders): McpRoute {
+  const all = serverId === undefined && headers[TOOL_EXPOSURE_HEADER] === 'all';
+  const key = headers[CALLER_KEY_HEADER];
+  return {
+    serverId,
+    kind,
+    ...(all ? { exposure: 'all' as const } : {}),
+    ...(typeof key === 'string' && CALLER_KEY_RE.test(key) ? { callerKey: key } : {}),
+  };
 }
 
 /** The router's side of the bridge: it serves MCP on the transports handed to it. */

@@ -10,7 +10,7 @@ import { errorText, type Logger } from '../common/logger.js';
 import { sendError, sendJsonRpcError } from './body.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { startKeepAlive } from './eventStream.js';
-import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
+import { routeOf, type McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionTable } from './sessionTable.js';
 
 export interface SseEndpointOptions {
@@ -48,7 +48,7 @@ export class SseEndpoint {
     sessions.track(entry, res);
     // (The SDK transport reports its own onclose when the response closes.)
     res.once('close', () => sessions.remove(id));
-    const route: McpRoute = { serverId, kind: 'sse' };
+    const route = routeOf(serverId, 'sse', req.headers);
     try {
       await connectTransport(handler, transport, route, () => sessions.remove(id));
     } catch (err) {

@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { errorText, type Logger } from '../common/logger.js';
 import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
-import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
+import { routeOf, type McpSessionHandler } from './mcpRoute.js';
 import { MCP_STREAM_UPGRADE } from './mcpStream.js';
 import { authorized, checkHostAndOrigin, wwwAuthenticate } from './security.js';
 import { connectTransport, routeRefusal, type SessionTable } from './sessionTable.js';
@@ -159,7 +159,7 @@ export class StreamUpgradeEndpoint {
       sessions.remove(id);
       void transport.close();
     });
-    const route: McpRoute = { serverId, kind: 'stream' };
+    const route = routeOf(serverId, 'stream', req.headers);
     try {
       await connectTransport(handler, transport, route, () => sessions.remove(id));
     } catch (err) {

@@ -14,7 +14,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { sendJsonRpcError } from './body.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
-import type { McpRoute, McpSessionHandler } from './mcpRoute.js';
+import { routeOf, type McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionEntry, type SessionTable } from './sessionTable.js';
 import { StreamableSessionTransport } from './streamableSessionTransport.js';
 import { isModernHttpRequest, serveModern } from './modernEndpoint.js';
@@ -165,7 +165,7 @@ export class StreamableEndpoint {
     const id = randomUUID();
     const transport = new StreamableSessionTransport({ sessionId: id, keepAliveMs: this.opts.keepAliveMs });
     transport.onerror = (err) => logger.debug(`session ${id}: ${errorText(err)}`);
-    const route: McpRoute = { serverId, kind: 'streamable' };
+    const route = routeOf(serverId, 'streamable', req.headers);
     const entry = sessions.add({ id, kind: 'streamable', serverId, transport });
     try {
       await connectTransport(handler, transport, route, () => sessions.remove(id));

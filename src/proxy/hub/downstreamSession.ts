@@ -272,7 +272,12 @@ export class DownstreamSession implements HeldSession {
       await this.hub.waitReady(this.scope);
       const kind = list.kind === 'templates' ? 'resources' : list.kind;
       this.notices.listed(kind);
-      if (list.kind === 'tools' && this.scope.serverId === undefined && this.hub.exposure.mode() === 'search') {
+      if (
+        list.kind === 'tools' &&
+        this.scope.serverId === undefined &&
+        this.scope.exposure !== 'all' &&
+        this.hub.exposure.mode() === 'search'
+      ) {
         const { searchModeTools } = await import('./economy/metaTools.js');
         return this.reply(req.id, { tools: searchModeTools(this.hub, this.found) });
       }

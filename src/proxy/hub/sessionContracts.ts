@@ -31,6 +31,10 @@ export interface InFlight {
 export interface SessionScope {
   /** One server, or undefined for every server. */
   serverId?: string;
+  /** `all`: an aggregate session that lists every tool whatever the hub's `toolExposure` (its client searches by itself). */
+  exposure?: 'all';
+  /** The ACP session's caller key an http entry carried (bridge/agentHeaders.ts): its calls' approval questions name it. */
+  callerKey?: string;
 }
 
 /** A session as the hub's routers see it (server-to-client requests, notifications, subscriptions). */

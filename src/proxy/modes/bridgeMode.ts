@@ -191,7 +191,14 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     agentLoaded: feed,
     activity: () => hub.activity,
     handler: {
-      connect: (transport, route) => hub.connect(transport, { serverId: route.serverId }).start(),
+      connect: (transport, route) =>
+        hub
+          .connect(transport, {
+            serverId: route.serverId,
+            ...(route.exposure ? { exposure: route.exposure } : {}),
+            ...(route.callerKey ? { callerKey: route.callerKey } : {}),
+          })
+          .start(),
       routeState: (serverId) => {
         if (serverId === undefined) return 'ok';
         const u = hub.upstreams.get(serverId);

@@ -115,7 +115,9 @@ export async function approveToolCall(
   const tool = u.lists.tools.find((t) => t.name === name);
   let decision: ApprovalDecision = decideApproval(settings, u.id, name, exposed, tool);
   // Through an agent's stdio proxy, the agent it serves and its session's caller key (callerMeta.ts); else the session's own client.
+  // An agent's http entry gave its session's caller key when the session opened (scope.callerKey), which wins.
   const named = callerOf(req.params);
+  const callerKey = s.scope.callerKey ?? named?.key;
   const caller =
     named?.name !== undefined
       ? { name: named.name, version: named.version }
@@ -156,7 +158,7 @@ export async function approveToolCall(
     const client = {
       ...(caller === undefined ? {} : { client: caller.name }),
       ...(caller?.version === undefined ? {} : { clientVersion: caller.version }),
-      ...(named?.key === undefined ? {} : { callerKey: named.key }),
+      ...(callerKey === undefined ? {} : { callerKey }),
     };
     reply = await hub.askUser({ ...q, ...client });
   }
