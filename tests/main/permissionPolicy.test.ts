@@ -102,6 +102,16 @@ describe('the permission prompts of each agent', () => {
         rawInput: { server: 'qiming', tool: 'x', arguments: { a: 2 } },
       }),
     ).toEqual({ name: 'x', arguments: { a: 2 } });
+    // gemini-cli: a tool named directly, its input as the text of the prompt's content.
+    expect(
+      promptedTool(
+        prompt({
+          title: 'x (qiming MCP Server)',
+          content: [{ type: 'content', content: { type: 'text', text: '{"a":3}' } }],
+        }),
+        ENTRIES,
+      ),
+    ).toEqual({ name: 'x', arguments: { a: 3 } });
   });
 
   it('leaves built-in tools, bare names not announced under the entry, and sentences to the app', () => {

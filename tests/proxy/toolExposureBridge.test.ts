@@ -15,6 +15,7 @@ import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelc
 import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
 import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
 import { text } from '../helpers/toolText.js';
+import { TOOL_EXPOSURE_HEADER } from '../../src/proxy/index.js';
 
 type Json = Record<string, any>;
 
@@ -113,6 +114,18 @@ describe("the bridge's /mcp in search mode", () => {
       arguments: { name: 'b__echo', arguments: { text: 'hi' } },
     });
     expect(text(called)).toBe('hi');
+    // Each of its requests is a session of its own: one that carries X-Qiming-Tool-Exposure: all lists every tool.
+    const all = new ModernClient(
+      { name: 'modern-http-all', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    closers.push(() => all.close());
+    await all.connect(
+      new ModernHttp(new URL(`${b.url}/mcp`), {
+        requestInit: { headers: { ...b.auth, [TOOL_EXPOSURE_HEADER]: 'all' } },
+      }),
+    );
+    expect(names((await all.listTools()).tools)).toEqual([...prefixed('a'), ...prefixed('b')]);
   }, 60_000);
 });
 

@@ -89,11 +89,15 @@ export function promptedTool(
   if (name === SEARCH_TOOLS) return { search: true };
   const call = req.toolCall as { rawInput?: unknown; content?: unknown };
   const said = announced?.rawInput as { tool?: unknown; arguments?: unknown } | undefined;
-  // A named tool's input: the prompt's, else the announced one (Codex's is `{ server, tool, arguments }`).
+  // A named tool's input: the prompt's (gemini-cli's as text), else the announced one (Codex's is `{ server, tool, arguments }`).
   if (name !== CALL_TOOL)
     return name === undefined
       ? undefined
-      : { name, arguments: call.rawInput ?? (said?.tool === name ? said.arguments : announced?.rawInput) };
+      : {
+          name,
+          arguments:
+            call.rawInput ?? textInput(call.content) ?? (said?.tool === name ? said.arguments : announced?.rawInput),
+        };
   for (const input of [call.rawInput, said, said?.arguments, textInput(call.content)]) {
     const target = (input as { name?: unknown; arguments?: unknown } | undefined)?.name;
     if (typeof input === 'object' && typeof target === 'string' && oneWord(target))

@@ -17,7 +17,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { sendJsonRpcError } from './body.js';
-import type { McpSessionHandler } from './mcpRoute.js';
+import { routeOf, type McpSessionHandler } from './mcpRoute.js';
 import { admitRoute } from './sessionTable.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION, SERVED_VERSIONS } from '../upstream/era/modernProtocol.js';
@@ -207,7 +207,8 @@ export async function serveModern(
   if (!admitRoute(handler, serverId, res, false)) return;
   const transport = new OneRequestTransport(res, m);
   try {
-    await handler.connect(transport, { serverId, kind: 'streamable' });
+    // What the request's headers ask of its session (an ACP session's caller key, every tool listed).
+    await handler.connect(transport, routeOf(serverId, 'streamable', req.headers));
   } catch (err) {
     logger.error(`modern request on ${serverId ?? '<all>'} refused: ${errorText(err)}`);
     if (!res.headersSent) sendJsonRpcError(res, 500, ErrorCode.InternalError, `Internal error: ${errorText(err)}`);
