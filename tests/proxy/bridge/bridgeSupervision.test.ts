@@ -17,7 +17,7 @@ import {
   tempDir,
   waitFor,
   waitNotRunning,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

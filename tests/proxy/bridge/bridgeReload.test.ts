@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ServerStatus } from '../../src/shared/status.js';
+import type { ServerStatus } from '../../../src/shared/status.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cleanupBridges,
@@ -18,7 +18,7 @@ import {
   waitFor,
   waitNotRunning,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

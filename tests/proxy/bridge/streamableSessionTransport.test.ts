@@ -13,7 +13,7 @@ import {
   type Harness,
   type RawResponse,
   bridgePerTest,
-} from '../helpers/httpBridgeHarness.js';
+} from '../../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
 

@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SECRET_MASK } from '../../src/shared/configContract.js';
+import { SECRET_MASK } from '../../../src/shared/configContract.js';
 import {
   cleanupBridges,
   fixture,
@@ -16,7 +16,7 @@ import {
   tempDir,
   waitNotRunning,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

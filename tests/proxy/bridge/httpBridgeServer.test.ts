@@ -7,9 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import { STATIC_CSP } from '../../src/proxy/bridge/staticFiles.js';
-import { ROOT } from '../helpers/paths.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+import { STATIC_CSP } from '../../../src/proxy/bridge/staticFiles.js';
+import { ROOT } from '../../helpers/paths.js';
+import { recordProgress } from '../../helpers/progressRecorder.js';
 import {
   INITIALIZE,
   MCP_POST_HEADERS,
@@ -19,7 +19,7 @@ import {
   waitFor,
   type Harness,
   bridgePerTest,
-} from '../helpers/httpBridgeHarness.js';
+} from '../../helpers/httpBridgeHarness.js';
 
 const { cleanups, bridge } = bridgePerTest();
 

@@ -3,10 +3,10 @@
 // and a 2026 server behind `/mcp` and `/mcp/<id>`, an SDK v2 Client pinned to 2026-07-28.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { cleanupBridges, nodeEntry, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import { modernEntry } from '../helpers/modernFixture.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { text } from '../helpers/toolText.js';
+import { cleanupBridges, nodeEntry, startBridge, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { modernEntry } from '../../helpers/modernFixture.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { text } from '../../helpers/toolText.js';
 import { join } from 'node:path';
 
 const clients: Client[] = [];

@@ -5,8 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { defaultMcpConfig } from '../../src/main/config/defaultMcpConfig.js';
-import { userDataDir } from '../../src/proxy/cli/defaultBridgeConfig.js';
+import { defaultMcpConfig } from '../../../src/main/config/defaultMcpConfig.js';
+import { userDataDir } from '../../../src/proxy/cli/defaultBridgeConfig.js';
 import {
   CLI,
   cleanupBridges,
@@ -16,7 +16,7 @@ import {
   tempDir,
   waitFor,
   waitNotRunning,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RuntimeStatus, ServerStatus } from '../../src/shared/status.js';
+import type { RuntimeStatus, ServerStatus } from '../../../src/shared/status.js';
 import {
   builtCli,
   cleanupBridges,
@@ -20,7 +20,7 @@ import {
   trackPids,
   waitFor,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 const FIXTURE = fixture('mcpFixtureServer.mjs');
 const agents: Client[] = [];

@@ -8,12 +8,12 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, connectProxy, ensureBuilt, FIXTURE, fixtureEntry } from '../helpers/proxyCli.js';
-import { MODERN_FIXTURE, modernEntry } from '../helpers/modernFixture.js';
-import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../helpers/modernClient.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { text } from '../helpers/toolText.js';
+import { CLI, connectProxy, ensureBuilt, FIXTURE, fixtureEntry } from '../../helpers/proxyCli.js';
+import { MODERN_FIXTURE, modernEntry } from '../../helpers/modernFixture.js';
+import { cleanupBridges, startBridge, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../../helpers/modernClient.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { text } from '../../helpers/toolText.js';
 
 const node = process.execPath;
 const closers: (() => Promise<void>)[] = [];

@@ -8,9 +8,9 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
-import { cleanupBridges, sleep, startBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
-import { fixtureEntry, readState } from '../helpers/proxyCli.js';
+import { StreamClientTransport } from '../../../src/proxy/upstream/streamClientTransport.js';
+import { cleanupBridges, sleep, startBridge, tempDir, waitFor } from '../../helpers/bridgeProcess.js';
+import { fixtureEntry, readState } from '../../helpers/proxyCli.js';
 
 afterEach(cleanupBridges);
 

@@ -23,7 +23,7 @@ import {
   waitNotRunning,
   type BridgeProcess,
   type ReadyLine,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

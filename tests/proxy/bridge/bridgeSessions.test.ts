@@ -20,7 +20,7 @@ import {
   tempDir,
   waitFor,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

@@ -3,10 +3,10 @@
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { describe, expect, it } from 'vitest';
-import { HttpStatusError } from '../../src/proxy/upstream/leanHttpClientTransport.js';
-import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
-import { waitFor, type Harness, bridgePerTest } from '../helpers/httpBridgeHarness.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+import { HttpStatusError } from '../../../src/proxy/upstream/leanHttpClientTransport.js';
+import { StreamClientTransport } from '../../../src/proxy/upstream/streamClientTransport.js';
+import { waitFor, type Harness, bridgePerTest } from '../../helpers/httpBridgeHarness.js';
+import { recordProgress } from '../../helpers/progressRecorder.js';
 
 const { cleanups, bridge } = bridgePerTest();
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BridgeHttpServer } from '../../src/proxy/bridge/httpBridgeServer.js';
+import { BridgeHttpServer } from '../../../src/proxy/bridge/httpBridgeServer.js';
 import {
   allowedHostHeaders,
   assertBindAllowed,
@@ -14,8 +14,8 @@ import {
   isLoopbackHost,
   originAllowed,
   tokenEquals,
-} from '../../src/proxy/bridge/security.js';
-import { Logger } from '../../src/proxy/common/logger.js';
+} from '../../../src/proxy/bridge/security.js';
+import { Logger } from '../../../src/proxy/common/logger.js';
 import {
   INITIALIZE,
   MCP_POST_HEADERS,
@@ -23,7 +23,7 @@ import {
   startBridge,
   TestHandler,
   type Harness,
-} from '../helpers/httpBridgeHarness.js';
+} from '../../helpers/httpBridgeHarness.js';
 
 const open: Harness[] = [];
 afterEach(async () => {

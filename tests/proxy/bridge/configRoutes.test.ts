@@ -17,8 +17,8 @@ import {
   startBridge,
   tempDir,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
-import { SECRET_MASK } from '../../src/shared/configContract.js';
+} from '../../helpers/bridgeProcess.js';
+import { SECRET_MASK } from '../../../src/shared/configContract.js';
 
 const SECRET = 'sk-live-never-to-the-page-0123456789';
 let bridge: BridgeProcess;

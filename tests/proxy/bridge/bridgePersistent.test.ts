@@ -1,6 +1,6 @@
 // `persistent: false` servers are for the per-session stdio proxy: the bridge leaves them out.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, memoryEntry, startBridge, tempDir } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, memoryEntry, startBridge, tempDir } from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

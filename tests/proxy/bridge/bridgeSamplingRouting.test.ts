@@ -5,8 +5,8 @@
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, nodeEntry, startBridge, trackPids } from '../helpers/bridgeProcess.js';
-import { startSamplingServer, type SamplingServer } from '../helpers/samplingServer.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, trackPids } from '../../helpers/bridgeProcess.js';
+import { startSamplingServer, type SamplingServer } from '../../helpers/samplingServer.js';
 
 const servers: SamplingServer[] = [];
 afterEach(async () => {

@@ -14,7 +14,7 @@ import {
   spawnBridge,
   startBridge,
   tempDir,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 

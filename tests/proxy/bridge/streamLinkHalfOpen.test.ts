@@ -4,9 +4,9 @@
 // real stdio proxy (both the built CLI), real fixture server; sockets read from /proc/net/tcp.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, startBridge, waitFor } from '../helpers/bridgeProcess.js';
-import { CliProcess, cleanup } from '../helpers/cliProcess.js';
-import { fixtureEntry } from '../helpers/proxyCli.js';
+import { cleanupBridges, startBridge, waitFor } from '../../helpers/bridgeProcess.js';
+import { CliProcess, cleanup } from '../../helpers/cliProcess.js';
+import { fixtureEntry } from '../../helpers/proxyCli.js';
 
 afterEach(async () => {
   await cleanup();

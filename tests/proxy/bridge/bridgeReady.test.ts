@@ -19,7 +19,7 @@ import {
   startBridge,
   tempDir,
   waitFor,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
