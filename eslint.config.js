@@ -123,7 +123,7 @@ export default tseslint.config(
     files: [
       'src/proxy/common/printable.ts',
       'tests/proxy/upstreamStdoutGarbage.test.ts',
-      'tests/proxy/cliLogging.test.ts',
+      'tests/proxy/cli/cliLogging.test.ts',
     ],
     rules: { 'no-control-regex': 'off' },
   },

@@ -19,7 +19,7 @@ import {
   trackPids,
   waitFor,
   waitNoProcess,
-} from '../helpers/cliProcess.js';
+} from '../../helpers/cliProcess.js';
 
 afterEach(cleanup);
 

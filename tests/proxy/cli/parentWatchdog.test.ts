@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
-import { isProcessAlive, startParentWatchdog } from '../../src/proxy/cli/parentWatchdog.js';
+import { isProcessAlive, startParentWatchdog } from '../../../src/proxy/cli/parentWatchdog.js';
 
 const children: ChildProcess[] = [];
 /**
@@ -46,7 +46,7 @@ function compiledWatchdog(): string {
   chmodSync(tmpDir, 0o755); // readable by the `nobody` probe
   const file = join(tmpDir, 'parentWatchdog.mjs');
   // Bundled: it imports the /proc reader (src/proxy/process/procStat.ts).
-  const entry = join(import.meta.dirname, '../../src/proxy/cli/parentWatchdog.ts');
+  const entry = join(import.meta.dirname, '../../../src/proxy/cli/parentWatchdog.ts');
   const out = buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', write: false });
   writeFileSync(file, out.outputFiles[0]!.text, { mode: 0o644 });
   return file;

@@ -20,7 +20,7 @@ import {
   trackPids,
   waitFor,
   waitNoProcess,
-} from '../helpers/cliProcess.js';
+} from '../../helpers/cliProcess.js';
 
 afterEach(cleanup);
 

@@ -17,8 +17,8 @@ import {
   trackPids,
   waitFor,
   waitNoProcess,
-} from '../helpers/cliProcess.js';
-import { scaled } from '../helpers/loadScale.js';
+} from '../../helpers/cliProcess.js';
+import { scaled } from '../../helpers/loadScale.js';
 
 const FIXTURE = join(ROOT, 'tests', 'fixtures', 'mcpFixtureServer.mjs');
 const servers: ChildProcess[] = [];

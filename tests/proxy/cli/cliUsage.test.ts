@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cleanup, configJson, runCli, tempDir } from '../helpers/cliProcess.js';
+import { ROOT, cleanup, configJson, runCli, tempDir } from '../../helpers/cliProcess.js';
 
 afterEach(cleanup);
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyCliToolFilters, cliToolFilterFor } from '../../src/proxy/cli/cliToolFilter.js';
-import { parseConfig } from '../../src/proxy/config/config.js';
-import { isToolAllowed } from '../../src/proxy/config/toolFilter.js';
+import { applyCliToolFilters, cliToolFilterFor } from '../../../src/proxy/cli/cliToolFilter.js';
+import { parseConfig } from '../../../src/proxy/config/config.js';
+import { isToolAllowed } from '../../../src/proxy/config/toolFilter.js';
 
 describe('cliToolFilterFor', () => {
   const ids = ['a', 'a__b', 'c'];

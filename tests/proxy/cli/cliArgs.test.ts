@@ -3,7 +3,7 @@
 // that stay ours (unknown options, missing values, option terminator, per-mode flags).
 // The built CLI's exit code 2 and usage text are checked in cliUsage.test.ts.
 import { describe, expect, it } from 'vitest';
-import { parseArgs, UsageError } from '../../src/proxy/cli/cliArgs.js';
+import { parseArgs, UsageError } from '../../../src/proxy/cli/cliArgs.js';
 
 const CFG = '{"mcpServers":{}}';
 

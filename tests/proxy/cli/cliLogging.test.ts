@@ -6,8 +6,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, INIT, INITIALIZED, cleanup, configJson, pidServerEntry, tempDir } from '../helpers/cliProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
+import {
+  CliProcess,
+  INIT,
+  INITIALIZED,
+  cleanup,
+  configJson,
+  pidServerEntry,
+  tempDir,
+} from '../../helpers/cliProcess.js';
+import { FIXTURES } from '../../helpers/paths.js';
 
 afterEach(cleanup);
 

@@ -3,7 +3,7 @@
 // request is served, and the process stays up and keeps serving.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { CliProcess, cleanup, configJson, pidServerEntry, tempDir, waitFor } from '../helpers/cliProcess.js';
+import { CliProcess, cleanup, configJson, pidServerEntry, tempDir, waitFor } from '../../helpers/cliProcess.js';
 
 afterEach(cleanup);
 

@@ -7,7 +7,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CLI, cleanup, configJson, pidServerEntry, tempDir, trackPids, waitNoProcess } from '../helpers/cliProcess.js';
+import {
+  CLI,
+  cleanup,
+  configJson,
+  pidServerEntry,
+  tempDir,
+  trackPids,
+  waitNoProcess,
+} from '../../helpers/cliProcess.js';
 
 afterEach(cleanup);
 
