@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { awaitedWrite } from '../../src/proxy/common/awaitedWrite.js';
+import { awaitedWrite } from '../../../src/proxy/common/awaitedWrite.js';
 
 describe('awaitedWrite (the awaited write to a server stdin or the stream link)', () => {
   it('under backpressure: one shared drain listener, every blocked write rejects when the peer goes', async () => {

@@ -1,7 +1,7 @@
 // The per-call keys of held calls and translated tasks: each one fresh, of the asked size,
 // across the refills of the pool they are cut from.
 import { describe, expect, it } from 'vitest';
-import { randomKey } from '../../src/proxy/common/randomKeys.js';
+import { randomKey } from '../../../src/proxy/common/randomKeys.js';
 
 describe('randomKey', () => {
   it('gives distinct base64url keys of the asked size, across many pool refills', () => {

@@ -16,8 +16,8 @@ import {
   readPids,
   tempDir,
   waitFor,
-} from '../helpers/cliProcess.js';
-import { exitOf, exitWithin } from '../helpers/childExit.js';
+} from '../../helpers/cliProcess.js';
+import { exitOf, exitWithin } from '../../helpers/childExit.js';
 
 afterEach(cleanup);
 

@@ -5,16 +5,16 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { formatEntry, Logger, streamSink } from '../../src/proxy/common/logger.js';
-import { CUT_MARKER, MAX_STDERR_LINE_CHARS, StderrLines } from '../../src/proxy/process/stderrLines.js';
+import { formatEntry, Logger, streamSink } from '../../../src/proxy/common/logger.js';
+import { CUT_MARKER, MAX_STDERR_LINE_CHARS, StderrLines } from '../../../src/proxy/process/stderrLines.js';
 import {
   ChildProcessTransport,
   STDERR_LOG_BURST,
   STDERR_LOG_PER_SECOND,
-} from '../../src/proxy/process/childProcessTransport.js';
-import { printable } from '../../src/proxy/common/printable.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { waitFor } from '../helpers/waitFor.js';
+} from '../../../src/proxy/process/childProcessTransport.js';
+import { printable } from '../../../src/proxy/common/printable.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
