@@ -2,9 +2,9 @@
 // least 1024, a bad value named with its field (never a stack trace); which cap a server's
 // results get; and how a reload sees a change of it (configDiff.ts).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig, readConfig } from '../../src/proxy/config/config.js';
-import { diffConfigs } from '../../src/proxy/config/configDiff.js';
-import { resultCapOf, resultCapOn } from '../../src/proxy/hub/economy/resultCap.js';
+import { ConfigError, parseConfig, readConfig } from '../../../src/proxy/config/config.js';
+import { diffConfigs } from '../../../src/proxy/config/configDiff.js';
+import { resultCapOf, resultCapOn } from '../../../src/proxy/hub/economy/resultCap.js';
 
 const entry = { command: 'node' };
 const parse = (raw: Record<string, unknown>) => parseConfig({ mcpServers: { a: entry }, ...raw }, { env: {} });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { expandVars, inputVarName } from '../../src/proxy/config/envExpand.js';
+import { expandVars, inputVarName } from '../../../src/proxy/config/envExpand.js';
 
 const env = { HOME: '/home/u', EMPTY: '', TOKEN: 'tok-123', PORT: '8080' };
 

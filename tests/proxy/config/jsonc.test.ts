@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsoncToJson } from '../../src/proxy/config/jsonc.js';
+import { jsoncToJson } from '../../../src/proxy/config/jsonc.js';
 
 const parse = (text: string) => JSON.parse(jsoncToJson(text)) as unknown;
 

@@ -9,8 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../src/proxy/config/configStore.js';
-import { ConfigChangedMeanwhile, readConfigDocument, writeConfigDocument } from '../../src/proxy/config/configFile.js';
+import { ConfigStore } from '../../../src/proxy/config/configStore.js';
+import {
+  ConfigChangedMeanwhile,
+  readConfigDocument,
+  writeConfigDocument,
+} from '../../../src/proxy/config/configFile.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { planImport } from '../../src/proxy/config/configImport.js';
-import { ConfigStore } from '../../src/proxy/config/configStore.js';
+import { planImport } from '../../../src/proxy/config/configImport.js';
+import { ConfigStore } from '../../../src/proxy/config/configStore.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -16,11 +16,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore } from '../../src/proxy/config/configStore.js';
-import { ConfigChangedMeanwhile, readConfigDocument, writeConfigDocument } from '../../src/proxy/config/configFile.js';
-import { writeAtomic } from '../../src/proxy/common/writeAtomic.js';
-import { loadConfig } from '../../src/proxy/config/config.js';
-import { SECRET_MASK, type EntryView } from '../../src/shared/configContract.js';
+import { ConfigStore } from '../../../src/proxy/config/configStore.js';
+import {
+  ConfigChangedMeanwhile,
+  readConfigDocument,
+  writeConfigDocument,
+} from '../../../src/proxy/config/configFile.js';
+import { writeAtomic } from '../../../src/proxy/common/writeAtomic.js';
+import { loadConfig } from '../../../src/proxy/config/config.js';
+import { SECRET_MASK, type EntryView } from '../../../src/shared/configContract.js';
 
 const dirs: string[] = [];
 afterEach(() => {

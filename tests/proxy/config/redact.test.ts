@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseConfig, type RemoteEntry, type StdioEntry } from '../../src/proxy/config/config.js';
-import { argSecrets, entrySecrets, redactArgs, redactUrl } from '../../src/proxy/config/redact.js';
-import { SecretMask } from '../../src/proxy/config/secretMask.js';
+import { parseConfig, type RemoteEntry, type StdioEntry } from '../../../src/proxy/config/config.js';
+import { argSecrets, entrySecrets, redactArgs, redactUrl } from '../../../src/proxy/config/redact.js';
+import { SecretMask } from '../../../src/proxy/config/secretMask.js';
 
 const SECRET = 'Sup3rSecretValue';
 
@@ -103,7 +103,7 @@ describe('which values are masked everywhere', () => {
 
 describe('redactUrl on path segments and urls inside text', () => {
   it('masks secret-looking path segments (token prefixes, long letter-digit runs), keeping ordinary ones', async () => {
-    const { redactUrlsInText } = await import('../../src/proxy/config/redact.js');
+    const { redactUrlsInText } = await import('../../../src/proxy/config/redact.js');
     expect(redactUrl('https://h/v1/sk-live1234/mcp')).toBe('https://h/v1/***/mcp');
     expect(redactUrl('https://h/ghp_abcDEF123/x')).toBe('https://h/***/x');
     expect(redactUrl('https://h/keys/a1B2c3D4e5F6g7H8i9J0k1L2/mcp')).toBe('https://h/keys/***/mcp');

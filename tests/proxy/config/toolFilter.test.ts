@@ -7,7 +7,7 @@ import {
   mergeFilters,
   toolTimeoutFor,
   type ToolFilter,
-} from '../../src/proxy/config/toolFilter.js';
+} from '../../../src/proxy/config/toolFilter.js';
 
 describe('globToRegExp', () => {
   it('* matches any run of characters, including none', () => {

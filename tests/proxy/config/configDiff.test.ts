@@ -1,8 +1,8 @@
 // configDiff: which servers a config edit adds, removes, changes or leaves alone, compared
 // after normalisation, and which top-level options moved.
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/proxy/config/config.js';
-import { describeDiff, diffConfigs, isEmptyDiff } from '../../src/proxy/config/configDiff.js';
+import { parseConfig } from '../../../src/proxy/config/config.js';
+import { describeDiff, diffConfigs, isEmptyDiff } from '../../../src/proxy/config/configDiff.js';
 
 const cfg = (raw: unknown) => parseConfig(raw, { env: { TOKEN: 't0' } });
 

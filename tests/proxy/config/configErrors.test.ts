@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, parseConfig } from '../../src/proxy/config/config.js';
+import { ConfigError, loadConfig, parseConfig } from '../../../src/proxy/config/config.js';
 
 const SECRET = 'Sup3rSecretValue';
 const env = { TOKEN: SECRET, HOST: 'h.example' };

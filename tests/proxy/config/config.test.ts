@@ -9,8 +9,8 @@ import {
   type ProxyConfig,
   type RemoteEntry,
   type StdioEntry,
-} from '../../src/proxy/config/config.js';
-import { toolTimeoutFor } from '../../src/proxy/config/toolFilter.js';
+} from '../../../src/proxy/config/config.js';
+import { toolTimeoutFor } from '../../../src/proxy/config/toolFilter.js';
 
 let dir: string;
 beforeEach(() => {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigStore, type ConfigChange } from '../../src/proxy/config/configStore.js';
+import { ConfigStore, type ConfigChange } from '../../../src/proxy/config/configStore.js';
 
 const dirs: string[] = [];
 afterEach(() => {

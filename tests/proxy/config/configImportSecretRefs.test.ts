@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, panelRequest, startBridge, tempDir, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import type { ImportPreview } from '../../src/shared/configContract.js';
+import { cleanupBridges, panelRequest, startBridge, tempDir, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import type { ImportPreview } from '../../../src/shared/configContract.js';
 
 let bridge: BridgeProcess;
 let file: string;
