@@ -13,10 +13,10 @@ import {
   signalGroup,
   waitForExit,
   waitForGroupExit,
-} from '../../src/proxy/process/processTree.js';
-import { expectGone } from '../helpers/expectGone.js';
+} from '../../../src/proxy/process/processTree.js';
+import { expectGone } from '../../helpers/expectGone.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const stubborn = join(root, 'tests', 'fixtures', 'childProcess', 'stubborn.mjs');
 const posix = process.platform !== 'win32';
 

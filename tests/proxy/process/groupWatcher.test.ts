@@ -3,10 +3,10 @@
 // group whose leader has another start time than the one recorded (a reused pid).
 import { afterEach, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { GroupWatcher } from '../../src/proxy/process/groupWatcher.js';
-import { isRunning } from '../../src/proxy/process/processTree.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { startTimeOf } from '../helpers/procTree.js';
+import { GroupWatcher } from '../../../src/proxy/process/groupWatcher.js';
+import { isRunning } from '../../../src/proxy/process/processTree.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { startTimeOf } from '../../helpers/procTree.js';
 
 const pids: number[] = [];
 /** How long the watcher must stay up with its pipe open (it leaves only at EOF). */

@@ -8,7 +8,7 @@ import {
   quoteCmdArg,
   resolveSpawnCommand,
   resolveWindowsCommand,
-} from '../../src/proxy/process/spawnCommand.js';
+} from '../../../src/proxy/process/spawnCommand.js';
 
 const NODEJS = 'C:\\Program Files\\nodejs';
 const winEnv = {

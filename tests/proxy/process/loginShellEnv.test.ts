@@ -10,10 +10,10 @@ import {
   readLoginShellPath,
   shellFamily,
   textBetween,
-} from '../../src/proxy/process/loginShellEnv.js';
-import { discoverLoginPath } from '../../src/proxy/process/loginPath.js';
-import { tempDir } from '../helpers/proxyCli.js';
-import { waitNotRunning } from '../helpers/processGone.js';
+} from '../../../src/proxy/process/loginShellEnv.js';
+import { discoverLoginPath } from '../../../src/proxy/process/loginPath.js';
+import { tempDir } from '../../helpers/proxyCli.js';
+import { waitNotRunning } from '../../helpers/processGone.js';
 
 const dirs: { remove: () => void }[] = [];
 afterEach(() => {

@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliProcess, cleanup, configJson, readPids, sleep, tempDir, waitFor } from '../helpers/cliProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { sampleRss } from '../helpers/procRss.js';
+import { CliProcess, cleanup, configJson, readPids, sleep, tempDir, waitFor } from '../../helpers/cliProcess.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { sampleRss } from '../../helpers/procRss.js';
 
 afterEach(cleanup);
 

@@ -23,12 +23,12 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isRunning } from '../../src/proxy/process/processTree.js';
-import { CLI, FIXTURES } from '../helpers/paths.js';
-import { DEFAULT_STDIN_GRACE_MS, DEFAULT_TERM_GRACE_MS } from '../../src/proxy/process/stopServerTree.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { loadFactor, scaled } from '../helpers/loadScale.js';
-import { descendantsOf, startTimeOf } from '../helpers/procTree.js';
+import { isRunning } from '../../../src/proxy/process/processTree.js';
+import { CLI, FIXTURES } from '../../helpers/paths.js';
+import { DEFAULT_STDIN_GRACE_MS, DEFAULT_TERM_GRACE_MS } from '../../../src/proxy/process/stopServerTree.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { loadFactor, scaled } from '../../helpers/loadScale.js';
+import { descendantsOf, startTimeOf } from '../../helpers/procTree.js';
 
 const linux = process.platform === 'linux';
 /** The product's bound: the stdin and SIGTERM graces of the staged stop, plus a second. */

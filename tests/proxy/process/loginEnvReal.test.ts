@@ -9,10 +9,10 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, startBridge, tempDir, trackPids, waitNotRunning } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, startBridge, tempDir, trackPids, waitNotRunning } from '../../helpers/bridgeProcess.js';
 import { spawn } from 'node:child_process';
-import { CLI, connectProxy, FIXTURE } from '../helpers/proxyCli.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { CLI, connectProxy, FIXTURE } from '../../helpers/proxyCli.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 afterEach(cleanupBridges);
 

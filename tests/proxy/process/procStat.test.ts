@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { parseProcStat, readProcStat, readProcTable } from '../../src/proxy/process/procStat.js';
+import { parseProcStat, readProcStat, readProcTable } from '../../../src/proxy/process/procStat.js';
 
 describe.runIf(process.platform === 'linux')('procStat (the one /proc/<pid>/stat reader)', () => {
   it('reads state, ppid, pgid and start of a real child, and finds it in the table', async () => {

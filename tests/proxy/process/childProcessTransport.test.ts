@@ -9,12 +9,12 @@ import {
   ChildProcessTransport,
   OversizeMessageError,
   type ChildProcessTransportOptions,
-} from '../../src/proxy/process/childProcessTransport.js';
-import { Logger } from '../../src/proxy/common/logger.js';
-import { killTreeSync } from '../../src/proxy/process/processTree.js';
-import { expectGone, expectStoppedThenGone } from '../helpers/expectGone.js';
+} from '../../../src/proxy/process/childProcessTransport.js';
+import { Logger } from '../../../src/proxy/common/logger.js';
+import { killTreeSync } from '../../../src/proxy/process/processTree.js';
+import { expectGone, expectStoppedThenGone } from '../../helpers/expectGone.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const fixtures = join(root, 'tests', 'fixtures', 'childProcess');
 const stubborn = join(fixtures, 'stubborn.mjs');
 const scripted = join(fixtures, 'scripted.mjs');

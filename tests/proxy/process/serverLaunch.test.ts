@@ -6,11 +6,11 @@
 import { chmodSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planServerLaunch, type LaunchRequest } from '../../src/proxy/process/serverLaunch.js';
-import { envInterpreter, findCommand, mergePath, shortenHome } from '../../src/proxy/process/commandResolver.js';
-import type { LoginPath } from '../../src/proxy/process/loginPath.js';
-import { nvmNodeBin, wellKnownToolFolders } from '../../src/proxy/process/toolFolders.js';
-import { tempDir } from '../helpers/proxyCli.js';
+import { planServerLaunch, type LaunchRequest } from '../../../src/proxy/process/serverLaunch.js';
+import { envInterpreter, findCommand, mergePath, shortenHome } from '../../../src/proxy/process/commandResolver.js';
+import type { LoginPath } from '../../../src/proxy/process/loginPath.js';
+import { nvmNodeBin, wellKnownToolFolders } from '../../../src/proxy/process/toolFolders.js';
+import { tempDir } from '../../helpers/proxyCli.js';
 
 const dirs: { remove: () => void }[] = [];
 afterEach(() => {
