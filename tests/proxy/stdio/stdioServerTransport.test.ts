@@ -13,13 +13,13 @@ import {
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { FrameDecoder, type DecodedFrame } from '../../src/proxy/stdio/framing.js';
-import { Logger } from '../../src/proxy/common/logger.js';
+import { FrameDecoder, type DecodedFrame } from '../../../src/proxy/stdio/framing.js';
+import { Logger } from '../../../src/proxy/common/logger.js';
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
   StdioServerTransport,
   type StdioServerTransportOptions,
-} from '../../src/proxy/stdio/stdioServerTransport.js';
+} from '../../../src/proxy/stdio/stdioServerTransport.js';
 
 const MiB = 1024 * 1024;
 /** An idle timer that wrongly fires at once (a 0, or a timeout past Node's timer range) does so well within this. */
@@ -477,7 +477,7 @@ describe('StdioServerTransport: real process stdio', () => {
     const dir = mkdtempSync(join(tmpdir(), 'stdio-transport-'));
     try {
       buildSync({
-        entryPoints: [join(import.meta.dirname, '../../src/proxy/stdio/stdioServerTransport.ts')],
+        entryPoints: [join(import.meta.dirname, '../../../src/proxy/stdio/stdioServerTransport.ts')],
         bundle: true,
         platform: 'node',
         format: 'esm',

@@ -6,8 +6,8 @@ import {
   encodeFrame,
   type DecodedFrame,
   type Framing,
-} from '../../src/proxy/stdio/framing.js';
-import { extractIdHint, extractTailIdHint, frameHint } from '../../src/proxy/stdio/idHint.js';
+} from '../../../src/proxy/stdio/framing.js';
+import { extractIdHint, extractTailIdHint, frameHint } from '../../../src/proxy/stdio/idHint.js';
 
 const MiB = 1024 * 1024;
 
