@@ -13,9 +13,9 @@ import {
   tempDir,
   waitFor,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
-import { refusedPort } from '../helpers/faultyRemotes.js';
-import { launchPanelBrowser, type PanelBrowser } from '../helpers/panelBrowser.js';
+} from '../../helpers/bridgeProcess.js';
+import { refusedPort } from '../../helpers/faultyRemotes.js';
+import { launchPanelBrowser, type PanelBrowser } from '../../helpers/panelBrowser.js';
 
 const SECRETS = {
   env: 'sk-envSECRET1234567890',

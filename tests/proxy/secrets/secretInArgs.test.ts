@@ -13,9 +13,9 @@ import {
   tempDir,
   waitFor,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
-import { AppSecretStore } from '../../src/proxy/secrets/appSecretStore.js';
-import { codecFromEnv } from '../../src/proxy/oauth/keyCodec.js';
+} from '../../helpers/bridgeProcess.js';
+import { AppSecretStore } from '../../../src/proxy/secrets/appSecretStore.js';
+import { codecFromEnv } from '../../../src/proxy/oauth/keyCodec.js';
 
 const VALUE = `argv-secret-${randomBytes(6).toString('hex')}`;
 const IN_ENV = `env-secret-${randomBytes(6).toString('hex')}`;

@@ -14,7 +14,7 @@ import {
   tempDir,
   waitFor,
   type BridgeProcess,
-} from '../helpers/bridgeProcess.js';
+} from '../../helpers/bridgeProcess.js';
 
 const SECRETS = {
   bearer: 'tok-BEARER1secret9',
