@@ -6,11 +6,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LeanHttpClientTransport } from '../../src/proxy/upstream/leanHttpClientTransport.js';
+import { LeanHttpClientTransport } from '../../../src/proxy/upstream/leanHttpClientTransport.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliProcess, cleanup, INITIALIZED, trackPids } from '../helpers/cliProcess.js';
-import { startSamplingServer, type SamplingServer } from '../helpers/samplingServer.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { CliProcess, cleanup, INITIALIZED, trackPids } from '../../helpers/cliProcess.js';
+import { startSamplingServer, type SamplingServer } from '../../helpers/samplingServer.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const servers: SamplingServer[] = [];
 afterEach(async () => {

@@ -6,11 +6,11 @@
 // pipe. (A 2025 client of a 2026 server: eraUpstream.test.ts.)
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/client';
-import { CLI, connectProxy, ensureBuilt, FIXTURE, startHttpFixture } from '../helpers/proxyCli.js';
-import { MODERN_FIXTURE, startModernHttp } from '../helpers/modernFixture.js';
-import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../helpers/modernClient.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { text } from '../helpers/toolText.js';
+import { CLI, connectProxy, ensureBuilt, FIXTURE, startHttpFixture } from '../../helpers/proxyCli.js';
+import { MODERN_FIXTURE, startModernHttp } from '../../helpers/modernFixture.js';
+import { closeModernClients, envelope, RawLines, scenario, stdioClient } from '../../helpers/modernClient.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { text } from '../../helpers/toolText.js';
 
 const node = process.execPath;
 const cleanups: (() => Promise<void>)[] = [];

@@ -10,8 +10,8 @@ import {
   tempDir,
   waitFor,
   type ProxyHandle,
-} from '../helpers/proxyCli.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+} from '../../helpers/proxyCli.js';
+import { recordProgress } from '../../helpers/progressRecorder.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

@@ -7,11 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectProxy, ensureBuilt, startHttpFixture, tempDir, type ProxyHandle } from '../helpers/proxyCli.js';
-import { runCli } from '../helpers/cliProcess.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { launchPinPath } from '../helpers/pinPaths.js';
-import { startSecretService, type SecretService } from '../helpers/secretService.js';
+import { connectProxy, ensureBuilt, startHttpFixture, tempDir, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { runCli } from '../../helpers/cliProcess.js';
+import { waitFor } from '../../helpers/waitFor.js';
+import { launchPinPath } from '../../helpers/pinPaths.js';
+import { startSecretService, type SecretService } from '../../helpers/secretService.js';
 
 const VALUE = `sk-convert-${Math.random().toString(36).slice(2)}Wv3`;
 const SECRET = 'remote.header.X-Api-Key';
