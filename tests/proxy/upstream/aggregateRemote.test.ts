@@ -1,7 +1,7 @@
 // Remote upstreams in stdio aggregation: streamable HTTP and SSE, declared or probed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHandle } from '../helpers/proxyCli.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+import { connectProxy, ensureBuilt, fixtureEntry, startHttpFixture, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { recordProgress } from '../../helpers/progressRecorder.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

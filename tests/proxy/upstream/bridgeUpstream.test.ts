@@ -2,8 +2,8 @@
 // bridge's URLs (`type: "bridge"`). The first tools/list is complete, and when the bridge is
 // replaced on the same port (a crash, a config change), the proxy reconnects by itself.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, killHard, memoryEntry, startBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
-import { connectProxy, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
+import { cleanupBridges, killHard, memoryEntry, startBridge, tempDir, waitFor } from '../../helpers/bridgeProcess.js';
+import { connectProxy, fixtureEntry, type ProxyHandle } from '../../helpers/proxyCli.js';
 
 let proxy: ProxyHandle | undefined;
 afterEach(async () => {

@@ -4,9 +4,9 @@
 // an endless line costs bounded memory; an oversize answer fails its request at once.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { CliProcess, cleanup, configJson, readPids, tempDir } from '../helpers/cliProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { sampleRss } from '../helpers/procRss.js';
+import { CliProcess, cleanup, configJson, readPids, tempDir } from '../../helpers/cliProcess.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { sampleRss } from '../../helpers/procRss.js';
 
 afterEach(cleanup);
 

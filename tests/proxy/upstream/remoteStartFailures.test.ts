@@ -5,9 +5,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, spawnBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
-import { refusedPort, silentServer, unauthorizedServer, type FaultyServer } from '../helpers/faultyRemotes.js';
-import { connectProxy, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
+import { cleanupBridges, spawnBridge, tempDir, waitFor } from '../../helpers/bridgeProcess.js';
+import { refusedPort, silentServer, unauthorizedServer, type FaultyServer } from '../../helpers/faultyRemotes.js';
+import { connectProxy, fixtureEntry, type ProxyHandle } from '../../helpers/proxyCli.js';
 
 const servers: FaultyServer[] = [];
 const handles: ProxyHandle[] = [];

@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createServer } from 'node:net';
-import { ResilientTransportWrapper, type ResilientState } from '../../src/proxy/upstream/resilientTransport.js';
-import { Logger } from '../../src/proxy/common/logger.js';
-import { readState, startHttpFixture, tempDir, waitFor } from '../helpers/proxyCli.js';
-import { scaled } from '../helpers/loadScale.js';
+import { ResilientTransportWrapper, type ResilientState } from '../../../src/proxy/upstream/resilientTransport.js';
+import { Logger } from '../../../src/proxy/common/logger.js';
+import { readState, startHttpFixture, tempDir, waitFor } from '../../helpers/proxyCli.js';
+import { scaled } from '../../helpers/loadScale.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -138,8 +138,8 @@ describe('ResilientTransportWrapper', () => {
   });
 
   it('by default gives up on a first connection that fails (refused, 401), with the cause, instead of retrying', async () => {
-    const { LeanHttpClientTransport } = await import('../../src/proxy/upstream/leanHttpClientTransport.js');
-    const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
+    const { LeanHttpClientTransport } = await import('../../../src/proxy/upstream/leanHttpClientTransport.js');
+    const { unauthorizedServer } = await import('../../helpers/faultyRemotes.js');
     const port = await freePort();
     let attempts = 0;
     const t = wrapper(`http://127.0.0.1:${port}/mcp`, {
@@ -167,8 +167,8 @@ describe('ResilientTransportWrapper', () => {
   });
 
   it('reconnects a connection that worked, but stops at a 401 instead of looping', async () => {
-    const { LeanHttpClientTransport } = await import('../../src/proxy/upstream/leanHttpClientTransport.js');
-    const { unauthorizedServer } = await import('../helpers/faultyRemotes.js');
+    const { LeanHttpClientTransport } = await import('../../../src/proxy/upstream/leanHttpClientTransport.js');
+    const { unauthorizedServer } = await import('../../helpers/faultyRemotes.js');
     const server = await startHttpFixture('http');
     cleanups.push(server.stop);
     const t = wrapper(server.url, { factory: () => new LeanHttpClientTransport(new URL(server.url)) });

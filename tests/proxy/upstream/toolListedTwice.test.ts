@@ -5,7 +5,7 @@
 // real fixture server (tests/fixtures/twiceListedServer.mjs), real HTTP.
 import { afterEach, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cleanupBridges, fixture, startBridge, tempDir } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, startBridge, tempDir } from '../../helpers/bridgeProcess.js';
 
 afterEach(() => cleanupBridges());
 

@@ -3,8 +3,8 @@
 // the transport reported it as an error and the resilient wrapper reconnected in a loop.
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LeanHttpClientTransport } from '../../src/proxy/upstream/leanHttpClientTransport.js';
-import { waitFor } from '../helpers/waitFor.js';
+import { LeanHttpClientTransport } from '../../../src/proxy/upstream/leanHttpClientTransport.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -6,10 +6,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { HttpStatusError, LeanHttpClientTransport } from '../../src/proxy/upstream/leanHttpClientTransport.js';
-import { ResilientTransportWrapper } from '../../src/proxy/upstream/resilientTransport.js';
-import { cleanupBridges, startBridge, waitFor, waitNotRunning } from '../helpers/bridgeProcess.js';
-import { fixtureEntry, startHttpFixture } from '../helpers/proxyCli.js';
+import { HttpStatusError, LeanHttpClientTransport } from '../../../src/proxy/upstream/leanHttpClientTransport.js';
+import { ResilientTransportWrapper } from '../../../src/proxy/upstream/resilientTransport.js';
+import { cleanupBridges, startBridge, waitFor, waitNotRunning } from '../../helpers/bridgeProcess.js';
+import { fixtureEntry, startHttpFixture } from '../../helpers/proxyCli.js';
 
 type Msg = Record<string, any>;
 const cleanups: (() => Promise<void> | void)[] = [];

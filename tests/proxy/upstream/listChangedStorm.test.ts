@@ -4,10 +4,10 @@
 // tests/fixtures/listChangedStormServer.mjs, an SDK client.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, waitFor, type ProxyHandle } from '../helpers/proxyCli.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { connectProxy, ensureBuilt, waitFor, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { FIXTURES } from '../../helpers/paths.js';
 import { join } from 'node:path';
-import { text } from '../helpers/toolText.js';
+import { text } from '../../helpers/toolText.js';
 
 const STORM = join(FIXTURES, 'listChangedStormServer.mjs');
 const NOTICES = 3000;

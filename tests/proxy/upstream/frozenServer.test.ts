@@ -1,7 +1,7 @@
 // A server that stops answering (SIGSTOPped) while its process lives: after several calls in
 // a row time out, /status says so in lastError; the first answer after SIGCONT clears it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, nodeEntry, startBridge, waitFor } from '../helpers/bridgeProcess.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, waitFor } from '../../helpers/bridgeProcess.js';
 
 const stopped: number[] = [];
 afterEach(async () => {
