@@ -5,12 +5,12 @@
 // stdio 2026 server and of an HTTP one), and the proxy's own transport to a 2026 HTTP server
 // sends them (the SDK v2 server refuses a call without them).
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectProxy, ensureBuilt } from '../helpers/proxyCli.js';
-import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { authForwarder, runConformance } from '../helpers/conformance2026.js';
-import { text } from '../helpers/toolText.js';
-import { paramHeadersOf } from '../../src/proxy/common/mcpParamHeaders.js';
+import { connectProxy, ensureBuilt } from '../../../helpers/proxyCli.js';
+import { modernEntry, startModernHttp } from '../../../helpers/modernFixture.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { authForwarder, runConformance } from '../../../helpers/conformance2026.js';
+import { text } from '../../../helpers/toolText.js';
+import { paramHeadersOf } from '../../../../src/proxy/common/mcpParamHeaders.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

@@ -12,11 +12,11 @@ import {
   startHttpFixture,
   waitFor,
   type ProxyHandle,
-} from '../helpers/proxyCli.js';
+} from '../../../helpers/proxyCli.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { MODERN_FIXTURE, modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { waitNoProcess } from '../helpers/processGone.js';
-import { text } from '../helpers/toolText.js';
+import { MODERN_FIXTURE, modernEntry, startModernHttp } from '../../../helpers/modernFixture.js';
+import { waitNoProcess } from '../../../helpers/processGone.js';
+import { text } from '../../../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

@@ -6,11 +6,11 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureBuilt, tempDir, waitFor } from '../helpers/proxyCli.js';
-import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import { listeningPort } from '../helpers/listeningPort.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { text } from '../helpers/toolText.js';
+import { ensureBuilt, tempDir, waitFor } from '../../../helpers/proxyCli.js';
+import { cleanupBridges, startBridge, type BridgeProcess } from '../../../helpers/bridgeProcess.js';
+import { listeningPort } from '../../../helpers/listeningPort.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { text } from '../../../helpers/toolText.js';
 
 const SWITCH = join(FIXTURES, 'eraSwitchServer.mjs');
 const cleanups: (() => Promise<void> | void)[] = [];
