@@ -2,8 +2,8 @@
 // instead of "Unknown tool": in aggregation that server lists no names, so the
 // `<serverId>__` prefix says whose the tool is. Through the built CLI.
 import { afterEach, describe, expect, it } from 'vitest';
-import { unauthorizedServer, type FaultyServer } from '../helpers/faultyRemotes.js';
-import { connectProxy, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
+import { unauthorizedServer, type FaultyServer } from '../../helpers/faultyRemotes.js';
+import { connectProxy, fixtureEntry, type ProxyHandle } from '../../helpers/proxyCli.js';
 
 const servers: FaultyServer[] = [];
 const handles: ProxyHandle[] = [];

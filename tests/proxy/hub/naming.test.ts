@@ -1,7 +1,7 @@
 // Namespaced tool names: sanitised, at most 64 characters, stable, and reversible via the table.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { MAX_NAME_LENGTH, NameTable, namespacedName } from '../../src/proxy/hub/naming.js';
+import { MAX_NAME_LENGTH, NameTable, namespacedName } from '../../../src/proxy/hub/naming.js';
 
 describe('namespacedName', () => {
   it('joins server id and name with a double underscore', () => {

@@ -5,9 +5,16 @@
 // got the error. A client that declared only form elicitation never gets the URL mode.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
-import { cleanupPaths, fullClient, paths, taskServer, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
-import { startBridge } from '../helpers/bridgeProcess.js';
+import { ensureBuilt, waitFor } from '../../helpers/proxyCli.js';
+import {
+  cleanupPaths,
+  fullClient,
+  paths,
+  taskServer,
+  type Endpoint,
+  directTranscript,
+} from '../../helpers/taskPaths.js';
+import { startBridge } from '../../helpers/bridgeProcess.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 async function transcript(ep: Endpoint): Promise<unknown> {

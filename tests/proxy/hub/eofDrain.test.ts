@@ -3,8 +3,8 @@
 // ready window), and a request that cannot be answered in time gets an error, never silence.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { FIXTURES } from '../helpers/paths.js';
-import { CliProcess, INIT, cleanup, configJson } from '../helpers/cliProcess.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { CliProcess, INIT, cleanup, configJson } from '../../helpers/cliProcess.js';
 
 const SLOW = join(FIXTURES, 'slowStartServer.mjs');
 

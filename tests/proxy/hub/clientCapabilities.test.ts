@@ -7,16 +7,16 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, type ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../../src/proxy/config/config.js';
-import { declaredCapabilities } from '../../src/proxy/config/clientCapabilities.js';
+import { ConfigError, parseConfig } from '../../../src/proxy/config/config.js';
+import { declaredCapabilities } from '../../../src/proxy/config/clientCapabilities.js';
 import {
   cleanupBridges,
   everythingEntry,
   EVERYTHING_SERVER,
   startBridge,
   waitNotRunning,
-} from '../helpers/bridgeProcess.js';
-import { connectProxy, type ProxyHandle } from '../helpers/proxyCli.js';
+} from '../../helpers/bridgeProcess.js';
+import { connectProxy, type ProxyHandle } from '../../helpers/proxyCli.js';
 
 const handles: ProxyHandle[] = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@
 // backtracks) is matched in one pass, so a URI it does not fit is refused while /health and
 // another session are answered. Real processes: the bridge, tests/fixtures/uriTemplateServer.mjs.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupBridges, fixture, nodeEntry, startBridge } from '../helpers/bridgeProcess.js';
-import { ensureBuilt } from '../helpers/proxyCli.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge } from '../../helpers/bridgeProcess.js';
+import { ensureBuilt } from '../../helpers/proxyCli.js';
 
 const TEMPLATES = fixture('uriTemplateServer.mjs');
 const HOSTILE = 'h://{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}!';

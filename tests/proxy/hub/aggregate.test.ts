@@ -15,9 +15,9 @@ import {
   waitFor,
   waitNoProcess,
   type ProxyHandle,
-} from '../helpers/proxyCli.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+} from '../../helpers/proxyCli.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { recordProgress } from '../../helpers/progressRecorder.js';
 
 let handles: ProxyHandle[] = [];
 let dirs: { remove: () => void }[] = [];

@@ -9,8 +9,8 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { CLI, FIXTURES } from '../helpers/paths.js';
-import { ensureBuilt, tempDir, waitFor, waitNoProcess } from '../helpers/proxyCli.js';
+import { CLI, FIXTURES } from '../../helpers/paths.js';
+import { ensureBuilt, tempDir, waitFor, waitNoProcess } from '../../helpers/proxyCli.js';
 
 const SLOW = join(FIXTURES, 'slowStartServer.mjs');
 let transport: StdioClientTransport | undefined;

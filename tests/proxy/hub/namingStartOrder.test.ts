@@ -5,9 +5,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, expect, it } from 'vitest';
-import { FIXTURES } from '../helpers/paths.js';
-import { connectProxy, ensureBuilt, tempDir, waitFor, type ProxyHandle } from '../helpers/proxyCli.js';
-import { text } from '../helpers/toolText.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { connectProxy, ensureBuilt, tempDir, waitFor, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { text } from '../../helpers/toolText.js';
 
 const SLOW = join(FIXTURES, 'slowStartServer.mjs');
 let handles: ProxyHandle[] = [];

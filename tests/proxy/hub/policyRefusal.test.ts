@@ -7,10 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectProxy, tempDir, waitFor, type ProxyHandle } from '../helpers/proxyCli.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { launchPinPath } from '../helpers/pinPaths.js';
+import { connectProxy, tempDir, waitFor, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { cleanupBridges, startBridge } from '../../helpers/bridgeProcess.js';
+import { FIXTURES } from '../../helpers/paths.js';
+import { launchPinPath } from '../../helpers/pinPaths.js';
 
 const NOTES = join(FIXTURES, 'annotatedToolsServer.mjs');
 const DRIFT = join(FIXTURES, 'driftServer.mjs');

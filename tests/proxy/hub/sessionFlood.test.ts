@@ -6,8 +6,8 @@
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StreamClientTransport } from '../../src/proxy/upstream/streamClientTransport.js';
-import { cleanupBridges, fixture, nodeEntry, sleep, startBridge, waitFor } from '../helpers/bridgeProcess.js';
+import { StreamClientTransport } from '../../../src/proxy/upstream/streamClientTransport.js';
+import { cleanupBridges, fixture, nodeEntry, sleep, startBridge, waitFor } from '../../helpers/bridgeProcess.js';
 
 afterEach(cleanupBridges);
 
