@@ -1,8 +1,8 @@
 // Per-request and per-tool timeouts through the aggregation proxy: a default that fails slow
 // calls, toolTimeouts globs that let chosen tools wait longer, and progress resetting the timer.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connectProxy, ensureBuilt, fixtureEntry, type ProxyHandle } from '../helpers/proxyCli.js';
-import { recordProgress } from '../helpers/progressRecorder.js';
+import { connectProxy, ensureBuilt, fixtureEntry, type ProxyHandle } from '../../../helpers/proxyCli.js';
+import { recordProgress } from '../../../helpers/progressRecorder.js';
 
 let handle: ProxyHandle | undefined;
 beforeAll(() => ensureBuilt());
