@@ -6,9 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, tempDir, type ProxyHandle } from '../helpers/proxyCli.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { parseConfig } from '../../src/proxy/config/config.js';
+import { connectProxy, tempDir, type ProxyHandle } from '../../../helpers/proxyCli.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { parseConfig } from '../../../../src/proxy/config/config.js';
 
 const SERVER = join(FIXTURES, 'annotatedToolsServer.mjs');
 /** An argument value that must never reach a log line. */
