@@ -3,9 +3,9 @@
 // the meta-tools alone, under 3% of the bytes of `all`; search_tools finds the tool a task
 // needs among the 389 and call_tool reaches it; `"expose": "always"` keeps a server listed.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { catalogServers, catalogTools } from '../../helpers/catalogSet.js';
-import { cleanup, CliProcess } from '../../helpers/cliProcess.js';
-import { ensureBuilt } from '../../helpers/proxyCli.js';
+import { catalogServers, catalogTools } from '../../../helpers/catalogSet.js';
+import { cleanup, CliProcess } from '../../../helpers/cliProcess.js';
+import { ensureBuilt } from '../../../helpers/proxyCli.js';
 
 type Json = Record<string, any>;
 

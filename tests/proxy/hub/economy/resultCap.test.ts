@@ -10,10 +10,10 @@ import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CLI, cleanup, readPids, tempDir, trackPids, waitNoProcess } from '../helpers/cliProcess.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { closeModernClients, stdioClient as modernStdioClient } from '../helpers/modernClient.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { CLI, cleanup, readPids, tempDir, trackPids, waitNoProcess } from '../../../helpers/cliProcess.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { closeModernClients, stdioClient as modernStdioClient } from '../../../helpers/modernClient.js';
+import { FIXTURES } from '../../../helpers/paths.js';
 
 const SIZED = join(FIXTURES, 'sizedTextServer.mjs');
 const MB2 = 2 * 1024 * 1024;

@@ -3,9 +3,9 @@
 // set, each kept at a floor a little under what the ranking measures (docs/BENCHMARKS.md,
 // "Tool economy: search recall"), so a change that ranks worse fails here.
 import { describe, expect, it } from 'vitest';
-import { catalogTasks, catalogTools, recall } from '../../../bench/lib/toolSearchRecall.mjs';
-import { buildToolIndex } from '../../../src/proxy/hub/economy/toolSearch.js';
-import { serverSummary } from '../../../src/proxy/hub/economy/serverSummary.js';
+import { catalogTasks, catalogTools, recall } from '../../../../bench/lib/toolSearchRecall.mjs';
+import { buildToolIndex } from '../../../../src/proxy/hub/economy/toolSearch.js';
+import { serverSummary } from '../../../../src/proxy/hub/economy/serverSummary.js';
 
 const tools = catalogTools(serverSummary);
 const tasks = catalogTasks();

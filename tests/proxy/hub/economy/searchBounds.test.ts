@@ -5,9 +5,9 @@
 // tests/fixtures/catalogServer.mjs, SDK clients over HTTP.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { catalogServers } from '../../helpers/catalogSet.js';
-import { cleanupBridges, startBridge } from '../../helpers/bridgeProcess.js';
-import { ensureBuilt } from '../../helpers/proxyCli.js';
+import { catalogServers } from '../../../helpers/catalogSet.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { ensureBuilt } from '../../../helpers/proxyCli.js';
 
 type Found = { structuredContent: { tools: { name: string }[] }; isError?: boolean };
 

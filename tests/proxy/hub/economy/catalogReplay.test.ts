@@ -5,11 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { NameTable } from '../../../src/proxy/hub/naming.js';
-import { CATALOG_IDS, CATALOG_SERVER, catalogServers, catalogTools, loadCatalog } from '../../helpers/catalogSet.js';
-import { cleanup, CliProcess, trackPids } from '../../helpers/cliProcess.js';
-import { descendantsOf } from '../../helpers/procTree.js';
-import { ensureCli } from '../../main/mainHarness.js';
+import { NameTable } from '../../../../src/proxy/hub/naming.js';
+import { CATALOG_IDS, CATALOG_SERVER, catalogServers, catalogTools, loadCatalog } from '../../../helpers/catalogSet.js';
+import { cleanup, CliProcess, trackPids } from '../../../helpers/cliProcess.js';
+import { descendantsOf } from '../../../helpers/procTree.js';
+import { ensureCli } from '../../../main/mainHarness.js';
 
 /** The names the aggregation gives the captured tools (prefixed naming, the whole set configured). */
 function expectedNames(): NameTable {

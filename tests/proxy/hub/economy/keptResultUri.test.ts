@@ -6,9 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { cleanup, readPids, tempDir } from '../helpers/cliProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { cleanup, readPids, tempDir } from '../../../helpers/cliProcess.js';
+import { FIXTURES } from '../../../helpers/paths.js';
 
 const SIZED = join(FIXTURES, 'sizedTextServer.mjs');
 const ANY_URI = join(FIXTURES, 'subscriptions2025Server.mjs');

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttp } from '@modelcontextprotocol/client';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor } from '../helpers/bridgeProcess.js';
-import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
-import { text } from '../helpers/toolText.js';
+import { cleanupBridges, fixture, nodeEntry, startBridge, tempDir, waitFor } from '../../../helpers/bridgeProcess.js';
+import { connectProxy, ensureBuilt, type ProxyHandle } from '../../../helpers/proxyCli.js';
+import { text } from '../../../helpers/toolText.js';
 
 type Json = Record<string, any>;
 

@@ -11,8 +11,8 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { estimateTokens } from '../../src/proxy/hub/economy/tokenEstimate.js';
-import { CliProcess, cleanup, trackPids } from '../helpers/cliProcess.js';
+import { estimateTokens } from '../../../../src/proxy/hub/economy/tokenEstimate.js';
+import { CliProcess, cleanup, trackPids } from '../../../helpers/cliProcess.js';
 import {
   CLI,
   connectProxy,
@@ -22,10 +22,10 @@ import {
   tempDir,
   waitFor,
   type ProxyHandle,
-} from '../helpers/proxyCli.js';
-import { closeModernClients, stdioClient } from '../helpers/modernClient.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { text } from '../helpers/toolText.js';
+} from '../../../helpers/proxyCli.js';
+import { closeModernClients, stdioClient } from '../../../helpers/modernClient.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { text } from '../../../helpers/toolText.js';
 
 type Json = Record<string, any>;
 

@@ -4,8 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 
-import { BYTES_PER_TOKEN, estimateTokens } from '../../../src/proxy/hub/economy/tokenEstimate.js';
-import { CATALOG_IDS, catalogTools, loadCatalog } from '../../helpers/catalogSet.js';
+import { BYTES_PER_TOKEN, estimateTokens } from '../../../../src/proxy/hub/economy/tokenEstimate.js';
+import { CATALOG_IDS, catalogTools, loadCatalog } from '../../../helpers/catalogSet.js';
 
 const o200k = (value: unknown): number => countTokens(JSON.stringify(value));
 

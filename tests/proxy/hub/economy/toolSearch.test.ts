@@ -2,15 +2,15 @@
 // the limit, queries with no known word, that a tool's own name finds it first, and what of
 // a request is read (its first characters, words, and each word's first characters).
 import { describe, expect, it } from 'vitest';
-import type { SearchableTool } from '../../../src/proxy/hub/economy/searchTypes.js';
+import type { SearchableTool } from '../../../../src/proxy/hub/economy/searchTypes.js';
 import {
   MAX_REQUEST_CHARS,
   MAX_WORD_CHARS,
   requestTerms,
   term,
   words,
-} from '../../../src/proxy/hub/economy/searchTerms.js';
-import { buildToolIndex } from '../../../src/proxy/hub/economy/toolSearch.js';
+} from '../../../../src/proxy/hub/economy/searchTerms.js';
+import { buildToolIndex } from '../../../../src/proxy/hub/economy/toolSearch.js';
 
 function tool(serverId: string, name: string, description: string, params: string[] = []): SearchableTool {
   const properties = Object.fromEntries(params.map((p) => [p, { type: 'string' }]));
