@@ -15,9 +15,9 @@ import {
   ElicitRequestSchema,
   McpError,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { connectProxy, ensureBuilt, type ProxyHandle } from '../../../helpers/proxyCli.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { FIXTURES } from '../../../helpers/paths.js';
 
 const MODERN_TASKS = join(FIXTURES, 'tasksModernServer.mjs');
 const entry = { command: process.execPath, args: [MODERN_TASKS] };

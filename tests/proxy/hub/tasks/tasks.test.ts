@@ -6,8 +6,8 @@
 // whose elicitation comes through tasks/result, a failed task, errors for unknown ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { ensureBuilt, waitFor } from '../helpers/proxyCli.js';
-import { cleanupPaths, paths, taskServer, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
+import { ensureBuilt, waitFor } from '../../../helpers/proxyCli.js';
+import { cleanupPaths, paths, taskServer, type Endpoint, directTranscript } from '../../../helpers/taskPaths.js';
 
 const RELATED = 'io.modelcontextprotocol/related-task';
 

@@ -7,9 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, CreateTaskResultSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { startBridge } from '../helpers/bridgeProcess.js';
-import { waitFor } from '../helpers/proxyCli.js';
-import { cleanupPaths, FULL_FLAGS, fullClient, stdioAggregation, taskServer } from '../helpers/taskPaths.js';
+import { startBridge } from '../../../helpers/bridgeProcess.js';
+import { waitFor } from '../../../helpers/proxyCli.js';
+import { cleanupPaths, FULL_FLAGS, fullClient, stdioAggregation, taskServer } from '../../../helpers/taskPaths.js';
 
 afterAll(() => cleanupPaths(), 30_000);
 

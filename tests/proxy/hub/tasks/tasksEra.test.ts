@@ -6,11 +6,11 @@
 // (tasksModernServer.mjs). The 2025 client of a 2026 server is in tasksEraLegacy.test.ts.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { cleanup, CliProcess, configJson, waitFor } from '../helpers/cliProcess.js';
-import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
-import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { TASK_SERVER } from '../helpers/taskPaths.js';
+import { cleanup, CliProcess, configJson, waitFor } from '../../../helpers/cliProcess.js';
+import { ensureBuilt, fixtureEntry } from '../../../helpers/proxyCli.js';
+import { cleanupBridges, startBridge, type BridgeProcess } from '../../../helpers/bridgeProcess.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { TASK_SERVER } from '../../../helpers/taskPaths.js';
 
 const EXT = 'io.modelcontextprotocol/tasks';
 const MODERN_TASKS = join(FIXTURES, 'tasksModernServer.mjs');

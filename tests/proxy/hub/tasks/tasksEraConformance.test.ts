@@ -5,9 +5,9 @@
 // prints is the one recorded in docs/CONFORMANCE-2026.md. Skipped without Node 22.
 import { afterEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { authForwarder, runConformance, type Checks } from '../helpers/conformance2026.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { FIXTURES } from '../helpers/paths.js';
+import { authForwarder, runConformance, type Checks } from '../../../helpers/conformance2026.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { FIXTURES } from '../../../helpers/paths.js';
 
 afterEach(cleanupBridges);
 

@@ -6,8 +6,8 @@
 // delivered through tasks/result, tasks/list, and URL elicitation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { ensureBuilt } from '../helpers/proxyCli.js';
-import { cleanupPaths, everythingServer, paths, type Endpoint, directTranscript } from '../helpers/taskPaths.js';
+import { ensureBuilt } from '../../../helpers/proxyCli.js';
+import { cleanupPaths, everythingServer, paths, type Endpoint, directTranscript } from '../../../helpers/taskPaths.js';
 
 const NEW_TOOLS = ['trigger-url-elicitation', 'trigger-sampling-request-async', 'trigger-elicitation-request-async'];
 
