@@ -19,11 +19,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { authForwarder, byScenario, runConformance, type Checks } from '../helpers/conformance2026.js';
-import { cleanupBridges, nodeEntry, startBridge } from '../helpers/bridgeProcess.js';
-import { MODERN_EVERYTHING, modernEntry, modernEverythingEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { scaled } from '../helpers/loadScale.js';
+import { authForwarder, byScenario, runConformance, type Checks } from '../../../helpers/conformance2026.js';
+import { cleanupBridges, nodeEntry, startBridge } from '../../../helpers/bridgeProcess.js';
+import {
+  MODERN_EVERYTHING,
+  modernEntry,
+  modernEverythingEntry,
+  startModernHttp,
+} from '../../../helpers/modernFixture.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { scaled } from '../../../helpers/loadScale.js';
 
 afterEach(cleanupBridges);
 

@@ -3,10 +3,10 @@
 // capabilities, instructions and server info, and is then served with per-request `_meta`
 // and no `initialize`: tools, resources and prompts of a 2025 server and of a 2026 server.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
-import { modernEntry } from '../helpers/modernFixture.js';
-import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../helpers/modernClient.js';
-import { text } from '../helpers/toolText.js';
+import { ensureBuilt, fixtureEntry } from '../../../helpers/proxyCli.js';
+import { modernEntry } from '../../../helpers/modernFixture.js';
+import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../../../helpers/modernClient.js';
+import { text } from '../../../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

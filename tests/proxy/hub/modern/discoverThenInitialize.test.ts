@@ -4,8 +4,8 @@
 // tools/list and tools/call as any 2025 client. The built CLI over raw newline-delimited
 // JSON-RPC, a real fixture server behind it.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, fixtureEntry } from '../helpers/proxyCli.js';
-import { closeModernClients, envelope, proxyArgs, RawLines } from '../helpers/modernClient.js';
+import { ensureBuilt, fixtureEntry } from '../../../helpers/proxyCli.js';
+import { closeModernClients, envelope, proxyArgs, RawLines } from '../../../helpers/modernClient.js';
 
 beforeAll(() => ensureBuilt());
 afterEach(() => closeModernClients());

@@ -7,11 +7,11 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, waitFor } from '../helpers/proxyCli.js';
-import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { closeModernClients, proxyArgs, stdioClient } from '../helpers/modernClient.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { text } from '../helpers/toolText.js';
+import { connectProxy, ensureBuilt, waitFor } from '../../../helpers/proxyCli.js';
+import { modernEntry, startModernHttp } from '../../../helpers/modernFixture.js';
+import { closeModernClients, proxyArgs, stdioClient } from '../../../helpers/modernClient.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { text } from '../../../helpers/toolText.js';
 
 const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';

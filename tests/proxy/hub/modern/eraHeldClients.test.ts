@@ -7,10 +7,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ensureBuilt } from '../helpers/proxyCli.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
+import { ensureBuilt } from '../../../helpers/proxyCli.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { waitFor } from '../../../helpers/waitFor.js';
+import { cleanupBridges, startBridge, type BridgeProcess } from '../../../helpers/bridgeProcess.js';
 
 const ASKING = join(FIXTURES, 'askingServer.mjs');
 const asking = {

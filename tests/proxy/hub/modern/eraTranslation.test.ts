@@ -9,10 +9,10 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, type ProxyHandle } from '../helpers/proxyCli.js';
-import { modernEntry } from '../helpers/modernFixture.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { text } from '../helpers/toolText.js';
+import { connectProxy, ensureBuilt, type ProxyHandle } from '../../../helpers/proxyCli.js';
+import { modernEntry } from '../../../helpers/modernFixture.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { text } from '../../../helpers/toolText.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 beforeAll(() => ensureBuilt());

@@ -11,12 +11,12 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ensureBuilt } from '../helpers/proxyCli.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { waitNoProcess } from '../helpers/processGone.js';
-import { waitFor } from '../helpers/waitFor.js';
-import { cleanupBridges, startBridge, type BridgeProcess } from '../helpers/bridgeProcess.js';
-import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../helpers/modernClient.js';
+import { ensureBuilt } from '../../../helpers/proxyCli.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { waitNoProcess } from '../../../helpers/processGone.js';
+import { waitFor } from '../../../helpers/waitFor.js';
+import { cleanupBridges, startBridge, type BridgeProcess } from '../../../helpers/bridgeProcess.js';
+import { closeModernClients, proxyArgs, stdioClient, type Negotiation } from '../../../helpers/modernClient.js';
 
 const ASKING = join(FIXTURES, 'askingServer.mjs');
 const cleanups: (() => Promise<void> | void)[] = [];

@@ -9,12 +9,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectProxy, ensureBuilt, tempDir, waitFor } from '../helpers/proxyCli.js';
-import { modernEntry, startModernHttp } from '../helpers/modernFixture.js';
-import { closeModernClients, proxyArgs, stdioClient } from '../helpers/modernClient.js';
-import { FIXTURES } from '../helpers/paths.js';
-import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
-import { text } from '../helpers/toolText.js';
+import { connectProxy, ensureBuilt, tempDir, waitFor } from '../../../helpers/proxyCli.js';
+import { modernEntry, startModernHttp } from '../../../helpers/modernFixture.js';
+import { closeModernClients, proxyArgs, stdioClient } from '../../../helpers/modernClient.js';
+import { FIXTURES } from '../../../helpers/paths.js';
+import { cleanupBridges, startBridge } from '../../../helpers/bridgeProcess.js';
+import { text } from '../../../helpers/toolText.js';
 
 const SUBS_2025 = { command: process.execPath, args: [join(FIXTURES, 'subscriptions2025Server.mjs')] };
 const cleanups: (() => Promise<void> | void)[] = [];
