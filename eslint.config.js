@@ -124,8 +124,8 @@ export default tseslint.config(
     // Matching control characters is what these regular expressions are for.
     files: [
       'src/proxy/common/printable.ts',
-      'tests/proxy/upstreamStdoutGarbage.test.ts',
-      'tests/proxy/cliLogging.test.ts',
+      'tests/proxy/upstream/upstreamStdoutGarbage.test.ts',
+      'tests/proxy/cli/cliLogging.test.ts',
     ],
     rules: { 'no-control-regex': 'off' },
   },

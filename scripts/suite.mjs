@@ -3,7 +3,7 @@
 // the Node that Electron 43-45 ship (npm node@24 from scripts/ensureNode.mjs, or the Node
 // running this script when it is 24 already), so every test process, and every process a test
 // starts with `process.execPath`, runs under the Node the app runs its proxies with. The CLI is
-// smoke-tested under each Node the README names (tests/proxy/cliUnderNodes.test.ts) and the
+// smoke-tested under each Node the README names (tests/proxy/cli/cliUnderNodes.test.ts) and the
 // conformance suite runs under Node 22, the floor. Why one run and not one per Node: decision
 // 0047. Exits with vitest's status.
 import { spawnSync } from 'node:child_process';

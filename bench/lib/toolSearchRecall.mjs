@@ -1,5 +1,5 @@
 // The tool-search benchmark's data and measure, shared by bench/toolSearch.mjs (which ranks
-// with the built bundle file) and tests/proxy/economy/toolSearchRecall.test.ts (which ranks
+// with the built bundle file) and tests/proxy/hub/economy/toolSearchRecall.test.ts (which ranks
 // with the source): the 22-server catalog as an aggregate exposes it, the tasks, and recall@k.
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

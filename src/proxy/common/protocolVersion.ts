@@ -1,6 +1,6 @@
 /**
  * The MCP protocol revisions this proxy speaks, newest first. They are the SDK's own values
- * (tests/proxy/protocolVersion.test.ts keeps them equal), held here so that start-up does not
+ * (tests/proxy/common/protocolVersion.test.ts keeps them equal), held here so that start-up does not
  * load the SDK's types module, which builds several hundred zod schemas on import (about
  * 30 ms here) for two constants.
  */

@@ -1,23 +1,20 @@
 /**
  * Where a downstream session's request goes when the session does not answer it itself
- * (for `DownstreamSession`): a tool or prompt by its exposed name, a resource by its uri,
+ * (for `DownstreamSession`): a tool call through the tool-call pipeline (toolCall/), a prompt
+ * by its exposed name (promptGet.ts), a resource by its uri,
  * a completion by its ref, each to the upstream that owns it under its own name; a log
  * level to every capable 2025 server of an aggregate (answered locally for a 2026 one); a task request by its task id
  * (taskRequests.ts); anything else to a single-server session's server, or Method not found.
  */
-import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../jsonrpc/jsonRpc.js';
-import type { ToolDrift } from '../../shared/status.js';
-import { toolTimeoutFor } from '../config/toolFilter.js';
-import { serverIdForName } from './naming.js';
+import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { RoutingSession, SessionHost } from './sessionContracts.js';
-import { routeTaskRequest, taskCreated } from './tasks/taskRequests.js';
+import { routeTaskRequest } from './tasks/taskRequests.js';
 import { isLogLevel } from './modern/logLevels.js';
-import { modernToolCall, routeModernTaskRequest } from './tasks/forModernClient.js';
-import { legacyTaskCallOnModern } from './tasks/forLegacyClient.js';
+import { routeModernTaskRequest } from './tasks/forModernClient.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
-import type { Upstream } from '../upstream/upstream.js';
-import { CALLER_META, withCaller } from './approval/callerMeta.js';
+import { callTool } from './toolCall/toolCallPipeline.js';
+import { getPrompt } from './promptGet.js';
 
 /** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
 const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
@@ -30,9 +27,9 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
       // An aggregate's meta-tools (economy/metaTools.ts); under `"toolExposure": "all"` a pass-through, as without them.
       if (s.scope.serverId === undefined && hub.config.toolExposure !== 'all' && META_TOOL_NAMES.has(p.name as string))
         return metaToolCall(hub, s, req);
-      return callNamed(hub, s, req, 'tool');
+      return callTool(hub, s, req);
     case 'prompts/get':
-      return callNamed(hub, s, req, 'prompt');
+      return getPrompt(hub, s, req);
     case 'resources/read':
     case 'resources/subscribe':
     case 'resources/unsubscribe':
@@ -81,98 +78,7 @@ function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise
 /** `search_tools` or `call_tool`; `call_tool` routes its tool as a `tools/call` of that name (one in-process hop). */
 async function metaToolCall(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const { answerMetaTool } = await import('./economy/metaTools.js');
-  return answerMetaTool(hub, s, req, (call) => callNamed(hub, s, call, 'tool'));
-}
-
-async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, what: 'tool' | 'prompt'): Promise<void> {
-  const p = req.params ?? {};
-  const exposed = String(p.name ?? '');
-  let u = s.single;
-  let name = exposed;
-  if (!u) {
-    await hub.waitReady(s.scope);
-    const item = what === 'tool' ? hub.resolveTool(exposed) : hub.resolvePrompt(exposed);
-    u = item && hub.upstream(item.serverId);
-    name = item?.name ?? exposed;
-  }
-  // Tool pinning withholds a tool whose definition drifted: not listed, and a call is refused saying why.
-  const withheld = what === 'tool' && (!u || s.single) ? hub.withheldTool?.(exposed, s.scope) : undefined;
-  if (withheld) {
-    const { message, data } = withheldError(exposed, withheld.serverId, withheld.drift);
-    const detail = { ...(data as Record<string, unknown>), policy: 'pinning' as const, server: withheld.serverId };
-    const { refuseToolCall } = await import('./policyRefusal.js');
-    return refuseToolCall(s, req, message, { ...detail, tool: withheld.drift.tool });
-  }
-  if (!u) {
-    // A server that is not ready lists nothing: name it, its state and why, by the prefix.
-    const ownerId = serverIdForName(
-      exposed,
-      hub.inScope(s.scope).map((x) => x.id),
-    );
-    const owner = ownerId === undefined ? undefined : hub.upstream(ownerId);
-    if (owner && !owner.isReady) {
-      const why = owner.lastError ? `: ${owner.lastError}` : '';
-      return s.fail(req.id, {
-        code: ErrorCode.ServerNotReady,
-        message: `${what} "${exposed}" belongs to server "${owner.id}", which is ${owner.state}${why}`,
-      });
-    }
-    return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Unknown ${what}: ${exposed}` });
-  }
-  if (what === 'tool' && !hub.toolAllowed(u, name)) {
-    const { refuseFilteredTool } = await import('./policyRefusal.js');
-    return refuseFilteredTool(s, req, exposed, u.id, name);
-  }
-  // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
-  if (what === 'tool' && approvalApplies(hub, u)) {
-    const { approveToolCall } = await import('./approval/approvalGate.js');
-    if (!(await approveToolCall(hub, s, req, u, name, exposed))) return;
-  }
-  const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
-  let params = name === exposed ? p : { ...p, name };
-  // Who called goes to a bridge (its approval question names the agent and its session's key), never to a server (approval/callerMeta.ts).
-  if (what === 'tool' && isBridge(u))
-    params = withCaller(
-      params,
-      s.clientName === undefined ? undefined : { name: s.clientName, version: s.clientVersion },
-      hub.callerKey,
-    );
-  else if (what === 'tool' && (p._meta as Record<string, unknown> | undefined)?.[CALLER_META] !== undefined)
-    params = (await import('./approval/approvalGate.js')).withoutCaller(params);
-  // An aggregate's tool result over its server's maxResultBytes is cut (economy/resultCap.ts).
-  if (what === 'tool') s.capResult(req.id, u);
-  // A 2026 client: the tasks extension (forModernClient.ts).
-  if (s.isModern) return modernToolCall(hub, s, req, u, params, timeoutMs);
-  // A task-augmented call (SEP-1686) binds the task it creates to this session; a plain call pays one field check.
-  const owner = u;
-  const created =
-    p.task === undefined ? undefined : (r: Record<string, unknown>) => taskCreated(hub, s, owner, !s.single, r);
-  if (created && u.isModern) return legacyTaskCallOnModern(s, req, u, params, timeoutMs, created);
-  return s.forward(req, u, params, timeoutMs, created);
-}
-
-function withheldError(exposed: string, serverId: string, d: ToolDrift): RpcErrorObject {
-  const what =
-    d.kind === 'renamed'
-      ? `its definition changed: it is the pinned tool "${d.from}" renamed`
-      : d.kind === 'unverified'
-        ? 'its pin cannot be read, so it may have changed'
-        : `its definition changed since it was pinned (${d.fields.join(', ') || 'definition'} changed)`;
-  const state = d.rejected ? 'the change was rejected' : 'accept or reject the change in the panel';
-  return {
-    code: ErrorCode.InvalidParams,
-    message: `Tool ${exposed} of server "${serverId}" is withheld: ${what}; ${state}`,
-    data: { serverId, tool: d.tool, change: d.kind, fields: d.fields, ...(d.from ? { from: d.from } : {}) },
-  };
-}
-
-/** Whether a tool call on `u` goes through the approval policy here. */
-function approvalApplies(hub: SessionHost, u: Upstream): boolean {
-  return hub.config.approval?.top !== 'off' && !isBridge(u);
-}
-
-function isBridge(u: Upstream): boolean {
-  return u.entry.kind === 'remote' && u.entry.type === 'bridge';
+  return answerMetaTool(hub, s, req, (call) => callTool(hub, s, call));
 }
 
 async function callResource(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {

@@ -1,6 +1,6 @@
 // Builds a Hub whose upstreams are scripted in-memory MCP servers, and downstream clients
 // connected to it over in-memory transports: the multiplexing rules tested without processes.
-import { Hub } from '../../../src/proxy/hub/hub.js';
+import { Hub, type HubOptions } from '../../../src/proxy/hub/hub.js';
 import { parseConfig } from '../../../src/proxy/config/config.js';
 import { Logger } from '../../../src/proxy/common/logger.js';
 import { JsonRpcPeer } from '../../../src/proxy/jsonrpc/jsonRpcPeer.js';
@@ -104,12 +104,17 @@ export interface Kit {
 }
 
 /** A started Hub over `servers` (each configured as a stdio entry it never spawns). */
-export async function startKit(servers: FakeServer[], extraConfig: Record<string, unknown> = {}): Promise<Kit> {
+export async function startKit(
+  servers: FakeServer[],
+  extraConfig: Record<string, unknown> = {},
+  hubOptions: Omit<HubOptions, 'transportFactory'> = {},
+): Promise<Kit> {
   const mcpServers = Object.fromEntries(servers.map((s) => [s.id, { command: 'never-spawned', ...s.entry }]));
   const config = parseConfig({ mcpServers, ...extraConfig }, { env: {} });
   const byId = new Map(servers.map((s) => [s.id, s]));
   const logger = Logger.create('test', { level: 'error', sinks: [] });
   const hub = new Hub(config, logger, {
+    ...hubOptions,
     transportFactory: (entry) => {
       const [clientEnd, serverEnd] = memoryPair();
       const server = byId.get(entry.id)!;

@@ -1,7 +1,7 @@
 /**
- * The approval policy enforced on one tool call, where the hub routes it (routeRequest.ts
- * `callNamed`, which `call_tool` goes through too), so it is taken once per call and path: the
- * rule (approvalRules.ts), then for `ask` the app (`SessionHost.askUser`, the bridge's IPC
+ * The approval policy enforced on one tool call, where the hub routes it (the tool-call
+ * pipeline's stage toolCall/approval.ts, which `call_tool` goes through too), so it is taken
+ * once per call and path: the rule (approvalRules.ts), then for `ask` the app (`SessionHost.askUser`, the bridge's IPC
  * channel), else a form elicitation to a client that declared it, else a refusal: a tool result
  * with `isError: true` that says why and how to allow the tool (policyRefusal.ts). Every
  * decision is logged with server, tool, who asked, answer and rule; never an argument. Loaded on

@@ -5,7 +5,7 @@
  * question names that agent. A proxy the app started for an agent session also puts that
  * session's caller key there (`QIMING_CALLER_KEY`, common/envNames.ts): an allow the user gave in
  * the session's own permission prompt answers only a call carrying it (src/main/runtime/callGrants.ts).
- * This half is in the core (routeRequest.ts); reading and removing the entry is callerTaken.ts,
+ * This half is in the core (the stage toolCall/callerStamp.ts); reading and removing the entry is callerTaken.ts,
  * in the approval file.
  */
 

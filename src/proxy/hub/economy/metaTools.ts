@@ -49,7 +49,7 @@ export function searchModeTools(hub: SessionHost, found: FoundTools | undefined)
 
 /**
  * Answers a `tools/call` of `search_tools` or `call_tool` from an aggregate session;
- * `callTool` routes a `tools/call` as one to a server's tool (routeRequest.ts callNamed).
+ * `callTool` routes a `tools/call` as one to a server's tool (the tool-call pipeline: toolCall/toolCallPipeline.ts).
  */
 export async function answerMetaTool(
   hub: SessionHost,
