@@ -47,7 +47,6 @@ export {
   AGENT_ENTRY_HEADER,
   AGENT_NAME_HEADER,
   AGENT_SESSION_HEADER,
-  agentNameValue,
   CALLER_KEY_HEADER,
   TOOL_EXPOSURE_HEADER,
 } from './bridge/agentHeaders.js';

@@ -46,7 +46,6 @@ import {
   AGENT_ENTRY_HEADER,
   AGENT_NAME_HEADER,
   AGENT_SESSION_HEADER,
-  agentNameValue,
   CALLER_KEY_ENV,
   CALLER_KEY_HEADER,
   LOG_FILE_ENV,
@@ -172,6 +171,16 @@ export function bridgeUpstream(
     },
     ...shown,
   };
+}
+
+/** An agent's name as a header value the bridge keeps (AGENT_NAME_RE): other characters become `_`, at most 64. */
+function agentNameValue(name: string): string | undefined {
+  const v = name
+    .trim()
+    .replace(/[^\x20-\x23\x25-\x7e]/g, '_')
+    .slice(0, 64)
+    .trim();
+  return v.length > 0 ? v : undefined;
 }
 
 /**

@@ -27,8 +27,8 @@ export const CALLER_KEY_HEADER = 'x-qiming-caller-key';
 export const TOOL_EXPOSURE_HEADER = 'x-qiming-tool-exposure';
 
 /**
- * The agent's own name (`agentInfo.name` at `initialize`), as {@link agentNameValue} makes it
- * fit a header; the bridge keeps only a value {@link AGENT_NAME_RE} matches. Not a secret.
+ * The agent's own name (`agentInfo.name` at `initialize`), made to fit a header by the app
+ * (main/acp/acp.ts); the bridge keeps only a value {@link AGENT_NAME_RE} matches. Not a secret.
  */
 export const AGENT_NAME_HEADER = 'x-qiming-agent-name';
 
@@ -37,13 +37,3 @@ export const AGENT_ENTRY_HEADER = 'x-qiming-agent-entry';
 
 /** Printable ASCII without `$` (a stdio entry's proxy expands `${VAR}` in headers), 1 to 64 characters. */
 export const AGENT_NAME_RE = /^[\x20-\x23\x25-\x7e]{1,64}$/;
-
-/** An agent's name as a header value: other characters become `_`, at most 64; undefined when nothing is left. */
-export function agentNameValue(name: string): string | undefined {
-  const v = name
-    .trim()
-    .replace(/[^\x20-\x23\x25-\x7e]/g, '_')
-    .slice(0, 64)
-    .trim();
-  return v.length > 0 ? v : undefined;
-}

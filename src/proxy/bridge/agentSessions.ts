@@ -41,7 +41,7 @@ export class AgentSessions {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** A connection of `route` opened: counted until `transport` closes. */
+  /** A connection of `route` opened (its handler connected it): counted until `transport` closes. */
   opened(route: McpRoute & { agent: AgentTag }, transport: Transport): void {
     const entry = this.entry(route);
     entry.open++;

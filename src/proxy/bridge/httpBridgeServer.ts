@@ -356,15 +356,16 @@ export class BridgeHttpServer {
     if (!holder) return handler;
     const connect: McpSessionHandler['connect'] = async (transport, route) => {
       const { agent } = route;
-      if (agent) {
-        this.agentLedger ??= import('./agentSessions.js').then((m) => {
-          const ledger = new m.AgentSessions(() => holder.changed());
-          holder.agentSessions = ledger;
-          return ledger;
-        });
-        (await this.agentLedger).opened({ ...route, agent }, transport);
-      }
-      return handler.connect(transport, route);
+      const ledger = agent
+        ? (this.agentLedger ??= import('./agentSessions.js').then((m) => {
+            const made = new m.AgentSessions(() => holder.changed());
+            holder.agentSessions = made;
+            return made;
+          }))
+        : undefined;
+      await handler.connect(transport, route);
+      // After the handler, which may have replaced the transport's onclose: the ledger chains onto it.
+      if (ledger && agent) (await ledger).opened({ ...route, agent }, transport);
     };
     return {
       connect,
