@@ -51,6 +51,7 @@ export {
   TOOL_EXPOSURE_HEADER,
 } from './bridge/agentHeaders.js';
 export { CALL_TOOL, SEARCH_TOOLS } from './hub/economy/metaToolNames.js';
+export { namespacedName } from './hub/naming.js';
 export { writeAtomic } from './common/writeAtomic.js';
 export { SECRET_STORE_ENV } from './common/envNames.js';
 export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';

@@ -150,6 +150,21 @@ export function entryPlan(
 }
 
 /**
+ * The entries {@link acpMcpServers} gives one server each, for these options: their name is the
+ * server's id and they list its tools under their own names (the permission pass-through reads
+ * them so). Every entry under `layout: 'perServer'`; the http entries for a selection.
+ */
+export function perServerEntries(
+  plan: Pick<EntryPlan, 'transport'>,
+  options: Pick<AcpMcpServersOptions, 'layout' | 'selected' | 'bridgeIds' | 'sessionEntries'>,
+): string[] {
+  const local = options.sessionEntries ?? {};
+  const bridged = options.bridgeIds.filter((id) => !(id in local));
+  if (options.layout === 'perServer') return [...bridged, ...Object.keys(local)];
+  return plan.transport === 'http' && options.selected === true ? bridged : [];
+}
+
+/**
  * A `bridge` upstream for the proxy's config; the token is a `${VAR}` the proxy expands.
  * `shown`: how the aggregation lists its tools (the user entry's `expose`, `description`);
  * `sessionKey`: the session's key for the bridge (`X-Qiming-Agent-Session`); `tags`: more
