@@ -30,7 +30,7 @@ export function createAgentExposureList(): AgentExposureList {
   const root = el('div', 'economy-agents');
   const title = el('p', 'economy-agents-title');
   const list = el('ul', 'economy-agent-list', undefined, { 'aria-label': 'Tools each agent session is handed' });
-  const more = el('p', 'economy-more');
+  const more = el('p', 'economy-agents-more');
   root.append(title, list, more);
   root.hidden = true;
   let last = '';

@@ -231,7 +231,6 @@ describe('the tool economy in the app (preload API, IPC, McpRuntime)', () => {
         ? join(ROOT, 'docs', 'screenshots', 'agent-exposure.png')
         : join(tempDir('panel-economy-app-shot-'), 'agent-exposure.png');
     await page.locator('section.economy').screenshot({ path: file });
-    if (process.env.KEEP_SHOT) await page.locator('section.economy').screenshot({ path: process.env.KEEP_SHOT });
     // Claude's session ends: it stays listed, ended.
     await engines[0]!.stop({ deadlineMs: 3000 });
     await page.locator('li.economy-agent.ended').waitFor();
