@@ -81,8 +81,8 @@ export const PROXY_FILES = [
   },
   {
     file: 'qiming-mcp-agent-arrivals.cjs',
-    entries: ['src/proxy/bridge/agentArrivals.ts'],
-    what: "which ACP sessions' connections reached the bridge (/agents/arrivals), from the first connection or request about one",
+    entries: ['src/proxy/bridge/agentArrivals.ts', 'src/proxy/bridge/agentSessions.ts'],
+    what: "which ACP sessions' connections reached the bridge (/agents/arrivals, the status's agent sessions), from the first connection or request about one",
   },
   {
     file: 'qiming-mcp-tool-search.cjs',

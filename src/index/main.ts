@@ -19,9 +19,11 @@ export { externalUrl } from '../main/runtime/externalUrl.js';
 export { AcpEngine, type AcpEngineOptions, type AcpRuntimeLike } from '../main/acp/acpEngine.js';
 export {
   acpMcpServers,
+  agentTags,
   bridgeUpstream,
   DEFAULT_ENTRY_NAME,
   entryPlan,
+  perServerEntries,
   type AcpMcpServersOptions,
   type EntryPlan,
   type EntryTransport,

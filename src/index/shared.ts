@@ -14,6 +14,7 @@ export type {
   ToolExposureSetting,
   ToolEconomyStatus,
   EconomySessionStatus,
+  AgentSessionStatus,
 } from '../shared/status.js';
 export { IPC_CHANNEL_PREFIX, IPC_CHANNELS, MCP_RUNTIME_GLOBAL } from '../shared/ipcContract.js';
 export type { RestartResult, McpRuntimeApi, ManagementIpcApi, ConfigGetResult } from '../shared/ipcContract.js';

@@ -43,8 +43,15 @@ export {
   SERVER_FILES,
 } from './config/defaultConfig.js';
 export { serverLog } from './bridge/serverLog.js';
-export { AGENT_SESSION_HEADER, CALLER_KEY_HEADER, TOOL_EXPOSURE_HEADER } from './bridge/agentHeaders.js';
+export {
+  AGENT_ENTRY_HEADER,
+  AGENT_NAME_HEADER,
+  AGENT_SESSION_HEADER,
+  CALLER_KEY_HEADER,
+  TOOL_EXPOSURE_HEADER,
+} from './bridge/agentHeaders.js';
 export { CALL_TOOL, SEARCH_TOOLS } from './hub/economy/metaToolNames.js';
+export { namespacedName } from './hub/naming.js';
 export { writeAtomic } from './common/writeAtomic.js';
 export { SECRET_STORE_ENV } from './common/envNames.js';
 export { AppSecretStore, defaultSecretsFile } from './secrets/appSecretStore.js';

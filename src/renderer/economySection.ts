@@ -2,12 +2,14 @@
  * The tool economy line at the top of the panel: what the bridge's aggregate (`/mcp`) hands an
  * agent of its tools (every tool, or tool search), why (the configured `toolExposure`, the
  * merged list's estimated tokens against `toolBudgetTokens`), the total, the servers kept
- * listed, and, per agent session, the tools it loaded by `search_tools`. Built once, updated
+ * listed, the app's agent sessions with the list that applies to each (agentExposureList.ts),
+ * and, per agent session, the tools it loaded by `search_tools`. Built once, updated
  * in place; client names and tool names come from outside and go in as text only.
  */
 import type { EconomySessionStatus, ToolEconomyStatus } from '../shared/status.js';
 import { el, setHidden, setText } from './dom.js';
 import { formatTokens, plural } from './format.js';
+import { createAgentExposureList } from './agentExposureList.js';
 
 /** Sessions shown at most; the rest are counted. */
 export const MAX_SESSIONS_SHOWN = 8;
@@ -78,7 +80,8 @@ export function createEconomySection(): EconomySection {
   // Once the user folds or unfolds the list, the panel never toggles it for them again.
   let touched = false;
   summary.addEventListener('click', () => (touched = true));
-  root.append(line, none, sessions);
+  const agents = createAgentExposureList();
+  root.append(line, agents.root, none, sessions);
   root.hidden = true;
 
   const rows = new Map<string, SessionRow>();
@@ -145,6 +148,7 @@ export function createEconomySection(): EconomySection {
       setHidden(always, kept.length === 0);
       setText(always, kept.length ? ` \u00b7 always listed: ${bounded(kept, MAX_ALWAYS_SHOWN)}` : '');
 
+      agents.update(economy);
       const list = economy.sessions;
       setHidden(none, economy.inForce !== 'search' || list.length > 0);
       setHidden(sessions, list.length === 0);

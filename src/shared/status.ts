@@ -121,6 +121,37 @@ export interface ToolEconomyStatus {
    * with `agentPid`), newest report first, then the bridge's own, most recently active first.
    */
   sessions: EconomySessionStatus[];
+  /**
+   * The app's ACP agent sessions that reached the bridge (their entries carry the session's key),
+   * with what each is handed of the tools, newest first, at most 32; absent until the first.
+   */
+  agents?: AgentSessionStatus[];
+}
+
+/**
+ * One ACP agent session of the app, and which list of tools applies to it:
+ * - `agent`: every tool and no meta-tool, the agent searches by itself (`"toolExposure": "auto"`
+ *   for Claude Code, Codex, qwen-code);
+ * - `server`: one http entry per server, each listing its own tools as they are;
+ * - `runtime`: the runtime's `toolExposure` as in force (`inForce`: search meta-tools, or every
+ *   tool), over the bridge's tools (a stdio entry's proxy applies it to the same tools).
+ */
+export interface AgentSessionStatus {
+  /** Its number at the bridge, in the order the sessions first connected. */
+  id: number;
+  /** The agent's name (`agentInfo.name`), as the app passed it on. */
+  agent?: string;
+  /** How its entry reaches the bridge: the agent's stdio proxy, or the agent's own http client. */
+  transport: 'stdio' | 'http';
+  /** Who decides what it lists (see above). */
+  listedBy: 'agent' | 'server' | 'runtime';
+  /** What its list gives now: every tool, or the search meta-tools. */
+  tools: 'all' | 'search';
+  /** Its connections open now (one per server of a stdio entry's proxy); 0 once it ended. */
+  connections: number;
+  startedAt: string;
+  /** When its last connection closed; kept listed for 10 minutes after. */
+  endedAt?: string;
 }
 
 /** One aggregate session and the tools it loaded by `search_tools`. */

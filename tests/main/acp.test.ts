@@ -255,7 +255,7 @@ describe('acpMcpServers', () => {
     }
   });
 
-  it("sends the session's key to the bridge on each of its connections, never in argv's token", () => {
+  it("sends the session's key to the bridge on each of its connections, never in argv's token, with what the app chose", () => {
     const key = 'k3y-of-the-session_0';
     const [entry] = stdio(acpMcpServers(undefined, { ...base, sessionKey: key }));
     const parsed = parseConfig(configOf(entry), { env: envOf(entry) });
@@ -263,9 +263,46 @@ describe('acpMcpServers', () => {
       expect(server.kind === 'remote' && server.headers).toEqual({
         Authorization: `Bearer ${TOKEN}`,
         'x-qiming-agent-session': key,
+        'x-qiming-agent-entry': 'stdio',
       });
-    const [http] = acpMcpServers({ mcpCapabilities: { http: true } }, { ...base, sessionKey: key, transport: 'http' });
-    expect('headers' in http && http.headers).toContainEqual({ name: 'x-qiming-agent-session', value: key });
+    // An agent that searches by itself: its name, and every tool listed, on each stream link of its proxy.
+    const claude = { name: '@agentclientprotocol/claude-agent-acp', version: '0.101.0' };
+    const [own] = stdio(acpMcpServers(undefined, { ...base, sessionKey: key, agentInfo: claude }));
+    for (const server of parseConfig(configOf(own), { env: envOf(own) }).servers)
+      expect(server.kind === 'remote' && server.headers).toEqual({
+        Authorization: `Bearer ${TOKEN}`,
+        'x-qiming-agent-session': key,
+        'x-qiming-agent-name': '@agentclientprotocol/claude-agent-acp',
+        'x-qiming-agent-entry': 'stdio',
+        'x-qiming-tool-exposure': 'all',
+      });
+    const http = { mcpCapabilities: { http: true } };
+    const [agg] = acpMcpServers(http, {
+      ...base,
+      sessionKey: key,
+      transport: 'http',
+      agentInfo: { name: 'gemini\r\n${TOKEN} cli', version: '1' },
+    });
+    expect('headers' in agg && agg.headers.slice(1)).toEqual([
+      { name: 'x-qiming-agent-session', value: key },
+      // Made to fit a header, and nothing the proxy would expand.
+      { name: 'x-qiming-agent-name', value: 'gemini___{TOKEN} cli' },
+      { name: 'x-qiming-agent-entry', value: 'http' },
+    ]);
+    // One entry per server: no exposure asked for, each lists its own tools.
+    const perServer = acpMcpServers(http, {
+      ...base,
+      sessionKey: key,
+      transport: 'http',
+      layout: 'perServer',
+      agentInfo: claude,
+    });
+    for (const e of perServer)
+      expect('headers' in e && e.headers.slice(1)).toEqual([
+        { name: 'x-qiming-agent-session', value: key },
+        { name: 'x-qiming-agent-name', value: '@agentclientprotocol/claude-agent-acp' },
+        { name: 'x-qiming-agent-entry', value: 'http' },
+      ]);
   });
 
   it("gives an agent that searches its tools itself every tool under auto, and the runtime's search to one that does not", () => {

@@ -181,6 +181,9 @@ describe('ACP engine with the runtime', () => {
           { name: 'x-qiming-agent-session', value: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/) },
           // The session's caller key: an allow in its own permission prompt answers its calls only.
           { name: 'x-qiming-caller-key', value: expect.stringMatching(/^[A-Za-z0-9_-]{32}$/) },
+          // What the bridge's economy view lists the session with.
+          { name: 'x-qiming-agent-name', value: 'Copilot' },
+          { name: 'x-qiming-agent-entry', value: 'http' },
         ],
       },
     ]);

@@ -46,7 +46,7 @@ const engines: AcpEngine[] = [];
 const clients: Client[] = [];
 const pids = new Set<number>();
 
-async function setUp(approvalGrantMs?: number, http = false): Promise<Setup> {
+async function setUp(approvalGrantMs?: number, http = false, layout?: 'perServer'): Promise<Setup> {
   const dir = tempDir('qiming-approval-grants-');
   const ranFile = join(dir, 'ran.txt');
   const configFile = join(dir, 'mcp.json');
@@ -85,7 +85,12 @@ async function setUp(approvalGrantMs?: number, http = false): Promise<Setup> {
     command: process.execPath,
     args: http ? [AGENT, '--http'] : [AGENT],
     runtime,
-    mcp: { cliPath: ensureCli(), node: nodeCommand(), ...(http ? { transport: 'http' as const } : {}) },
+    mcp: {
+      cliPath: ensureCli(),
+      node: nodeCommand(),
+      ...(http ? { transport: 'http' as const } : {}),
+      ...(layout ? { layout } : {}),
+    },
     logger: log.logger,
     onPermission: async (req) => {
       prompted.push(req);
@@ -121,15 +126,27 @@ async function step(t: Setup, sessionId: string, text: string): Promise<Step> {
   return res._meta as Step;
 }
 
-/** The agent asks permission for `tool` (as its proxy names it) with `args`; the app allows once. */
-async function permit(t: Setup, sessionId: string, tool: string, args: Record<string, unknown>): Promise<void> {
-  const s = await step(t, sessionId, `permit ${DEFAULT_ENTRY_NAME} ${tool} ${JSON.stringify(args)}`);
+/** The agent asks permission for `tool` (as its entry names it) with `args`; the app allows once. */
+async function permit(
+  t: Setup,
+  sessionId: string,
+  tool: string,
+  args: Record<string, unknown>,
+  entry = DEFAULT_ENTRY_NAME,
+): Promise<void> {
+  const s = await step(t, sessionId, `permit ${entry} ${tool} ${JSON.stringify(args)}`);
   expect(s.outcome).toEqual({ outcome: 'selected', optionId: 'allow' });
 }
 
-/** The agent calls `tool` through its proxy: the result's text, or `error: ...`. */
-async function agentCall(t: Setup, sessionId: string, tool: string, args: Record<string, unknown>): Promise<string> {
-  const s = await step(t, sessionId, `call ${DEFAULT_ENTRY_NAME} ${tool} ${JSON.stringify(args)}`);
+/** The agent calls `tool` through its entry: the result's text, or `error: ...`. */
+async function agentCall(
+  t: Setup,
+  sessionId: string,
+  tool: string,
+  args: Record<string, unknown>,
+  entry = DEFAULT_ENTRY_NAME,
+): Promise<string> {
+  const s = await step(t, sessionId, `call ${entry} ${tool} ${JSON.stringify(args)}`);
   return s.error !== undefined ? `error: ${s.error}` : (s.result?.content[0]?.text ?? '');
 }
 
@@ -283,5 +300,32 @@ describe('an allow from the prompt of an agent on an http entry (no proxy of its
     expect(t.asked).toHaveLength(3);
     expect(t.ran()).toEqual(['delete_note']);
     expect(t.log.join('\n')).not.toContain(key);
+  });
+});
+
+describe('the prompt of an agent on http entries of one server each (layout perServer), tools under their own names', () => {
+  let t: Setup;
+  let a: string;
+
+  beforeAll(async () => {
+    t = await setUp(undefined, true, 'perServer');
+    a = await openSession(t);
+  }, 90_000);
+
+  it("is read as that server's tool: the policy answers it, and an allow from the app answers the call once", async () => {
+    // `m` is `"approval": "off"`: the policy allows its `meta`, and the app is not asked.
+    t.prompted.length = 0;
+    await permit(t, a, 'meta', {}, 'm');
+    expect(t.prompted).toEqual([]);
+    expect(t.log.join('\n')).toContain(
+      'the agent\'s permission prompt for "m__meta" (session session-1) answered allow',
+    );
+    // `notes` asks: the app's allow is granted to the bridge for notes' delete_note, and the call runs unasked.
+    t.asked.length = 0;
+    await permit(t, a, 'delete_note', { text: 'one' }, 'notes');
+    expect(t.prompted.map((p) => p.toolCall.title)).toEqual(['mcp__notes__delete_note']);
+    expect(await agentCall(t, a, 'delete_note', { text: 'one' }, 'notes')).toBe('delete_note ran (text)');
+    expect(t.asked).toEqual([]);
+    expect(t.ran()).toEqual(['delete_note']);
   });
 });

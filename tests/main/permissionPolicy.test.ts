@@ -159,4 +159,60 @@ describe('the permission prompts of each agent', () => {
       'approval: the agent\'s permission prompt for "github__delete" (session s1) answered deny by deny rule',
     ]);
   });
+
+  it("reads a per-server entry's tool as that server's, and takes the policy's answer only for that server's tool", async () => {
+    const github = [{ name: 'github', serverId: 'github' }, 'qiming'];
+    const claude = prompt({
+      title: 'mcp__github__search_repositories',
+      rawInput: { query: 'x' },
+      _meta: { claudeCode: { toolName: 'mcp__github__search_repositories' } },
+    });
+    expect(aggregateToolName(claude, github)).toBe('github__search_repositories');
+    expect(promptedTool(claude, github)).toEqual({
+      name: 'github__search_repositories',
+      arguments: { query: 'x' },
+      owner: { server: 'github', tool: 'search_repositories' },
+    });
+    // A server's own tool named like a meta-tool is that server's tool.
+    expect(promptedTool(prompt({ title: 'mcp__github__search_tools', rawInput: {} }), github)).toMatchObject({
+      name: 'github__search_tools',
+    });
+    // The aggregate entry beside it reads as before.
+    expect(aggregateToolName(prompt({ title: 'mcp__qiming__github__x' }), github)).toBe('github__x');
+
+    const looked: string[] = [];
+    const lines: string[] = [];
+    const app = async () => ({ outcome: { outcome: 'cancelled' as const } });
+    const answer = (runtime: Parameters<typeof answerPermission>[1], req: RequestPermissionRequest, entries = github) =>
+      answerPermission(req, runtime, entries, undefined, app, (l) => lines.push(l));
+    const table: Record<string, { answer: 'allow' | 'deny'; rule: string; server: string; tool: string }> = {
+      github__search_repositories: { answer: 'allow', rule: 'r', server: 'github', tool: 'search_repositories' },
+      // Under `"toolNaming": "original"` a unique tool keeps its own name.
+      create_entities: { answer: 'allow', rule: 'r', server: 'memory', tool: 'create_entities' },
+      // The aggregate reads `a__b__c` as a__b's `c`, not a's `b__c`.
+      a__b__c: { answer: 'allow', rule: 'r', server: 'a__b', tool: 'c' },
+    };
+    const runtime = {
+      approvalFor: async (name: string) => {
+        looked.push(name);
+        return table[name];
+      },
+    };
+    const allowed = { outcome: { outcome: 'selected', optionId: 'yes' } };
+    expect(await answer(runtime, claude)).toEqual(allowed);
+    expect(looked).toEqual(['github__search_repositories']);
+    looked.length = 0;
+    const memory = [{ name: 'memory', serverId: 'memory' }];
+    expect(await answer(runtime, prompt({ title: 'mcp__memory__create_entities', rawInput: {} }), memory)).toEqual(
+      allowed,
+    );
+    expect(looked).toEqual(['memory__create_entities', 'create_entities']);
+    looked.length = 0;
+    const a = [{ name: 'a', serverId: 'a' }];
+    expect(await answer(runtime, prompt({ title: 'mcp__a__b__c', rawInput: {} }), a)).toEqual({
+      outcome: { outcome: 'cancelled' },
+    });
+    expect(looked).toEqual(['a__b__c', 'b__c']);
+    expect(lines).toHaveLength(2);
+  });
 });

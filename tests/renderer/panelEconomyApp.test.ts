@@ -5,7 +5,10 @@
 // started the real bridge with real servers over the configured toolBudgetTokens. The cards
 // show their tools' weight and the top line tool search; a real MCP client on the bridge's
 // /mcp runs search_tools and the page shows that session's loaded tools from the pushed status;
-// when the bridge stops, the line goes.
+// AcpEngine drives the fixture ACP agent posing as Claude (every tool: it searches by itself)
+// and as gemini-cli (the runtime's tool search), and the page lists both agent sessions with
+// the list that applies to each (a screenshot, looked at, at 1200 px, kept with
+// UPDATE_SCREENSHOTS=1 as docs/screenshots/agent-exposure.png); when the bridge stops, the line goes.
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +20,10 @@ import { attachToApp, type AttachedApp, type ElectronAppLike } from '../../src/m
 import type { IpcInvokeEventLike, IpcMainLike } from '../../src/main/app/ipcHandlers.js';
 import { createPreloadApi } from '../../src/main/app/preloadApi.js';
 import { McpRuntime } from '../../src/main/runtime/mcpRuntime.js';
+import { AcpEngine } from '../../src/main/acp/acpEngine.js';
+import { nodeCommand } from '../../src/main/runtime/cliPath.js';
+import { descendantsOf } from '../helpers/procTree.js';
+import { ROOT } from '../helpers/paths.js';
 import type { McpRuntimeApi } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { FILESYSTEM_SERVER } from '../helpers/paths.js';
@@ -26,6 +33,7 @@ import {
   cleanupRuntimes,
   ensureCli,
   everythingEntry,
+  FIXTURES,
   memoryEntry,
   memoryLogger,
   tempDir,
@@ -50,6 +58,7 @@ let page: Page;
 let harness: StatusHttpHarness | undefined;
 let built: { dir: string; remove(): void } | undefined;
 let client: Client | undefined;
+const engines: AcpEngine[] = [];
 const pids = new Set<number>();
 const pushed: RuntimeStatus[] = [];
 
@@ -137,6 +146,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close().catch(() => undefined);
+  for (const e of engines) await e.stop({ deadlineMs: 3000 });
   await panel?.context.close();
   await chrome?.close();
   await harness?.close();
@@ -183,6 +193,53 @@ describe('the tool economy in the app (preload API, IPC, McpRuntime)', () => {
     expect(await page.locator('li.economy-session .economy-tool code').allTextContents()).toEqual(found);
     expect(panel!.errors).toEqual([]);
   }, 30_000);
+
+  it('lists each agent session with the tools it is handed: Claude every tool, gemini the tool search', async () => {
+    for (const name of ['@agentclientprotocol/claude-agent-acp', 'gemini-cli']) {
+      const engine = new AcpEngine({
+        command: process.execPath,
+        args: [join(FIXTURES, 'acpAgent.mjs'), '--name', name],
+        runtime,
+        mcp: { cliPath: ensureCli(), node: nodeCommand() },
+        logger: memoryLogger().logger,
+      });
+      engines.push(engine);
+      await engine.start();
+      pids.add(engine.pid!);
+      await engine.newSession(tempDir('panel-economy-app-cwd-'));
+      for (const p of descendantsOf(engine.pid!)) pids.add(p);
+    }
+    await page.waitForFunction(() => document.querySelectorAll('li.economy-agent').length === 2);
+    const rows = await page
+      .locator('li.economy-agent')
+      .evaluateAll((lis) => lis.map((li) => ({ text: li.textContent, tools: (li as HTMLElement).dataset.tools })));
+    // Newest first; each stdio proxy links to the bridge once per server.
+    expect(rows).toEqual([
+      {
+        text: "gemini-cli \u00b7 stdio \u00b7 3 connections \u00b7 the runtime's tool search (search_tools, call_tool)",
+        tools: 'search',
+      },
+      {
+        text: '@agentclientprotocol/claude-agent-acp \u00b7 stdio \u00b7 3 connections \u00b7 every tool: the agent searches by itself',
+        tools: 'all',
+      },
+    ]);
+    expect(await page.locator('.economy-agents-title').textContent()).toBe('Agent sessions: 2 connected');
+    await page.setViewportSize({ width: 1200, height: 800 });
+    const file =
+      process.env.UPDATE_SCREENSHOTS === '1'
+        ? join(ROOT, 'docs', 'screenshots', 'agent-exposure.png')
+        : join(tempDir('panel-economy-app-shot-'), 'agent-exposure.png');
+    await page.locator('section.economy').screenshot({ path: file });
+    // Claude's session ends: it stays listed, ended.
+    await engines[0]!.stop({ deadlineMs: 3000 });
+    await page.locator('li.economy-agent.ended').waitFor();
+    expect(await page.locator('li.economy-agent.ended').textContent()).toMatch(
+      /^@agentclientprotocol\/claude-agent-acp \u00b7 stdio \u00b7 ended/,
+    );
+    expect(await page.locator('.economy-agents-title').textContent()).toBe('Agent sessions: 1 connected, 1 ended');
+    expect(panel!.errors).toEqual([]);
+  }, 60_000);
 
   it('hides the line once the bridge stops: its sessions went with it', async () => {
     await client?.close();

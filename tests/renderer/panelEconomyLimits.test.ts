@@ -2,13 +2,19 @@
 // real bridge rarely shows on demand: each configured mode's wording, no economy at all (a
 // runtime before its bridge's first status), the bridge's most sessions and tools folded and
 // bounded, client and tool names that are markup shown as text, a user's fold kept across
-// updates, and a mode flip told to screen readers without rebuilding the line.
+// updates, a mode flip told to screen readers without rebuilding the line, and the agent
+// sessions at most 8 with the rest counted, each list's wording, an agent name of markup as text.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { panelForFile, type PanelPage } from '../helpers/panelBrowser.js';
 import { startStatusHttpHarness, type StatusHttpHarness } from '../helpers/statusHttpHarness.js';
 import { runtime, server } from '../helpers/sampleStatus.js';
-import type { EconomySessionStatus, RuntimeStatus, ToolEconomyStatus } from '../../src/shared/status.js';
+import type {
+  AgentSessionStatus,
+  EconomySessionStatus,
+  RuntimeStatus,
+  ToolEconomyStatus,
+} from '../../src/shared/status.js';
 
 const panel = panelForFile();
 let harness: StatusHttpHarness | undefined;
@@ -199,5 +205,42 @@ describe('the tool economy line', () => {
     await page.waitForFunction(() => document.querySelector('.economy-client')?.textContent === 'Unnamed client');
     expect(await page.locator('[aria-live="polite"]').textContent()).toBe('Tool search is now on.');
     expect(await page.locator('section.economy').getAttribute('data-mode')).toBe('search');
+  });
+
+  it('lists at most 8 agent sessions with the list each is handed, the rest counted, names as text', async () => {
+    const evil = '<img src=x onerror="window.pwned=1">';
+    const agent = (id: number, patch: Partial<AgentSessionStatus> = {}): AgentSessionStatus => ({
+      id,
+      agent: `agent-${id}`,
+      transport: 'stdio',
+      listedBy: 'runtime',
+      tools: 'search',
+      connections: 1,
+      startedAt: new Date(0).toISOString(),
+      ...patch,
+    });
+    const agents = [
+      agent(11, { agent: evil, transport: 'http', listedBy: 'server', tools: 'all' }),
+      agent(10, { listedBy: 'agent', tools: 'all', connections: 2 }),
+      agent(9, { tools: 'all' }),
+      agent(8, { connections: 0, endedAt: new Date(1000).toISOString() }),
+      ...Array.from({ length: 7 }, (_, i) => agent(7 - i)),
+    ];
+    const { page } = await open(withEconomy(economy({ agents })));
+    await page.locator('li.economy-agent').first().waitFor();
+    const rows = await page.locator('li.economy-agent').allTextContents();
+    expect(rows).toHaveLength(8);
+    expect(rows.slice(0, 4)).toEqual([
+      `${evil} \u00b7 http \u00b7 1 connection \u00b7 every tool: one entry per server, each server's own list`,
+      'agent-10 \u00b7 stdio \u00b7 2 connections \u00b7 every tool: the agent searches by itself',
+      "agent-9 \u00b7 stdio \u00b7 1 connection \u00b7 every tool: the runtime's setting lists them all",
+      "agent-8 \u00b7 stdio \u00b7 ended \u00b7 the runtime's tool search (search_tools, call_tool)",
+    ]);
+    expect(await page.locator('.economy-agents-more').textContent()).toBe('and 3 more agent sessions');
+    expect(await page.locator('.economy-agents-title').textContent()).toBe('Agent sessions: 10 connected, 1 ended');
+    expect(await page.locator('li.economy-agent.ended').count()).toBe(1);
+    expect(await page.evaluate(() => document.querySelectorAll('section.economy img').length)).toBe(0);
+    // Nothing wider than the side panel's 400 px.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(400);
   });
 });

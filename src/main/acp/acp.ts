@@ -15,6 +15,9 @@
  *   `<name>-local`, and none for an agent that drops stdio entries.
  * - A session key (`sessionKey`) goes to the bridge on every connection of the session (the
  *   `X-Qiming-Agent-Session` header): how `AcpEngine.newSession` knows the agent connected.
+ *   With it go the agent's name, the entry's kind and, where the agent searches by itself,
+ *   `X-Qiming-Tool-Exposure: all` (agentHeaders.ts): the bridge's economy view lists each
+ *   session with the list that applies to it (bridge/agentSessions.ts). None is a secret.
  * - Under `"toolExposure": "auto"`, an agent that keeps MCP tools behind a search of its own
  *   gets every tool (the proxy's `toolExposure: "all"`, or `X-Qiming-Tool-Exposure: all`).
  * - The stdio entry has no `type` field, an absolute `command`, and `env` as `[{name, value}]`.
@@ -40,6 +43,8 @@ import type {
   McpServerStdio,
 } from '@agentclientprotocol/sdk';
 import {
+  AGENT_ENTRY_HEADER,
+  AGENT_NAME_HEADER,
   AGENT_SESSION_HEADER,
   CALLER_KEY_ENV,
   CALLER_KEY_HEADER,
@@ -145,24 +150,64 @@ export function entryPlan(
 }
 
 /**
+ * The entries {@link acpMcpServers} gives one server each, for these options: their name is the
+ * server's id and they list its tools under their own names (the permission pass-through reads
+ * them so). Every entry under `layout: 'perServer'`; the http entries for a selection.
+ */
+export function perServerEntries(
+  plan: Pick<EntryPlan, 'transport'>,
+  options: Pick<AcpMcpServersOptions, 'layout' | 'selected' | 'bridgeIds' | 'sessionEntries'>,
+): string[] {
+  const local = options.sessionEntries ?? {};
+  const bridged = options.bridgeIds.filter((id) => !(id in local));
+  if (options.layout === 'perServer') return [...bridged, ...Object.keys(local)];
+  return plan.transport === 'http' && options.selected === true ? bridged : [];
+}
+
+/**
  * A `bridge` upstream for the proxy's config; the token is a `${VAR}` the proxy expands.
  * `shown`: how the aggregation lists its tools (the user entry's `expose`, `description`);
- * `sessionKey`: the session's key for the bridge (`X-Qiming-Agent-Session`).
+ * `sessionKey`: the session's key for the bridge (`X-Qiming-Agent-Session`); `tags`: more
+ * headers about the session, none secret ({@link agentTags}).
  */
 export function bridgeUpstream(
   bridgeUrl: string,
   id: string,
   shown: Record<string, unknown> = {},
   sessionKey?: string,
+  tags: Readonly<Record<string, string>> = {},
 ): Record<string, unknown> {
   return {
     type: 'bridge',
     url: `${bridgeUrl.replace(/\/+$/, '')}/mcp/${encodeURIComponent(id)}`,
     headers: {
       Authorization: `Bearer \${${TOKEN_ENV}}`,
-      ...(sessionKey === undefined ? {} : { [AGENT_SESSION_HEADER]: sessionKey }),
+      ...(sessionKey === undefined ? {} : { [AGENT_SESSION_HEADER]: sessionKey, ...tags }),
     },
     ...shown,
+  };
+}
+
+/** An agent's name as a header value the bridge keeps (AGENT_NAME_RE): other characters become `_`, at most 64. */
+function agentNameValue(name: string): string | undefined {
+  const v = name
+    .trim()
+    .replace(/[^\x20-\x23\x25-\x7e]/g, '_')
+    .slice(0, 64)
+    .trim();
+  return v.length > 0 ? v : undefined;
+}
+
+/**
+ * The headers that tell the bridge what the app chose for a session (its economy view): the
+ * agent's name, the entry's kind, and every tool listed where the agent searches by itself.
+ */
+export function agentTags(plan: EntryPlan, agentInfo: Implementation | null | undefined): Record<string, string> {
+  const name = typeof agentInfo?.name === 'string' ? agentNameValue(agentInfo.name) : undefined;
+  return {
+    ...(name === undefined ? {} : { [AGENT_NAME_HEADER]: name }),
+    [AGENT_ENTRY_HEADER]: plan.transport,
+    ...(plan.allTools ? { [TOOL_EXPOSURE_HEADER]: 'all' } : {}),
   };
 }
 
@@ -185,6 +230,7 @@ export function acpMcpServers(
   const shownOf = (id: string) => options.exposure?.servers[id] ?? {};
   const name = options.name ?? DEFAULT_ENTRY_NAME;
   const key = options.sessionKey;
+  const tags = agentTags(plan, options.agentInfo);
   const out: McpServer[] = [];
 
   if (plan.transport === 'http') {
@@ -193,10 +239,14 @@ export function acpMcpServers(
     if (key !== undefined) headers.push({ name: AGENT_SESSION_HEADER, value: key });
     if (options.callerKey !== undefined) headers.push({ name: CALLER_KEY_HEADER, value: options.callerKey });
     if (options.layout === 'perServer' || options.selected === true) {
+      // One server per entry: each lists its own tools, so no exposure is asked for.
+      const { [TOOL_EXPOSURE_HEADER]: _all, ...perServer } = tags;
+      if (key !== undefined) headers.push(...asHeaders(perServer));
       for (const id of bridgeIds)
         out.push({ type: 'http', name: id, url: `${base}/mcp/${encodeURIComponent(id)}`, headers });
     } else if (bridgeIds.length > 0) {
-      if (plan.allTools) headers.push({ name: TOOL_EXPOSURE_HEADER, value: 'all' });
+      if (key !== undefined) headers.push(...asHeaders(tags));
+      else if (plan.allTools) headers.push({ name: TOOL_EXPOSURE_HEADER, value: 'all' });
       out.push({ type: 'http', name, url: `${base}/mcp`, headers });
     }
     if (plan.profile.refusesStdio) return out;
@@ -208,17 +258,22 @@ export function acpMcpServers(
   }
   if (options.layout === 'perServer') {
     for (const id of bridgeIds)
-      out.push(stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id, shownOf(id), key) }, true, plan, options));
+      out.push(
+        stdioEntry(id, { [id]: bridgeUpstream(options.bridge.url, id, shownOf(id), key, tags) }, true, plan, options),
+      );
     for (const [id, entry] of Object.entries(sessionEntries))
       out.push(stdioEntry(id, { [id]: entry }, false, plan, options));
     return out;
   }
   const servers: Record<string, unknown> = {};
-  for (const id of bridgeIds) servers[id] = bridgeUpstream(options.bridge.url, id, shownOf(id), key);
+  for (const id of bridgeIds) servers[id] = bridgeUpstream(options.bridge.url, id, shownOf(id), key, tags);
   Object.assign(servers, sessionEntries);
   if (Object.keys(servers).length > 0) out.push(stdioEntry(name, servers, bridgeIds.length > 0, plan, options));
   return out;
 }
+
+const asHeaders = (h: Record<string, string>): HttpHeader[] =>
+  Object.entries(h).map(([name, value]) => ({ name, value }));
 
 type Resolved = AcpMcpServersOptions & Required<Pick<AcpMcpServersOptions, 'cliPath' | 'node'>>;
 

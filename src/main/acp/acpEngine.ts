@@ -33,13 +33,18 @@ import {
 } from '@agentclientprotocol/sdk';
 import { isGroupRunning, killTree, killTreeSync, type SecretStore } from '../../proxy/index.js';
 import { resolveSessionSecrets } from '../config/sessionSecrets.js';
-import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME, entryPlan } from './acp.js';
+import { acpMcpServers, type AcpMcpServersOptions, DEFAULT_ENTRY_NAME, entryPlan, perServerEntries } from './acp.js';
 import { AGENT_START_ENV } from './agentProfiles.js';
 import { BridgeClient } from '../runtime/bridgeClient.js';
 import type { BridgeInfo } from '../runtime/mcpRuntime.js';
 import type { AggregateExposure } from '../config/userConfig.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
-import { answerPermission, type AnnouncedCall, type ApprovalRuntimeLike } from './permissionPolicy.js';
+import {
+  answerPermission,
+  type AnnouncedCall,
+  type ApprovalRuntimeLike,
+  type SessionEntryRef,
+} from './permissionPolicy.js';
 
 /** The part of McpRuntime an engine needs. */
 export interface AcpRuntimeLike extends ApprovalRuntimeLike {
@@ -89,6 +94,8 @@ export interface AcpEngineOptions {
 
 /** How many sessions' caller keys an engine keeps (the oldest forgotten first: its prompts grant nothing). */
 const MAX_SESSION_KEYS = 1000;
+/** Entry names kept for the permission pass-through (the newest). */
+const MAX_ENTRY_NAMES = 64;
 /** Default of `connectTimeoutMs`: an agent's proxy starting on a loaded machine takes seconds. */
 const CONNECT_TIMEOUT_MS = 20_000;
 /** Tool calls whose announcement is kept for the permission prompt that may follow (the newest). */
@@ -113,7 +120,7 @@ export class AcpEngine {
 
   constructor(private readonly opts: AcpEngineOptions) {
     this.log = opts.logger ?? silentLogger;
-    this.entryNames = [opts.mcp.name ?? DEFAULT_ENTRY_NAME];
+    this.entryServers.set(opts.mcp.name ?? DEFAULT_ENTRY_NAME, undefined);
   }
 
   /** The agent's pid (its process group id on POSIX). */
@@ -170,7 +177,7 @@ export class AcpEngine {
         answerPermission(
           params,
           this.opts.runtime,
-          this.entryNames,
+          this.entryRefs(),
           this.callerKeys.get(params.sessionId),
           (req) =>
             this.opts.onPermission
@@ -223,8 +230,15 @@ export class AcpEngine {
     return (await this.entries(undefined, callerKey)).mcpServers;
   }
 
-  /** The names of the session entries the runtime gives this agent (its permission prompts name them). */
-  private entryNames: string[];
+  /**
+   * The session entries the runtime gave this agent (its permission prompts name them), the
+   * newest last: by name, the server of an entry of one server (undefined: an aggregate).
+   */
+  private readonly entryServers = new Map<string, string | undefined>();
+
+  private entryRefs(): SessionEntryRef[] {
+    return [...this.entryServers].map(([name, serverId]) => (serverId === undefined ? name : { name, serverId }));
+  }
 
   private async entries(sessionKey?: string, callerKey?: string) {
     const bridge = await this.opts.runtime.whenReady();
@@ -246,9 +260,17 @@ export class AcpEngine {
       ...(callerKey === undefined ? {} : { callerKey }),
     };
     const mcpServers = acpMcpServers(this.agentCapabilities, options);
-    const names = new Set([...this.entryNames, ...mcpServers.map((e) => e.name)]);
-    this.entryNames = [...names].slice(-64);
-    return { bridge, mcpServers, plan: entryPlan(this.agentCapabilities, options) };
+    const entryPlanNow = entryPlan(this.agentCapabilities, options);
+    const perServer = new Set(perServerEntries(entryPlanNow, options));
+    for (const { name } of mcpServers) {
+      this.entryServers.delete(name);
+      this.entryServers.set(name, perServer.has(name) ? name : undefined);
+    }
+    for (const name of this.entryServers.keys()) {
+      if (this.entryServers.size <= MAX_ENTRY_NAMES) break;
+      this.entryServers.delete(name);
+    }
+    return { bridge, mcpServers, plan: entryPlanNow };
   }
 
   /**

@@ -9,16 +9,33 @@
  * this agent session's (its caller key), that tool, the arguments the prompt showed. A prompt that
  * shows no arguments (`rawInput`), or a session without a caller key, grants nothing: the bridge
  * then asks for the call itself.
+ *
+ * An entry per server (`layout: 'perServer'`, or an http entry per server for a selection)
+ * lists that server's tools under their own names: its `<tool>` is read as the aggregate's
+ * `<server>__<tool>` (or, under `"toolNaming": "original"`, the tool's own name), and the
+ * policy's answer is used only when the bridge read it as that server's tool.
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { ApprovalVerdict } from '../runtime/approvalRequests.js';
-import { CALL_TOOL, SEARCH_TOOLS } from '../../proxy/index.js';
+import { CALL_TOOL, namespacedName, SEARCH_TOOLS } from '../../proxy/index.js';
 import type { CallGrant } from '../runtime/callGrants.js';
 
 /** The policy's side of the runtime (McpRuntime). */
 export interface ApprovalRuntimeLike {
   approvalFor?(name: string): Promise<ApprovalVerdict | undefined>;
   grantOnce?(grant: CallGrant): void;
+}
+
+/**
+ * An entry the runtime gave the agent: its name, and for an entry of one server (its tools under
+ * their own names) that server's id; a plain name is an entry of the aggregate.
+ */
+export type SessionEntryRef = string | { name: string; serverId: string };
+
+/** The server and tool a per-server entry's prompt is for (the bridge must read the name as these). */
+export interface ToolOwner {
+  server: string;
+  tool: string;
 }
 
 /**
@@ -39,35 +56,55 @@ export interface AnnouncedCall {
  * - `<entry>_<tool>`: OpenCode's title;
  * - the tool's bare name or its title, announced as `<entry>-<tool>`: Copilot;
  * - no title, announced as `mcp.<entry>.<tool>` with `{ server, tool }` input: Codex.
+ * A per-server entry's `<tool>` is the aggregate's `<server>__<tool>`.
  */
 export function aggregateToolName(
   req: RequestPermissionRequest,
-  entries: readonly string[],
+  entries: readonly SessionEntryRef[],
   announced?: AnnouncedCall,
 ): string | undefined {
+  return matchTool(req, entries, announced)?.name;
+}
+
+/** {@link aggregateToolName}, with the server and tool a per-server entry's name stands for. */
+function matchTool(
+  req: RequestPermissionRequest,
+  entries: readonly SessionEntryRef[],
+  announced?: AnnouncedCall,
+): { name: string; owner?: ToolOwner } | undefined {
+  for (const ref of entries) {
+    const entry = typeof ref === 'string' ? ref : ref.name;
+    const tool = entryToolName(req, entry, announced);
+    if (tool === undefined) continue;
+    if (typeof ref === 'string') return { name: tool };
+    return { name: namespacedName(ref.serverId, tool), owner: { server: ref.serverId, tool } };
+  }
+  return undefined;
+}
+
+/** The tool of entry `e` a permission request is for, as the entry names it (see {@link aggregateToolName}). */
+function entryToolName(req: RequestPermissionRequest, e: string, announced?: AnnouncedCall): string | undefined {
   const call = req.toolCall as { title?: unknown; _meta?: Record<string, unknown> } | undefined;
   const meta = call?._meta;
   const claude = (meta?.claudeCode as { toolName?: unknown } | undefined)?.toolName;
   const title = typeof call?.title === 'string' ? call.title.trim() : undefined;
   const said = typeof announced?.title === 'string' ? announced.title.trim() : undefined;
-  for (const e of entries) {
-    for (const raw of [claude, meta?.toolName, title]) {
-      const name = typeof raw === 'string' ? after(raw.trim(), `mcp__${e}__`) : undefined;
-      if (name) return name;
-    }
-    if (title !== undefined) {
-      const gemini = title.endsWith(` (${e} MCP Server)`) ? title.slice(0, -` (${e} MCP Server)`.length) : undefined;
-      const name = (gemini && oneWord(gemini)) || after(title, `mcp_${e}_`) || after(title, `${e}_`);
-      if (name) return name;
-    }
-    // Copilot asks with the tool's own name or title, after announcing it under its entry.
-    const copilot = said === undefined ? undefined : after(said, `${e}-`);
-    if (copilot) return copilot;
-    // Codex asks with no title, after announcing `mcp.<entry>.<tool>`.
-    const codex = said === undefined ? undefined : after(said, `mcp.${e}.`);
-    const input = announced?.rawInput as { server?: unknown; tool?: unknown } | undefined;
-    if (codex && (input?.server === undefined || (input.server === e && input.tool === codex))) return codex;
+  for (const raw of [claude, meta?.toolName, title]) {
+    const name = typeof raw === 'string' ? after(raw.trim(), `mcp__${e}__`) : undefined;
+    if (name) return name;
   }
+  if (title !== undefined) {
+    const gemini = title.endsWith(` (${e} MCP Server)`) ? title.slice(0, -` (${e} MCP Server)`.length) : undefined;
+    const name = (gemini && oneWord(gemini)) || after(title, `mcp_${e}_`) || after(title, `${e}_`);
+    if (name) return name;
+  }
+  // Copilot asks with the tool's own name or title, after announcing it under its entry.
+  const copilot = said === undefined ? undefined : after(said, `${e}-`);
+  if (copilot) return copilot;
+  // Codex asks with no title, after announcing `mcp.<entry>.<tool>`.
+  const codex = said === undefined ? undefined : after(said, `mcp.${e}.`);
+  const input = announced?.rawInput as { server?: unknown; tool?: unknown } | undefined;
+  if (codex && (input?.server === undefined || (input.server === e && input.tool === codex))) return codex;
   return undefined;
 }
 
@@ -82,10 +119,19 @@ const MAX_INPUT_CHARS = 64 * 1024;
  */
 export function promptedTool(
   req: RequestPermissionRequest,
-  entries: readonly string[],
+  entries: readonly SessionEntryRef[],
   announced?: AnnouncedCall,
-): { name: string; arguments?: unknown } | { search: true } | undefined {
-  const name = aggregateToolName(req, entries, announced);
+): { name: string; arguments?: unknown; owner?: ToolOwner } | { search: true } | undefined {
+  const matched = matchTool(req, entries, announced);
+  const name = matched?.name;
+  const owner = matched?.owner;
+  // A per-server entry lists its server's own tools: none of them is a meta-tool of the aggregate.
+  if (owner) {
+    const said = announced?.rawInput as { tool?: unknown; arguments?: unknown } | undefined;
+    const call = req.toolCall as { rawInput?: unknown };
+    const input = call.rawInput ?? (said?.tool === owner.tool ? said.arguments : announced?.rawInput);
+    return { name: name!, arguments: input, owner };
+  }
   if (name === SEARCH_TOOLS) return { search: true };
   const call = req.toolCall as { rawInput?: unknown; content?: unknown };
   const said = announced?.rawInput as { tool?: unknown; arguments?: unknown } | undefined;
@@ -144,7 +190,7 @@ const pick = (req: RequestPermissionRequest, kinds: string[]): RequestPermission
 export async function answerPermission(
   req: RequestPermissionRequest,
   runtime: ApprovalRuntimeLike,
-  entries: readonly string[],
+  entries: readonly SessionEntryRef[],
   callerKey: string | undefined,
   ask: (req: RequestPermissionRequest) => Promise<RequestPermissionResponse>,
   log: (line: string) => void,
@@ -161,7 +207,8 @@ export async function answerPermission(
     }
   }
   const name = prompted && 'name' in prompted ? prompted.name : undefined;
-  const verdict = name && runtime.approvalFor ? await runtime.approvalFor(name) : undefined;
+  const owner = prompted && 'name' in prompted ? prompted.owner : undefined;
+  const verdict = name ? await verdictFor(runtime, name, owner) : undefined;
   const answer = verdict?.answer === 'off' ? 'allow' : verdict?.answer;
   if (name && verdict && (answer === 'allow' || answer === 'deny')) {
     const res = pick(req, answer === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always']);
@@ -187,6 +234,25 @@ export async function answerPermission(
         `to the bridge (${callerKey === undefined ? 'the session has no caller key' : 'the prompt shows no arguments'}): it asks for the call itself`,
     );
   return res;
+}
+
+/**
+ * The policy's verdict for the aggregate's `name`; for a per-server entry's tool (`owner`), only
+ * one the bridge read as that server's tool: `name` first, else the tool's own name (what the
+ * aggregate calls it under `"toolNaming": "original"`).
+ */
+async function verdictFor(
+  runtime: ApprovalRuntimeLike,
+  name: string,
+  owner: ToolOwner | undefined,
+): Promise<ApprovalVerdict | undefined> {
+  if (!runtime.approvalFor) return undefined;
+  const verdict = await runtime.approvalFor(name);
+  if (!owner) return verdict;
+  const owned = (v: ApprovalVerdict | undefined) =>
+    v?.server === owner.server && v.tool === owner.tool ? v : undefined;
+  if (owned(verdict) || owner.tool === name) return owned(verdict);
+  return owned(await runtime.approvalFor(owner.tool));
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -10,9 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendError, sendJson } from './body.js';
-import { AGENT_SESSION_HEADER } from './agentHeaders.js';
-/** A key: what the app makes (random, URL-safe), nothing longer. */
-const KEY_RE = /^[A-Za-z0-9_-]{8,64}$/;
+import { AGENT_SESSION_HEADER, AGENT_SESSION_KEY_RE as KEY_RE } from './agentHeaders.js';
 /** Keys kept, newest last; an agent asks right after its session opened, so a few suffice. */
 const MAX_KEYS = 256;
 /** The longest one request waits. */

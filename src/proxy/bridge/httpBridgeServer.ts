@@ -55,6 +55,7 @@ import {
 import { RELOAD_PATH, serveReload } from './reloadRoute.js';
 import type { AgentLoadedHolder } from './agentLoadedTools.js';
 import type { AgentArrivals } from './agentArrivals.js';
+import type { AgentSessions, AgentSessionsHolder } from './agentSessions.js';
 import { AGENT_SESSION_HEADER } from './agentHeaders.js';
 import type { ReloadResult } from './reload.js';
 
@@ -92,6 +93,8 @@ export interface BridgeHttpOptions {
   configRoutes?: Omit<ConfigRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
   /** `POST /economy/sessions`: where the agents' proxies' reports of the tools they loaded are kept (agentLoadedTools.ts); 404 when absent. */
   agentLoaded?: AgentLoadedHolder;
+  /** Where the app's ACP agent sessions that connected are listed for the status (agentSessions.ts); none when absent. */
+  agentSessions?: AgentSessionsHolder;
   /** `POST /config/reload` (reloadRoute.ts); 501 when absent. */
   onReload?: () => Promise<ReloadResult>;
   /** Directory of the status panel, served at `/` without the token (Host check still applies). */
@@ -121,6 +124,8 @@ export class BridgeHttpServer {
   private readonly eventStreams = new Set<EventStream>();
   /** Loaded with the first connection that carries an ACP session key, or the first question about one. */
   private arrivals: Promise<AgentArrivals> | undefined;
+  /** Loaded with the first session whose connection carries an ACP session key. */
+  private agentLedger: Promise<AgentSessions> | undefined;
   private readonly maxBodyBytes: number;
   private readonly bodyTimeoutMs: number;
   private server: Server | undefined;
@@ -133,7 +138,12 @@ export class BridgeHttpServer {
     this.bodyTimeoutMs = opts.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     this.sessions = new SessionTable(opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS, this.logger);
     const keepAliveMs = opts.sseKeepAliveMs ?? DEFAULT_SSE_KEEP_ALIVE_MS;
-    const shared = { handler: opts.handler, sessions: this.sessions, keepAliveMs, logger: this.logger };
+    const shared = {
+      handler: this.withAgentSessions(opts.handler),
+      sessions: this.sessions,
+      keepAliveMs,
+      logger: this.logger,
+    };
     this.streamable = new StreamableEndpoint(shared);
     this.sse = new SseEndpoint(shared);
     this.stream = new StreamUpgradeEndpoint({ ...shared, maxMessageBytes: this.maxBodyBytes });
@@ -338,6 +348,30 @@ export class BridgeHttpServer {
 
   private agentArrivals(): Promise<AgentArrivals> {
     return (this.arrivals ??= import('./agentArrivals.js').then((m) => new m.AgentArrivals()));
+  }
+
+  /** `handler`, with each session of an ACP agent's connection listed for the status first (agentSessions.ts). */
+  private withAgentSessions(handler: McpSessionHandler): McpSessionHandler {
+    const holder = this.opts.agentSessions;
+    if (!holder) return handler;
+    const connect: McpSessionHandler['connect'] = async (transport, route) => {
+      const { agent } = route;
+      const ledger = agent
+        ? (this.agentLedger ??= import('./agentSessions.js').then((m) => {
+            const made = new m.AgentSessions(() => holder.changed());
+            holder.agentSessions = made;
+            return made;
+          }))
+        : undefined;
+      await handler.connect(transport, route);
+      // After the handler, which may have replaced the transport's onclose: the ledger chains onto it.
+      if (ledger && agent) (await ledger).opened({ ...route, agent }, transport);
+    };
+    return {
+      connect,
+      routeState: (serverId) => handler.routeState(serverId),
+      ...(handler.toolInputSchema ? { toolInputSchema: handler.toolInputSchema.bind(handler) } : {}),
+    };
   }
 
   /** Notes the ACP session key an authenticated request carries (agentArrivals.ts). */

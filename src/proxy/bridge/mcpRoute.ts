@@ -5,7 +5,15 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CALLER_KEY_HEADER, TOOL_EXPOSURE_HEADER } from './agentHeaders.js';
+import {
+  AGENT_ENTRY_HEADER,
+  AGENT_NAME_HEADER,
+  AGENT_NAME_RE,
+  AGENT_SESSION_HEADER,
+  AGENT_SESSION_KEY_RE,
+  CALLER_KEY_HEADER,
+  TOOL_EXPOSURE_HEADER,
+} from './agentHeaders.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
@@ -16,6 +24,20 @@ export interface McpRoute {
   exposure?: 'all';
   /** The ACP session's caller key its opening request carried (CALLER_KEY_HEADER). */
   callerKey?: string;
+  /** The ACP session it belongs to, as its opening request said (agentHeaders.ts): for the economy view (agentSessions.ts). */
+  agent?: AgentTag;
+}
+
+/** An ACP session's connection, as its headers tell it. */
+export interface AgentTag {
+  /** The session's key (AGENT_SESSION_HEADER). */
+  key: string;
+  /** The agent's name (AGENT_NAME_HEADER). */
+  name?: string;
+  /** Its entry's kind (AGENT_ENTRY_HEADER). */
+  entry?: 'stdio' | 'http';
+  /** The connection said its session lists every tool (TOOL_EXPOSURE_HEADER `all`), whatever its route. */
+  allTools: boolean;
 }
 
 /** What a caller key looks like (the app's are 32 base64url characters); anything else is ignored. */
@@ -25,11 +47,27 @@ const CALLER_KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
 export function routeOf(serverId: string | undefined, kind: McpRoute['kind'], headers: IncomingHttpHeaders): McpRoute {
   const all = serverId === undefined && headers[TOOL_EXPOSURE_HEADER] === 'all';
   const key = headers[CALLER_KEY_HEADER];
+  const agent = agentTag(headers);
   return {
     serverId,
     kind,
     ...(all ? { exposure: 'all' as const } : {}),
     ...(typeof key === 'string' && CALLER_KEY_RE.test(key) ? { callerKey: key } : {}),
+    ...(agent ? { agent } : {}),
+  };
+}
+
+/** The ACP session a request's headers name, if they carry a well-formed key. */
+function agentTag(headers: IncomingHttpHeaders): AgentTag | undefined {
+  const key = headers[AGENT_SESSION_HEADER];
+  if (typeof key !== 'string' || !AGENT_SESSION_KEY_RE.test(key)) return undefined;
+  const name = headers[AGENT_NAME_HEADER];
+  const entry = headers[AGENT_ENTRY_HEADER];
+  return {
+    key,
+    ...(typeof name === 'string' && AGENT_NAME_RE.test(name) ? { name } : {}),
+    ...(entry === 'stdio' || entry === 'http' ? { entry } : {}),
+    allTools: headers[TOOL_EXPOSURE_HEADER] === 'all',
   };
 }
 

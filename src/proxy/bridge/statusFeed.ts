@@ -3,7 +3,14 @@
  * the hub are coalesced so a burst of state changes becomes one event.
  */
 import type { Hub } from '../hub/hub.js';
-import type { EconomySessionStatus, RuntimeStatus, SecretStoreStatus, ServerStatus } from '../../shared/status.js';
+import type {
+  AgentSessionStatus,
+  EconomySessionStatus,
+  RuntimeStatus,
+  SecretStoreStatus,
+  ServerStatus,
+  ToolEconomyStatus,
+} from '../../shared/status.js';
 import { groupWatcherPid } from '../process/groupRegistry.js';
 import { economyStatus } from '../hub/economy/economyStatus.js';
 import { MAX_ECONOMY_SESSIONS } from '../hub/economy/loadedSessions.js';
@@ -19,6 +26,8 @@ export class StatusFeed {
 
   /** What the agents' own proxies report of the tools their sessions loaded (agentLoadedTools.ts), from the first report. */
   agents?: { sessions(): EconomySessionStatus[] };
+  /** The app's ACP agent sessions that reached the bridge (agentSessions.ts), from the first. */
+  agentSessions?: { list(economy: ToolEconomyStatus): AgentSessionStatus[] };
 
   /** `authOf`: a server's sign-in state for the panel (src/proxy/oauth), if it has one; `tokensOf`: where its tokens are. */
   constructor(
@@ -40,6 +49,7 @@ export class StatusFeed {
     const { economy, servers: weights } = economyStatus(this.hub);
     for (const s of servers) Object.assign(s, weights.get(s.id));
     if (this.agents) economy.sessions = [...this.agents.sessions(), ...economy.sessions].slice(0, MAX_ECONOMY_SESSIONS);
+    if (this.agentSessions) economy.agents = this.agentSessions.list(economy);
     const watcherPid = groupWatcherPid();
     const secretStore = this.secretStore;
     const bridge = {

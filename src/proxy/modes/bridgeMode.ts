@@ -189,6 +189,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     logger: logger.child('http'),
     staticDir: panelDir(),
     agentLoaded: feed,
+    agentSessions: feed,
     activity: () => hub.activity,
     handler: {
       connect: (transport, route) =>
