@@ -185,12 +185,15 @@ export function installPlan(input: InstallInput): InstallPlan {
       add(cached.dir);
     }
   }
-  const commandReal = real(command);
-  if (commandReal) add(packageRoot(commandReal, input.home));
-  // A script handed to an interpreter (`node /x/server.mjs`, `python3 /x/server.py`).
+  // The command, and a script handed to an interpreter (`node /x/server.mjs`), by the path
+  // written and by the real one (a linked node_modules resolves from the latter).
   const script = args.find((a) => a.startsWith(sep) && isFile(a));
-  const scriptReal = script && real(script);
-  if (scriptReal) add(packageRoot(scriptReal, input.home));
+  for (const file of [command, script]) {
+    const fileReal = file && real(file);
+    if (!file || !fileReal) continue;
+    if (file.startsWith(sep)) add(packageRoot(file, input.home));
+    add(packageRoot(fileReal, input.home));
+  }
   const seen = new Set<string>();
   const unique = mounts.filter((m) => {
     const key = `${m.source}\0${m.dest}`;
