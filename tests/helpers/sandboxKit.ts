@@ -10,6 +10,8 @@ import { FIXTURES } from './paths.js';
 import { tempDir } from './proxyCli.js';
 
 export const PROBE = join(FIXTURES, 'sandboxProbeServer.mjs');
+/** A one-file MCP server with no imports, as an npm package npx fetched would be. */
+export const TINY = join(FIXTURES, 'tinyHomeServer.mjs');
 export const SECRET = 'ssh-SECRET-key-material';
 
 export interface UserFolders {

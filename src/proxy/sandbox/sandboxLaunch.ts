@@ -137,7 +137,8 @@ export async function sandboxLaunch(r: SandboxRequest): Promise<SandboxedLaunch>
       args: r.launch.plan.args,
       path,
       home,
-      npmCache: process.env.npm_config_cache,
+      // npx in the server reads its own environment's cache setting, else ~/.npm.
+      npmCache: r.launch.env.npm_config_cache,
     });
   if (platform === 'darwin') return seatbelt(r, privateHome, installFor, onStderr);
   const bwrap = findCommand('bwrap', toolPath, undefined);

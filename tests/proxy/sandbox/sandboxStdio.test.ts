@@ -3,11 +3,21 @@
 // each time sandboxed (and the log says what was refused), done each time unsandboxed. Listed
 // read and write paths, `network: "all"` and an allow-list through the filtering proxy work;
 // with bubblewrap missing, a sandboxed entry never starts.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { connectProxy, tempDir, type ProxyHandle } from '../../helpers/proxyCli.js';
-import { callText, helloServer, loopbackServer, probeEntry, SECRET, userFolders } from '../../helpers/sandboxKit.js';
+import { connectProxy, tempDir, waitFor, type ProxyHandle } from '../../helpers/proxyCli.js';
+import { descendantsOf } from '../../helpers/procTree.js';
+import { waitNotRunning } from '../../helpers/processGone.js';
+import {
+  callText,
+  helloServer,
+  loopbackServer,
+  probeEntry,
+  SECRET,
+  TINY,
+  userFolders,
+} from '../../helpers/sandboxKit.js';
 
 const open: ProxyHandle[] = [];
 const cleanups: Array<() => unknown> = [];
@@ -66,7 +76,7 @@ describe.skipIf(process.platform !== 'linux')('a stdio server in a bubblewrap sa
     expect(await callText(free.client, 'probe__write', { path: outsideFile, text: 'x' })).toBe('ok: written');
     expect(await callText(free.client, 'probe__connect', { host: '127.0.0.1', port: tcp.port })).toBe('ok: connected');
     expect(existsSync(outsideFile)).toBe(true);
-    expect(tcp.connections()).toBe(1);
+    await waitFor(() => tcp.connections() === 1, 5000, 'the loopback server to see the connection');
   }, 60_000);
 
   it('reads its read paths, writes its write paths, keeps a private HOME across restarts', async () => {
@@ -121,6 +131,28 @@ describe.skipIf(process.platform !== 'linux')('a stdio server in a bubblewrap sa
     expect(listed.stderr.join('\n')).toContain(
       `sandbox refused a connection to 127.0.0.1:${other.port}: not in sandbox.network.allow`,
     );
+    // bwrap, its init, socat and the server: none outlives the proxy.
+    const tree = descendantsOf(listed.transport.pid!);
+    expect(tree.length).toBeGreaterThanOrEqual(3);
+    await listed.close();
+    open.length = 0;
+    for (const pid of tree) expect(await waitNotRunning(pid, 5000), `pid ${pid} left`).toBe(true);
+  }, 60_000);
+
+  it("runs `npx -y <package>` from npx's cache, with no network to ask the registry", async () => {
+    const u = user();
+    const npx = join(u.home, '.npm', '_npx', '0123456789abcdef');
+    const pkg = join(npx, 'node_modules', 'tiny-mcp');
+    mkdirSync(join(npx, 'node_modules', '.bin'), { recursive: true });
+    mkdirSync(pkg);
+    writeFileSync(join(npx, 'package.json'), JSON.stringify({ _npx: { packages: ['tiny-mcp'] } }));
+    writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'tiny-mcp', bin: { 'tiny-mcp': 'server.mjs' } }));
+    copyFileSync(TINY, join(pkg, 'server.mjs'));
+    chmodSync(join(pkg, 'server.mjs'), 0o755);
+    symlinkSync('../tiny-mcp/server.mjs', join(npx, 'node_modules', '.bin', 'tiny-mcp'));
+    const p = await start(u, { command: 'npx', args: ['-y', 'tiny-mcp'], sandbox: true });
+    expect(await callText(p.client, 'probe__home', {})).toBe(`ok: ${u.home}`);
+    expect(p.stderr.join('\n')).toContain(`sandbox: runs npx's cached tiny-mcp directly (${npx})`);
   }, 60_000);
 
   it('never starts a sandboxed server when bubblewrap is missing, and says why', async () => {
