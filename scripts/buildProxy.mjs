@@ -66,6 +66,11 @@ export const PROXY_FILES = [
     what: 'OpenTelemetry traces of requests (the SDK, the OTLP/HTTP exporter), when tracing is on',
   },
   {
+    file: 'qiming-mcp-sandbox.cjs',
+    entries: ['src/proxy/sandbox/sandboxLaunch.ts'],
+    what: 'the sandbox of a stdio server (bubblewrap, Seatbelt, the filtering proxy), for the first sandboxed one',
+  },
+  {
     file: 'qiming-mcp-login-shell.cjs',
     entries: ['src/proxy/process/loginShellEnv.ts', 'src/proxy/process/toolFolders.ts'],
     what: "the login shell's PATH, read when a command is not on PATH",

@@ -14,6 +14,7 @@ import {
 import type { EntryView } from '../shared/configContract.js';
 import { createCardControls, type CardControls, type CardHooks } from './cardControls.js';
 import { createDriftSection, type DriftSection, type PinDecision } from './pinDrifts.js';
+import { createSandboxLine } from './sandboxLine.js';
 
 /**
  * Why a server shows no tools, by state. Empty for failed and stopped: the badge already
@@ -136,6 +137,7 @@ export function createServerCard(
   launch.hidden = true;
 
   const controls = createCardControls(id, hooks);
+  const sandboxLine = createSandboxLine();
   const drifts = createDriftSection(id, (tool, decision, hash) => onPin(id, tool, decision, hash));
   let entry: EntryView | undefined;
   let lastTools: ToolSummary[] = [];
@@ -144,6 +146,7 @@ export function createServerCard(
     head,
     controls.root,
     facts,
+    sandboxLine.root,
     restartError,
     auth.error,
     errorBox,
@@ -250,6 +253,7 @@ export function createServerCard(
       if (server.state === 'failed' && lines.length && !logsTouched) logs.open = true;
       auth.update(server);
       drifts.update(server.pinning);
+      sandboxLine.update(server.sandbox);
       setHidden(launch, !server.launch);
       setText(
         launchText,

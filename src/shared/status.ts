@@ -3,6 +3,7 @@
  * runtime's status events, the IPC channel and the status panel. Types only.
  * Secrets (env values, header values, tokens) never appear in it.
  */
+import type { SandboxStatus } from './sandbox.js';
 import type { ServerHealth } from './activity.js';
 
 /** `needs-auth`: a remote server waits for the user to sign in (OAuth); lastError names the host. */
@@ -55,6 +56,8 @@ export interface ServerStatus {
   health?: ServerHealth;
   /** Tool pinning (src/proxy/pinning/): the mode in force and the tools whose definition drifted from their pin. */
   pinning?: PinningStatus;
+  /** stdio servers in a sandbox (src/proxy/sandbox/): what they may read, write and reach, and the engine. */
+  sandbox?: SandboxStatus;
 }
 
 /** `pinning` as configured: `block` withholds a drifted tool until it is accepted, `warn` logs it, `off` passes all. */

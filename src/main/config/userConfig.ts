@@ -15,6 +15,7 @@ import { clientVarsFor, ConfigError, findServers, jsoncToJson, loadConfig, readC
 
 /** Top-level options that change how the bridge serves its servers. */
 const BRIDGE_OPTIONS = [
+  'sandbox',
   'toolNaming',
   'readyTimeoutMs',
   'toolTimeouts',
@@ -90,7 +91,10 @@ export function viewOf(raw: unknown): UserConfigView {
   const sessionEntries: Record<string, unknown> = {};
   for (const [id, entry] of Object.entries(servers)) {
     if (isObject(entry) && entry.persistent === false) {
-      if (entry.disabled !== true) sessionEntries[id] = entry;
+      // The top-level sandbox default travels with each entry into the agent's proxy config.
+      if (entry.disabled !== true)
+        sessionEntries[id] =
+          top.sandbox !== undefined && entry.sandbox === undefined ? { ...entry, sandbox: top.sandbox } : entry;
     } else {
       bridgeEntries[id] = entry;
     }

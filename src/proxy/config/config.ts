@@ -43,6 +43,7 @@ import { findServers } from './clientFormats.js';
 import type { ClientVars, SecretLookup } from './envExpand.js';
 import { jsoncToJson } from './jsonc.js';
 import { APPROVAL_HINTS, approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
+import { applySandbox } from '../sandbox/sandboxConfig.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
@@ -166,8 +167,9 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
     const entry = parseEntry(id, value, env, issues, vars);
     // An entry's approval rule lives beside it (config/approvalConfig.ts): a changed rule restarts no server.
     const rule = entryApproval(id, value, issues);
+    const boxed = entry && applySandbox(entry, value, isPlainObject(raw) ? raw.sandbox : undefined, env, vars, issues);
     // parseEntry gives undefined only with issues.
-    if (!entry || (rule === undefined && isPlainObject(value) && value.approval !== undefined)) {
+    if (!entry || boxed === false || (rule === undefined && isPlainObject(value) && value.approval !== undefined)) {
       invalid.push(invalidEntry(id, value, issues));
       continue;
     }

@@ -175,7 +175,7 @@ function isEmptyValue(v: unknown): boolean {
 // ---- entries ------------------------------------------------------------------------------
 
 /** How an entry's problems start: `server "<id>": ` (a long id shortened). */
-function issuePrefix(id: string): string {
+export function issuePrefix(id: string): string {
   return `server ${JSON.stringify(id.length > 80 ? `${id.slice(0, 80)}...` : id)}: `;
 }
 

@@ -6,6 +6,7 @@ import type { ToolFilter } from './toolFilter.js';
 import type { ClientCapabilityFlags } from './clientCapabilities.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
 import type { ApprovalSettings } from './approvalTypes.js';
+import type { SandboxPolicy } from '../../shared/sandbox.js';
 
 export interface EntryCommon {
   id: string;
@@ -47,6 +48,8 @@ export interface StdioEntry extends EntryCommon {
   cwd?: string;
   /** `command` and `args` as the config writes them, before `${...}` expansion (see {@link RemoteEntry.written}). */
   written?: { command: string; args: string[] };
+  /** What it may read, write and reach (src/proxy/sandbox/); absent: it runs with the user's rights. */
+  sandbox?: SandboxPolicy;
 }
 
 /**

@@ -25,6 +25,8 @@ import { CommandNotFoundError } from './commandResolver.js';
 import { parseRpcFrame } from '../jsonrpc/jsonRpc.js';
 import { redactArgs } from '../config/redact.js';
 import { signalServerTree, stopServerTree } from './stopServerTree.js';
+import type { SandboxPolicy } from '../../shared/sandbox.js';
+import type { SandboxedLaunch } from '../sandbox/sandboxLaunch.js';
 
 export { OversizeMessageError } from './stdoutJunk.js';
 
@@ -56,6 +58,8 @@ export interface ChildProcessTransportOptions {
    */
   maxMessageBytes?: number;
   groupExitTimeoutMs?: number;
+  /** Runs it in this sandbox (src/proxy/sandbox/); never without it when set. */
+  sandbox?: SandboxPolicy;
 }
 
 export interface ChildExitInfo {
@@ -87,6 +91,7 @@ export class ChildProcessTransport implements Transport {
   private readonly exited = new Promise<void>((r) => (this.resolveExited = r));
   private unregisterExitKill?: () => void;
   private launchInfo?: LaunchInfo;
+  private sandboxed?: SandboxedLaunch;
   private readonly stderr: StderrLines;
   private readonly decoder: FrameDecoder;
   private readonly stderrBudget: LineBudget;
@@ -148,15 +153,29 @@ export class ChildProcessTransport implements Transport {
     let launch: ServerLaunch;
     try {
       launch = await planServerLaunch({ name, command, args, entryEnv: this.opts.env, cwd, logger: this.log });
+      if (this.opts.sandbox) launch = await this.enterSandbox(launch, this.opts.sandbox);
     } catch (err) {
-      throw this.failStart(
-        err instanceof CommandNotFoundError ? err : spawnError(name, command, cwd, err as NodeJS.ErrnoException),
-      );
+      const told = err instanceof CommandNotFoundError || (err as Error).name === 'SandboxUnavailableError';
+      throw this.failStart(told ? (err as Error) : spawnError(name, command, cwd, err as NodeJS.ErrnoException));
     }
     if (this.closing) throw this.failStart(new Error(`server '${name}' was stopped before it started`));
     const argvSecrets = this.opts.argSecrets ?? [];
     this.launchInfo = argvSecrets.length > 0 ? { ...launch.info, argvSecrets } : launch.info;
     return new Promise<void>((resolve, reject) => this.spawnChild(launch, resolve, reject));
+  }
+
+  /** The launch inside its sandbox (src/proxy/sandbox/, loaded for the first sandboxed server). */
+  private async enterSandbox(launch: ServerLaunch, policy: SandboxPolicy): Promise<ServerLaunch> {
+    const { sandboxLaunch } = await import('../sandbox/sandboxLaunch.js');
+    const { name, cwd } = this.opts;
+    this.sandboxed = await sandboxLaunch({
+      name,
+      policy,
+      launch,
+      ...(cwd !== undefined ? { cwd } : {}),
+      log: this.log,
+    });
+    return this.sandboxed.launch;
   }
 
   private spawnChild(launch: ServerLaunch, resolve: () => void, reject: (e: Error) => void): void {
@@ -250,6 +269,7 @@ export class ChildProcessTransport implements Transport {
 
   private onStderrLine(line: string): void {
     if (this.stderrBudget.allow()) this.log.info(line);
+    this.sandboxed?.onStderr(line);
     this.safely('onstderr', () => this.onstderr?.(line));
   }
 
@@ -314,6 +334,7 @@ export class ChildProcessTransport implements Transport {
   private fireClose(): void {
     if (this.closedFired) return;
     this.closedFired = true;
+    void this.sandboxed?.dispose();
     this.safely('onclose', () => this.onclose?.());
   }
 

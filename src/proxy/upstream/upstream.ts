@@ -27,6 +27,7 @@ import { AnswerWatch } from './answerWatch.js';
 import { UpstreamSupervisor } from './upstreamSupervisor.js';
 import { UpstreamInbound } from './upstreamInbound.js';
 import { exitText, stderrNow, upstreamStatus } from './upstreamStatus.js';
+import { withSandbox } from '../sandbox/sandboxStatus.js';
 
 export { CLIENT_INFO } from './upstreamHandshake.js';
 export { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
@@ -224,13 +225,14 @@ export class Upstream {
   }
 
   status(sessions = 0): ServerStatus {
-    return upstreamStatus(
+    const status = upstreamStatus(
       this,
       sessions,
       stderrNow(this.built?.child?.stderrTail(), this.lastStderr),
       this.log.secrets,
       this.built?.child?.launch,
     );
+    return withSandbox(status, this.entry);
   }
 
   /** The last attempt's stderr, shown by status() while a new attempt has said nothing yet. */

@@ -84,6 +84,7 @@ export async function buildUpstreamTransport(
       name: entry.id,
       logger: hooks.logger,
       maxMessageBytes: serverMessageLimit(hooks.maxMessageBytes),
+      ...(entry.sandbox ? { sandbox: entry.sandbox } : {}),
     });
     if (hooks.onstderr) child.onstderr = hooks.onstderr;
     return { transport: child, child, kind: 'stdio' };
