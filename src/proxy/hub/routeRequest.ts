@@ -18,6 +18,7 @@ import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import type { Upstream } from '../upstream/upstream.js';
 import { CALLER_META, withCaller } from './approval/callerMeta.js';
+import { refuseHidden } from '../apps/toolAudience.js';
 
 /** Why a kept result's URI is unknown to a session other than the one that received it (economy/resultStore.ts). */
 const KEPT_ELSEWHERE = ' (a result the proxy cut is read back only in the session that received it, while it lasts)';
@@ -123,6 +124,7 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     const { refuseFilteredTool } = await import('./policyRefusal.js');
     return refuseFilteredTool(s, req, exposed, u.id, name);
   }
+  if (what === 'tool' && (await refuseHidden(s, req, u, name, exposed))) return;
   // The approval policy (approval/approvalGate.ts); a `bridge` upstream's bridge applies it, so it is taken once.
   if (what === 'tool' && approvalApplies(hub, u)) {
     const { approveToolCall } = await import('./approval/approvalGate.js');

@@ -31,6 +31,8 @@ export interface InFlight {
 export interface SessionScope {
   /** One server, or undefined for every server. */
   serverId?: string;
+  /** A server's own app view (one server): its app-visible tools, not its model-visible ones (apps/toolAudience.ts). */
+  app?: boolean;
 }
 
 /** A session as the hub's routers see it (server-to-client requests, notifications, subscriptions). */
