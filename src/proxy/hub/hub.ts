@@ -40,6 +40,7 @@ import type { ActivitySetting } from '../config/configTypes.js';
 import type { ActivityRecorder } from '../activity/activityRecorder.js';
 import type { RequestTracer } from '../tracing/requestTracer.js';
 import { listedIn } from '../apps/toolAudience.js';
+import type { AppViewBook } from '../apps/appViewBook.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -114,6 +115,8 @@ export class Hub implements SessionHost {
   activity?: ActivityLog;
   // What sessions record and trace their requests in: the log, the tracer (around the log), or neither.
   recorder?: ActivityRecorder;
+  /** What the bridge keeps for MCP Apps views (apps/appViewBook.ts); set by the bridge only. */
+  appViews?: AppViewBook;
   private tracer?: RequestTracer;
   private readonly activityLoad?: Promise<void>;
 

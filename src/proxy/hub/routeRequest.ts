@@ -130,6 +130,7 @@ async function callNamed(hub: SessionHost, s: RoutingSession, req: RpcRequest, w
     const { approveToolCall } = await import('./approval/approvalGate.js');
     if (!(await approveToolCall(hub, s, req, u, name, exposed))) return;
   }
+  if (what === 'tool' && hub.appViews) hub.appViews.tap(s, req, u, name);
   const timeoutMs = what === 'tool' ? toolTimeoutFor(name, u.entry, hub.config.toolTimeouts) : u.entry.timeoutMs;
   let params = name === exposed ? p : { ...p, name };
   // Who called goes to a bridge (its approval question names the agent and its session's key), never to a server (approval/callerMeta.ts).
