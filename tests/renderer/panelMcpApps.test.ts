@@ -4,7 +4,8 @@
 // "Open app" in the Activity view; the view renders in a frame on another origin than the
 // page, gets the call's input and result, and its button calls its tool back through the
 // bridge (recorded under the app view's client, through approval); it cannot navigate the top
-// page, open a popup, call another server's tool or fetch outside its CSP.
+// page, open a popup, call another server's tool or fetch outside its CSP. With
+// UPDATE_SCREENSHOTS=1 it writes docs/screenshots/mcp-app-view.png.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -125,6 +126,8 @@ describe('MCP Apps views in the panel', () => {
     expect(record.app?.resourceUri).toBe('ui://get-time/mcp-app.html');
     const { outer, view } = await openApp('basic__get-time', 'App: basic get-time');
     await expect.poll(() => view.locator('#server-time').textContent(), { timeout: 15_000 }).toBe(first);
+    if (process.env.UPDATE_SCREENSHOTS === '1')
+      await activity().screenshot({ path: join(ROOT, 'docs', 'screenshots', 'mcp-app-view.png') });
     await view.locator('#get-time-btn').click();
     await expect.poll(() => view.locator('#server-time').textContent(), { timeout: 15_000 }).not.toBe(first);
     // The view's call went through the bridge, recorded under a client that names the view.
