@@ -1,5 +1,6 @@
 // MCP Apps views in the panel, in real Chromium against a real bridge, with the real
-// @modelcontextprotocol/server-basic-vanillajs from npm and a fixture server whose view calls
+// @modelcontextprotocol/server-basic-vanillajs and server-system-monitor from npm (the latter's
+// view polls its app-only tool) and a fixture server whose view calls
 // an app-only tool back and declares a CSP: an agent's call of a tool with a view shows
 // "Open app" in the Activity view; the view renders in a frame on another origin than the
 // page, gets the call's input and result, and its button calls its tool back through the
@@ -11,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -23,6 +24,7 @@ import { launchPanelBrowser, type PanelBrowser, type PanelPage } from '../helper
 
 const BASIC = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-basic-vanillajs', 'dist', 'index.js');
 const NOTES = join(FIXTURES, 'appView', 'appViewServer.mjs');
+const MONITOR = join(ROOT, 'node_modules', '@modelcontextprotocol', 'server-system-monitor', 'dist', 'index.js');
 
 let bridge: BridgeProcess;
 let chrome: PanelBrowser | undefined;
@@ -91,6 +93,7 @@ beforeAll(async () => {
           approval: { declared: 'deny' },
         },
         other: fixtureEntry('other'),
+        monitor: { command: process.execPath, args: [MONITOR, '--stdio'] },
       },
     },
   });
@@ -223,5 +226,29 @@ describe('MCP Apps views in the panel', () => {
     // The agent still cannot call the app-only tool.
     expect((await agent.callTool({ name: 'notes__app_refresh', arguments: {} })).isError).toBe(true);
     expect(ran()).toEqual(['show_note', 'app_refresh']);
+  }, 90_000);
+
+  it("shows server-system-monitor's view, whose polling calls its app-only tool through the bridge", async () => {
+    const names = (await agent.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('monitor__get-system-info');
+    expect(names).not.toContain('monitor__poll-system-stats');
+    await agent.callTool({ name: 'monitor__get-system-info', arguments: {} });
+    await page
+      .getByRole('dialog', { name: 'Activity' })
+      .getByRole('button', { name: 'Close' })
+      .click()
+      .catch(() => undefined);
+    const { view } = await openApp('monitor__get-system-info', 'App: monitor get-system-info');
+    await expect.poll(() => view.locator('#info-hostname').textContent(), { timeout: 15_000 }).toBe(hostname());
+    await view.locator('#poll-toggle-btn').click();
+    const polled = await waitFor(
+      async () =>
+        (await records()).find(
+          (x) => x.client === 'app view monitor get-system-info' && x.name === 'poll-system-stats',
+        ),
+      15_000,
+      "the view's poll in /activity",
+    );
+    expect(polled.outcome).toBe('ok');
   }, 90_000);
 });
