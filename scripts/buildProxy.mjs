@@ -119,6 +119,11 @@ export const PROXY_FILES = [
     entries: ['src/proxy/hub/approval/approvalGate.ts', 'src/proxy/hub/policyRefusal.ts'],
     what: 'the approval policy on tool calls (rules, asking the app or the client), for the first tool call; a refusal by any policy, for the first',
   },
+  {
+    file: 'qiming-mcp-apps.cjs',
+    entries: ['src/proxy/apps/bridgeApps.ts', 'src/proxy/apps/appRoutes.ts'],
+    what: "MCP Apps views: what the bridge keeps of calls with a view, its /apps routes and the sandbox origin, after the bridge's start",
+  },
 ];
 
 /**

@@ -28,7 +28,21 @@ export async function buildRenderer(options = {}) {
     logLevel: 'warning',
     legalComments: 'none',
   });
-  for (const file of ['index.html', 'panel.css']) copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
+  // The sandbox proxy page of MCP Apps views (served on the bridge's second origin: src/proxy/apps/sandboxServer.ts).
+  await build({
+    entryPoints: [join(root, 'src/renderer/mcpApp/sandboxProxy.ts')],
+    outfile: join(outDir, 'sandbox.js'),
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: ['chrome120'],
+    minify: options.minify ?? false,
+    sourcemap: false,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  for (const file of ['index.html', 'panel.css', 'sandbox.html'])
+    copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
   return outDir;
 }
 

@@ -12,6 +12,7 @@ export type {
   RuntimeEvents,
   BackoffOptions,
 } from '../main/runtime/mcpRuntime.js';
+export type { AppViewEvent } from '../shared/appView.js';
 export { nodeCommand, isElectron, resolveProxyCliPath, type NodeCommand } from '../main/runtime/cliPath.js';
 export { adoptLoginPath } from '../main/runtime/loginEnv.js';
 export { externalUrl } from '../main/runtime/externalUrl.js';

@@ -11,6 +11,9 @@ import type { StatusSource } from '../renderer/dataSource.js';
 import { chooseSource, startPanel } from '../renderer/startPanel.js';
 
 export type { StatusSource, ConnectionState } from '../renderer/dataSource.js';
+export { mountMcpApp, VIEW_SANDBOX } from '../renderer/mcpApp/mountMcpApp.js';
+export type { McpAppView, McpAppHost, McpAppMessage } from '../renderer/mcpApp/mountMcpApp.js';
+export type { AppViewEvent, AppViewResource, KeptAppView } from '../shared/appView.js';
 
 /** The built panel's files in {@link panelDir}. */
 export const PANEL_FILES = { html: 'index.html', script: 'panel.js', stylesheet: 'panel.css' } as const;

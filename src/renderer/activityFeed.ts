@@ -5,6 +5,8 @@
  * with backoff. In the app: polledActivity.ts over the IPC page call. Every method resolves;
  * failures come back as `{ ok: false, error }` or as the link state.
  */
+import { httpAppView } from './mcpApp/httpAppViews.js';
+import type { McpAppView } from './mcpApp/mountMcpApp.js';
 import type { ActivityQuery, ActivityRecord } from '../shared/activity.js';
 import type { ActivityResult } from '../shared/ipcContract.js';
 import { SseParser } from '../shared/sseParser.js';
@@ -22,6 +24,8 @@ export interface ActivityFeed {
   page(query: ActivityQuery): Promise<ActivityResult>;
   /** Every new record, oldest first, until the returned function is called. */
   follow(onRecord: (r: ActivityRecord) => void, onState: (state: FeedState, detail?: string) => void): () => void;
+  /** The view of a call with an MCP Apps view (`ActivityRecord.app.view`); absent: views are not shown. */
+  openView?(key: string): Promise<McpAppView>;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -44,6 +48,10 @@ export class HttpActivityFeed implements ActivityFeed {
     private readonly token: string | undefined,
     private readonly idleTimeoutMs = 60_000,
   ) {}
+
+  openView(key: string): Promise<McpAppView> {
+    return httpAppView(this.baseUrl, this.token, key);
+  }
 
   private url(path: string): string {
     return this.baseUrl.replace(/\/+$/, '') + path;

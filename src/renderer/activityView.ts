@@ -78,7 +78,7 @@ export function openActivity(opts: ActivityViewOptions): HTMLDialogElement {
   const chartNote = el('p', 'latency-none', `No calls in the last ${CHART_MINUTES} minutes.`);
   const store = new ActivityStore();
   let selected: number | undefined;
-  const detail = createCallDetail();
+  const detail = createCallDetail(opts.feed.openView?.bind(opts.feed));
   const table = createCallTable((seq) => {
     selected = seq;
     table.select(seq);

@@ -42,8 +42,16 @@ export interface ActivityRecord {
   error?: { code: number; message: string };
   /** Progress notifications the client got for it. */
   progress: number;
+  /** A call of a tool with an MCP Apps view: its `ui://` resource, and the key of what the bridge kept for the view (`/apps/views/<key>`). */
+  app?: ActivityApp;
   /** With `"capture": true` on the server: its arguments and its result as JSON text, masked and cut. */
   captured?: { params?: string; result?: string };
+}
+
+/** What an activity record says of a call's MCP Apps view. */
+export interface ActivityApp {
+  resourceUri: string;
+  view?: string;
 }
 
 /** One page of `/activity`, newest first; `next` is the `before` cursor of the following page. */

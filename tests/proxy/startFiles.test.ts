@@ -145,9 +145,10 @@ describe('the files each start of the CLI loads', () => {
     bridge.child.kill('SIGTERM');
     await bridge.waitExit(10_000);
     const files = await loadedBy(bridge.pid);
-    // The activity log is on in the bridge, and pinning checks its servers' first lists.
+    // The activity log is on in the bridge, pinning checks its servers' first lists, and MCP Apps' views load beside the start.
     expect(files).toEqual([
       'qiming-mcp-activity.cjs',
+      'qiming-mcp-apps.cjs',
       'qiming-mcp-bridge.cjs',
       'qiming-mcp-config-edit.cjs',
       'qiming-mcp-core.cjs',

@@ -14,6 +14,7 @@
  * Updates are serialised. A restarted bridge keeps its port and token, so the agents'
  * proxies, which hold its URL, reconnect on their own.
  */
+import { listenAppViews } from './appViews.js';
 import { randomBytes } from 'node:crypto';
 import type { RuntimeStatus } from '../../shared/status.js';
 import type { RestartResult, SignInResult } from '../../shared/ipcContract.js';
@@ -280,6 +281,7 @@ export class McpRuntime {
       () => (this.listeners.count('approval') > 0 ? (r) => this.listeners.emit('approval', r) : undefined),
       (call) => this.grants.take(call),
     );
+    listenAppViews(proc.child, (v) => this.listeners.emit('appView', v));
     this.run = run;
     this.book.resetProgress();
     this.book.setBridge({ state: 'starting', pid: proc.pid, port, restarts: this.book.bridge.restarts ?? 0 });

@@ -7,6 +7,7 @@ import type { BridgeReadyMessage } from './bridgeProcess.js';
 import type { NodeCommand } from './cliPath.js';
 import { errorMessage, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import type { ApprovalRequest } from './approvalRequests.js';
+import type { AppViewEvent } from '../../shared/appView.js';
 export type { ApprovalRequest, ApprovalAnswer, ApprovalVerdict } from './approvalRequests.js';
 export type { CallGrant } from './callGrants.js';
 
@@ -31,6 +32,8 @@ export interface RuntimeEvents {
   ready: BridgeInfo;
   /** A tool call waits for the user's approval: call `answer` (approvalRequests.ts); no listener: nobody asks. */
   approval: ApprovalRequest;
+  /** An agent called a tool with an MCP Apps view (runtime/appViews.ts); render it with `mountMcpApp`. */
+  appView: AppViewEvent;
 }
 
 export interface BackoffOptions {
@@ -86,6 +89,7 @@ export class RuntimeListeners {
     progress: new Set(),
     ready: new Set(),
     approval: new Set(),
+    appView: new Set(),
   };
 
   constructor(private readonly log: RuntimeLogger) {}

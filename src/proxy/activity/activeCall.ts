@@ -6,7 +6,7 @@
  * reference and the result only for a server that captures, until the record is made
  * (activityLog.ts, which loads this file).
  */
-import type { ActivityOutcome } from '../../shared/activity.js';
+import type { ActivityApp, ActivityOutcome } from '../../shared/activity.js';
 import type { RequestId, RpcErrorObject } from '../jsonrpc/jsonRpc.js';
 import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import type { ActiveCall } from './activityRecorder.js';
@@ -22,6 +22,8 @@ export class Call implements ActiveCall {
   bytesOut?: number;
   /** The result, kept only when its server captures (set by the session). */
   result?: Record<string, unknown>;
+  /** A call of a tool with an MCP Apps view (apps/viewTap.ts). */
+  app?: ActivityApp;
   /** The meta-tool it came through, and the tool that one named (`through`). */
   via?: string;
   private tool?: string;

@@ -94,6 +94,7 @@ export class ActivityLog implements ActivityRecorder {
     const name = call.name;
     if (name !== undefined) r.name = (call.namesUri ? recordedUri(this.opts.mask, name) : name).slice(0, 300);
     if (call.via !== undefined) r.via = call.via;
+    if (call.app !== undefined) r.app = call.app;
     if (call.bytesIn !== undefined) r.bytesIn = call.bytesIn;
     if (call.bytesOut !== undefined) r.bytesOut = call.bytesOut;
     if (call.error)

@@ -4,6 +4,7 @@
  * only, so a hub that neither records nor traces loads nothing of them.
  */
 import type { RequestId, RpcErrorObject, RpcResponse } from '../jsonrpc/jsonRpc.js';
+import type { ActivityApp } from '../../shared/activity.js';
 
 /** One request while it is handled; the session fills in what it learns (activeCall.ts). */
 export interface ActiveCall {
@@ -15,6 +16,8 @@ export interface ActiveCall {
   bytesOut?: number;
   /** The result, kept only when its server captures. */
   result?: Record<string, unknown>;
+  /** A call of a tool with an MCP Apps view (apps/viewTap.ts). */
+  app?: ActivityApp;
   /** It was answered with `error` (a timeout when the error says so). */
   failed(error: RpcErrorObject): void;
   /** A policy refused it; the error it is answered with stays `denied`. */

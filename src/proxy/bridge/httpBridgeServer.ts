@@ -44,6 +44,7 @@ import { StreamableEndpoint } from './streamableEndpoint.js';
 import { StreamUpgradeEndpoint } from './streamUpgradeEndpoint.js';
 import { within } from '../common/deadline.js';
 import type { ConfigRoutesOptions } from './configRoutes.js';
+import type { AppRoutesOptions } from '../apps/appRoutes.js';
 import { CONFIG_ROUTE_PATH } from './configRoutePath.js';
 import { handlePinRoute, PIN_ROUTE_PATH, type OnPinDecision } from './pinRoute.js';
 import {
@@ -101,12 +102,16 @@ export interface BridgeHttpOptions {
   staticDir?: string;
   /** Feeds `GET /activity` and `/activity/events` (activityRoute.ts); 404 when absent (the log is off). */
   activity?: () => ActivitySource | undefined;
+  /** MCP Apps views' routes (`/apps/views/*`, apps/appRoutes.ts), once their code loaded; 404 before. */
+  apps?: () => Omit<AppRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'> | undefined;
   logger?: Logger;
 }
 
 /** How long close() waits for transports to close and for sockets to end. */
 const CLOSE_STEP_MS = 2_000;
-const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity|agents)(\/|$)/;
+const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity|agents|apps)(\/|$)/;
+/** MCP Apps views' routes (apps/appRoutes.ts `APP_ROUTE_PATH`, kept here so the file loads on first use). */
+const APP_ROUTE_PATH = /^\/apps\/views\/([A-Za-z0-9_-]{1,64})(?:\/(call|read))?\/?$/;
 /** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
 const AGENT_LOADED_PATH = '/economy/sessions';
 const ACTIVITY_PATH = /^\/activity(\/events)?\/?$/;
@@ -281,6 +286,14 @@ export class BridgeHttpServer {
     if (action) {
       const o = { ...this.opts, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
       await handleServerAction(req, res, action[1], action[2] as ServerAction, o);
+      return;
+    }
+    const app = APP_ROUTE_PATH.exec(path);
+    const apps = app && this.opts.apps?.();
+    if (app && apps) {
+      const { handleAppRoute } = await import('../apps/appRoutes.js');
+      const o = { ...apps, maxBodyBytes: this.maxBodyBytes, bodyTimeoutMs: this.bodyTimeoutMs };
+      await handleAppRoute(req, res, app, o);
       return;
     }
     const activity = ACTIVITY_PATH.exec(path);

@@ -58,13 +58,14 @@ class OneShotTransport implements Transport {
   }
 }
 
-/** One request on a fresh in-process session of server `serverId`; never rejects. */
-async function oneShot(
+/** One request on a fresh in-process session of server `serverId`, as client `clientName`; never rejects. */
+export async function oneShot(
   open: SessionOpener,
   serverId: string,
   method: string,
   params: unknown,
   timeoutMs: number,
+  clientName = 'qiming-mcp-panel-test',
 ): Promise<{ ok: boolean; error?: string; result?: unknown }> {
   const t = new OneShotTransport();
   let timer: NodeJS.Timeout | undefined;
@@ -79,7 +80,7 @@ async function oneShot(
     const init = await t.request(1, 'initialize', {
       protocolVersion: LATEST_PROTOCOL_VERSION,
       capabilities: {},
-      clientInfo: { name: 'qiming-mcp-panel-test', version: '1' },
+      clientInfo: { name: clientName, version: '1' },
     });
     if (init.error) return { ok: false, error: rpcError(init.error) };
     t.notify('notifications/initialized');

@@ -15,10 +15,16 @@
  * or elicitation is, unless `tasks` is false. A session that lacks a part gets what the hub
  * decides (serverRequestRouter.ts): -32601 for a mode it did not declare, the request without
  * its `task` field for task augmentation it did not declare.
+ *
+ * MCP Apps (`io.modelcontextprotocol/ui`) is declared to every server unless the top-level
+ * `"apps": false` sets `apps: false` here: the proxy renders views itself (src/proxy/apps/),
+ * so no client needs to.
  */
+import { APPS_CAPABILITY, APPS_EXTENSION } from '../apps/appsExtension.js';
+
 export const CLIENT_CAPABILITY_NAMES = ['sampling', 'elicitation', 'roots', 'tasks'] as const;
 export type ClientCapabilityName = (typeof CLIENT_CAPABILITY_NAMES)[number];
-export type ClientCapabilityFlags = Partial<Record<ClientCapabilityName, boolean>>;
+export type ClientCapabilityFlags = Partial<Record<ClientCapabilityName | 'apps', boolean>>;
 
 /** The `capabilities` object of the proxy's `initialize` for these flags. */
 export function declaredCapabilities(flags: ClientCapabilityFlags = {}): Record<string, unknown> {
@@ -34,5 +40,6 @@ export function declaredCapabilities(flags: ClientCapabilityFlags = {}): Record<
     if (flags.elicitation) requests.elicitation = { create: {} };
     caps.tasks = { list: {}, cancel: {}, requests };
   }
+  if (flags.apps !== false) caps.extensions = { [APPS_EXTENSION]: APPS_CAPABILITY };
   return caps;
 }

@@ -82,6 +82,7 @@ const topSchema = z.looseObject(
     readyTimeoutMs: z.optional(ms(1)),
     toolTimeouts: z.optional(msMap()),
     clientCapabilities: z.optional(capabilityFlags()),
+    apps: z.optional(z.boolean({ error: must('true or false') })),
     toolExposure: z.optional(z.enum(TOOL_EXPOSURE, { error: oneOf(TOOL_EXPOSURE) })),
     toolBudgetTokens: z.optional(
       z
@@ -192,6 +193,8 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   const capabilityDefault = options.clientCapabilities;
   if (capabilityDefault)
     for (const s of servers) s.clientCapabilities = { ...capabilityDefault, ...s.clientCapabilities };
+  // MCP Apps off: not declared, and tools are listed whatever their visibility (src/proxy/apps/).
+  if (options.apps === false) for (const s of servers) s.clientCapabilities = { ...s.clientCapabilities, apps: false };
   return {
     top,
     config: {

@@ -34,6 +34,7 @@ import type { ResultStore } from './economy/resultStore.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
 import { META_CLIENT_INFO } from '../upstream/era/modernProtocol.js';
 import type { ActiveCall } from '../activity/activityRecorder.js';
+import type { ActivityApp } from '../../shared/activity.js';
 import { wireBytesOf } from '../common/wireBytes.js';
 
 /** The list methods, answered from the hub's merged cache: the list kind and the result field. */
@@ -89,6 +90,8 @@ export class DownstreamSession implements HeldSession {
   private storeLoading?: Promise<ResultStore>;
   private closing = false;
   private closed = false;
+  /** Calls of tools with an MCP Apps view: who gets each whole result (apps/viewTap.ts). */
+  private viewTaps?: Map<RequestId, (result: Record<string, unknown>) => void>;
   /** Requests being recorded (activity/), by id, from the first one the hub records. */
   private calls?: Map<RequestId, ActiveCall>;
 
@@ -116,6 +119,7 @@ export class DownstreamSession implements HeldSession {
         if (call) this.end(call);
         this.unanswered.delete(req.id);
         this.resultCaps?.delete(req.id);
+        this.viewTaps?.delete(req.id);
         this.cancelledEarly.delete(req.id);
         if (this.unanswered.size === 0) this.drained?.();
       });
@@ -146,6 +150,13 @@ export class DownstreamSession implements HeldSession {
   /** Records `id` as refused by a policy (activity/); the caller answers it (a tool call: policyRefusal.ts). */
   denied(id: RequestId, error: RpcErrorObject): void {
     this.calls?.get(id)?.denied(error);
+  }
+
+  /** Records `id` as a call of a tool with an MCP Apps view; `onResult` gets its whole result (apps/viewTap.ts). */
+  recordView(id: RequestId, app: ActivityApp, onResult: (result: Record<string, unknown>) => void): void {
+    const call = this.calls?.get(id);
+    if (call) call.app = app;
+    (this.viewTaps ??= new Map()).set(id, onResult);
   }
 
   /** Records and traces `id` as a call of tool `name` through `via` (`call_tool`). */
@@ -436,6 +447,7 @@ export class DownstreamSession implements HeldSession {
 
   /** Answers `id` with `result` (cut to its cap, if it has one and is over it), unless the session is closed. */
   reply(id: RequestId, result: Record<string, unknown>): Promise<void> {
+    this.viewTaps?.get(id)?.(result);
     const cap = this.resultCaps?.get(id);
     if (cap !== undefined) {
       this.resultCaps!.delete(id);

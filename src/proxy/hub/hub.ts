@@ -39,6 +39,8 @@ import type { ActivityLog } from '../activity/activityLog.js';
 import type { ActivitySetting } from '../config/configTypes.js';
 import type { ActivityRecorder } from '../activity/activityRecorder.js';
 import type { RequestTracer } from '../tracing/requestTracer.js';
+import { listedIn } from '../apps/toolAudience.js';
+import type { AppViewBook } from '../apps/appViewBook.js';
 
 export interface HubOptions {
   supervision?: Partial<SupervisionOptions>;
@@ -113,6 +115,8 @@ export class Hub implements SessionHost {
   activity?: ActivityLog;
   // What sessions record and trace their requests in: the log, the tracer (around the log), or neither.
   recorder?: ActivityRecorder;
+  /** What the bridge keeps for MCP Apps views (apps/appViewBook.ts); set by the bridge only. */
+  appViews?: AppViewBook;
   private tracer?: RequestTracer;
   private readonly activityLoad?: Promise<void>;
 
@@ -288,16 +292,17 @@ export class Hub implements SessionHost {
   toolsByServer(): { serverId: string; tool: Item }[] {
     const out: { serverId: string; tool: Item }[] = [];
     for (const u of this.upstreams.values())
-      if (u.isReady) for (const tool of this.toolsOf(u, false)) out.push({ serverId: u.id, tool });
+      if (u.isReady) for (const tool of this.toolsOf(u, {})) out.push({ serverId: u.id, tool });
     return out;
   }
 
-  /** `u`'s tools its filter lets through, as its own route (`single`) or an aggregate names them. */
-  private toolsOf(u: Upstream, single: boolean): Item[] {
+  /** `u`'s tools its filter and MCP Apps' visibility let through, as its own route (`single`) or an aggregate names them. */
+  private toolsOf(u: Upstream, scope: SessionScope): Item[] {
     const out: Item[] = [];
+    const single = scope.serverId !== undefined;
     for (const t of u.lists.tools) {
       const name = String(t.name);
-      if (this.toolAllowed(u, name))
+      if (this.toolAllowed(u, name) && listedIn(u, t, scope))
         out.push(single ? t : { ...t, name: this.names().tools.exposedName(u.id, name) ?? name });
     }
     return out;
@@ -309,7 +314,7 @@ export class Hub implements SessionHost {
     const out: Item[] = [];
     for (const u of this.inScope(scope)) {
       if (!u.isReady) continue;
-      if (kind === 'tools') out.push(...this.toolsOf(u, single));
+      if (kind === 'tools') out.push(...this.toolsOf(u, scope));
       else if (kind === 'prompts') {
         for (const p of u.lists.prompts)
           out.push(single ? p : { ...p, name: this.names().prompts.exposedName(u.id, String(p.name)) ?? p.name });

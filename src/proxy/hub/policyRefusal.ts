@@ -1,6 +1,6 @@
 /**
  * A tool call that a policy of the runtime refuses (the approval policy, the tool filters,
- * pinning's withheld tools), answered the way MCP 2025-11-25 answers a tool's own failure: a
+ * pinning's withheld tools, MCP Apps' visibility), answered the way MCP 2025-11-25 answers a tool's own failure: a
  * result with `isError: true` whose text says why and how to allow the tool. Clients give such a
  * result to their model ("Tool Execution Errors"), so the model can tell the user; many never
  * show it a JSON-RPC error. A JSON-RPC error stays for what cannot be routed at all (an unknown
@@ -15,7 +15,7 @@ import type { RoutingSession } from './sessionContracts.js';
 export const REFUSAL_META = 'dev.qiming/refusal';
 
 /** Which policy refused a call. */
-export type RefusingPolicy = 'approval' | 'filter' | 'pinning';
+export type RefusingPolicy = 'approval' | 'filter' | 'pinning' | 'visibility';
 
 /** What a refusal's `_meta` says besides its text. */
 export interface RefusalDetail {

@@ -19,6 +19,7 @@ import type { ToolExposure } from './economy/toolExposure.js';
 import type { ToolDrift } from '../../shared/status.js';
 import type { ActivityRecorder } from '../activity/activityRecorder.js';
 import type { AskUser } from './approval/approvalQuestion.js';
+import type { ActivityApp } from '../../shared/activity.js';
 
 /** One downstream request forwarded to an upstream and not yet answered. */
 export interface InFlight {
@@ -35,6 +36,8 @@ export interface SessionScope {
   exposure?: 'all';
   /** The ACP session's caller key an http entry carried (bridge/agentHeaders.ts): its calls' approval questions name it. */
   callerKey?: string;
+  /** A server's own app view (one server): its app-visible tools, not its model-visible ones (apps/toolAudience.ts). */
+  app?: boolean;
 }
 
 /** A session as the hub's routers see it (server-to-client requests, notifications, subscriptions). */
@@ -81,6 +84,8 @@ export interface RoutingSession extends HubSession {
   denied(id: RequestId, error: RpcErrorObject): void;
   /** Records and traces `id` as a call of the tool `name` through the meta-tool `via` (`call_tool`). */
   through(id: RequestId, via: string, name: string): void;
+  /** Records `id` as a call of a tool with an MCP Apps view; `onResult` gets its whole result (apps/viewTap.ts). */
+  recordView(id: RequestId, app: ActivityApp, onResult: (result: Record<string, unknown>) => void): void;
   /** The tool result answering `id` is cut to `u`'s `maxResultBytes` (aggregate sessions: economy/resultCap.ts). */
   capResult(id: RequestId, u: Upstream): void;
   /** Answers a resource request whose URI names a result this session kept; undefined for any other URI. */
@@ -135,6 +140,8 @@ export interface SessionHost extends HeldHost {
   readonly callerKey?: string;
   /** Who answers for the user when the approval policy says ask (the app, in the bridge); unset: nobody. */
   readonly askUser?: AskUser;
+  /** What the bridge keeps for MCP Apps views (apps/appViewBook.ts `AppViewBook`); unset: no call is tapped. */
+  readonly appViews?: { tap(s: RoutingSession, req: RpcRequest, u: Upstream, name: string): void };
   /** The aggregate scope's tools with the server of each, names as exposed. */
   toolsByServer(): { serverId: string; tool: Item }[];
   /** Something the status shows changed (a session's found tools, say). */

@@ -15,6 +15,7 @@ import { Hub } from '../hub/hub.js';
 import { BridgeHttpServer } from '../bridge/httpBridgeServer.js';
 import { generateToken, isLoopbackHost } from '../bridge/security.js';
 import { installLifecycle, lifecycleFlags } from '../cli/lifecycle.js';
+import type { BridgeApps } from '../apps/bridgeApps.js';
 import { loadRunConfig } from '../cli/loadCliConfig.js';
 import { UsageError, type CliOptions } from '../cli/cliArgs.js';
 import { errorText, type Logger } from '../common/logger.js';
@@ -191,6 +192,7 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     agentLoaded: feed,
     agentSessions: feed,
     activity: () => hub.activity,
+    apps: () => apps?.routes,
     handler: {
       connect: (transport, route) =>
         hub
@@ -254,6 +256,11 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
     throw err;
   }
   feed.setBridge({ state: 'starting', pid: process.pid, port: bound.port });
+  // MCP Apps views (apps/bridgeApps.ts): loaded beside the start, so the ready line never waits for them.
+  let apps: BridgeApps | undefined;
+  const appsStarted = import('../apps/bridgeApps.js')
+    .then(async (m) => (apps = await m.startBridgeApps(hub, panelDir(), bound.port, opts.host)))
+    .catch((err) => log.warn(`MCP Apps views are off: ${errorText(err)}`));
   let stopping = false;
   let unwatch: (() => void) | undefined;
   const lifecycle = installLifecycle({
@@ -268,7 +275,8 @@ export async function runBridgeMode(cliOpts: CliOptions, logger: Logger): Promis
       // Sessions first, while their HTTP streams are still open: a call in flight gets an
       // error now instead of its client waiting out its own timeout on a dead stream.
       await Promise.all([...hub.sessions].map((s) => s.close()));
-      await Promise.all([http.close(), hub.stop()]);
+      await appsStarted;
+      await Promise.all([http.close(), hub.stop(), apps?.close()]);
     },
   });
   if (stdinIsPipe()) {

@@ -11,7 +11,9 @@ import { resolveOwner } from './resolveOwner.js';
 import { withheldByPin } from './withheldByPin.js';
 import { ownerFound } from './ownerFound.js';
 import { allowedByFilter } from './allowedByFilter.js';
+import { appVisibility } from './appVisibility.js';
 import { approval } from './approval.js';
+import { appViewTap } from './appViewTap.js';
 import { callerStamp } from './callerStamp.js';
 import { capResult } from './capResult.js';
 import { toolTimeout } from './toolTimeout.js';
@@ -24,7 +26,9 @@ export const TOOL_CALL_STAGES: readonly ToolCallStage[] = [
   withheldByPin, // tool pinning: a drifted tool is refused, saying what changed
   ownerFound, // no ready server owns the name: unknown, or its server's state
   allowedByFilter, // the server's tool filters
+  appVisibility, // MCP Apps: a tool for the app view only is not the agent's, and the reverse
   approval, // the approval policy (a bridge upstream applies its own)
+  appViewTap, // MCP Apps: a call of a tool with a view is kept for the view, the app told
   callerStamp, // the caller named to a bridge, stripped for a server
   capResult, // an aggregate's result cut to maxResultBytes
   toolTimeout, // toolTimeouts, else the server's timeout

@@ -125,8 +125,9 @@ async function modernHandshake(
   const end = (opts.startedAt ?? Date.now()) + opts.timeoutMs;
   const left = () => Math.max(1, end - Date.now());
   // What the proxy can route to its clients (the entry's clientCapabilities), as for initialize,
-  // and the tasks extension: the proxy follows a task to its end for a 2025 client (hub/tasks/forLegacyClient.ts).
-  const clientCapabilities = { ...opts.capabilities, extensions: { [TASKS_EXTENSION]: {} } };
+  // with its extensions (MCP Apps), and the tasks extension: the proxy follows a task to its end for a 2025 client (hub/tasks/forLegacyClient.ts).
+  const declared = opts.capabilities.extensions as Record<string, unknown> | undefined;
+  const clientCapabilities = { ...opts.capabilities, extensions: { ...declared, [TASKS_EXTENSION]: {} } };
   const resources = new ModernResourceListen(peer, logger);
   speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);

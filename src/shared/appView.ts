@@ -1,0 +1,38 @@
+/**
+ * The MCP Apps contract between the runtime and a page: a call of a tool with a view as the
+ * bridge kept it (`GET /apps/views/<key>`), and what the app's `appView` event carries.
+ */
+import type { AppCsp } from './appCsp.js';
+
+/** A view's HTML and what its resource's `_meta.ui` asks of the host. */
+export interface AppViewResource {
+  uri: string;
+  html: string;
+  csp?: AppCsp;
+  permissions?: Record<string, unknown>;
+  prefersBorder?: boolean;
+}
+
+/** A call of a tool with a view, as the app's `appView` event tells it (no result: it may still run). */
+export interface AppViewEvent {
+  /** Its key: `GET /apps/views/<key>`, the activity record's `app.view`. */
+  key: string;
+  server: string;
+  tool: string;
+  resourceUri: string;
+  arguments: Record<string, unknown>;
+  /** When the call arrived (ISO 8601). */
+  at: string;
+  /** Claude Code's MCP `_meta["claudecode/toolUseId"]`: equal to its ACP `toolCallId`. */
+  toolUseId?: string;
+  /** The agent's `clientInfo.name`. */
+  client?: string;
+}
+
+/** A kept call with its view resource and the sandbox page, as `GET /apps/views/<key>` answers. */
+export interface KeptAppView extends AppViewEvent {
+  result?: Record<string, unknown>;
+  resource: AppViewResource;
+  /** The sandbox proxy page on another origin than the panel's; absent: the bridge serves none. */
+  sandbox?: string;
+}
