@@ -10,7 +10,9 @@ import { resolveOwner } from '../../../../src/proxy/hub/toolCall/resolveOwner.js
 import { withheldByPin } from '../../../../src/proxy/hub/toolCall/withheldByPin.js';
 import { ownerFound } from '../../../../src/proxy/hub/toolCall/ownerFound.js';
 import { allowedByFilter } from '../../../../src/proxy/hub/toolCall/allowedByFilter.js';
+import { appVisibility } from '../../../../src/proxy/hub/toolCall/appVisibility.js';
 import { approval } from '../../../../src/proxy/hub/toolCall/approval.js';
+import { appViewTap } from '../../../../src/proxy/hub/toolCall/appViewTap.js';
 import { callerStamp } from '../../../../src/proxy/hub/toolCall/callerStamp.js';
 import { capResult } from '../../../../src/proxy/hub/toolCall/capResult.js';
 import { toolTimeout } from '../../../../src/proxy/hub/toolCall/toolTimeout.js';
@@ -30,7 +32,9 @@ describe('the tool-call pipeline', () => {
       withheldByPin,
       ownerFound,
       allowedByFilter,
+      appVisibility,
       approval,
+      appViewTap,
       callerStamp,
       capResult,
       toolTimeout,
