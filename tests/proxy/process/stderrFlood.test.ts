@@ -7,13 +7,18 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliProcess, cleanup, configJson, readPids, sleep, tempDir, waitFor } from '../../helpers/cliProcess.js';
 import { FIXTURES } from '../../helpers/paths.js';
-import { sampleRss } from '../../helpers/procRss.js';
+import { rssMiB, sampleRss } from '../../helpers/procRss.js';
 
 afterEach(cleanup);
 
 const FLOOD = join(FIXTURES, 'floodServer.mjs');
 const FLOOD_MS = 8000;
-const RSS_LIMIT_MIB = 150;
+/**
+ * The most the proxy may grow over its RSS once initialized while the flood lasts. Bounded
+ * buffers grow it by about 50 MiB under Node 20 and 90 under Node 24, whose V8 collects later;
+ * an unbounded one grows by hundreds within the flood.
+ */
+const GROWTH_LIMIT_MIB = 150;
 /**
  * The bound on the slowest ping during the flood: a proxy that answers promptly does in tens
  * of ms, a few hundred on a loaded machine; one whose input waits behind its stderr does not
@@ -30,13 +35,14 @@ function start(env: NodeJS.ProcessEnv = {}): { p: CliProcess; pidFile: string } 
   return { p, pidFile };
 }
 
-/** Floods for FLOOD_MS, pinging every 500 ms; returns the RSS peak and the slowest ping. */
+/** Floods for FLOOD_MS, pinging every 500 ms; returns the RSS growth over the initialized proxy's and the slowest ping. */
 async function floodWhilePinging(p: CliProcess): Promise<{ peak: number; slowestPingMs: number }> {
   await p.initialize();
+  const base = rssMiB(p.pid) ?? 0;
   const rss = sampleRss(p.pid);
   let slowest = 0;
   const until = Date.now() + FLOOD_MS;
-  for (let id = 100; Date.now() < until && rss.peak < 4 * RSS_LIMIT_MIB; id++) {
+  for (let id = 100; Date.now() < until && rss.peak - base < 4 * GROWTH_LIMIT_MIB; id++) {
     const t0 = Date.now();
     p.send({ jsonrpc: '2.0', id, method: 'ping' });
     await p.reply(id, 5000);
@@ -50,16 +56,16 @@ async function floodWhilePinging(p: CliProcess): Promise<{ peak: number; slowest
     params: { name: 'flood__echo', arguments: { text: 'still here' } },
   });
   expect((await p.reply(2, 5000)).result.content[0].text).toBe('still here');
-  return { peak: rss.stop(), slowestPingMs: slowest };
+  return { peak: rss.stop() - base, slowestPingMs: slowest };
 }
 
 describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server', () => {
-  it('keeps the proxy under 150 MB and answering when nobody reads its stderr', async () => {
+  it('keeps the proxy within 150 MB of its start and answering when nobody reads its stderr', async () => {
     const { p, pidFile } = start();
     p.child.stderr!.pause();
     const { peak, slowestPingMs } = await floodWhilePinging(p);
     readPids(pidFile);
-    console.log(`stderr unread: RSS peak ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms`);
+    console.log(`stderr unread: RSS growth ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms`);
     // Reading again works: what is queued arrives, up to the latest lines.
     let seen = '';
     p.child.stderr!.on('data', (d: Buffer) => {
@@ -69,7 +75,7 @@ describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server'
     await waitFor(() => seen.includes('[info] [flood] flood line'), 5000, 'queued stderr lines');
     p.child.stdin!.end();
     await p.waitExit(10_000);
-    expect(peak).toBeLessThan(RSS_LIMIT_MIB);
+    expect(peak).toBeLessThan(GROWTH_LIMIT_MIB);
     expect(slowestPingMs).toBeLessThan(PROMPT_PING_MS);
   });
 
@@ -88,9 +94,9 @@ describe.skipIf(process.platform !== 'linux')('stderr flood from a stdio server'
     await p.waitExit(10_000);
     const fileBytes = statSync(logFile).size;
     console.log(
-      `stderr read: RSS peak ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms, stderr ${stderrBytes} B, log file ${fileBytes} B`,
+      `stderr read: RSS growth ${peak.toFixed(0)} MiB, slowest ping ${slowestPingMs} ms, stderr ${stderrBytes} B, log file ${fileBytes} B`,
     );
-    expect(peak).toBeLessThan(RSS_LIMIT_MIB);
+    expect(peak).toBeLessThan(GROWTH_LIMIT_MIB);
     expect(slowestPingMs).toBeLessThan(PROMPT_PING_MS);
     // Rate-limited: well under a megabyte per second of flooding, on both surfaces.
     expect(stderrBytes).toBeLessThan(4 * 1024 * 1024);
