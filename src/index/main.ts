@@ -61,6 +61,14 @@ export { ManagementService, type ManagementServiceOptions } from '../main/config
 export { AgentSelectionStore, selectServers, KNOWN_AGENTS, type ServerPlan } from '../main/config/agentSelection.js';
 export { registerManagementHandlers } from '../main/app/managementIpc.js';
 export { registerInstallHandlers } from '../main/app/installIpc.js';
+export { registerAppViewHandlers } from '../main/app/appViewIpc.js';
+export {
+  APP_VIEW_SCHEME,
+  APP_VIEW_SANDBOX_URL,
+  privilegeAppViewScheme,
+  serveAppViewScheme,
+  type ProtocolLike,
+} from '../main/app/appViewProtocol.js';
 export { InstallService, type InstallServiceOptions } from '../main/install/installService.js';
 export { bundlePathsIn, isBundlePath } from '../main/install/bundleFiles.js';
 export { askWithDialog, approvalBox, APPROVAL_BUTTONS, type DialogLike } from '../main/app/approvalDialog.js';

@@ -31,6 +31,7 @@ export {
   CALLER_KEY_ENV,
 } from './common/envNames.js';
 export { browserUrl, urlKind } from './common/browserUrl.js';
+export { sandboxAnswer, type SandboxAnswer } from './apps/sandboxFiles.js';
 export { ConfigStore, changeFrom } from './config/configStore.js';
 export { MAX_CONFIG_DEPTH, depthMessage, valueNestsDeeper } from './config/jsonDepth.js';
 export { loginPath, handLoginPath, discoverLoginPath, type LoginPath } from './process/loginPath.js';

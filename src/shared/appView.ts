@@ -25,7 +25,7 @@ export interface AppViewEvent {
   at: string;
   /** Claude Code's MCP `_meta["claudecode/toolUseId"]`: equal to its ACP `toolCallId`. */
   toolUseId?: string;
-  /** The agent's `clientInfo.name`. */
+  /** The agent: its `clientInfo.name`, or the name its stdio proxy carries in the call (`dev.qiming/caller`). */
   client?: string;
 }
 

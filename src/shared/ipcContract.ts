@@ -45,6 +45,8 @@ export const IPC_CHANNELS = {
   /** main -> renderer: a bundle was opened; the page takes it with `installTakeOpened`. */
   installOpened: 'mcp:install:opened',
   installTakeOpened: 'mcp:install:take-opened',
+  /** An MCP Apps view's `ui/open-link`: the system browser, http(s) only (main/app/appViewIpc.ts). */
+  appOpenLink: 'mcp:app:open-link',
 } as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
@@ -116,6 +118,8 @@ export interface McpRuntimeApi extends Partial<ManagementIpcApi>, Partial<Instal
   signOut(id: string): Promise<RestartResult>;
   /** Accepts or rejects a tool's drifted definition (tool pinning; `hash` from the drift in the status). */
   decidePin?(id: string, tool: string, decision: 'accept' | 'reject', hash: string): Promise<RestartResult>;
+  /** Opens an MCP Apps view's link (`ui/open-link`) in the system browser: http(s) URLs only. */
+  openAppLink?(url: string): Promise<RestartResult>;
   /** Called when the app was asked to open a `.mcpb` (then `takeOpenedBundles`); returns the unsubscribe function. */
   onBundleOpened?(cb: () => void): () => void;
 }

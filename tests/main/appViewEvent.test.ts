@@ -1,7 +1,8 @@
 // McpRuntime's `appView` event: an agent's call of a tool with an MCP Apps view, through the
 // app's real bridge, is told to the app with the server, the tool, the arguments, the key the
 // view is fetched by, and Claude Code's `_meta["claudecode/toolUseId"]` (its ACP toolCallId);
-// a call of a tool without a view is not told.
+// a call of a tool without a view is not told. Through an ACP agent's stdio proxy (AcpEngine
+// driving the fixture agent), the client named is the agent, not its proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,9 +12,14 @@ import type { AppViewEvent } from '../../src/shared/appView.js';
 import type { KeptAppView } from '../../src/shared/appView.js';
 import { cleanupRuntimes, ensureCli, FIXTURES, memoryLogger, tempDir, writeConfig } from './mainHarness.js';
 import { waitFor } from '../helpers/waitFor.js';
+import { AcpEngine } from '../../src/main/acp/acpEngine.js';
+import { DEFAULT_ENTRY_NAME } from '../../src/main/acp/acp.js';
+import { nodeCommand } from '../../src/main/runtime/cliPath.js';
+import { descendantsOf } from '../helpers/procTree.js';
 
 let runtime: McpRuntime;
 let client: Client;
+let engine: AcpEngine | undefined;
 let bridge: { url: string; token: string };
 const pids = new Set<number>();
 const told: AppViewEvent[] = [];
@@ -41,6 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close().catch(() => undefined);
+  await engine?.stop({ deadlineMs: 3000 });
   expect(await cleanupRuntimes([runtime], pids)).toEqual([]);
 });
 
@@ -70,5 +77,38 @@ describe('the appView event', () => {
     expect(kept.resource.html).toContain('Note view');
     expect(kept.resource.csp).toEqual({ connectDomains: [] });
     expect(new URL(kept.sandbox!).port).not.toBe(new URL(bridge.url).port);
+  });
+
+  it('names the ACP agent that made the call, not its stdio proxy', async () => {
+    engine = new AcpEngine({
+      command: process.execPath,
+      args: [join(FIXTURES, 'acpAgent.mjs')],
+      runtime,
+      mcp: { cliPath: ensureCli(), node: nodeCommand() },
+      logger: memoryLogger().logger,
+    });
+    await engine.start();
+    pids.add(engine.pid!);
+    const { sessionId } = await engine.newSession(tempDir('qiming-app-view-cwd-'));
+    for (const p of descendantsOf(engine.pid!)) pids.add(p);
+    const before = told.length;
+    const res = await engine.conn.agent.request('session/prompt', {
+      sessionId,
+      prompt: [
+        { type: 'text', text: `call ${DEFAULT_ENTRY_NAME} notes__show_note ${JSON.stringify({ text: 'acp' })}` },
+      ],
+    });
+    expect((res._meta as { result?: unknown }).result).toMatchObject({ content: [{ text: 'note: acp' }] });
+    const v = await waitFor(() => told[before], 15_000, 'the appView event of the agent’s call');
+    expect(v).toMatchObject({
+      server: 'notes',
+      tool: 'show_note',
+      arguments: { text: 'acp' },
+      client: 'fixture-agent',
+    });
+    const kept = (await (
+      await fetch(`${bridge.url}/apps/views/${v.key}`, { headers: { Authorization: `Bearer ${bridge.token}` } })
+    ).json()) as KeptAppView;
+    expect(kept.client).toBe('fixture-agent');
   });
 });

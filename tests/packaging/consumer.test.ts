@@ -27,7 +27,7 @@ import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-/** What the preload exposes: status, restart, the panel's server management, sign-in, pin decisions, activity. */
+/** What the preload exposes: status, restart, the panel's server management, sign-in, pin decisions, activity, app view links. */
 const API_METHODS = [
   'activity',
   'callTool',
@@ -44,6 +44,7 @@ const API_METHODS = [
   'listTools',
   'onBundleOpened',
   'onStatus',
+  'openAppLink',
   'previewImport',
   'restart',
   'serverLog',

@@ -15,6 +15,7 @@ import { registerManagementHandlers } from './managementIpc.js';
 import type { ManagementIpcApi } from '../../shared/ipcContract.js';
 import type { InstallIpcApi } from '../../shared/install.js';
 import { registerInstallHandlers } from './installIpc.js';
+import { registerAppViewHandlers } from './appViewIpc.js';
 import {
   installQuitSequence,
   type PowerMonitorLike,
@@ -86,6 +87,11 @@ export interface AttachToAppOptions {
    * asked to open), e.g. an `InstallService` (install/installService.ts); absent: no Browse.
    */
   install?: InstallIpcApi;
+  /**
+   * Opens an http(s) URL in the system browser (e.g. `shell.openExternal`): given, an MCP Apps
+   * view's `ui/open-link` is served (appViewIpc.ts, which checks the URL first).
+   */
+  openExternal?: (url: string) => Promise<void>;
   /** Stopped at quit in parallel with the runtime (e.g. ACP engines, whose agents use it). */
   alsoStop?: readonly Stoppable[];
   /** Default: nothing is logged. electron-log's `log.scope('mcp')` fits. */
@@ -136,6 +142,9 @@ export function attachToApp(
   );
   const removeManagement = options.management
     ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl })
+    : () => undefined;
+  const removeAppViews = options.openExternal
+    ? registerAppViewHandlers(ipcMain, options.openExternal, { pageUrl: options.pageUrl })
     : () => undefined;
   const removeInstall = options.install
     ? registerInstallHandlers(ipcMain, options.install, { pageUrl: options.pageUrl })
@@ -191,6 +200,7 @@ export function attachToApp(
       removeHandlers();
       removeManagement();
       removeInstall();
+      removeAppViews();
       offStatus();
     },
   };

@@ -66,6 +66,7 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
       ipc.on(channel, listener);
       return () => void ipc.removeListener(channel, listener);
     },
+    openAppLink: (url) => ipc.invoke(checked(IPC_CHANNELS.appOpenLink), String(url)) as Promise<RestartResult>,
     decidePin: (id, tool, decision, hash) =>
       ipc.invoke(
         checked(IPC_CHANNELS.pinDecision),

@@ -11,7 +11,7 @@
  * (macOS `open-file`; elsewhere a path on the command line, of this launch or of a second
  * one) is planned through the bridge and its consent shown by the page.
  */
-import { app, BrowserWindow, dialog, ipcMain, powerMonitor, safeStorage, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, powerMonitor, protocol, safeStorage, shell } from 'electron';
 import log from 'electron-log/main';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +34,8 @@ import {
   McpRuntime,
   nodeCommand,
   OAUTH_DIR_ENV,
+  privilegeAppViewScheme,
+  serveAppViewScheme,
   appSecretEnv,
   appSecretStore,
   oauthStoreKey,
@@ -142,6 +144,8 @@ function setupRuntime(): AttachedApp {
       secrets: appSecretStore(oauthKey),
     }),
     install: installs,
+    // An MCP Apps view's ui/open-link: checked (http(s) only) before the system browser.
+    openExternal: async (url) => shell.openExternal(externalUrl(url)),
   });
 }
 
@@ -152,6 +156,8 @@ function openBundle(path: string): void {
 }
 
 let attached: AttachedApp | undefined;
+// MCP Apps views in the window get an origin of their own (the page is file://): privileged before ready.
+privilegeAppViewScheme(protocol);
 if (primary) {
   try {
     attached = setupRuntime();
@@ -178,6 +184,7 @@ app.on('window-all-closed', () => {
 app.whenReady().then(
   () => {
     if (!primary) return;
+    serveAppViewScheme(protocol, paths.rendererDir);
     createWindow();
     app.on('activate', () => {
       if (BrowserWindow.getAllWindows().length === 0) createWindow();

@@ -2,7 +2,11 @@
  * The bridge's routes for MCP Apps views (behind the bearer token, like every API route):
  *   GET  /apps/views/<key>        a kept call of a tool with a view: server, tool, arguments,
  *                                  result, and its view resource (fetched, checked, pinned);
- *                                  `sandbox`: the sandbox proxy page on the second loopback origin
+ *                                  `sandbox`: the sandbox proxy page on the second loopback origin;
+ *                                  409 with `drift` {server, uri, hash, pinned} when the
+ *                                  resource differs from its pin (apps/viewPins.ts)
+ *   POST /apps/views/<key>/accept {hash}               the user accepts that drift: the view's
+ *                                  resource with that hash becomes its pin
  *   POST /apps/views/<key>/call   {name, arguments}  the view's `tools/call`
  *   POST /apps/views/<key>/read   {uri}              the view's `resources/read`
  * A view's requests go to its own server only, on a session scoped to its app view (its
@@ -16,7 +20,7 @@ import { oneShot } from '../bridge/toolTestCall.js';
 import type { Upstream } from '../upstream/upstream.js';
 import type { AppViewBook } from './appViewBook.js';
 
-export const APP_ROUTE_PATH = /^\/apps\/views\/([A-Za-z0-9_-]{1,64})(?:\/(call|read))?\/?$/;
+export const APP_ROUTE_PATH = /^\/apps\/views\/([A-Za-z0-9_-]{1,64})(?:\/(call|read|accept))?\/?$/;
 
 export interface AppRoutesOptions {
   book: AppViewBook;
@@ -49,7 +53,10 @@ export async function handleAppRoute(
     const u = o.upstream(view.server);
     if (!u) return sendError(res, 404, `no server "${view.server}"`);
     const resource = await o.book.resource(u, view.resourceUri, u.entry.timeoutMs);
-    if (!resource.ok) return sendError(res, 502, resource.error);
+    if (!resource.ok)
+      return resource.drift
+        ? sendError(res, 409, resource.error, { drift: resource.drift })
+        : sendError(res, 502, resource.error);
     const { bytes: _bytes, ...shown } = view;
     return sendJson(res, 200, { ...shown, resource: resource.resource, sandbox: o.sandboxUrl() });
   }
@@ -64,6 +71,13 @@ export async function handleAppRoute(
   const body = (read.value ?? {}) as Record<string, unknown>;
   const client = viewClientName(view.server, view.tool);
   const timeoutMs = o.callTimeoutMs ?? 60_000;
+  if (action === 'accept') {
+    const u = o.upstream(view.server);
+    if (!u) return sendError(res, 404, `no server "${view.server}"`);
+    if (typeof body.hash !== 'string') return sendError(res, 400, 'expected {"hash": "<the drift\'s hash>"}');
+    const error = o.book.accept(u, view.resourceUri, body.hash);
+    return error === undefined ? sendJson(res, 200, { accepted: body.hash }) : sendError(res, 400, error);
+  }
   if (action === 'call') {
     const args = body.arguments ?? {};
     if (typeof body.name !== 'string' || typeof args !== 'object' || args === null || Array.isArray(args))

@@ -3,7 +3,9 @@
  * arguments and whole result, before any cut for the agent), in a ring bounded in count and
  * bytes, found by a random key that its activity record carries; and each server's view
  * resources (`ui://`), fetched once with `resources/read`, the mime type checked, bounded in
- * size, the first one seen pinned: a later fetch that differs is a drift, not shown.
+ * size, and checked against its pin on disk (viewPins.ts, kept like the tool pins, per launch):
+ * a resource that differs from the one first shown is a drift, not shown until the user accepts
+ * it (under the server's pinning `block`; `warn` shows it, `off` pins nothing).
  */
 import type { Upstream } from '../upstream/upstream.js';
 import { randomKey } from '../common/randomKeys.js';
@@ -11,6 +13,8 @@ import { APP_MIME_TYPE } from './appsExtension.js';
 import type { RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { RoutingSession } from '../hub/sessionContracts.js';
 import { tapView, type KeptView } from './viewTap.js';
+import type { PinningMode } from '../../shared/status.js';
+import type { ViewDrift, ViewPins } from './viewPins.js';
 
 export type { KeptView } from './viewTap.js';
 
@@ -23,7 +27,8 @@ export interface ViewResource {
   prefersBorder?: boolean;
 }
 
-export type ResourceAnswer = { ok: true; resource: ViewResource } | { ok: false; error: string };
+export type ResourceAnswer =
+  { ok: true; resource: ViewResource; drift?: ViewDrift } | { ok: false; error: string; drift?: ViewDrift };
 
 /** Calls kept at most, and their bytes (arguments and result as JSON) at most. */
 export const MAX_VIEWS = 100;
@@ -34,10 +39,15 @@ export const MAX_RESOURCE_BYTES = 4 * 1024 * 1024;
 export class AppViewBook {
   private readonly views = new Map<string, KeptView>();
   private bytes = 0;
-  /** Per server: each view URI's pinned resource (the first seen) and its fingerprint. */
-  private readonly resources = new Map<string, Map<string, { resource: ViewResource; print: string }>>();
   /** Hears of each call with a view as it begins (the bridge tells the app). */
   onView?: (view: KeptView) => void;
+
+  constructor(
+    /** The view pins (none: nothing pinned, as in a hub without tool pins). */
+    private readonly pins?: ViewPins,
+    /** A server's pinning (pinning/pinBook.ts `modeOf`). */
+    private readonly modeOf: (serverId: string) => PinningMode = () => 'block',
+  ) {}
 
   /** routeRequest.ts's hook: taps a call of tool `name` of `u` when it has a view (viewTap.ts). */
   tap(s: RoutingSession, req: RpcRequest, u: Upstream, name: string): void {
@@ -73,26 +83,21 @@ export class AppViewBook {
     }
   }
 
-  /** The view resource `uri` of `u`: fetched on first use, then the pinned one (a changed one is refused as a drift). */
+  /** The view resource `uri` of `u`, checked against its pin (a drift is refused under `block`). */
   async resource(u: Upstream, uri: string, timeoutMs: number): Promise<ResourceAnswer> {
     const fetched = await readViewResource(u, uri, timeoutMs);
-    if (!fetched.ok) return fetched;
-    const pins = this.resources.get(u.id) ?? new Map<string, { resource: ViewResource; print: string }>();
-    this.resources.set(u.id, pins);
-    const print = JSON.stringify(fetched.resource);
-    const pinned = pins.get(uri);
-    if (!pinned) {
-      pins.set(uri, { resource: fetched.resource, print });
-      return fetched;
-    }
-    if (pinned.print !== print)
-      return { ok: false, error: `the view ${uri} of server "${u.id}" changed since it was first shown (a drift)` };
-    return { ok: true, resource: pinned.resource };
+    const mode = this.modeOf(u.id);
+    if (!fetched.ok || !this.pins || mode === 'off') return fetched;
+    const pinned = this.pins.check(u.entry, uri, fetched.resource);
+    if (pinned.ok) return fetched;
+    if (mode === 'warn' && pinned.drift) return { ...fetched, drift: pinned.drift };
+    return pinned;
   }
 
-  /** A server was replaced or removed: its pinned views go with it. */
-  forget(serverId: string): void {
-    this.resources.delete(serverId);
+  /** The user accepted view `uri` of `u` as `hash` (a drift's): it is pinned. An error, or undefined. */
+  accept(u: Upstream, uri: string, hash: string): string | undefined {
+    if (!this.pins) return 'view pinning is off';
+    return this.pins.accept(u.entry, uri, hash);
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * MCP Apps in the bridge, started beside its start (never before its ready line): the book of
- * kept views on the hub (so calls with a view are tapped), the sandbox origin (a second
+ * kept views on the hub (so calls with a view are tapped; its view pins in the tool pins' folder), the sandbox origin (a second
  * loopback listener serving the built panel's sandbox files), the `/apps/views/*` routes, and
  * each call with a view told to the app over IPC (`{"type": "app-view"}`: McpRuntime's `appView`).
  */
@@ -8,6 +8,7 @@ import type { Hub } from '../hub/hub.js';
 import { AppViewBook, type KeptView } from './appViewBook.js';
 import type { AppRoutesOptions } from './appRoutes.js';
 import { SandboxServer } from './sandboxServer.js';
+import { ViewPins } from './viewPins.js';
 
 export interface BridgeApps {
   routes: Omit<AppRoutesOptions, 'maxBodyBytes' | 'bodyTimeoutMs'>;
@@ -38,7 +39,8 @@ export async function startBridgeApps(
   port: number,
   host = '127.0.0.1',
 ): Promise<BridgeApps> {
-  const book = new AppViewBook();
+  const pins = hub.pins;
+  const book = new AppViewBook(pins && new ViewPins(pins.dir), (id) => pins?.modeOf(id) ?? 'off');
   const origins = [`http://${host}:${port}`, `http://localhost:${port}`];
   const sandbox = panelDir === undefined ? undefined : new SandboxServer(panelDir, () => origins, host);
   await sandbox?.listen();

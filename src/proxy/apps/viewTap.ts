@@ -10,6 +10,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession } from '../hub/sessionContracts.js';
 import { viewUriOf } from './appsExtension.js';
 import { toolNamed } from './toolAudience.js';
+import { callerOf } from '../hub/approval/callerTaken.js';
 
 /** The MCP `_meta` key under which Claude Code sends its tool use id (its ACP `toolCallId`). */
 export const CLAUDE_TOOL_USE_ID = 'claudecode/toolUseId';
@@ -22,7 +23,10 @@ export interface KeptView {
   resourceUri: string;
   /** The agent's MCP `_meta["claudecode/toolUseId"]` (Claude's ACP `toolCallId`), when it sent one. */
   toolUseId?: string;
-  /** The client (agent) that made the call. */
+  /**
+   * The agent that made the call: the one its stdio proxy names in the call's `_meta`
+   * (`dev.qiming/caller`, hub/approval/callerMeta.ts), else the session's own client.
+   */
   client?: string;
   arguments: Record<string, unknown>;
   /** The whole result; absent while the call runs, and when it failed. */
@@ -54,13 +58,14 @@ export function tapView(
   const meta = p._meta as Record<string, unknown> | undefined;
   const toolUseId = meta?.[CLAUDE_TOOL_USE_ID];
   const args = p.arguments && typeof p.arguments === 'object' ? (p.arguments as Record<string, unknown>) : {};
+  const client = callerOf(p)?.name ?? s.clientName;
   const kept = book.begin({
     server: u.id,
     tool: name,
     resourceUri,
     arguments: args,
     ...(typeof toolUseId === 'string' ? { toolUseId: toolUseId.slice(0, 200) } : {}),
-    ...(s.clientName !== undefined ? { client: s.clientName } : {}),
+    ...(client !== undefined ? { client } : {}),
   });
   s.recordView(req.id, { resourceUri, view: kept.key }, (result) => book.answered(kept, result));
   told?.(kept);

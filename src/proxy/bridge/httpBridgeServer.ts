@@ -111,7 +111,7 @@ export interface BridgeHttpOptions {
 const CLOSE_STEP_MS = 2_000;
 const API_PATH = /^\/(mcp|sse|messages|health|status|events|servers|config|economy|install|activity|agents|apps)(\/|$)/;
 /** MCP Apps views' routes (apps/appRoutes.ts `APP_ROUTE_PATH`, kept here so the file loads on first use). */
-const APP_ROUTE_PATH = /^\/apps\/views\/([A-Za-z0-9_-]{1,64})(?:\/(call|read))?\/?$/;
+const APP_ROUTE_PATH = /^\/apps\/views\/([A-Za-z0-9_-]{1,64})(?:\/(call|read|accept))?\/?$/;
 /** Where agents' proxies report the tools their sessions loaded (hub/economy/loadedReport.ts `LOADED_REPORT_PATH`). */
 const AGENT_LOADED_PATH = '/economy/sessions';
 const ACTIVITY_PATH = /^\/activity(\/events)?\/?$/;

@@ -1,0 +1,121 @@
+// MCP Apps views in the app's window, through the built main process with a fake electron:
+// the `qiming-app` scheme is privileged before ready and serves the sandbox page (the view's
+// CSP from its `csp` parameter, framed only by file: pages) and its relay, nothing else; a
+// view's `ui/open-link` from the app's page opens an http(s) URL in the system browser and
+// refuses any other scheme before the opener, as a sign-in page is.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
+import type { RuntimeStatus } from '../../src/shared/status.js';
+import { APP_VIEW_SANDBOX_URL, APP_VIEW_SCHEME } from '../../src/main/app/appViewProtocol.js';
+import {
+  ensureCli,
+  FIXTURES,
+  killQuietly,
+  notRunning,
+  removeTempDirs,
+  ROOT,
+  tempDir,
+  waitAllNotRunning,
+  waitFor,
+  writeConfig,
+} from './mainHarness.js';
+
+const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
+type Msg = { type: string; [k: string]: unknown };
+type Answer = { status: number; headers: Record<string, string>; body: string };
+let child: ChildProcess | undefined;
+const pids = new Set<number>();
+
+afterAll(async () => {
+  if (child && child.exitCode === null) killQuietly(child.pid);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  const left = await waitAllNotRunning([...pids], 3000);
+  removeTempDirs();
+  expect(left).toEqual([]);
+});
+
+describe('MCP Apps views in the app (built main, fake electron)', () => {
+  it('serves the sandbox origin on its own scheme and opens only http(s) links', async () => {
+    ensureCli();
+    expect(existsSync(MAIN), 'dist/main/main.cjs (tests/globalSetup.ts builds it)').toBe(true);
+    const root = tempDir();
+    mkdirSync(join(root, 'userData'), { recursive: true });
+    writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: {} });
+    const messages: Msg[] = [];
+    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
+      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.on('message', (m: Msg) => messages.push(m));
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    pids.add(child.pid!);
+    let nextId = 1;
+    const pageUrl = pathToFileURL(join(ROOT, 'dist', 'renderer', 'index.html')).href;
+    const ask = (m: Record<string, unknown>) => {
+      const id = nextId++;
+      child!.send({ ...m, id });
+      return waitFor(
+        () =>
+          messages.find((x) => x.type === 'result' && x.id === id) as
+            { ok: boolean; value?: unknown; error?: string } | undefined,
+        15_000,
+        `result of ${JSON.stringify(m)} (stderr: ${stderr.slice(-2000)})`,
+      );
+    };
+    const invoke = (channel: string, ...args: unknown[]) => ask({ type: 'invoke', channel, url: pageUrl, args });
+    const get = async (url: string) => (await ask({ type: 'protocol', url })).value as Answer;
+
+    const status = await waitFor(
+      async () => {
+        const s = (await invoke(IPC_CHANNELS.getStatus)).value as RuntimeStatus | undefined;
+        return s?.bridge.state === 'ready' ? s : undefined;
+      },
+      30_000,
+      `a ready bridge (stderr: ${stderr.slice(-2000)})`,
+    );
+    pids.add(status.bridge.pid!);
+
+    const privileged = messages.find((m) => m.type === 'protocol.privileged') as { schemes: unknown[] } | undefined;
+    expect(privileged?.schemes).toEqual([
+      { scheme: APP_VIEW_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    ]);
+    const csp = encodeURIComponent(JSON.stringify({ connectDomains: ['https://api.example.com'] }));
+    const page = await get(`${APP_VIEW_SANDBOX_URL}?csp=${csp}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toContain('https://api.example.com');
+    expect(page.headers['content-security-policy']).toMatch(/frame-ancestors file:$/);
+    expect(page.body).toContain('sandbox.js');
+    expect((await get(`${APP_VIEW_SCHEME}://sandbox/sandbox.js`)).status).toBe(200);
+    // Nothing else of the panel, and no other host of the scheme.
+    expect((await get(`${APP_VIEW_SCHEME}://sandbox/index.html`)).status).toBe(404);
+    expect((await get(`${APP_VIEW_SCHEME}://other/sandbox.html`)).status).toBe(404);
+
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://attacker.example/share']) {
+      const r = await invoke(IPC_CHANNELS.appOpenLink, url);
+      expect(r.value).toEqual({ ok: false, error: expect.stringMatching(/only http\(s\) URLs go to a browser$/) });
+    }
+    expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
+    expect((await invoke(IPC_CHANNELS.appOpenLink, 'https://example.com/docs?a=1')).value).toEqual({ ok: true });
+    expect(messages.filter((m) => m.type === 'openExternal').map((m) => m.url)).toEqual([
+      'https://example.com/docs?a=1',
+    ]);
+    // Only the app's own page may ask.
+    const stranger = await ask({
+      type: 'invoke',
+      channel: IPC_CHANNELS.appOpenLink,
+      url: 'https://evil.example/',
+      args: ['https://example.com/'],
+    });
+    expect(stranger).toMatchObject({ ok: false, error: expect.stringContaining('sender not allowed') });
+
+    child.send({ type: 'quit' });
+    expect(await exited).toBe(0);
+  });
+});
