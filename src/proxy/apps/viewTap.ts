@@ -10,7 +10,7 @@ import type { Upstream } from '../upstream/upstream.js';
 import type { RoutingSession } from '../hub/sessionContracts.js';
 import { viewUriOf } from './appsExtension.js';
 import { toolNamed } from './toolAudience.js';
-import { callerOf } from '../hub/approval/callerTaken.js';
+import { CALLER_META } from '../hub/approval/callerMeta.js';
 
 /** The MCP `_meta` key under which Claude Code sends its tool use id (its ACP `toolCallId`). */
 export const CLAUDE_TOOL_USE_ID = 'claudecode/toolUseId';
@@ -58,7 +58,7 @@ export function tapView(
   const meta = p._meta as Record<string, unknown> | undefined;
   const toolUseId = meta?.[CLAUDE_TOOL_USE_ID];
   const args = p.arguments && typeof p.arguments === 'object' ? (p.arguments as Record<string, unknown>) : {};
-  const client = callerOf(p)?.name ?? s.clientName;
+  const client = namedCaller(meta) ?? s.clientName;
   const kept = book.begin({
     server: u.id,
     tool: name,
@@ -69,4 +69,16 @@ export function tapView(
   });
   s.recordView(req.id, { resourceUri, view: kept.key }, (result) => book.answered(kept, result));
   told?.(kept);
+}
+
+/**
+ * The agent's name a call's `_meta` carries from its stdio proxy (callerMeta.ts), read here, not
+ * with the approval file's reader: this file loads at the bridge's start and that one on the
+ * first tool call.
+ */
+function namedCaller(meta: Record<string, unknown> | undefined): string | undefined {
+  const named = meta?.[CALLER_META] as { name?: unknown } | undefined;
+  return typeof named === 'object' && named !== null && typeof named.name === 'string'
+    ? named.name.slice(0, 100)
+    : undefined;
 }
