@@ -11,7 +11,8 @@ import { field, linesOf } from './controls.js';
 
 export interface SandboxFields {
   root: HTMLElement;
-  fill(setting: SandboxSetting | null | undefined): void;
+  /** `mode`: the choice shown, when not the one `setting` is (a proposal filled in but not chosen). */
+  fill(setting: SandboxSetting | null | undefined, mode?: 'default' | 'off' | 'on'): void;
   /** The entry's own `"sandbox"` to write: `null` for none (the config's default applies). */
   value(): SandboxSetting | null;
 }
@@ -57,8 +58,8 @@ export function createSandboxFields(): SandboxFields {
 
   return {
     root,
-    fill(s) {
-      mode.value = s === undefined || s === null ? 'default' : s === false ? 'off' : 'on';
+    fill(s, chosen) {
+      mode.value = chosen ?? (s === undefined || s === null ? 'default' : s === false ? 'off' : 'on');
       const o = typeof s === 'object' && s !== null ? s : {};
       read.value = (o.filesystem?.read ?? []).join('\n');
       write.value = (o.filesystem?.write ?? []).join('\n');
