@@ -6,11 +6,15 @@
  * and prompts, what a re-install changes, and the values it asks for. Changing a value makes
  * a new plan (the runtime builds the command); Confirm carries out the plan shown, Cancel
  * drops it. A registry's bundle is first a download: its URL and sha256, and Download fetches
- * it and shows the bundle's own consent. Every server-given string goes in through textContent.
+ * it and shows the bundle's own consent. A stdio server's sandbox is proposed (the paths it
+ * names, the hosts of its URLs), filled into the Sandbox fields (sandboxFields.ts, again with
+ * each new plan) at the config's default, and Confirm writes what the user leaves there. Every server-given string goes in through textContent.
  */
+import { sandboxSummary } from '../shared/sandbox.js';
 import { shellWord } from '../shared/shellWords.js';
 import { el } from './dom.js';
 import { button, createDialog, field } from './controls.js';
+import { createSandboxFields } from './sandboxFields.js';
 import type { InstallApi, InstallPlanView } from './installApi.js';
 
 function row(label: string, value: string): HTMLElement {
@@ -29,7 +33,8 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   const cancel = button('Cancel');
   const actions = el('div', 'form-actions');
   actions.append(confirm, cancel);
-  d.body.append(details, inputs, err, actions);
+  const sandbox = createSandboxFields();
+  d.body.append(details, inputs, sandbox.root, err, actions);
   let plan = first;
   const controls = new Map<string, HTMLInputElement>();
 
@@ -57,6 +62,13 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
     if (plan.folder) parts.push(row('Folder it gets', plan.folder));
     if (plan.tools?.length) parts.push(row('Tools it declares', plan.tools.join(', ')));
     if (plan.prompts?.length) parts.push(row('Prompts it declares', plan.prompts.join(', ')));
+    const box = plan.sandbox;
+    sandbox.root.hidden = !box;
+    // Filled in, not chosen: npx and uvx fetch a package on its first run, which a sandbox without network refuses.
+    if (box) {
+      sandbox.fill({ filesystem: { read: box.read, write: box.write }, network: box.network }, 'default');
+      parts.push(row('Sandbox it proposes', `${sandboxSummary(box)} (choose On below to run it so)`));
+    }
     if (plan.download) {
       details.replaceChildren(...parts);
       confirm.disabled = false;
@@ -130,7 +142,7 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   cancel.addEventListener('click', () => d.close());
   confirm.addEventListener('click', () => {
     confirm.disabled = true;
-    void api.confirm(plan.planId).then((r) => {
+    void api.confirm(plan.planId, plan.sandbox ? sandbox.value() : undefined).then((r) => {
       if (r.ok && 'plan' in r) {
         // The bundle is downloaded and checked: its own consent, with what it runs, takes this one's place.
         d.close();

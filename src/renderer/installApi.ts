@@ -3,6 +3,7 @@
  * uninstall. The shapes are the bridge's /install routes (src/proxy/install/installRoutes.ts).
  */
 export type { InstallPlanView, RegistryResult } from '../shared/install.js';
+import type { SandboxSetting } from '../shared/sandbox.js';
 import type {
   InstallConfirmResult,
   InstallPlanRequest,
@@ -23,7 +24,7 @@ export interface InstallApi {
   ): Promise<{ ok: true; servers: RegistryResult[]; nextCursor?: string; registry: string } | Failure>;
   plan(req: PlanRequest): Promise<{ ok: true; plan: InstallPlanView } | Failure>;
   /** Installs the plan's server, or (a download plan) answers the downloaded bundle's plan. */
-  confirm(planId: string): Promise<InstallConfirmResult>;
+  confirm(planId: string, sandbox?: SandboxSetting | null): Promise<InstallConfirmResult>;
   uninstall(id: string): Promise<{ ok: true } | Failure>;
   /** The ids of the servers installed from a registry or a bundle. */
   installed(): Promise<{ ok: true; ids: string[] } | Failure>;
@@ -76,9 +77,10 @@ export class HttpInstall implements InstallApi {
     }
     return this.call<{ ok: true; plan: InstallPlanView }>('POST', '/install/plan', req);
   }
-  confirm(planId: string) {
+  confirm(planId: string, sandbox?: SandboxSetting | null) {
     return this.call<{ ok: true; serverId: string } | { ok: true; plan: InstallPlanView }>('POST', '/install/confirm', {
       planId,
+      ...(sandbox !== undefined ? { sandbox } : {}),
     });
   }
   uninstall(id: string) {

@@ -6,6 +6,7 @@
  */
 import type { McpRuntimeApi } from '../shared/ipcContract.js';
 import type { OpenedBundle } from '../shared/install.js';
+import type { SandboxSetting } from '../shared/sandbox.js';
 import type { InstallApi, PlanRequest } from './installApi.js';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -40,8 +41,8 @@ export class PreloadInstall implements InstallApi {
   plan(req: PlanRequest) {
     return settle(() => this.api.installPlan(req));
   }
-  confirm(planId: string) {
-    return settle(() => this.api.installConfirm(planId));
+  confirm(planId: string, sandbox?: SandboxSetting | null) {
+    return settle(() => this.api.installConfirm(planId, sandbox));
   }
   uninstall(id: string) {
     const api = this.api;

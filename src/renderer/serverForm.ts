@@ -20,6 +20,7 @@ import {
 import { el, setHidden } from './dom.js';
 import { button, createDialog, field, linesOf, pairsOf, pairsText } from './controls.js';
 import type { ManagementApi } from './management.js';
+import { createSandboxFields } from './sandboxFields.js';
 import type { SecretStoreStatus } from '../shared/status.js';
 
 export interface ServerFormOptions {
@@ -84,6 +85,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
   const args = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
   const env = el('textarea', undefined, undefined, { rows: '3', spellcheck: 'false' });
   const cwd = el('input', undefined, undefined, { type: 'text', spellcheck: 'false' });
+  const sandbox = createSandboxFields();
   const stdioBox = el('fieldset', 'kind-fields');
   stdioBox.append(
     el('legend', undefined, 'Local command'),
@@ -91,6 +93,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     field('Arguments', args, 'One argument per line.'),
     field('Environment', env, 'One NAME=value per line. Saved values are shown as dots; leave them to keep them.'),
     field('Working folder', cwd, 'Optional.'),
+    sandbox.root,
   );
 
   const url = el('input', undefined, undefined, { type: 'url', spellcheck: 'false' });
@@ -142,6 +145,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
     args.value = (e?.args ?? []).join('\n');
     env.value = pairsText(e?.env, '=');
     cwd.value = e?.cwd ?? '';
+    sandbox.fill(e?.sandbox);
     url.value = e?.url ?? '';
     headers.value = pairsText(e?.headers, ':');
     transport.value = e?.transport && ['auto', 'http', 'sse'].includes(e.transport) ? e.transport : 'auto';
@@ -168,6 +172,7 @@ export function openServerForm(o: ServerFormOptions): HTMLDialogElement {
       problems.push(...e.errors);
       draft = { kind: 'stdio', command: command.value.trim(), args: linesOf(args.value), env: e.map };
       if (cwd.value.trim()) draft.cwd = cwd.value.trim();
+      draft.sandbox = sandbox.value();
     }
     if (problems.length) return showErrors(problems);
     if (secrets.keep.checked) draft.secrets = 'store';

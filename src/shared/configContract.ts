@@ -8,6 +8,7 @@
  * a value back unchanged keeps the stored secret.
  */
 import type { ConfigReloadResult, SecretStoreStatus } from './status.js';
+import type { SandboxSetting } from './sandbox.js';
 
 /** What a hidden value looks like on the page; sent back unchanged it means "keep the old value". */
 export const SECRET_MASK = '\u2022\u2022\u2022\u2022\u2022\u2022\u2022\u2022';
@@ -42,6 +43,11 @@ export interface EntryDraft {
    * `${secret:NAME}` reference is written to the file (refused, saying why, when there is no store).
    */
   secrets?: 'store';
+  /**
+   * stdio: the entry's own `"sandbox"`. In a draft, `null` removes it (the config's top-level
+   * default applies) and absent keeps the stored one; in a view, absent: the entry has none.
+   */
+  sandbox?: SandboxSetting | null;
 }
 
 /**

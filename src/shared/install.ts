@@ -2,6 +2,7 @@
  * The shapes of the bridge's `/install` routes (src/proxy/install/installRoutes.ts) that the
  * panel's Browse view and consent dialog read (src/renderer/installApi.ts).
  */
+import type { SandboxPolicy, SandboxSetting } from './sandbox.js';
 
 /** One registry server as a search lists it. */
 export interface RegistryResult {
@@ -63,6 +64,11 @@ export interface InstallPlanView {
   author?: string;
   tools?: string[];
   prompts?: string[];
+  /**
+   * stdio: the sandbox proposed (proposedSandbox.ts): the paths its arguments name, writable,
+   * and the hosts of the URLs it is given. Written only as the confirm's `sandbox` says.
+   */
+  sandbox?: SandboxPolicy;
   /** A re-install: what differs from the installed entry. */
   changes?: string[];
   /**
@@ -98,7 +104,8 @@ export type OpenedBundle = { fileName: string; plan: InstallPlanView } | { fileN
 export interface InstallIpcApi {
   installSearch(q: string, cursor?: string): Promise<RegistryPage | InstallFailure>;
   installPlan(req: InstallPlanRequest): Promise<InstallPlanResult>;
-  installConfirm(planId: string): Promise<InstallConfirmResult>;
+  /** `sandbox`: the stdio entry's own `"sandbox"` as the consent leaves it (absent or `null`: none written). */
+  installConfirm(planId: string, sandbox?: SandboxSetting | null): Promise<InstallConfirmResult>;
   installUninstall(id: string): Promise<{ ok: true } | InstallFailure>;
   /** The ids of the servers installed from a registry or a bundle. */
   installedServers(): Promise<{ ok: true; ids: string[] } | InstallFailure>;

@@ -6,6 +6,12 @@
 /** `none`: no network at all; `all`: the host's network; `allow`: HTTP(S) through a filtering proxy to these hosts only. */
 export type SandboxNetwork = 'none' | 'all' | { allow: string[] };
 
+/**
+ * An entry's own `"sandbox"` as the config file writes it (before checking): `true` (no paths,
+ * no network), `false` (none), or the paths and the network it allows.
+ */
+export type SandboxSetting = boolean | { filesystem?: { read?: string[]; write?: string[] }; network?: SandboxNetwork };
+
 /** A sandbox resolved from the config: absolute paths of the user's files, `~` and variables expanded. */
 export interface SandboxPolicy {
   /** Folders and files read-only. */
@@ -37,4 +43,12 @@ export function sandboxSummary(p: SandboxPolicy): string {
           .join('; ')}`;
   const net = typeof p.network === 'string' ? p.network : `only ${p.network.allow.join(', ')}`;
   return `${files}; network: ${net}`;
+}
+
+/**
+ * Whether `v` can be an entry's own `"sandbox"` as a change or a confirm carries it (absent,
+ * `null` for none, a boolean, or an object): its shape only, the config's check judges the rest.
+ */
+export function isSandboxSetting(v: unknown): v is SandboxSetting | null | undefined {
+  return v === undefined || v === null || typeof v === 'boolean' || (typeof v === 'object' && !Array.isArray(v));
 }

@@ -1,6 +1,9 @@
 // The server card's sandbox line in real Chromium against a real bridge: a sandboxed server's
 // card says what it may read, write and reach, its engine and private HOME; an unsandboxed
-// server's card has no such line.
+// server's card has no such line. The Edit form sets an entry's sandbox: mcp.json carries what
+// was chosen and the card says it; a path the config refuses is shown as the config's error.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { cleanupBridges, startBridge } from '../helpers/bridgeProcess.js';
 import { launchPanelBrowser, type PanelBrowser } from '../helpers/panelBrowser.js';
@@ -39,4 +42,58 @@ describe.skipIf(process.platform !== 'linux')('the card of a sandboxed server', 
     await page.locator('li.server[data-server-id="free"]').waitFor();
     expect(await page.locator('li.server[data-server-id="free"] .sandbox-line').isHidden()).toBe(true);
   }, 60_000);
+
+  it('the Edit form sets the sandbox: mcp.json carries it, the card says it, a bad path is refused', async () => {
+    const file = join(u.root, 'mcp.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: { probe: probeEntry() } }, null, 2));
+    const entry = () =>
+      (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers
+        .probe;
+    const b = await startBridge({ config: file, env: u.env });
+    await b.waitServer('probe', (s) => s.state === 'ready', 30_000, 'the probe ready');
+    chrome = await launchPanelBrowser();
+    const { page } = await chrome.newPage({ viewport: { width: 900, height: 1300 }, colorScheme: 'light' });
+    await page.goto(`${b.url}/#token=${b.bearer}`);
+    const card = page.getByRole('region', { name: 'probe', exact: true });
+    const line = card.locator('.sandbox-line');
+    const edit = async () => {
+      await card.getByRole('button', { name: 'Edit' }).click();
+      return page.getByRole('dialog', { name: 'Edit probe' });
+    };
+
+    let dialog = await edit();
+    await dialog.getByLabel('Run in a sandbox').selectOption('on');
+    await dialog.getByLabel('Read paths').fill('relative/notes');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await expect
+      .poll(() => dialog.locator('.form-error').allTextContents())
+      .toContain(
+        'server "probe": sandbox.filesystem.read[0] ("relative/notes") must be an absolute path or start with ~',
+      );
+    expect(entry().sandbox).toBeUndefined();
+
+    await dialog.getByLabel('Read paths').fill(u.outside);
+    await dialog.getByLabel('Write paths').fill(u.project);
+    await dialog.getByLabel('Network').selectOption('allow');
+    await dialog.getByLabel('Allowed hosts').fill('api.example.com\n*.example.org:8443');
+    await page.screenshot({ path: join(u.root, 'sandbox-form.png') });
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(entry().sandbox).toEqual({
+      filesystem: { read: [u.outside], write: [u.project] },
+      network: { allow: ['api.example.com', '*.example.org:8443'] },
+    });
+    await expect
+      .poll(() => line.textContent(), { timeout: 30_000 })
+      .toContain(`files: read ${u.outside}; write ${u.project}; network: only api.example.com, *.example.org:8443`);
+
+    // The form opens with the entry's sandbox; Off writes false and the card's line goes.
+    dialog = await edit();
+    expect(await dialog.getByLabel('Write paths').inputValue()).toBe(u.project);
+    await dialog.getByLabel('Run in a sandbox').selectOption('off');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect(entry().sandbox).toBe(false);
+    await expect.poll(() => line.isHidden(), { timeout: 30_000 }).toBe(true);
+  }, 90_000);
 });

@@ -6,6 +6,7 @@
  */
 import { IPC_CHANNELS, INSTALL_CHANNELS } from '../../shared/ipcContract.js';
 import { MAX_BUNDLE_BYTES, type InstallIpcApi, type InstallPlanRequest } from '../../shared/install.js';
+import { isSandboxSetting } from '../../shared/sandbox.js';
 import { handleTrusted, type IpcMainLike } from './ipcHandlers.js';
 
 /** Server ids as the proxy accepts them (its SERVER_ID_RE). */
@@ -76,9 +77,10 @@ export function registerInstallHandlers(
     const checked = planRequestOf(req);
     return typeof checked === 'string' ? bad(checked) : api.installPlan(checked);
   });
-  on(IPC_CHANNELS.installConfirm, (planId) =>
-    typeof planId === 'string' && PLAN_RE.test(planId) ? api.installConfirm(planId) : bad('invalid plan id'),
-  );
+  on(IPC_CHANNELS.installConfirm, (planId, sandbox) => {
+    if (typeof planId !== 'string' || !PLAN_RE.test(planId)) return bad('invalid plan id');
+    return isSandboxSetting(sandbox) ? api.installConfirm(planId, sandbox) : bad('invalid sandbox');
+  });
   on(IPC_CHANNELS.installUninstall, (id) =>
     typeof id === 'string' && ID_RE.test(id) ? api.installUninstall(id) : bad('invalid server id'),
   );

@@ -56,7 +56,8 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
         cursor === undefined ? undefined : String(cursor),
       ) as never,
     installPlan: (req) => ipc.invoke(checked(IPC_CHANNELS.installPlan), req) as never,
-    installConfirm: (planId) => ipc.invoke(checked(IPC_CHANNELS.installConfirm), String(planId)) as never,
+    installConfirm: (planId, sandbox) =>
+      ipc.invoke(checked(IPC_CHANNELS.installConfirm), String(planId), sandbox) as never,
     installUninstall: (id) => ipc.invoke(checked(IPC_CHANNELS.installUninstall), String(id)) as never,
     installedServers: () => ipc.invoke(checked(IPC_CHANNELS.installed)) as never,
     takeOpenedBundles: () => ipc.invoke(checked(IPC_CHANNELS.installTakeOpened)) as never,

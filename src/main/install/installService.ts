@@ -13,6 +13,7 @@ import type {
   OpenedBundle,
   RegistryPage,
 } from '../../shared/install.js';
+import type { SandboxSetting } from '../../shared/sandbox.js';
 import { readBundleFile } from './bundleFiles.js';
 
 export interface InstallServiceOptions {
@@ -49,8 +50,8 @@ export class InstallService implements InstallIpcApi {
     return this.call('POST', '/install/plan', req);
   }
 
-  installConfirm(planId: string): Promise<InstallConfirmResult> {
-    return this.call('POST', '/install/confirm', { planId });
+  installConfirm(planId: string, sandbox?: SandboxSetting | null): Promise<InstallConfirmResult> {
+    return this.call('POST', '/install/confirm', { planId, ...(sandbox !== undefined ? { sandbox } : {}) });
   }
 
   installUninstall(id: string): Promise<{ ok: true } | Failure> {

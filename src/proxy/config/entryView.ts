@@ -10,6 +10,7 @@
  * userinfo, query and key-like path segments.
  */
 import { SECRET_MASK, type EntryDraft, type EntryView } from '../../shared/configContract.js';
+import type { SandboxSetting } from '../../shared/sandbox.js';
 import { isPlainObject } from './configEntry.js';
 import { ARG_MASK, redactArgs, redactUrl } from './redact.js';
 import { isGlob } from './toolFilter.js';
@@ -24,6 +25,18 @@ const stringMap = (v: unknown): Record<string, string> => {
   if (isPlainObject(v)) for (const [k, x] of Object.entries(v)) if (typeof x === 'string') setOwn(out, k, x);
   return out;
 };
+
+/** An entry's own `"sandbox"` as the form reads it: its lists of strings and its network; undefined when it has none. */
+function sandboxView(v: unknown): SandboxSetting | undefined {
+  if (typeof v === 'boolean') return v;
+  if (!isPlainObject(v)) return undefined;
+  const fs = isPlainObject(v.filesystem) ? v.filesystem : {};
+  const out: Exclude<SandboxSetting, boolean> = { filesystem: { read: strings(fs.read), write: strings(fs.write) } };
+  const n = v.network;
+  if (n === 'none' || n === 'all') out.network = n;
+  else if (isPlainObject(n)) out.network = { allow: strings(n.allow) };
+  return out;
+}
 
 /** A value as the page may see it. */
 export function maskValue(value: string): string {
@@ -65,6 +78,8 @@ export function entryView(id: string, rawValue: unknown): Omit<EntryView, 'versi
     env: maskMap(raw.env),
   };
   if (typeof raw.cwd === 'string') view.cwd = raw.cwd;
+  const sandbox = sandboxView(raw.sandbox);
+  if (sandbox !== undefined) view.sandbox = sandbox;
   return view;
 }
 
@@ -125,6 +140,8 @@ export function mergeDraft(draft: EntryDraft, storedValue: unknown, problems: st
     if (Object.keys(headers).length) out.headers = headers;
     const t = draft.transport ?? 'auto';
     if (t !== 'auto') out.type = t;
+    // A sandbox confines a process the runtime starts: a remote entry has none.
+    delete out.sandbox;
     // A remote entry has no stdio fields; authToken stays (it is not in the form).
   } else {
     delete out.authToken;
@@ -135,6 +152,8 @@ export function mergeDraft(draft: EntryDraft, storedValue: unknown, problems: st
     if (Object.keys(env).length) out.env = env;
     if (draft.cwd !== undefined && draft.cwd !== '') out.cwd = draft.cwd;
     if (stored.type === 'stdio') out.type = 'stdio';
+    if (draft.sandbox === null) delete out.sandbox;
+    else if (draft.sandbox !== undefined) out.sandbox = draft.sandbox;
     for (const f of ['pingIntervalMs', 'pingTimeoutMs'] as const) delete out[f];
   }
   return reorder(out, stored);

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { EntryDraft, EntryView } from '../../shared/configContract.js';
 import type { InstallPlanView } from '../../shared/install.js';
+import type { SandboxSetting } from '../../shared/sandbox.js';
 import { commandLine } from '../../shared/shellWords.js';
 import { ConfigStore } from '../config/configStore.js';
 import { SERVER_ID_RE } from '../config/configEntry.js';
@@ -38,6 +39,7 @@ import {
   type SecretWriter,
 } from './plannedEntry.js';
 import { fixed, reference } from './planText.js';
+import { proposedSandbox } from './proposedSandbox.js';
 import type { RegistryClient, RegistryEntry } from './registryClient.js';
 import type { ServerJson } from './serverJson.js';
 import { packageEntry, remoteEntry, type EntryPlan, type Values } from './serverJsonEntry.js';
@@ -382,6 +384,9 @@ export class InstallPlans {
       expiresAt: new Date(Date.now() + PLAN_TTL_MS).toISOString(),
     };
     if (title !== undefined) view.title = title;
+    // Windows has no sandbox (decision 0048): none is proposed there.
+    if (plan.entry.kind === 'stdio' && process.platform !== 'win32')
+      view.sandbox = proposedSandbox(plan.entry, this.ctx.dataDir);
     if (plan.runtime !== undefined) view.runtime = await this.findRuntime(plan.runtime);
     if (existing !== undefined) view.changes = this.changes(existing, version, plan.entry, view);
     this.prune();
@@ -443,8 +448,10 @@ export class InstallPlans {
   /**
    * Carries out plan `planId`: a download plan fetches its bundle and answers the bundle's plan;
    * any other unpacks a bundle, keeps the secrets, writes the entry and records the install.
+   * `sandbox`: the stdio entry's own `"sandbox"` as the user left it in the consent (`null` or
+   * absent: none written, the config's default applies); the config's check refuses a bad one.
    */
-  async confirm(planId: string): Promise<Confirmed> {
+  async confirm(planId: string, sandbox?: SandboxSetting | null): Promise<Confirmed> {
     const p = this.plans.get(planId);
     this.plans.delete(planId);
     if (!p || p.expires <= Date.now())
@@ -455,6 +462,7 @@ export class InstallPlans {
     const kept = new Map<string, string>();
     const inStore = holdsSecrets(p.entry) && (await secretsKeptWhere()) === 'store';
     const entry = writtenEntry(p.entry, inStore ? storeWriter(serverId, kept) : undefined);
+    if (entry.kind === 'stdio' && sandbox !== undefined) entry.sandbox = sandbox;
     mkdirSync(this.ctx.dataDir, { recursive: true });
     let swapped: string | undefined;
     if (p.bundle) {
@@ -485,7 +493,8 @@ export class InstallPlans {
     );
     if (!result.ok) {
       undoBundle();
-      throw new InstallError(`the entry cannot be written: ${result.error ?? (result.issues ?? []).join('; ')}`, 409);
+      const why = [result.error ?? 'refused', ...(result.issues ?? [])].join('; ');
+      throw new InstallError(`the entry cannot be written: ${why}`, 409);
     }
     if (swapped) rmSync(swapped, { recursive: true, force: true });
     const records = this.records();

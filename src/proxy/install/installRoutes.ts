@@ -10,7 +10,8 @@
  *                                    a plan for a .mcpb, read streamed up to MAX_BUNDLE_BYTES (413 past it)
  *   POST /install/plan      {bundle: {fileName, data: <base64>}, values?}              the same for a small .mcpb
  *   POST /install/plan      {from: planId, values}          a kept plan made again with new values
- *   POST /install/confirm   {planId}                        carry the plan out, then apply the config; a download
+ *   POST /install/confirm   {planId, sandbox?}              carry the plan out (a stdio entry with the `sandbox`
+ *                                                           given), then apply the config; a download
  *                                                           plan (a registry's mcpb) answers the bundle's plan
  *   POST /install/uninstall {id}                            remove the entry, its bundle folder and record
  *   GET  /install/installed                                 the install records
@@ -28,6 +29,7 @@ import { RUNTIME_VAR_NAMES } from '../config/defaultConfig.js';
 import { Logger } from '../common/logger.js';
 import type { ConfigReloadResult } from '../../shared/status.js';
 import { MAX_BUNDLE_BYTES } from '../../shared/install.js';
+import { isSandboxSetting } from '../../shared/sandbox.js';
 import { InstallError } from './installError.js';
 import { InstallPlans } from './installPlans.js';
 import { asLiteral } from './literal.js';
@@ -237,8 +239,10 @@ export async function handleInstallRoute(
       );
     }
     if (kind === 'confirm') {
-      if (typeof body.planId !== 'string') return (sendError(res, 400, 'expected {"planId": "<id>"}'), true);
-      const done = await plans.confirm(body.planId);
+      const sandbox: unknown = body.sandbox;
+      if (typeof body.planId !== 'string' || !isSandboxSetting(sandbox))
+        return (sendError(res, 400, 'expected {"planId": "<id>", "sandbox"?: true | false | null | {...}}'), true);
+      const done = await plans.confirm(body.planId, sandbox);
       if ('plan' in done) {
         log.info(`downloaded the bundle of ${done.plan.name}; its plan waits for a confirm`);
         return (sendJson(res, 200, { ok: true, plan: done.plan }), true);

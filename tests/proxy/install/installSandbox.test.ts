@@ -1,0 +1,104 @@
+// The sandbox an install proposes, on the real bridge: a registry server's plan proposes the
+// root its arguments name and the folder of the file a variable names as write paths and the host of the URL its variables hold as the
+// network allow-list; the confirm writes the sandbox the user left (changed or not) into
+// mcp.json; one the config refuses (a relative path) writes nothing and says the config's
+// error; a bundle's own folder is its installation, not a path proposed.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupBridges, panelRequest, tempDir, type BridgeProcess } from '../../helpers/bridgeProcess.js';
+import { startInstallBridge } from '../../helpers/installBridge.js';
+import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
+import { greeterBundle } from '../../fixtures/registry/bundles.js';
+
+const FILES_DOC = {
+  name: 'io.github.test/files',
+  description: 'Files under a root, with a remote index.',
+  version: '1.0.0',
+  packages: [
+    {
+      registryType: 'npm',
+      identifier: '@test/files-server',
+      version: '1.0.0',
+      transport: { type: 'stdio' },
+      runtimeHint: 'npx',
+      packageArguments: [{ type: 'positional', valueHint: 'root', isRequired: true }],
+      environmentVariables: [
+        { name: 'INDEX_URL', value: 'https://index.example.com:8443/v1' },
+        { name: 'CACHE_FILE', isRequired: true },
+      ],
+    },
+  ],
+};
+
+let registry: FixtureRegistry;
+let bridge: BridgeProcess;
+let file: string;
+const project = join(tempDir('install-sandbox-root-'), 'project');
+const state = join(dirname(project), 'state');
+mkdirSync(project);
+mkdirSync(state);
+
+const json = async (method: string, path: string, body?: unknown) => {
+  const r = await panelRequest(bridge, method, path, body);
+  return { status: r.status, body: JSON.parse(r.body) as Record<string, any> };
+};
+const servers = () =>
+  (JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>> }).mcpServers;
+const planFiles = async () => {
+  const r = await json('POST', '/install/plan', {
+    registry: { name: 'io.github.test/files' },
+    values: { 'args.root': project, 'env.CACHE_FILE': join(state, 'cache.jsonl') },
+  });
+  expect(r.status).toBe(200);
+  return r.body.plan;
+};
+
+beforeAll(async () => {
+  registry = new FixtureRegistry({ servers: [FILES_DOC] });
+  await registry.listen();
+  ({ bridge, file } = await startInstallBridge(registry.url, 'install-sandbox-'));
+}, 40_000);
+
+afterAll(async () => {
+  await cleanupBridges();
+  await registry.close();
+}, 30_000);
+
+describe('the sandbox an install proposes', () => {
+  it("proposes the root it is given and its URL's host; a refused sandbox writes nothing", async () => {
+    const plan = await planFiles();
+    // The cache file is not there yet: its folder is proposed.
+    expect(plan.sandbox).toEqual({
+      read: [],
+      write: [project, state],
+      network: { allow: ['index.example.com:8443'] },
+    });
+
+    const bad = await json('POST', '/install/confirm', {
+      planId: plan.planId,
+      sandbox: { filesystem: { read: ['relative/dir'] }, network: 'none' },
+    });
+    expect(bad.status).toBe(409);
+    expect(bad.body.error).toContain(
+      'server "files": sandbox.filesystem.read[0] ("relative/dir") must be an absolute path or start with ~',
+    );
+    expect(servers()).toEqual({});
+  });
+
+  it('writes the sandbox the consent was left with', async () => {
+    const plan = await planFiles();
+    const sandbox = { filesystem: { read: [project] }, network: { allow: ['index.example.com:8443'] } };
+    const done = await json('POST', '/install/confirm', { planId: plan.planId, sandbox });
+    expect(done.status).toBe(200);
+    expect(servers().files.sandbox).toEqual(sandbox);
+    expect(servers().files.args).toContain(project);
+  });
+
+  it("proposes no path for a bundle's own files", async () => {
+    const data = (await greeterBundle()).toString('base64');
+    const r = await json('POST', '/install/plan', { bundle: { fileName: 'greeter.mcpb', data } });
+    expect(r.status).toBe(200);
+    expect(r.body.plan.sandbox).toEqual({ read: [], write: [], network: 'none' });
+  });
+});
