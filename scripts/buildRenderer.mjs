@@ -16,31 +16,23 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export async function buildRenderer(options = {}) {
   const outDir = resolve(options.outDir ?? join(root, 'dist/renderer'));
   mkdirSync(outDir, { recursive: true });
-  await build({
-    entryPoints: [join(root, 'src/renderer/main.ts')],
-    outfile: join(outDir, 'panel.js'),
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: ['chrome120'],
-    minify: options.minify ?? false,
-    sourcemap: false,
-    logLevel: 'warning',
-    legalComments: 'none',
-  });
+  /** @param {string} entry @param {string} out */
+  const page = (entry, out) =>
+    build({
+      entryPoints: [join(root, entry)],
+      outfile: join(outDir, out),
+      bundle: true,
+      platform: 'browser',
+      format: 'iife',
+      target: ['chrome120'],
+      minify: options.minify ?? false,
+      sourcemap: false,
+      logLevel: 'warning',
+      legalComments: 'none',
+    });
+  await page('src/renderer/main.ts', 'panel.js');
   // The sandbox proxy page of MCP Apps views (served on the bridge's second origin: src/proxy/apps/sandboxServer.ts).
-  await build({
-    entryPoints: [join(root, 'src/renderer/mcpApp/sandboxProxy.ts')],
-    outfile: join(outDir, 'sandbox.js'),
-    bundle: true,
-    platform: 'browser',
-    format: 'iife',
-    target: ['chrome120'],
-    minify: options.minify ?? false,
-    sourcemap: false,
-    logLevel: 'warning',
-    legalComments: 'none',
-  });
+  await page('src/renderer/mcpApp/sandboxProxy.ts', 'sandbox.js');
   for (const file of ['index.html', 'panel.css', 'sandbox.html'])
     copyFileSync(join(root, 'src/renderer', file), join(outDir, file));
   return outDir;
