@@ -14,6 +14,7 @@ import {
   CALLER_KEY_HEADER,
   TOOL_EXPOSURE_HEADER,
 } from './agentHeaders.js';
+import { CALLER_KEY_RE } from '../hub/approval/callerMeta.js';
 
 /** Which route a session came in on. */
 export interface McpRoute {
@@ -39,9 +40,6 @@ export interface AgentTag {
   /** The connection said its session lists every tool (TOOL_EXPOSURE_HEADER `all`), whatever its route. */
   allTools: boolean;
 }
-
-/** What a caller key looks like (the app's are 32 base64url characters); anything else is ignored. */
-const CALLER_KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
 /** The route of a new session on `serverId` (undefined: aggregated), with what its opening request asked for. */
 export function routeOf(serverId: string | undefined, kind: McpRoute['kind'], headers: IncomingHttpHeaders): McpRoute {

@@ -9,6 +9,9 @@
  * in the approval file.
  */
 
+/** A caller key as the app makes them (random base64url); anything else is not taken as one. */
+export const CALLER_KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
+
 /** The `_meta` key: `{ "name"?: string, "version"?: string, "key"?: string }`. */
 export const CALLER_META = 'dev.qiming/caller';
 

@@ -3,7 +3,7 @@
  * question and its log line) and its caller key (for the question only: never logged), and the
  * call without that `_meta` entry before it goes to a server.
  */
-import { CALLER_META } from './callerMeta.js';
+import { CALLER_KEY_RE, CALLER_META } from './callerMeta.js';
 
 type Params = Record<string, unknown>;
 
@@ -14,9 +14,6 @@ export interface NamedCaller {
   /** The agent session's caller key (callerMeta.ts). */
   key?: string;
 }
-
-/** A caller key as the app makes them (random base64url); anything else is not taken as one. */
-const KEY_RE = /^[A-Za-z0-9_-]{16,128}$/;
 
 const metaOf = (p: Params) => (typeof p._meta === 'object' && p._meta !== null ? (p._meta as Params) : undefined);
 
@@ -29,7 +26,7 @@ export function callerOf(p: Params | undefined): NamedCaller | undefined {
     out.name = c.name.slice(0, 100);
     if (typeof c.version === 'string') out.version = c.version.slice(0, 40);
   }
-  if (typeof c.key === 'string' && KEY_RE.test(c.key)) out.key = c.key;
+  if (typeof c.key === 'string' && CALLER_KEY_RE.test(c.key)) out.key = c.key;
   return out.name === undefined && out.key === undefined ? undefined : out;
 }
 
