@@ -1,6 +1,6 @@
 /**
  * The Activity details' "Open app" for a call with an MCP Apps view: the view rendered below
- * it (`mountMcpApp`), or why not. A view that changed since it was first shown (a drift: its
+ * it (`mountMcpApp`, loaded then: mcpApp/mcpAppLoader.ts), or why not. A view that changed since it was first shown (a drift: its
  * pin differs) is not rendered: what changed is shown (its URI, the pinned and the new hash)
  * with the button "Accept new view", which accepts that hash and then opens the view.
  * Server strings go in through textContent (dom.ts).
@@ -10,7 +10,7 @@ import type { ActivityFeed } from './activityFeed.js';
 import { el } from './dom.js';
 import { button } from './controls.js';
 import { ViewDriftError } from './mcpApp/keptView.js';
-import { mountMcpApp } from './mcpApp/mountMcpApp.js';
+import { loadMountMcpApp } from './mcpApp/mcpAppLoader.js';
 
 /** Where views come from: the Activity feed's `openView`, and its `acceptView` for a drift. */
 export type ViewOpener = Required<Pick<ActivityFeed, 'openView'>> & Pick<ActivityFeed, 'acceptView'>;
@@ -30,8 +30,8 @@ export function createAppViewButton(views: ViewOpener, key: string): AppViewButt
 
   const show = () => {
     open.disabled = true;
-    views.openView(key).then(
-      (view) => {
+    Promise.all([views.openView(key), loadMountMcpApp()]).then(
+      ([view, mountMcpApp]) => {
         place.replaceChildren();
         unmount = mountMcpApp(place, view);
         open.remove();

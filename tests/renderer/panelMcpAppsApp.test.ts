@@ -114,6 +114,9 @@ describe('MCP Apps views in the app (preload API, IPC handlers, AppViewService)'
       .locator('tbody tr', { hasText: 'notes__show_note' })
       .first()
       .click();
+    // The view host is a file of its own, loaded at the first "Open app" only.
+    const hostLoads = () => harness!.requests.filter((r) => r.path === '/mcp-app.js').length;
+    expect(hostLoads()).toBe(0);
     await activity.getByRole('button', { name: 'Open app' }).click();
     const outer = page.frameLocator('iframe[title="App: notes show_note"]');
     const view = outer.frameLocator('iframe');
@@ -123,6 +126,7 @@ describe('MCP Apps views in the app (preload API, IPC handlers, AppViewService)'
     await expect.poll(() => view.locator('#result').textContent()).toBe('result: note: in the app');
     const frame = page.frames().find((f) => f.url().includes('/sandbox.html'))!;
     expect(new URL(frame.url()).origin).toBe(sandboxOrigin());
+    expect(hostLoads()).toBe(1);
 
     await view.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => view.locator('#refreshed').textContent(), { timeout: 15_000 }).toBe('refreshed 1');
