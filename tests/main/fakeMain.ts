@@ -20,14 +20,24 @@ export interface FakeMain {
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
   stderr(): string;
-  /** Sends a command with a fresh id and waits (15 s) for its result. */
+  /** Sends a command with a fresh id and waits (`resultMs`, default 15 s) for its result. */
   ask(m: Record<string, unknown>): Promise<FakeMainResult>;
   /** Invokes an IPC handler as the app's page. */
   invoke(channel: string, ...args: unknown[]): Promise<FakeMainResult>;
 }
 
-/** Starts main with `FAKE_ELECTRON_ROOT=root` (its userData, logs, ...), `args` after it, `env` added. */
-export function startFakeMain(root: string, args: string[] = [], env: Record<string, string> = {}): FakeMain {
+export interface FakeMainOptions {
+  /** Arguments after main's path (its command line). */
+  args?: string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+  /** How long a command's result is waited for (default 15 s). */
+  resultMs?: number;
+}
+
+/** Starts main with `FAKE_ELECTRON_ROOT=root` (its userData, logs, ...). */
+export function startFakeMain(root: string, options: FakeMainOptions = {}): FakeMain {
+  const { args = [], env = {}, resultMs = 15_000 } = options;
   const child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN, ...args], {
     env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT, ...env },
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -43,7 +53,7 @@ export function startFakeMain(root: string, args: string[] = [], env: Record<str
     child.send({ ...m, id });
     return waitFor(
       () => messages.find((x) => x.type === 'result' && x.id === id) as FakeMainResult | undefined,
-      15_000,
+      resultMs,
       `result of ${JSON.stringify(m).slice(0, 300)} (stderr: ${stderr.slice(-2000)})`,
     );
   };
