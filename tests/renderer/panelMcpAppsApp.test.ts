@@ -5,10 +5,13 @@
 // app's sandbox origin (appViewProtocol.ts's answer, the one `qiming-app://sandbox/` gives,
 // served here on a loopback origin of its own: Chromium under Playwright has no custom scheme),
 // and the view's button calls its app-only tool over `mcp:app:call`, recorded by the bridge
-// under the view's client; the page never reaches the bridge over HTTP.
+// under the view's client; the page never reaches the bridge over HTTP. When the server gives
+// another view after a restart (pinned views, `block`), "Open app" shows the drift and
+// "Accept new view" accepts it over `mcp:app:accept`, then shows it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -34,6 +37,8 @@ let harness: StatusHttpHarness | undefined;
 let built: { dir: string; remove(): void } | undefined;
 let agent: Client;
 let sandbox: Server;
+/** The view the note server gives (read at each of its starts). */
+let viewFile: string;
 /** Each IPC channel the page used. */
 const channels: string[] = [];
 
@@ -41,12 +46,18 @@ const sandboxOrigin = () => `http://127.0.0.1:${(sandbox.address() as AddressInf
 
 beforeAll(async () => {
   const dir = tempDir('panel-apps-app-');
+  viewFile = join(dir, 'view.html');
+  copyFileSync(join(FIXTURES, 'appView', 'noteView.html'), viewFile);
   bridge = await startBridge({
     config: {
       mcpServers: {
-        notes: { command: process.execPath, args: [join(FIXTURES, 'appView', 'appViewServer.mjs')] },
+        notes: {
+          command: process.execPath,
+          args: [join(FIXTURES, 'appView', 'appViewServer.mjs'), '--view', viewFile],
+        },
       },
     },
+    env: { QIMING_PINS_DIR: join(dir, 'pins'), QIMING_PINNING: 'block' },
   });
   agent = new Client({ name: 'app-agent', version: '1.0.0' });
   await agent.connect(
@@ -144,5 +155,34 @@ describe('MCP Apps views in the app (preload API, IPC handlers, AppViewService)'
     expect(
       harness!.requests.map((r) => r.path).filter((p) => p.startsWith('/apps') || p.startsWith('/activity')),
     ).toEqual([]);
+  }, 90_000);
+
+  it('shows a changed view as a drift, and "Accept new view" accepts it over IPC, then shows it', async () => {
+    writeFileSync(viewFile, readFileSync(viewFile, 'utf8').replace('<h1>Note view</h1>', '<h1>Changed note view</h1>'));
+    expect((await bridge.fetch('/servers/notes/restart', { method: 'POST' })).ok).toBe(true);
+    await waitFor(
+      async () => {
+        const s = (await (await bridge.fetch('/status')).json()) as { servers: { id: string; state: string }[] };
+        return s.servers.find((x) => x.id === 'notes')?.state === 'ready';
+      },
+      30_000,
+      'notes ready again',
+    );
+    await agent.callTool({ name: 'notes__show_note', arguments: { text: 'changed' } });
+    const activity = page.getByRole('dialog', { name: 'Activity' });
+    const rows = activity.getByRole('table', { name: 'Calls' }).locator('tbody tr', { hasText: 'notes__show_note' });
+    await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
+    await rows.first().click();
+    await activity.getByRole('button', { name: 'Open app' }).click();
+    const notice = activity.getByRole('region', { name: 'Changed view of notes' });
+    await notice.waitFor({ timeout: 15_000 });
+    expect(await notice.getByRole('heading').textContent()).toBe('View ui://notes/view.html of notes changed');
+    expect(await page.locator('iframe[title="App: notes show_note"]').count()).toBe(0);
+    await notice.getByRole('button', { name: 'Accept new view' }).click();
+    const view = page.frameLocator('iframe[title="App: notes show_note"]').frameLocator('iframe');
+    await expect.poll(() => view.locator('h1').textContent(), { timeout: 15_000 }).toBe('Changed note view');
+    await expect.poll(() => view.locator('#input').textContent()).toBe('input: {"text":"changed"}');
+    expect(channels).toContain(IPC_CHANNELS.appViewAccept);
+    expect(harness!.requests.map((r) => r.path).filter((p) => p.startsWith('/apps'))).toEqual([]);
   }, 90_000);
 });
