@@ -1,6 +1,9 @@
-// Bundles the status panel (src/renderer/main.ts) into dist/renderer/panel.js and copies
-// index.html and panel.css beside it. The bundle is a classic IIFE script: ES modules do
-// not load from file:// pages, and the page must also work when Electron loads it from disk.
+// Bundles the status panel (src/renderer/main.ts) into dist/renderer/panel.js, MCP Apps' view
+// host (ext-apps and its SDK, most of the weight) into mcp-app.js, which the panel loads by a
+// script tag at the first "Open app" (src/renderer/mcpApp/mcpAppLoader.ts), and the view sandbox
+// page's sandbox.js; copies index.html, panel.css and sandbox.html beside them. Each bundle is a
+// classic IIFE script: ES modules (and so esbuild's code splitting) do not load from file://
+// pages, and the page must also work when Electron loads it from disk.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -31,6 +34,7 @@ export async function buildRenderer(options = {}) {
       legalComments: 'none',
     });
   await page('src/renderer/main.ts', 'panel.js');
+  await page('src/renderer/mcpApp/mcpAppBundle.ts', 'mcp-app.js');
   // The sandbox proxy page of MCP Apps views (served on the bridge's second origin: src/proxy/apps/sandboxServer.ts).
   await page('src/renderer/mcpApp/sandboxProxy.ts', 'sandbox.js');
   for (const file of ['index.html', 'panel.css', 'sandbox.html'])

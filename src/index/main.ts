@@ -62,6 +62,7 @@ export { AgentSelectionStore, selectServers, KNOWN_AGENTS, type ServerPlan } fro
 export { registerManagementHandlers } from '../main/app/managementIpc.js';
 export { registerInstallHandlers } from '../main/app/installIpc.js';
 export { registerAppViewHandlers } from '../main/app/appViewIpc.js';
+export { AppViewService, type AppViewServiceOptions } from '../main/app/appViewService.js';
 export {
   APP_VIEW_SCHEME,
   APP_VIEW_SANDBOX_URL,

@@ -9,9 +9,14 @@
  */
 import type { StatusSource } from '../renderer/dataSource.js';
 import { chooseSource, startPanel } from '../renderer/startPanel.js';
+import { mountMcpApp } from '../renderer/mcpApp/mountMcpApp.js';
+import { setMcpAppLoader } from '../renderer/mcpApp/mcpAppLoader.js';
 
 export type { StatusSource, ConnectionState } from '../renderer/dataSource.js';
 export { mountMcpApp, VIEW_SANDBOX } from '../renderer/mcpApp/mountMcpApp.js';
+
+// This entry carries the view host itself: a mounted panel's "Open app" uses it, no second file.
+setMcpAppLoader(async () => mountMcpApp);
 export type { McpAppView, McpAppHost, McpAppMessage } from '../renderer/mcpApp/mountMcpApp.js';
 export type { AppViewEvent, AppViewResource, KeptAppView } from '../shared/appView.js';
 

@@ -5,7 +5,8 @@
  * with backoff. In the app: polledActivity.ts over the IPC page call. Every method resolves;
  * failures come back as `{ ok: false, error }` or as the link state.
  */
-import { httpAppView } from './mcpApp/httpAppViews.js';
+import { httpAcceptView, httpAppView } from './mcpApp/httpAppViews.js';
+import type { AppViewAnswer } from '../shared/appView.js';
 import type { McpAppView } from './mcpApp/mountMcpApp.js';
 import type { ActivityQuery, ActivityRecord } from '../shared/activity.js';
 import type { ActivityResult } from '../shared/ipcContract.js';
@@ -26,6 +27,8 @@ export interface ActivityFeed {
   follow(onRecord: (r: ActivityRecord) => void, onState: (state: FeedState, detail?: string) => void): () => void;
   /** The view of a call with an MCP Apps view (`ActivityRecord.app.view`); absent: views are not shown. */
   openView?(key: string): Promise<McpAppView>;
+  /** Accepts a view's drift (the `hash` of `openView`'s ViewDriftError); never rejects. */
+  acceptView?(key: string, hash: string): Promise<AppViewAnswer>;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -51,6 +54,10 @@ export class HttpActivityFeed implements ActivityFeed {
 
   openView(key: string): Promise<McpAppView> {
     return httpAppView(this.baseUrl, this.token, key);
+  }
+
+  acceptView(key: string, hash: string): Promise<AppViewAnswer> {
+    return httpAcceptView(this.baseUrl, this.token, key, hash);
   }
 
   private url(path: string): string {

@@ -78,7 +78,12 @@ export function openActivity(opts: ActivityViewOptions): HTMLDialogElement {
   const chartNote = el('p', 'latency-none', `No calls in the last ${CHART_MINUTES} minutes.`);
   const store = new ActivityStore();
   let selected: number | undefined;
-  const detail = createCallDetail(opts.feed.openView?.bind(opts.feed));
+  const feed = opts.feed;
+  const detail = createCallDetail(
+    feed.openView
+      ? { openView: feed.openView.bind(feed), ...(feed.acceptView ? { acceptView: feed.acceptView.bind(feed) } : {}) }
+      : undefined,
+  );
   const table = createCallTable((seq) => {
     selected = seq;
     table.select(seq);

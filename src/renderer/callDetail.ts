@@ -5,16 +5,15 @@
 import type { ActivityRecord } from '../shared/activity.js';
 import { el } from './dom.js';
 import { OUTCOME_LABELS, agentText, bytesText, durationText } from './activityText.js';
-import { button } from './controls.js';
-import { mountMcpApp, type McpAppView } from './mcpApp/mountMcpApp.js';
+import { createAppViewButton, type ViewOpener } from './appViewButton.js';
 
 export interface CallDetail {
   readonly root: HTMLElement;
   show(r: ActivityRecord | undefined): void;
 }
 
-/** `openView`: the view of a call with one (an "Open app" button); absent: no button. */
-export function createCallDetail(openView?: (key: string) => Promise<McpAppView>): CallDetail {
+/** `views`: the view of a call with one (an "Open app" button, appViewButton.ts); absent: no button. */
+export function createCallDetail(views?: ViewOpener): CallDetail {
   let unmount: (() => void) | undefined;
   const root = el('section', 'call-detail', undefined, { 'aria-label': 'Call details' });
   const empty = el('p', 'call-detail-empty', 'Select a call to see its details.');
@@ -61,24 +60,11 @@ export function createCallDetail(openView?: (key: string) => Promise<McpAppView>
       captured('Captured arguments', r.captured?.params);
       captured('Captured result', r.captured?.result);
       const key = r.app?.view;
-      if (openView && key !== undefined) {
-        const place = el('div', 'call-app');
-        const open = button('Open app');
-        open.addEventListener('click', () => {
-          open.disabled = true;
-          openView(key).then(
-            (view) => {
-              unmount = mountMcpApp(place, view);
-              open.remove();
-            },
-            (err: unknown) => {
-              open.disabled = false;
-              place.replaceChildren(el('p', 'call-app-error', `The view cannot be shown: ${(err as Error).message}`));
-            },
-          );
-        });
+      if (views && key !== undefined) {
+        const app = createAppViewButton(views, key);
+        unmount = () => app.unmount();
         fact('App view', r.app!.resourceUri);
-        parts.push(open, place);
+        parts.push(...app.parts);
       }
       root.replaceChildren(...parts);
     },

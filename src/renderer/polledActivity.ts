@@ -7,6 +7,8 @@
 import type { ActivityQuery, ActivityRecord } from '../shared/activity.js';
 import type { ActivityResult } from '../shared/ipcContract.js';
 import type { ActivityFeed, FeedState } from './activityFeed.js';
+import type { AppViewAnswer } from '../shared/appView.js';
+import type { McpAppView } from './mcpApp/mountMcpApp.js';
 
 const POLL_MS = 1000;
 const POLL_PAGE = 200;
@@ -14,6 +16,10 @@ const POLL_PAGE = 200;
 const MAX_PAGES = 5;
 
 export class PolledActivityFeed implements ActivityFeed {
+  /** Set by the source when the app offers views (preloadSource.ts). */
+  openView?: (key: string) => Promise<McpAppView>;
+  acceptView?: (key: string, hash: string) => Promise<AppViewAnswer>;
+
   constructor(
     private readonly get: (query: ActivityQuery) => Promise<ActivityResult>,
     private readonly pollMs = POLL_MS,

@@ -6,6 +6,7 @@ import type { ManagementApi } from './management.js';
 import type { ActivityFeed } from './activityFeed.js';
 import { PolledActivityFeed } from './polledActivity.js';
 import { hasInstall, PreloadInstall } from './preloadInstall.js';
+import { hasViews, preloadAppView } from './mcpApp/preloadAppViews.js';
 
 /** Wraps the preload API as a {@link StatusSource}. */
 export class PreloadStatusSource implements StatusSource {
@@ -15,10 +16,14 @@ export class PreloadStatusSource implements StatusSource {
   constructor(private readonly api: McpRuntimeApi) {
     this.management = managementOf(api);
     const page = api.activity;
-    if (typeof page === 'function')
-      this.activity = new PolledActivityFeed((q) =>
-        safe(page.call(api, q), (error) => ({ ok: false as const, error })),
-      );
+    if (typeof page === 'function') {
+      const feed = new PolledActivityFeed((q) => safe(page.call(api, q), (error) => ({ ok: false as const, error })));
+      if (hasViews(api)) {
+        feed.openView = (key) => preloadAppView(api, key);
+        feed.acceptView = (key, hash) => safe(api.appViewAccept(key, hash), (error) => ({ ok: false, error }));
+      }
+      this.activity = feed;
+    }
   }
 
   getStatus(): Promise<RuntimeStatus> {

@@ -16,6 +16,7 @@ import type {
   ToolList,
 } from './configContract.js';
 import type { InstallIpcApi } from './install.js';
+import type { AppViewAnswer, AppViewResult } from './appView.js';
 
 /** Every channel this project uses starts with this prefix; the preload rejects others. */
 export const IPC_CHANNEL_PREFIX = 'mcp:';
@@ -47,7 +48,23 @@ export const IPC_CHANNELS = {
   installTakeOpened: 'mcp:install:take-opened',
   /** An MCP Apps view's `ui/open-link`: the system browser, http(s) only (main/app/appViewIpc.ts). */
   appOpenLink: 'mcp:app:open-link',
+  /** A kept MCP Apps view (the bridge's `GET /apps/views/<key>`), its frame on `qiming-app://sandbox/`. */
+  appView: 'mcp:app:view',
+  /** A view's `tools/call` (`POST /apps/views/<key>/call`). */
+  appViewCall: 'mcp:app:call',
+  /** A view's `resources/read` (`POST /apps/views/<key>/read`). */
+  appViewRead: 'mcp:app:read',
+  /** The user accepts a view's drift (`POST /apps/views/<key>/accept`). */
+  appViewAccept: 'mcp:app:accept',
 } as const;
+
+/** The MCP Apps view channels; see AppViewIpcApi. */
+export const APP_VIEW_CHANNELS = [
+  IPC_CHANNELS.appView,
+  IPC_CHANNELS.appViewCall,
+  IPC_CHANNELS.appViewRead,
+  IPC_CHANNELS.appViewAccept,
+] as const;
 
 /** The management channels (config, logs, Test, agents); see ManagementIpcApi. */
 export const MANAGEMENT_CHANNELS = [
@@ -89,6 +106,18 @@ export interface ManagementIpcApi {
   activity(query?: ActivityQuery): Promise<ActivityResult>;
 }
 
+/**
+ * MCP Apps views over IPC: the bridge's `/apps/views/<key>` routes asked by main, so a view's
+ * requests go through the same approval, pinning and activity client as in a browser.
+ */
+export interface AppViewIpcApi {
+  appView(key: string): Promise<AppViewResult>;
+  appViewCall(key: string, name: string, args: Record<string, unknown>): Promise<AppViewAnswer>;
+  appViewRead(key: string, uri: string): Promise<AppViewAnswer>;
+  /** Accepts the drift of the view `key` shows, by the drift's `hash`. */
+  appViewAccept(key: string, hash: string): Promise<AppViewAnswer>;
+}
+
 /** The answer to `activity:get`. */
 export type ActivityResult = ({ ok: true } & ActivityPage) | { ok: false; error: string };
 
@@ -107,7 +136,7 @@ export interface SignInResult extends RestartResult {
  * What the preload exposes as `window.mcpRuntime` (via `contextBridge.exposeInMainWorld`).
  * One method per IPC message; listeners receive only the payload, never the IPC event.
  */
-export interface McpRuntimeApi extends Partial<ManagementIpcApi>, Partial<InstallIpcApi> {
+export interface McpRuntimeApi extends Partial<ManagementIpcApi>, Partial<InstallIpcApi>, Partial<AppViewIpcApi> {
   getStatus(): Promise<RuntimeStatus>;
   /** Subscribes to status changes; returns the unsubscribe function. */
   onStatus(cb: (status: RuntimeStatus) => void): () => void;

@@ -3,35 +3,30 @@
 // CSP from its `csp` parameter, framed only by file: pages) and its relay, nothing else; a
 // view's `ui/open-link` from the app's page opens an http(s) URL in the system browser and
 // refuses any other scheme before the opener, as a sign-in page is.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { APP_VIEW_SANDBOX_URL, APP_VIEW_SCHEME } from '../../src/main/app/appViewProtocol.js';
 import {
   ensureCli,
-  FIXTURES,
   killQuietly,
   notRunning,
   removeTempDirs,
-  ROOT,
   tempDir,
   waitAllNotRunning,
   waitFor,
   writeConfig,
 } from './mainHarness.js';
+import { MAIN, startFakeMain, type FakeMain } from './fakeMain.js';
 
-const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
-type Msg = { type: string; [k: string]: unknown };
 type Answer = { status: number; headers: Record<string, string>; body: string };
-let child: ChildProcess | undefined;
+let app: FakeMain | undefined;
 const pids = new Set<number>();
 
 afterAll(async () => {
-  if (child && child.exitCode === null) killQuietly(child.pid);
+  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
   for (const p of pids) if (!notRunning(p)) killQuietly(p);
   const left = await waitAllNotRunning([...pids], 3000);
   removeTempDirs();
@@ -45,30 +40,9 @@ describe('MCP Apps views in the app (built main, fake electron)', () => {
     const root = tempDir();
     mkdirSync(join(root, 'userData'), { recursive: true });
     writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: {} });
-    const messages: Msg[] = [];
-    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
-      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('message', (m: Msg) => messages.push(m));
-    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
-    pids.add(child.pid!);
-    let nextId = 1;
-    const pageUrl = pathToFileURL(join(ROOT, 'dist', 'renderer', 'index.html')).href;
-    const ask = (m: Record<string, unknown>) => {
-      const id = nextId++;
-      child!.send({ ...m, id });
-      return waitFor(
-        () =>
-          messages.find((x) => x.type === 'result' && x.id === id) as
-            { ok: boolean; value?: unknown; error?: string } | undefined,
-        15_000,
-        `result of ${JSON.stringify(m)} (stderr: ${stderr.slice(-2000)})`,
-      );
-    };
-    const invoke = (channel: string, ...args: unknown[]) => ask({ type: 'invoke', channel, url: pageUrl, args });
+    app = startFakeMain(root);
+    const { messages, ask, invoke } = app;
+    pids.add(app.child.pid!);
     const get = async (url: string) => (await ask({ type: 'protocol', url })).value as Answer;
 
     const status = await waitFor(
@@ -77,7 +51,7 @@ describe('MCP Apps views in the app (built main, fake electron)', () => {
         return s?.bridge.state === 'ready' ? s : undefined;
       },
       30_000,
-      `a ready bridge (stderr: ${stderr.slice(-2000)})`,
+      `a ready bridge (stderr: ${app.stderr().slice(-2000)})`,
     );
     pids.add(status.bridge.pid!);
 
@@ -115,7 +89,7 @@ describe('MCP Apps views in the app (built main, fake electron)', () => {
     });
     expect(stranger).toMatchObject({ ok: false, error: expect.stringContaining('sender not allowed') });
 
-    child.send({ type: 'quit' });
-    expect(await exited).toBe(0);
+    app.child.send({ type: 'quit' });
+    expect(await app.exited).toBe(0);
   });
 });

@@ -3,15 +3,13 @@
 // bridge with the bundled default servers, opens a locked-down window on the panel page,
 // serves IPC only to that page, and at quit holds the quit, stops everything, then exits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import {
   ensureCli,
-  FIXTURES,
   notRunning,
   killQuietly,
   removeTempDirs,
@@ -20,14 +18,10 @@ import {
   waitFor,
   waitAllNotRunning,
 } from './mainHarness.js';
+import { MAIN, PAGE_URL, startFakeMain, type FakeMain } from './fakeMain.js';
 
-const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
-type Msg = { type: string; [k: string]: unknown };
-
-let child: ChildProcess | undefined;
-const messages: Msg[] = [];
+let app: FakeMain | undefined;
 const pids = new Set<number>();
-let nextId = 1;
 
 beforeAll(() => {
   ensureCli();
@@ -37,40 +31,21 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  if (child && child.exitCode === null) killQuietly(child.pid);
+  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
   for (const p of pids) if (!notRunning(p)) killQuietly(p);
   const left = await waitAllNotRunning([...pids], 3000);
   removeTempDirs();
   expect(left).toEqual([]);
 });
 
-function invoke(
-  channel: string,
-  url: string,
-  ...args: unknown[]
-): Promise<{ ok: boolean; value?: unknown; error?: string }> {
-  const id = nextId++;
-  child!.send({ type: 'invoke', id, channel, url, args });
-  return waitFor(
-    () =>
-      messages.find((m) => m.type === 'result' && m.id === id) as
-        { ok: boolean; value?: unknown; error?: string } | undefined,
-    10_000,
-    `result of ${channel}`,
-  );
-}
-
 describe('the built main process with a fake electron', () => {
   it('boots, serves its page only, and quits through the stop sequence leaving no process', async () => {
     const root = tempDir();
-    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
-      env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('message', (m: Msg) => messages.push(m));
-    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    app = startFakeMain(root);
+    const { messages, child, exited } = app;
+    /** An IPC call as the frame at `url`. */
+    const invoke = (channel: string, url: string, ...args: unknown[]) =>
+      app!.ask({ type: 'invoke', channel, url, args });
     pids.add(child.pid!);
 
     // A locked-down window on the panel page.
@@ -94,7 +69,7 @@ describe('the built main process with a fake electron', () => {
 
     // First run: the default config in userData, with the bundled servers ready.
     expect(existsSync(join(root, 'userData', 'mcp.json'))).toBe(true);
-    const pageUrl = pathToFileURL(page).href;
+    const pageUrl = PAGE_URL;
     const status = await waitFor(
       async () => {
         const r = await invoke(IPC_CHANNELS.getStatus, pageUrl);
@@ -102,7 +77,7 @@ describe('the built main process with a fake electron', () => {
         return s?.bridge.state === 'ready' ? s : undefined;
       },
       30_000,
-      `a ready bridge (stderr: ${stderr.slice(-2000)})`,
+      `a ready bridge (stderr: ${app.stderr().slice(-2000)})`,
     );
     expect(status.servers.map((s) => [s.id, s.state])).toEqual([
       ['memory', 'ready'],

@@ -5,16 +5,14 @@
 // IPC; a confirm over IPC installs it into the app's data folder and an uninstall removes it.
 // A second instance (the lock held elsewhere) quits at once and starts nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { OpenedBundle } from '../../src/shared/install.js';
 import { greeterBundle, greeterManifest } from '../fixtures/registry/bundles.js';
 import {
   ensureCli,
-  FIXTURES,
   killQuietly,
   notRunning,
   removeTempDirs,
@@ -23,10 +21,7 @@ import {
   waitAllNotRunning,
   waitFor,
 } from './mainHarness.js';
-
-const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
-const PAGE_URL = pathToFileURL(join(ROOT, 'dist', 'renderer', 'index.html')).href;
-type Msg = { type: string; [k: string]: unknown };
+import { MAIN, startFakeMain } from './fakeMain.js';
 
 const children: ChildProcess[] = [];
 const pids = new Set<number>();
@@ -46,32 +41,17 @@ afterAll(async () => {
 });
 
 function launch(root: string, args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN, ...args], {
-    env: { ...process.env, FAKE_ELECTRON_ROOT: root, FAKE_ELECTRON_APP_PATH: ROOT, ...env },
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-  });
-  children.push(child);
-  pids.add(child.pid!);
-  const messages: Msg[] = [];
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  child.on('message', (m: Msg) => messages.push(m));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  let nextId = 1;
-  const invoke = async (channel: string, ...args: unknown[]) => {
-    const id = nextId++;
-    child.send({ type: 'invoke', id, channel, url: PAGE_URL, args });
-    const r = await waitFor(
-      () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown } | undefined,
-      60_000,
-      `result of ${channel} (stderr: ${stderr.slice(-1500)})`,
-    );
-    if (!r.ok) throw new Error(String((r as { error?: unknown }).error));
+  const app = startFakeMain(root, { args, env, resultMs: 60_000 });
+  children.push(app.child);
+  pids.add(app.child.pid!);
+  const invoke = async (channel: string, ...a: unknown[]) => {
+    const r = await app.invoke(channel, ...a);
+    if (!r.ok) throw new Error(String(r.error));
     return r.value;
   };
   const told = () =>
-    messages.filter((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.installOpened).length;
-  return { child, messages, exited, invoke, told };
+    app.messages.filter((m) => m.type === 'webContents.send' && m.channel === IPC_CHANNELS.installOpened).length;
+  return { child: app.child, messages: app.messages, exited: app.exited, invoke, told };
 }
 
 describe('the built app opens .mcpb files', () => {

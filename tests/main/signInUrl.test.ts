@@ -3,10 +3,8 @@
 // opener, and the built main process under a fake electron, signing in to a server whose
 // authorization server names `file:///etc/passwd` as its sign-in page, never calls
 // shell.openExternal and answers the page with the error.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
@@ -15,17 +13,16 @@ import { externalUrl } from '../../src/main/runtime/externalUrl.js';
 import { startFixture, type Fixture } from '../proxy/oauth/oauthKit.js';
 import {
   ensureCli,
-  FIXTURES,
   killQuietly,
   memoryLogger,
   notRunning,
   removeTempDirs,
-  ROOT,
   tempDir,
   waitAllNotRunning,
   waitFor,
   writeConfig,
 } from './mainHarness.js';
+import { MAIN, startFakeMain, type FakeMain } from './fakeMain.js';
 
 const NOT_WEB = [
   'file:///etc/passwd?response_type=code',
@@ -79,14 +76,12 @@ describe('openSignIn', () => {
   });
 });
 
-const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
-type Msg = { type: string; [k: string]: unknown };
-let child: ChildProcess | undefined;
+let app: FakeMain | undefined;
 let fx: Fixture | undefined;
 const pids = new Set<number>();
 
 afterAll(async () => {
-  if (child && child.exitCode === null) killQuietly(child.pid);
+  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
   for (const p of pids) if (!notRunning(p)) killQuietly(p);
   const left = await waitAllNotRunning([...pids], 3000);
   await fx?.close();
@@ -102,32 +97,9 @@ describe('the built main process with a fake electron', () => {
     const root = tempDir();
     mkdirSync(join(root, 'userData'), { recursive: true });
     writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: { evil: { url: fx.url } } });
-    const messages: Msg[] = [];
-    child = spawn(process.execPath, ['-r', join(FIXTURES, 'fakeElectronLoader.cjs'), MAIN], {
-      env: {
-        ...process.env,
-        FAKE_ELECTRON_ROOT: root,
-        FAKE_ELECTRON_APP_PATH: ROOT,
-        QIMING_OAUTH_BROWSER: '/bin/false',
-      },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('message', (m: Msg) => messages.push(m));
-    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
-    pids.add(child.pid!);
-    let nextId = 1;
-    const pageUrl = pathToFileURL(join(ROOT, 'dist', 'renderer', 'index.html')).href;
-    const invoke = (channel: string, ...args: unknown[]) => {
-      const id = nextId++;
-      child!.send({ type: 'invoke', id, channel, url: pageUrl, args });
-      return waitFor(
-        () => messages.find((m) => m.type === 'result' && m.id === id) as { ok: boolean; value?: unknown } | undefined,
-        15_000,
-        `result of ${channel}`,
-      );
-    };
+    app = startFakeMain(root, { env: { QIMING_OAUTH_BROWSER: '/bin/false' } });
+    const { messages, invoke } = app;
+    pids.add(app.child.pid!);
 
     const status = await waitFor(
       async () => {
@@ -135,7 +107,7 @@ describe('the built main process with a fake electron', () => {
         return s?.bridge.state === 'ready' && s.servers[0]?.state === 'needs-auth' ? s : undefined;
       },
       30_000,
-      `a ready bridge with evil in needs-auth (stderr: ${stderr.slice(-2000)})`,
+      `a ready bridge with evil in needs-auth (stderr: ${app.stderr().slice(-2000)})`,
     );
     pids.add(status.bridge.pid!);
     const r = await invoke(IPC_CHANNELS.signIn, 'evil');
@@ -145,8 +117,8 @@ describe('the built main process with a fake electron', () => {
     });
     expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
 
-    child.send({ type: 'quit' });
-    expect(await exited).toBe(0);
+    app.child.send({ type: 'quit' });
+    expect(await app.exited).toBe(0);
     expect(messages.filter((m) => m.type === 'openExternal')).toEqual([]);
   });
 });

@@ -27,9 +27,13 @@ import { FIXTURES, MEMORY_SERVER, ROOT } from '../helpers/paths.js';
 import { waitAllNotRunning } from '../helpers/processGone.js';
 import { waitFor } from '../helpers/waitFor.js';
 
-/** What the preload exposes: status, restart, the panel's server management, sign-in, pin decisions, activity, app view links. */
+/** What the preload exposes: status, restart, the panel's server management, sign-in, pin decisions, activity, app views. */
 const API_METHODS = [
   'activity',
+  'appView',
+  'appViewAccept',
+  'appViewCall',
+  'appViewRead',
   'callTool',
   'changeConfig',
   'decidePin',

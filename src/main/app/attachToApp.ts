@@ -12,7 +12,7 @@ import type { RuntimeStatus } from '../../shared/status.js';
 import { errorMessage, silentLogger, type RuntimeLogger } from '../logs/runtimeLogger.js';
 import { registerIpcHandlers, type IpcMainLike } from './ipcHandlers.js';
 import { registerManagementHandlers } from './managementIpc.js';
-import type { ManagementIpcApi } from '../../shared/ipcContract.js';
+import type { AppViewIpcApi, ManagementIpcApi } from '../../shared/ipcContract.js';
 import type { InstallIpcApi } from '../../shared/install.js';
 import { registerInstallHandlers } from './installIpc.js';
 import { registerAppViewHandlers } from './appViewIpc.js';
@@ -92,6 +92,11 @@ export interface AttachToAppOptions {
    * view's `ui/open-link` is served (appViewIpc.ts, which checks the URL first).
    */
   openExternal?: (url: string) => Promise<void>;
+  /**
+   * MCP Apps views over IPC (the kept view, its calls and reads, the accept of its drift),
+   * e.g. an `AppViewService` (appViewService.ts); absent: the page opens no view.
+   */
+  appViews?: AppViewIpcApi;
   /** Stopped at quit in parallel with the runtime (e.g. ACP engines, whose agents use it). */
   alsoStop?: readonly Stoppable[];
   /** Default: nothing is logged. electron-log's `log.scope('mcp')` fits. */
@@ -143,9 +148,10 @@ export function attachToApp(
   const removeManagement = options.management
     ? registerManagementHandlers(ipcMain, options.management, { pageUrl: options.pageUrl })
     : () => undefined;
-  const removeAppViews = options.openExternal
-    ? registerAppViewHandlers(ipcMain, options.openExternal, { pageUrl: options.pageUrl })
-    : () => undefined;
+  const removeAppViews = registerAppViewHandlers(ipcMain, options.openExternal, {
+    pageUrl: options.pageUrl,
+    views: options.appViews,
+  });
   const removeInstall = options.install
     ? registerInstallHandlers(ipcMain, options.install, { pageUrl: options.pageUrl })
     : () => undefined;

@@ -68,6 +68,12 @@ export function createPreloadApi(ipc: IpcRendererLike): McpRuntimeApi {
       return () => void ipc.removeListener(channel, listener);
     },
     openAppLink: (url) => ipc.invoke(checked(IPC_CHANNELS.appOpenLink), String(url)) as Promise<RestartResult>,
+    // MCP Apps views: the kept view, its requests and the accept of its drift, by the view's key.
+    appView: (key) => ipc.invoke(checked(IPC_CHANNELS.appView), String(key)) as never,
+    appViewCall: (key, name, args) =>
+      ipc.invoke(checked(IPC_CHANNELS.appViewCall), String(key), String(name), args) as never,
+    appViewRead: (key, uri) => ipc.invoke(checked(IPC_CHANNELS.appViewRead), String(key), String(uri)) as never,
+    appViewAccept: (key, hash) => ipc.invoke(checked(IPC_CHANNELS.appViewAccept), String(key), String(hash)) as never,
     decidePin: (id, tool, decision, hash) =>
       ipc.invoke(
         checked(IPC_CHANNELS.pinDecision),

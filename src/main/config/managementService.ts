@@ -31,6 +31,7 @@ import type {
   ToolList,
 } from '../../shared/configContract.js';
 import type { AgentSelectionStore } from './agentSelection.js';
+import { askBridge } from '../runtime/bridgeAsk.js';
 
 export interface ManagementServiceOptions {
   configFile: string;
@@ -185,28 +186,11 @@ export class ManagementService implements ManagementIpcApi {
   }
 
   private async bridgeCall<T>(method: string, path: string, body: unknown, failed: (error: string) => T): Promise<T> {
-    let bridge: { url: string; token: string };
-    try {
-      bridge = await this.opts.bridge();
-    } catch (err) {
-      return failed(`the MCP bridge is not running (${message(err)})`);
-    }
-    const headers: Record<string, string> = { Authorization: `Bearer ${bridge.token}` };
-    if (body !== undefined)
-      Object.assign(headers, { 'Content-Type': 'application/json', Origin: new URL(bridge.url).origin });
-    try {
-      const res = await fetch(`${bridge.url}${path}`, {
-        method,
-        headers,
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 70_000),
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json().catch(() => undefined)) as (T & { error?: string }) | undefined;
-      if (!json) return failed(`the bridge answered HTTP ${res.status}`);
-      if (!res.ok) return failed(json.error ?? `the bridge answered HTTP ${res.status}`);
-      return json;
-    } catch (err) {
-      return failed(message(err));
-    }
+    const r = await askBridge(this.opts.bridge, method, path, body, this.opts.timeoutMs ?? 70_000);
+    if (!r.ok) return failed(r.error);
+    const json = r.json as (T & { error?: string }) | undefined;
+    if (!json) return failed(`the bridge answered HTTP ${r.status}`);
+    if (r.status < 200 || r.status > 299) return failed(json.error ?? `the bridge answered HTTP ${r.status}`);
+    return json;
   }
 }

@@ -31,6 +31,7 @@ import {
   isBundlePath,
   LogTail,
   ManagementService,
+  AppViewService,
   McpRuntime,
   nodeCommand,
   OAUTH_DIR_ENV,
@@ -146,6 +147,8 @@ function setupRuntime(): AttachedApp {
     install: installs,
     // An MCP Apps view's ui/open-link: checked (http(s) only) before the system browser.
     openExternal: async (url) => shell.openExternal(externalUrl(url)),
+    // MCP Apps views: the bridge's view routes, each view framed from qiming-app://sandbox/.
+    appViews: new AppViewService({ bridge: () => runtime.whenReady() }),
   });
 }
 

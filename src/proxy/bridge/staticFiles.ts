@@ -10,12 +10,13 @@ import { extname, resolve, sep } from 'node:path';
 
 /**
  * The panel's Content-Security-Policy: its own scripts, styles and API only, frames only from
- * loopback (MCP Apps views, each on the bridge's sandbox origin: apps/sandboxServer.ts); no `<base>`
+ * loopback (MCP Apps views, each on the bridge's sandbox origin: apps/sandboxServer.ts) and, in
+ * the app's window, from its `qiming-app://sandbox` origin (main/app/appViewProtocol.ts); no `<base>`
  * (which would re-point its relative URLs) and no form submission anywhere (its forms are
  * handled by script and never submit; `default-src` covers neither).
  */
 export const STATIC_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-src http://127.0.0.1:* http://localhost:*; base-uri 'none'; form-action 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-src http://127.0.0.1:* http://localhost:* qiming-app://sandbox; base-uri 'none'; form-action 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
