@@ -56,7 +56,7 @@ export function npmRegistry(npx: string, env: Record<string, string>, cwd?: stri
     if (!existsSync(npm)) return fallback();
     execFile(
       npm,
-      ['config', 'get', 'registry'],
+      ['config', 'get', 'registry', '--logs-max=0'],
       { env, cwd, timeout: CONFIG_TIMEOUT_MS, maxBuffer: 64 * 1024 },
       (err, out) => {
         const text = String(out).trim();

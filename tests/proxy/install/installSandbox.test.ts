@@ -12,25 +12,9 @@ import { startInstallBridge } from '../../helpers/installBridge.js';
 import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
 import { greeterBundle } from '../../fixtures/registry/bundles.js';
 
-const FILES_DOC = {
-  name: 'io.github.test/files',
-  description: 'Files under a root, with a remote index.',
-  version: '1.0.0',
-  packages: [
-    {
-      registryType: 'npm',
-      identifier: '@test/files-server',
-      version: '1.0.0',
-      transport: { type: 'stdio' },
-      runtimeHint: 'npx',
-      packageArguments: [{ type: 'positional', valueHint: 'root', isRequired: true }],
-      environmentVariables: [
-        { name: 'INDEX_URL', value: 'https://index.example.com:8443/v1' },
-        { name: 'CACHE_FILE', isRequired: true },
-      ],
-    },
-  ],
-};
+const FILES_DOC = JSON.parse(
+  readFileSync(join(__dirname, '../../fixtures/registry/files-root.json'), 'utf8'),
+) as Record<string, unknown>;
 
 let registry: FixtureRegistry;
 let bridge: BridgeProcess;
