@@ -140,7 +140,11 @@ export async function sandboxLaunch(r: SandboxRequest): Promise<SandboxedLaunch>
       home,
       // npx in the server reads its own environment's cache setting, else ~/.npm.
       npmCache: r.launch.env.npm_config_cache,
-      privateNpmCache: { real: join(privateHome, '.npm'), inside: join(home, '.npm') },
+      // Linux mounts the private HOME at the user's; macOS points HOME at it.
+      privateNpmCache: {
+        real: join(privateHome, '.npm'),
+        inside: join(platform === 'darwin' ? privateHome : home, '.npm'),
+      },
     });
   if (platform === 'darwin') return seatbelt(r, privateHome, installFor, onStderr);
   const bwrap = findCommand('bwrap', toolPath, undefined);
