@@ -7,7 +7,8 @@
  * filtering proxy (filterProxy.ts). The server then runs from that copy with its own network
  * (installPaths.ts). Nothing of the user's npm config but the registry reaches the step (its
  * tokens stay out of a package's install scripts). Bounded: the step's time and the output
- * kept; npm gives up after one retry. A failure is an {@link NpxFetchError} with npm's reason.
+ * kept; npm gives up after one retry; the step's processes end with the runtime's. A failure is
+ * an {@link NpxFetchError} with npm's reason.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { bwrapArgs, PROXY_PORT, proxyEnv, type BwrapInput } from './bwrapArgs.js
 import { startFilterProxy } from './filterProxy.js';
 import { parseHostPattern } from './hostPattern.js';
 import type { Mount } from './installPaths.js';
+import { killTreeOnExit } from '../process/processTree.js';
 
 /** The whole step, at most; then it is killed. */
 export const NPX_FETCH_TIMEOUT_MS = 180_000;
@@ -152,6 +154,8 @@ function run(
       output = (output + d.toString('utf8')).slice(-MAX_OUTPUT_CHARS);
     };
     const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Ended with the runtime, should it exit while the step runs.
+    const unregister = child.pid !== undefined ? killTreeOnExit(child.pid) : () => undefined;
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     const timer = setTimeout(() => {
@@ -160,10 +164,12 @@ function run(
     }, NPX_FETCH_TIMEOUT_MS);
     child.on('error', (e) => {
       clearTimeout(timer);
+      unregister();
       resolve({ code: -1, signal: null, output: e.message });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      unregister();
       resolve({
         code,
         signal,
