@@ -68,7 +68,7 @@ export const PROXY_FILES = [
   {
     file: 'qiming-mcp-sandbox.cjs',
     entries: ['src/proxy/sandbox/sandboxLaunch.ts'],
-    what: 'the sandbox of a stdio server (bubblewrap, Seatbelt, the filtering proxy), for the first sandboxed one',
+    what: "the sandbox of a stdio server (bubblewrap, Seatbelt, the filtering proxy, npx's fetch step), for the first sandboxed one",
   },
   {
     file: 'qiming-mcp-login-shell.cjs',

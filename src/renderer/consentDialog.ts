@@ -7,8 +7,10 @@
  * a new plan (the runtime builds the command); Confirm carries out the plan shown, Cancel
  * drops it. A registry's bundle is first a download: its URL and sha256, and Download fetches
  * it and shows the bundle's own consent. A stdio server's sandbox is proposed (the paths it
- * names, the hosts of its URLs), filled into the Sandbox fields (sandboxFields.ts, again with
- * each new plan) at the config's default, and Confirm writes what the user leaves there. Every server-given string goes in through textContent.
+ * names, the hosts of its URLs), filled into the Sandbox fields (sandboxFields.ts) and chosen
+ * (On), again with each new plan until the user edits the fields, whose edits a new plan then
+ * keeps; Confirm writes what the user leaves there. Every server-given string goes in through
+ * textContent.
  */
 import { sandboxSummary } from '../shared/sandbox.js';
 import { shellWord } from '../shared/shellWords.js';
@@ -34,6 +36,11 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
   const actions = el('div', 'form-actions');
   actions.append(confirm, cancel);
   const sandbox = createSandboxFields();
+  // Once the user edits the Sandbox fields, a new plan's proposal no longer refills them.
+  let sandboxEdited = false;
+  const edited = () => (sandboxEdited = true);
+  sandbox.root.addEventListener('input', edited);
+  sandbox.root.addEventListener('change', edited);
   d.body.append(details, inputs, sandbox.root, err, actions);
   let plan = first;
   const controls = new Map<string, HTMLInputElement>();
@@ -64,10 +71,11 @@ export function openConsent(api: InstallApi, first: InstallPlanView, onInstalled
     if (plan.prompts?.length) parts.push(row('Prompts it declares', plan.prompts.join(', ')));
     const box = plan.sandbox;
     sandbox.root.hidden = !box;
-    // Filled in, not chosen: npx and uvx fetch a package on its first run, which a sandbox without network refuses.
+    // Chosen: npx fetches a package it has not run before inside the sandbox (decision 0048).
     if (box) {
-      sandbox.fill({ filesystem: { read: box.read, write: box.write }, network: box.network }, 'default');
-      parts.push(row('Sandbox it proposes', `${sandboxSummary(box)} (choose On below to run it so)`));
+      if (!sandboxEdited)
+        sandbox.fill({ filesystem: { read: box.read, write: box.write }, network: box.network }, 'on');
+      parts.push(row('Sandbox it proposes', `${sandboxSummary(box)} (On below: change it before Confirm)`));
     }
     if (plan.download) {
       details.replaceChildren(...parts);

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { EntryDraft, EntryView } from '../../shared/configContract.js';
 import type { InstallPlanView } from '../../shared/install.js';
 import type { SandboxSetting } from '../../shared/sandbox.js';
+import { sandboxChange } from './sandboxChange.js';
 import { commandLine } from '../../shared/shellWords.js';
 import { ConfigStore } from '../config/configStore.js';
 import { SERVER_ID_RE } from '../config/configEntry.js';
@@ -402,7 +403,10 @@ export class InstallPlans {
     return view;
   }
 
-  /** What a re-install of `existing` changes: its version, its command or URL (as the config file holds them), its variables' names. */
+  /**
+   * What a re-install of `existing` changes: its version, its command or URL (as the config file
+   * holds them), its variables' names, its sandbox against the one proposed (sandboxChange.ts).
+   */
   private changes(existing: string, version: string, entry: PlannedEntry, view: PlanView): string[] {
     const before = this.servers().find((s) => s.id === existing);
     const was = this.records()[existing];
@@ -422,6 +426,8 @@ export class InstallPlans {
         .join(', ');
     if (before && names(before.env) !== names(after.env))
       changes.push(`environment: ${names(before.env) || 'none'} → ${names(after.env) || 'none'}`);
+    const box = before && view.sandbox && sandboxChange(before.sandbox, view.sandbox);
+    if (box) changes.push(box);
     return changes.length > 0 ? changes : ['nothing: the same entry is written again'];
   }
 

@@ -2,9 +2,10 @@
  * What a sandboxed server must read of its own installation, beyond the system's folders: the
  * folders on its PATH outside them, the package its command (or the script it is given, or the
  * interpreter its `#!/usr/bin/env` names) belongs to with the `node_modules` that package
- * resolves from, and, for `npx <package>`, the copy npx fetched into its cache, run directly
- * (npx itself asks the registry for the latest version before it runs anything, which a
- * sandbox without network refuses). Every path is an existing one; bind sources are real paths.
+ * resolves from, and, for `npx <package>`, the copy npx fetched into the user's cache or the
+ * server's private one (npxFetch.ts), run directly (npx itself asks the registry for the latest
+ * version before it runs anything, which a sandbox without network refuses); in neither, the
+ * plan says what to fetch. Every path is an existing one; bind sources are real paths.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
@@ -85,19 +86,26 @@ export interface InstallInput {
   home: string;
   /** npm's cache (default `~/.npm`), where `_npx` is. */
   npmCache?: string;
+  /**
+   * The server's private npm cache (in its private HOME, where the fetch step of npxFetch.ts
+   * puts what npx was asked for): its real path, and where the sandbox mounts it.
+   */
+  privateNpmCache?: { real: string; inside: string };
 }
 
 export interface InstallPlan {
   mounts: Mount[];
   /** Set when `npx <package>` runs npx's cached copy directly. */
   command?: string;
+  /** `npx <package>` found in no cache: the packages npx is asked for. */
+  npxFetch?: string[];
   args?: string[];
   /** What the log says of it. */
   note?: string;
 }
 
 /** The packages `npx` is asked for, and where the server's own arguments start. */
-function npxSpecs(args: readonly string[]): { specs: string[]; bin?: string; rest: string[] } | undefined {
+export function npxSpecs(args: readonly string[]): { specs: string[]; bin?: string; rest: string[] } | undefined {
   const specs: string[] = [];
   let i = 0;
   for (; i < args.length; i++) {
@@ -175,15 +183,23 @@ export function installPlan(input: InstallInput): InstallPlan {
   let command = input.command;
   let args = [...input.args];
   let note: string | undefined;
+  let npxFetch: string[] | undefined;
   if (basename(command) === 'npx') {
     const asked = npxSpecs(args);
     const cached = asked && npxCached(input.npmCache ?? join(input.home, '.npm'), asked.specs, asked.bin);
+    const own = asked && !cached && input.privateNpmCache;
+    const fetched = own ? npxCached(own.real, asked.specs, asked.bin) : undefined;
     if (asked && cached) {
       command = cached.binPath;
       args = asked.rest;
       note = `runs npx's cached ${asked.specs.join(', ')} directly (${cached.dir}): npx itself asks the registry first`;
       add(cached.dir);
-    }
+    } else if (asked && own && fetched) {
+      // In the private HOME, mounted already: run at the path it has inside.
+      command = own.inside + fetched.binPath.slice(own.real.length);
+      args = asked.rest;
+      note = `runs ${asked.specs.join(', ')} from its private npm cache (${fetched.dir})`;
+    } else if (asked) npxFetch = asked.specs;
   }
   // The command, and a script handed to an interpreter (`node /x/server.mjs`), by the path
   // written and by the real one (a linked node_modules resolves from the latter).
@@ -199,5 +215,10 @@ export function installPlan(input: InstallInput): InstallPlan {
     const key = `${m.source}\0${m.dest}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  return { mounts: unique, ...(command !== input.command ? { command, args } : {}), ...(note ? { note } : {}) };
+  return {
+    mounts: unique,
+    ...(command !== input.command ? { command, args } : {}),
+    ...(note ? { note } : {}),
+    ...(npxFetch ? { npxFetch } : {}),
+  };
 }

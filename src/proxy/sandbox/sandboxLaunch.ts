@@ -19,7 +19,8 @@ import { findCommand } from '../process/commandResolver.js';
 import { bwrapArgs, PROXY_PORT, proxyEnv } from './bwrapArgs.js';
 import { startFilterProxy, type FilterProxy } from './filterProxy.js';
 import { parseHostPattern, type HostRule } from './hostPattern.js';
-import { installPlan, under } from './installPaths.js';
+import { installPlan, under, type Mount } from './installPaths.js';
+import { npxFetch } from './npxFetch.js';
 import { sandboxHome } from './sandboxHome.js';
 import { seatbeltProfile } from './seatbeltProfile.js';
 import { denialWatcher } from './denialLines.js';
@@ -139,6 +140,11 @@ export async function sandboxLaunch(r: SandboxRequest): Promise<SandboxedLaunch>
       home,
       // npx in the server reads its own environment's cache setting, else ~/.npm.
       npmCache: r.launch.env.npm_config_cache,
+      // Linux mounts the private HOME at the user's; macOS points HOME at it.
+      privateNpmCache: {
+        real: join(privateHome, '.npm'),
+        inside: join(platform === 'darwin' ? privateHome : home, '.npm'),
+      },
     });
   if (platform === 'darwin') return seatbelt(r, privateHome, installFor, onStderr);
   const bwrap = findCommand('bwrap', toolPath, undefined);
@@ -165,7 +171,15 @@ export async function sandboxLaunch(r: SandboxRequest): Promise<SandboxedLaunch>
   const cwd = insideCwd(r);
   mkdirSync(privateHome, { recursive: true, mode: 0o700 });
   const env = { ...r.launch.env };
-  const install = installFor(env.PATH ?? '');
+  let install = installFor(env.PATH ?? '');
+  if (install.npxFetch && r.policy.network !== 'all') {
+    await fetchForNpx(r, install.npxFetch, install.mounts, { bwrap, socat, home, privateHome, cwd });
+    install = installFor(env.PATH ?? '');
+    if (install.npxFetch)
+      throw new SandboxUnavailableError(
+        `cannot start server '${r.name}': npx fetched ${install.npxFetch.join(', ')} but it names no command to run`,
+      );
+  }
   if (install.note) r.log.info(`sandbox: ${install.note}`);
   let proxy: FilterProxy | undefined;
   let socketDir: string | undefined;
@@ -196,6 +210,41 @@ export async function sandboxLaunch(r: SandboxRequest): Promise<SandboxedLaunch>
       if (socketDir) rmSync(socketDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `npx <package>` found in no cache: fetched inside the sandbox, only the registry reachable
+ * (npxFetch.ts); its failure is the server's, with npm's reason.
+ */
+async function fetchForNpx(
+  r: SandboxRequest,
+  specs: string[],
+  mounts: Mount[],
+  at: { bwrap: string; socat: string | undefined; home: string; privateHome: string; cwd: string | undefined },
+): Promise<void> {
+  const toolPath = r.toolPath ?? process.env.PATH;
+  const socat = at.socat ?? findCommand('socat', toolPath, undefined);
+  if (!socat)
+    throw unavailable(
+      r.name,
+      `npx must fetch ${specs.join(', ')} inside the sandbox, through its filtering proxy, which needs socat`,
+      'install socat (Debian, Ubuntu: apt-get install socat)',
+    );
+  try {
+    await npxFetch({
+      specs,
+      npx: r.launch.plan.command,
+      env: r.launch.env,
+      ...(at.cwd !== undefined ? { cwd: at.cwd } : {}),
+      bwrap: at.bwrap,
+      socat,
+      install: mounts,
+      box: { home: at.home, privateHome: at.privateHome, realOf, systemEntry },
+      log: r.log,
+    });
+  } catch (err) {
+    throw new SandboxUnavailableError(`cannot start server '${r.name}': ${(err as Error).message}`);
+  }
 }
 
 /** macOS: `sandbox-exec -p <profile>`, HOME and TMPDIR pointing at the private folders. */

@@ -72,6 +72,12 @@ afterAll(async () => {
   await registry.close();
 }, 30_000);
 
+/** What a re-install's changes say of an entry written without a sandbox (Windows proposes none). */
+const noSandboxYet =
+  process.platform === 'win32'
+    ? []
+    : ["sandbox: none of its own (the config's default) → files: none of yours; network: none (as proposed)"];
+
 describe('install routes', () => {
   it('search answers the registry page with what is installed', async () => {
     const r = await json('GET', '/install/registry/servers?search=memory');
@@ -129,7 +135,10 @@ describe('install routes', () => {
       registry: { name: 'io.github.modelcontextprotocol/memory' },
       values: { 'env.MEMORY_FILE_PATH': memFile },
     });
-    expect(re.body.plan.changes).toEqual(['nothing: the same entry is written again']);
+    // Installed without a sandbox of its own: the consent's proposal (On) is a change.
+    expect(re.body.plan.changes).toEqual(
+      noSandboxYet.length ? noSandboxYet : ['nothing: the same entry is written again'],
+    );
   }, 90_000);
 
   it('a newer registry version of an installed server is said, and a re-install plan shows what changes', async () => {
@@ -146,7 +155,7 @@ describe('install routes', () => {
       values: { 'env.MEMORY_FILE_PATH': join(dataDir, 'memory.jsonl') },
     });
     expect(re.body.plan.serverId).toBe('memory');
-    expect(re.body.plan.changes).toEqual(['version 2026.8.31 → 2026.9.1']);
+    expect(re.body.plan.changes).toEqual(['version 2026.8.31 → 2026.9.1', ...noSandboxYet]);
   });
 
   it('a bundle file: shown with its folder, tools and masked secret; installed, run, uninstalled', async () => {

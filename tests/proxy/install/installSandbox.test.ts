@@ -2,7 +2,8 @@
 // root its arguments name and the folder of the file a variable names as write paths and the host of the URL its variables hold as the
 // network allow-list; the confirm writes the sandbox the user left (changed or not) into
 // mcp.json; one the config refuses (a relative path) writes nothing and says the config's
-// error; a bundle's own folder is its installation, not a path proposed.
+// error; a re-install's changes name a sandbox that differs from the one proposed; a bundle's
+// own folder is its installation, not a path proposed.
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,25 +12,9 @@ import { startInstallBridge } from '../../helpers/installBridge.js';
 import { FixtureRegistry } from '../../fixtures/registry/fixtureRegistry.js';
 import { greeterBundle } from '../../fixtures/registry/bundles.js';
 
-const FILES_DOC = {
-  name: 'io.github.test/files',
-  description: 'Files under a root, with a remote index.',
-  version: '1.0.0',
-  packages: [
-    {
-      registryType: 'npm',
-      identifier: '@test/files-server',
-      version: '1.0.0',
-      transport: { type: 'stdio' },
-      runtimeHint: 'npx',
-      packageArguments: [{ type: 'positional', valueHint: 'root', isRequired: true }],
-      environmentVariables: [
-        { name: 'INDEX_URL', value: 'https://index.example.com:8443/v1' },
-        { name: 'CACHE_FILE', isRequired: true },
-      ],
-    },
-  ],
-};
+const FILES_DOC = JSON.parse(
+  readFileSync(join(__dirname, '../../fixtures/registry/files-root.json'), 'utf8'),
+) as Record<string, unknown>;
 
 let registry: FixtureRegistry;
 let bridge: BridgeProcess;
@@ -93,6 +78,18 @@ describe('the sandbox an install proposes', () => {
     expect(done.status).toBe(200);
     expect(servers().files.sandbox).toEqual(sandbox);
     expect(servers().files.args).toContain(project);
+  });
+
+  it("a re-install's changes name its sandbox beside the one proposed; the same one is not named", async () => {
+    const again = await planFiles();
+    expect(again.changes).toContain(
+      `sandbox: files: read ${project}; network: only index.example.com:8443 → ` +
+        `files: write ${project}, ${state}; network: only index.example.com:8443 (as proposed)`,
+    );
+    const proposed = { filesystem: { write: [project, state] }, network: { allow: ['index.example.com:8443'] } };
+    expect((await json('POST', '/install/confirm', { planId: again.planId, sandbox: proposed })).status).toBe(200);
+    const same = await planFiles();
+    expect(same.changes).toEqual(['nothing: the same entry is written again']);
   });
 
   it("proposes no path for a bundle's own files", async () => {
