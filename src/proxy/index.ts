@@ -17,6 +17,7 @@ export {
 } from './process/processTree.js';
 export { loadConfig, parseConfig, readConfig, clientVarsFor, ConfigError, SERVER_ID_RE } from './config/config.js';
 export { jsoncToJson } from './config/jsonc.js';
+export { AGENT_OPTIONS, BRIDGE_OPTIONS } from './config/topLevelOptions.js';
 export { findServers } from './config/clientFormats.js';
 export type { ProxyConfig, ServerEntry, StdioEntry, RemoteEntry } from './config/config.js';
 export { LOG_FILE_ENV, LOG_LEVEL_ENV } from './common/logger.js';

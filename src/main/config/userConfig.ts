@@ -11,21 +11,17 @@
  * runs the others, so it is passed on like any entry.
  */
 import { readFile } from 'node:fs/promises';
-import { clientVarsFor, ConfigError, findServers, jsoncToJson, loadConfig, readConfig } from '../../proxy/index.js';
+import {
+  AGENT_OPTIONS,
+  BRIDGE_OPTIONS,
+  clientVarsFor,
+  ConfigError,
+  findServers,
+  jsoncToJson,
+  loadConfig,
+  readConfig,
+} from '../../proxy/index.js';
 
-/** Top-level options that change how the bridge serves its servers. */
-const BRIDGE_OPTIONS = [
-  'sandbox',
-  'toolNaming',
-  'readyTimeoutMs',
-  'toolTimeouts',
-  'clientCapabilities',
-  'toolExposure',
-  'toolBudgetTokens',
-  'maxResultBytes',
-] as const;
-/** Top-level options an agent's own stdio aggregation takes from the file: what it lists of its tools, how big a result it hands on. */
-const AGGREGATE_OPTIONS = ['toolExposure', 'toolBudgetTokens', 'maxResultBytes'] as const;
 /** Entry fields that say how an aggregate lists a server's tools and cuts its results, passed on to the agent's aggregation. */
 const PRESENTATION_FIELDS = ['expose', 'description', 'maxResultBytes'] as const;
 
@@ -35,7 +31,10 @@ export interface UserConfigView {
   bridgeEntries: Record<string, unknown>;
   /** Raw `"persistent": false` entries (not disabled), for the per-session stdio proxy. */
   sessionEntries: Record<string, unknown>;
-  /** Changes exactly when the bridge must be restarted to apply the file. */
+  /**
+   * Changes exactly when the bridge must be sent the file: its entries, and the top-level
+   * options marked `bridge` in the proxy's topLevelOptions.ts.
+   */
   bridgeSignature: string;
   /** What an agent's stdio aggregation of the bridge's servers takes from the file (acp.ts). */
   exposure: AggregateExposure;
@@ -43,8 +42,9 @@ export interface UserConfigView {
 
 /**
  * The tool exposure settings of the user's file, for the stdio aggregation an agent runs over
- * the bridge's servers (the app's chain): the top-level `toolExposure` and `toolBudgetTokens`,
- * and each bridge entry's `expose` and `description`. Only what the file sets.
+ * the bridge's servers (the app's chain): the top-level options marked `agents` in the proxy's
+ * topLevelOptions.ts (`toolExposure`, `toolBudgetTokens`, `maxResultBytes`), and each bridge
+ * entry's `expose`, `description` and `maxResultBytes`. Only what the file sets.
  */
 export interface AggregateExposure {
   options: Record<string, unknown>;
@@ -102,7 +102,7 @@ export function viewOf(raw: unknown): UserConfigView {
   const options: Record<string, unknown> = {};
   for (const k of BRIDGE_OPTIONS) if (top[k] !== undefined) options[k] = top[k];
   const exposure: AggregateExposure = { options: {}, servers: {} };
-  for (const k of AGGREGATE_OPTIONS) if (top[k] !== undefined) exposure.options[k] = top[k];
+  for (const k of AGENT_OPTIONS) if (top[k] !== undefined) exposure.options[k] = top[k];
   for (const [id, entry] of Object.entries(bridgeEntries)) {
     if (!isObject(entry)) continue;
     const shown = Object.fromEntries(

@@ -18,32 +18,16 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, resolve, sep } from 'node:path';
-import * as z from 'zod/mini';
-import {
-  capabilityFlags,
-  DEFAULT_MAX_RESULT_BYTES,
-  DEFAULT_READY_TIMEOUT_MS,
-  DEFAULT_TOOL_BUDGET_TOKENS,
-  entryPresentation,
-  formatPath,
-  invalidEntry,
-  isPlainObject,
-  msMap,
-  ms,
-  oneOf,
-  PINNING,
-  must,
-  parseEntry,
-  resultBytes,
-} from './configEntry.js';
+import { entryPresentation, formatPath, invalidEntry, isPlainObject, parseEntry } from './configEntry.js';
 import type { InvalidEntry, ProxyConfig, ServerEntry } from './configTypes.js';
 import { ConfigError } from './configError.js';
 import { depthMessage, valueNestsDeeper } from './jsonDepth.js';
 import { findServers } from './clientFormats.js';
 import type { ClientVars, SecretLookup } from './envExpand.js';
 import { jsoncToJson } from './jsonc.js';
-import { APPROVAL_HINTS, approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
+import { approvalRule, approvalSettings, type ApprovalRule } from './approvalConfig.js';
 import { applySandbox } from '../sandbox/sandboxConfig.js';
+import { carriedOptions, HTTP_URL, topLevelSchema, type TopLevelValues } from './topLevelOptions.js';
 
 export { ConfigError } from './configError.js';
 export type { ToolFilter } from './toolFilter.js';
@@ -67,45 +51,6 @@ export {
   SERVER_ID_RE,
   formatPath,
 } from './configEntry.js';
-
-const TOOL_EXPOSURE = ['auto', 'all', 'search'] as const;
-const ACTIVITY = ['off', 'memory', 'file'] as const;
-const TOKENS = 'a positive integer (tokens)';
-const HTTP_URL = 'an http(s) URL';
-/** Far above any model's context: a larger budget is a typo, not a choice. */
-const MAX_TOOL_BUDGET_TOKENS = 100_000_000;
-
-// The top level; the servers map is found by clientFormats.ts, its entries validated one by one in configEntry.ts.
-const topSchema = z.looseObject(
-  {
-    toolNaming: z.optional(z.enum(['prefixed', 'original'], { error: oneOf(['prefixed', 'original']) })),
-    readyTimeoutMs: z.optional(ms(1)),
-    toolTimeouts: z.optional(msMap()),
-    clientCapabilities: z.optional(capabilityFlags()),
-    apps: z.optional(z.boolean({ error: must('true or false') })),
-    toolExposure: z.optional(z.enum(TOOL_EXPOSURE, { error: oneOf(TOOL_EXPOSURE) })),
-    toolBudgetTokens: z.optional(
-      z
-        .int({ error: must(TOKENS) })
-        .check(
-          z.minimum(1, { error: `must be ${TOKENS}` }),
-          z.maximum(MAX_TOOL_BUDGET_TOKENS, { error: `must be at most ${MAX_TOOL_BUDGET_TOKENS}` }),
-        ),
-    ),
-    maxResultBytes: z.optional(resultBytes()),
-    pinning: z.optional(z.enum(PINNING, { error: oneOf(PINNING) })),
-    activity: z.optional(z.enum(ACTIVITY, { error: oneOf(ACTIVITY) })),
-    approvalHints: z.optional(z.enum(APPROVAL_HINTS, { error: oneOf(APPROVAL_HINTS) })),
-    approvalTimeoutMs: z.optional(ms(1)),
-    tracing: z.optional(
-      z.strictObject(
-        { endpoint: z.optional(z.string({ error: must(HTTP_URL) })) },
-        { error: must('{"endpoint": "<url>"}') },
-      ),
-    ),
-  },
-  { error: must('a JSON object') },
-);
 
 export interface ParseOptions {
   /** What `${VAR}`s expand from; default `process.env`. */
@@ -152,7 +97,9 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
   if (valueNestsDeeper(raw)) throw new ConfigError([depthMessage('the config')]);
   const vars = { ...(opts.vars ?? clientVarsFor(undefined)), ...(opts.secret ? { secret: opts.secret } : {}) };
   const top: string[] = [];
-  const parsed = topSchema.safeParse(raw);
+  // The top level's options are checked by their rows' schemas (topLevelOptions.ts); the servers
+  // map is found by clientFormats.ts, its entries validated one by one in configEntry.ts.
+  const parsed = topLevelSchema.safeParse(raw);
   if (!parsed.success) {
     for (const iss of parsed.error.issues) top.push(`${formatPath(iss.path) || 'config'} ${iss.message}`);
   }
@@ -180,9 +127,8 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
     if (shown.always) exposeAlways.push(id);
     if (shown.description !== undefined) serverDescriptions[id] = shown.description;
   }
-  const options = parsed.success ? parsed.data : {};
-  const toolTimeouts = { ...(options.toolTimeouts ?? {}) };
-  if ('' in toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
+  const options: TopLevelValues = parsed.success ? parsed.data : {};
+  if (options.toolTimeouts && '' in options.toolTimeouts) top.push('toolTimeouts must not have an empty tool pattern');
   if (options.tracing?.endpoint !== undefined && !/^https?:\/\/\S+$/i.test(options.tracing.endpoint))
     top.push(`tracing.endpoint must be ${HTTP_URL}`);
   const approval = approvalSettings(
@@ -199,21 +145,11 @@ function check(raw: unknown, opts: ParseOptions): { top: string[]; config: Proxy
     top,
     config: {
       servers,
-      toolNaming: options.toolNaming ?? 'prefixed',
-      readyTimeoutMs: options.readyTimeoutMs ?? DEFAULT_READY_TIMEOUT_MS,
-      toolTimeouts,
-      toolExposure: options.toolExposure ?? 'auto',
-      toolBudgetTokens: options.toolBudgetTokens ?? DEFAULT_TOOL_BUDGET_TOKENS,
+      ...carriedOptions(options, 'config'),
       exposeAlways,
       serverDescriptions,
       ...(approval ? { approval } : {}),
-      // The default spelt out is no setting: a reload that writes it changes nothing (configDiff.ts).
-      ...(options.maxResultBytes !== undefined && options.maxResultBytes !== DEFAULT_MAX_RESULT_BYTES
-        ? { maxResultBytes: options.maxResultBytes }
-        : {}),
-      ...(options.pinning !== undefined && options.pinning !== 'block' ? { pinning: options.pinning } : {}),
-      ...(options.activity !== undefined && options.activity !== 'memory' ? { activity: options.activity } : {}),
-      ...(options.tracing ? { tracing: options.tracing } : {}),
+      ...carriedOptions(options, 'set'),
       invalid,
     },
   };

@@ -5,26 +5,19 @@
  * options moved (an entry's `expose` and `description` are options: they change how an
  * aggregate lists tools, not the server). Entries are compared after normalisation, so key order, an `authToken`
  * written as a header or a default spelt out do not count as changes. Pure: nothing here
- * starts or stops anything (the bridge applies a diff in hub/hubReload.ts).
+ * starts or stops anything (the bridge applies a diff in bridge/reload.ts).
  */
 import type { ProxyConfig, ServerEntry } from './configTypes.js';
+import { LIVE_OPTIONS } from './topLevelOptions.js';
 
-/** Top-level options that apply to every server without restarting one. */
-export interface ConfigOptionChanges {
-  toolNaming?: ProxyConfig['toolNaming'];
-  toolTimeouts?: ProxyConfig['toolTimeouts'];
-  readyTimeoutMs?: number;
-  toolExposure?: ProxyConfig['toolExposure'];
-  toolBudgetTokens?: number;
-  exposeAlways?: string[];
-  serverDescriptions?: Record<string, string>;
-  /** Present (possibly undefined: back to the default) when the top-level result cap moved. */
-  maxResultBytes?: ProxyConfig['maxResultBytes'];
-  /** Present (possibly undefined: back to `block`) when the top-level pinning moved. */
-  pinning?: ProxyConfig['pinning'];
-  /** Present (possibly undefined: back to the defaults) when the approval policy moved. */
-  approval?: ProxyConfig['approval'];
-}
+/**
+ * Top-level options that apply to every server without restarting one: the `live` rows of
+ * topLevelOptions.ts, an entry's presentation, and the approval policy. Only those that moved
+ * are present; present and undefined: back to the default.
+ */
+export type ConfigOptionChanges = Partial<
+  Pick<ProxyConfig, (typeof LIVE_OPTIONS)[number] | 'exposeAlways' | 'serverDescriptions' | 'approval'>
+>;
 
 export interface ConfigDiff {
   /** Entries new in `after`, in its order. */
@@ -51,17 +44,15 @@ export function diffConfigs(before: ProxyConfig, after: ProxyConfig): ConfigDiff
     else diff.changed.push(entry);
   }
   for (const s of before.servers) if (!next.has(s.id)) diff.removed.push(s.id);
-  if (before.toolNaming !== after.toolNaming) diff.options.toolNaming = after.toolNaming;
-  if (!sameValue(before.toolTimeouts, after.toolTimeouts)) diff.options.toolTimeouts = { ...after.toolTimeouts };
-  if (before.readyTimeoutMs !== after.readyTimeoutMs) diff.options.readyTimeoutMs = after.readyTimeoutMs;
-  if (before.toolExposure !== after.toolExposure) diff.options.toolExposure = after.toolExposure;
-  if (before.toolBudgetTokens !== after.toolBudgetTokens) diff.options.toolBudgetTokens = after.toolBudgetTokens;
+  const options: Record<string, unknown> = diff.options;
+  for (const k of LIVE_OPTIONS) {
+    const value = after[k];
+    if (!sameValue(before[k], value)) options[k] = typeof value === 'object' ? { ...value } : value;
+  }
   if (!sameValue([...before.exposeAlways].sort(), [...after.exposeAlways].sort()))
     diff.options.exposeAlways = [...after.exposeAlways];
   if (!sameValue(before.serverDescriptions, after.serverDescriptions))
     diff.options.serverDescriptions = { ...after.serverDescriptions };
-  if (before.maxResultBytes !== after.maxResultBytes) diff.options.maxResultBytes = after.maxResultBytes;
-  if (before.pinning !== after.pinning) diff.options.pinning = after.pinning;
   if (!sameValue(before.approval, after.approval)) diff.options.approval = after.approval;
   return diff;
 }
