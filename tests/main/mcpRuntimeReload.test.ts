@@ -197,5 +197,30 @@ describe('McpRuntime config reload', () => {
       viewOf(base).bridgeSignature,
     );
     expect(viewOf(base).sessionEntries).toEqual({ b: { url: 'http://h/', persistent: false } });
+    // The trust options the bridge enforces count too: a hand edit of them reaches it.
+    for (const trust of [
+      { approval: 'deny' },
+      { approvalHints: 'spec' },
+      { approvalTimeoutMs: 5000 },
+      { pinning: 'off' },
+      { apps: false },
+    ])
+      expect(viewOf({ ...base, ...trust }).bridgeSignature, JSON.stringify(trust)).not.toBe(
+        viewOf(base).bridgeSignature,
+      );
+  });
+
+  it('hands a hand-edited approval policy to the running bridge', async () => {
+    const { dir, write, runtime, log } = setup((d) => ({ mcpServers: { memory: memoryEntry(d) } }));
+    await runtime.start();
+    await runtime.whenReady();
+    const bridge0 = runtime.status().bridge.pid;
+    write({ approval: { '*delete*': 'deny' }, mcpServers: { memory: memoryEntry(dir) } });
+    await waitFor(
+      () => log.lines.some((l) => l.includes('MCP config applied in the running bridge: options approval')),
+      10_000,
+      'the bridge to take the approval policy',
+    );
+    expect(runtime.status().bridge.pid).toBe(bridge0);
   });
 });
