@@ -19,20 +19,20 @@ import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
 import { initializeResult } from './initializeResult.js';
-import { answerDiscover } from './modern/discover.js';
-import { envelopeError, forgetModern, isModernRequest, modernResult } from './modern/envelope.js';
-import { ListenSet } from './modern/listenSet.js';
+import { answerDiscover } from '../protocol/rev2026-07-28/discover.js';
+import { envelopeError, forgetModern, isModernRequest, modernResult } from '../protocol/rev2026-07-28/envelope.js';
+import { ListenSet } from '../protocol/rev2026-07-28/listenSet.js';
 import { ListChangeNotices } from './listChangeNotices.js';
-import { modernNotify, requestLogLevel, withLogLevel } from './modern/logLevels.js';
-import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForward.js';
-import type { HeldSession } from './modern/heldCall.js';
-import { listenTasks } from './tasks/modernTaskListen.js';
-import { answerModernResult } from './tasks/forLegacyClient.js';
+import { modernNotify, requestLogLevel, withLogLevel } from '../protocol/rev2026-07-28/logLevels.js';
+import { forwardHeld, HELD_METHODS, isLegacyUpstream } from '../protocol/crossings/heldCalls.js';
+import type { HeldSession } from '../protocol/crossings/heldCall.js';
+import { listenTasks } from '../protocol/rev2026-07-28/taskListen.js';
+import { answerModernResult } from '../protocol/crossings/inputRoundTasks.js';
 import type { FoundTools } from './economy/foundTools.js';
 import { resultCapOf, sizeOverCap } from './economy/resultCap.js';
 import type { ResultStore } from './economy/resultStore.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
-import { META_CLIENT_INFO } from '../upstream/era/modernProtocol.js';
+import { META_CLIENT_INFO } from '../protocol/rev2026-07-28/vocabulary.js';
 import type { ActiveCall } from '../activity/activityRecorder.js';
 import type { ActivityApp } from '../../shared/activity.js';
 import { wireBytesOf } from '../common/wireBytes.js';
@@ -70,7 +70,7 @@ export class DownstreamSession implements HeldSession {
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
-  /** A 2026-07-28 client (modern/envelope.ts): the method of each of its requests in flight. */
+  /** A 2026-07-28 client (protocol/rev2026-07-28/envelope.ts): the method of each of its requests in flight. */
   private modern?: Map<RequestId, string>;
   private listens?: ListenSet;
   /** This session's calls forwarded to servers (held calls put theirs here too: heldCall.ts). */
@@ -394,7 +394,7 @@ export class DownstreamSession implements HeldSession {
     const call = this.calls?.get(req.id);
     if (call) call.server = u.id;
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
-    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
+    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: protocol/crossings/heldTasks.ts).
     if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
       return forwardHeld(this.hub, this, req, u, params, timeoutMs, call);
     if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
@@ -422,7 +422,7 @@ export class DownstreamSession implements HeldSession {
       return this.fail(req.id, response.error);
     }
     // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it):
-    // forLegacyClient.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
+    // protocol/crossings/inputRoundTasks.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
     if (!this.modern && response.result.resultType !== undefined && !isModernRequest(req))
       return answerModernResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);

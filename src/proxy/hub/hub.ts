@@ -17,12 +17,12 @@ import { NameTable, namespacedName, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionContracts.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './tasks/taskTable.js';
-import { EraTaskTable } from './tasks/modernTaskTable.js';
-import { parkTaskInput } from './tasks/forModernClient.js';
+import { EraTaskTable } from '../protocol/crossings/heldTaskTable.js';
+import { parkTaskInput } from '../protocol/crossings/heldTasks.js';
 import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
 import { itemMatches } from './uriTemplateMatch.js';
-import { HeldInputTable } from './modern/heldInputTable.js';
+import { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import { invalidEntryStatus } from '../upstream/upstreamStatus.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
@@ -393,7 +393,7 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
-  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (forModernClient.ts). */
+  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (protocol/crossings/heldTasks.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean {
     return parkTaskInput(this.eraTasks, u, req);
   }

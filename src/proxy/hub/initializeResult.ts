@@ -8,7 +8,7 @@
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
-import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
+import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../protocol/rev2026-07-28/vocabulary.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
 import { withKeptResults } from './economy/resultCap.js';
 import { initializeWait } from './initializeWait.js';

@@ -9,8 +9,8 @@
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { RoutingSession, SessionHost } from './sessionContracts.js';
 import { routeTaskRequest } from './tasks/taskRequests.js';
-import { isLogLevel } from './modern/logLevels.js';
-import { routeModernTaskRequest } from './tasks/forModernClient.js';
+import { isLogLevel } from '../protocol/rev2026-07-28/logLevels.js';
+import { routeModernTaskRequest } from '../protocol/crossings/heldTasks.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import { callTool } from './toolCall/toolCallPipeline.js';

@@ -38,7 +38,7 @@ import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.j
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionContracts.js';
 import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './tasks/taskTable.js';
-import type { HeldInputTable } from './modern/heldInputTable.js';
+import type { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
@@ -46,14 +46,14 @@ export interface RouterHost {
   readonly held: HeldInputTable;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
-  /** True when `req` belongs to a 2026 client's task and was kept for it (forModernClient.ts). */
+  /** True when `req` belongs to a 2026 client's task and was kept for it (protocol/crossings/heldTasks.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean;
 }
 
 type Params = Record<string, unknown>;
 type MapResult = (r: Params) => Params;
 
-/** The client capability each server-to-client request needs (also used by heldCall.ts and inputRounds.ts). */
+/** The client capability each server-to-client request needs (also used by heldCall.ts and protocol/crossings/inputRounds.ts). */
 export const CAPABILITY_OF: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',

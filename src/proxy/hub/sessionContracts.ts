@@ -12,8 +12,8 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './tasks/taskTable.js';
-import type { HeldInputTable } from './modern/heldInputTable.js';
-import type { EraTaskTable } from './tasks/modernTaskTable.js';
+import type { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
+import type { EraTaskTable } from '../protocol/crossings/heldTaskTable.js';
 import type { FoundTools } from './economy/foundTools.js';
 import type { ToolExposure } from './economy/toolExposure.js';
 import type { ToolDrift } from '../../shared/status.js';
@@ -70,9 +70,9 @@ export interface RoutingSession extends HubSession {
   /** This process's count of sessions when this one began: how the status names it. */
   readonly serial: number;
   readonly single: Upstream | undefined;
-  /** The level of a 2025 client's `logging/setLevel` (hub/modern/logLevels.ts). */
+  /** The level of a 2025 client's `logging/setLevel` (protocol/rev2026-07-28/logLevels.ts). */
   logLevel?: string;
-  /** A 2026-07-28 client (modern/envelope.ts). */
+  /** A 2026-07-28 client (protocol/rev2026-07-28/envelope.ts). */
   readonly isModern: boolean;
   /** An aggregate session's tools found by `search_tools` (economy/foundTools.ts), from its first search. */
   found?: FoundTools;
@@ -163,7 +163,7 @@ export interface SessionHost extends HeldHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
-  /** The tasks 2026-07-28 clients got through the proxy (modernTaskTable.ts). */
+  /** The tasks 2026-07-28 clients got through the proxy (protocol/crossings/heldTaskTable.ts). */
   readonly eraTasks: EraTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;

@@ -1,7 +1,7 @@
 /**
  * Where a notification from a server goes (for the Hub): progress to the request that asked
  * for it, a cancel to the server request it names, a task's status to the session that owns
- * the task (or the 2026 client's translated task: forModernClient.ts), a URL elicitation's completion
+ * the task (or the 2026 client's translated task: protocol/crossings/heldTasks.ts), a URL elicitation's completion
  * to the session that got it, a request-scoped notification of a 2026 server to that call's
  * session, `resources/updated` to the subscribed sessions, anything else to every session of
  * that server (related to its call in flight, if any).
@@ -13,8 +13,8 @@ import type { ProgressTable } from './progressTable.js';
 import type { ServerRequestRouter } from './serverRequestRouter.js';
 import type { SubscriptionTable } from './subscriptionTable.js';
 import type { TaskTable } from './tasks/taskTable.js';
-import type { EraTaskTable } from './tasks/modernTaskTable.js';
-import { eraTaskStatus } from './tasks/forModernClient.js';
+import type { EraTaskTable } from '../protocol/crossings/heldTaskTable.js';
+import { eraTaskStatus } from '../protocol/crossings/heldTasks.js';
 
 /** The parts of the Hub this needs. */
 export interface NotificationHost {
@@ -47,7 +47,7 @@ export function routeUpstreamNotification(
     const task = hub.tasks.serverTaskOwner(u, String(params.taskId));
     if (task)
       task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-    else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: forModernClient.ts
+    else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: protocol/crossings/heldTasks.ts
     return;
   }
   if (n.method === 'notifications/elicitation/complete' && hub.serverRequests.elicitationComplete(u, params)) return;

@@ -18,8 +18,8 @@ import {
 } from '../jsonrpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
-import { eraHandshake } from './era/eraConnect.js';
-import type { ModernResourceListen } from './era/modernResourceListen.js';
+import { eraHandshake } from './revisionConnect.js';
+import type { ModernResourceListen } from '../protocol/rev2026-07-28/resourceListen.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../../shared/status.js';
@@ -103,7 +103,7 @@ export class Upstream {
   get isModern(): boolean {
     return this.built?.era === 'modern';
   }
-  /** A modern server's resource subscriptions (era/modernResourceListen.ts); undefined for a 2025 server. */
+  /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts); undefined for a 2025 server. */
   get resourceListen(): ModernResourceListen | undefined {
     return this.built?.resourceListen;
   }

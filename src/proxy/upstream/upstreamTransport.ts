@@ -16,9 +16,9 @@ import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
 import type { RequestAuth } from '../oauth/oauthSettings.js';
-import { modernRemoteTransport } from './era/eraConnect.js';
+import { modernRemoteTransport } from './revisionConnect.js';
 import { serverMessageLimit } from '../common/messageLimits.js';
-import type { ModernResourceListen } from './era/modernResourceListen.js';
+import type { ModernResourceListen } from '../protocol/rev2026-07-28/resourceListen.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -41,9 +41,9 @@ export interface BuiltTransport {
   child?: ChildProcessTransport;
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
-  /** Set when the server speaks 2026-07-28 (era/eraConnect.ts); absent for 2025-11-25. */
+  /** Set when the server speaks 2026-07-28 (upstream/revisionConnect.ts); absent for 2025-11-25. */
   era?: 'modern';
-  /** A modern server's resource subscriptions (era/modernResourceListen.ts). */
+  /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts). */
   resourceListen?: ModernResourceListen;
 }
 

@@ -10,7 +10,7 @@ import { ErrorCode, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from '../sessionContracts.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
-import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './forLegacyClient.js';
+import { legacyTaskListOnModern, legacyTaskRequestOnModern } from '../../protocol/crossings/inputRoundTasks.js';
 
 type Result = Record<string, unknown>;
 

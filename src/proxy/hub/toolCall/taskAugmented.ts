@@ -1,11 +1,11 @@
 /**
  * Tool-call stage: a 2025 client's task-augmented call (SEP-1686, a `task` param) binds the
  * task it creates to this session (tasks/taskRequests.ts); on a 2026 server the task is made
- * through its envelope and shown as a 2025 one (tasks/forLegacyClient.ts). A plain call pays
+ * through its envelope and shown as a 2025 one (protocol/crossings/inputRoundTasks.ts). A plain call pays
  * one field check and goes on.
  */
 import { taskCreated } from '../tasks/taskRequests.js';
-import { legacyTaskCallOnModern } from '../tasks/forLegacyClient.js';
+import { legacyTaskCallOnModern } from '../../protocol/crossings/inputRoundTasks.js';
 import { ownerOf, type ToolCallStage } from './toolCall.js';
 
 export const taskAugmented: ToolCallStage = (next) => (call) => {

@@ -10,7 +10,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
   MODERN_PROTOCOL_VERSION,
-} from '../../../../src/proxy/upstream/era/modernProtocol.js';
+} from '../../../../src/proxy/protocol/rev2026-07-28/vocabulary.js';
 
 let kit: Kit | undefined;
 afterEach(async () => {
