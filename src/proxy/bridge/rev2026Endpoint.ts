@@ -22,7 +22,7 @@ import { admitRoute } from './sessionTable.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import {
   META_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSION,
+  REV2026_PROTOCOL_VERSION,
   SERVED_VERSIONS,
 } from '../protocol/rev2026-07-28/vocabulary.js';
 import { decodeHeaderValue, MCP_NAME_FIELD, paramHeaderMismatch, paramHeadersOf } from '../common/mcpParamHeaders.js';
@@ -47,7 +47,7 @@ function header(req: IncomingMessage, name: string): string | undefined {
  * `MCP-Protocol-Version` is set and is not a 2025-era revision (those open a session with
  * `initialize`; an unknown version gets -32022 here).
  */
-export function isModernHttpRequest(req: IncomingMessage): boolean {
+export function isRev2026HttpRequest(req: IncomingMessage): boolean {
   const v = header(req, 'mcp-protocol-version');
   return v !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(v);
 }
@@ -67,8 +67,8 @@ export function headerMismatch(
   const params = (m.params as Wire | undefined) ?? {};
   const meta = (params._meta as Wire | undefined) ?? {};
   const version = meta[META_PROTOCOL_VERSION];
-  if (version !== undefined && version !== MODERN_PROTOCOL_VERSION)
-    return `MCP-Protocol-Version header value '${MODERN_PROTOCOL_VERSION}' does not match body value '${String(version)}'`;
+  if (version !== undefined && version !== REV2026_PROTOCOL_VERSION)
+    return `MCP-Protocol-Version header value '${REV2026_PROTOCOL_VERSION}' does not match body value '${String(version)}'`;
   const field = MCP_NAME_FIELD[String(m.method)];
   if (!field) return undefined;
   const raw = header(req, 'mcp-name');
@@ -155,7 +155,7 @@ class OneRequestTransport implements Transport {
 }
 
 /** Serves one modern request (the caller checked Accept, Content-Type and the JSON-RPC shape). */
-export async function serveModern(
+export async function serve2026(
   handler: McpSessionHandler,
   logger: Logger,
   req: IncomingMessage,
@@ -182,7 +182,7 @@ export async function serveModern(
     return;
   }
   const version = header(req, 'mcp-protocol-version');
-  if (version !== MODERN_PROTOCOL_VERSION) {
+  if (version !== REV2026_PROTOCOL_VERSION) {
     const data = { supported: SERVED_VERSIONS, requested: version };
     return refuse(
       res,

@@ -7,9 +7,9 @@
  * (names unprefixed, its capabilities, instructions and serverInfo in the `initialize` or
  * `server/discover` answer), and the hub does the era work for a client of either era:
  *
- * - a 2026 server (`runModernConvert`): probed once (`server/discover`, as for a remote
+ * - a 2026 server (`runConvertThroughHub`): probed once (`server/discover`, as for a remote
  *   entry) unless the entry's `protocol` says; undefined means "not modern: use the pipe";
- * - a 2025 server whose client opens with a 2026 request (`serveModernClient`): the pipe
+ * - a 2025 server whose client opens with a 2026 request (`serve2026Client`): the pipe
  *   hands its stdio transport, and the message it read, to a hub at that first message.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -21,14 +21,14 @@ import type { ToolFilter } from '../config/toolFilter.js';
 import { errorText, type Logger } from '../common/logger.js';
 import { redactUrl } from '../config/redact.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
-import { probeHttpEra } from '../upstream/httpRevisionProbe.js';
+import { probeHttpRevision } from '../upstream/httpRevisionProbe.js';
 import { PROXY_ENVELOPE } from '../upstream/revisionConnect.js';
 import { PROBE_TIMEOUT_MS } from '../upstream/transportProbe.js';
 import { serveHubOverStdio } from './hubOverStdio.js';
 import { pinFolder } from '../pinning/pinFolder.js';
 import type { ConvertTrust } from './convertTrust.js';
 
-export interface ModernTarget {
+export interface Rev2026Target {
   id: string;
   url: string;
   kind: 'auto' | 'http' | 'sse';
@@ -47,7 +47,7 @@ export interface ModernTarget {
 /** A hub of the one server `target`, spoken to over `type` in era `protocol`. */
 function convertHub(
   opts: CliOptions,
-  target: ModernTarget,
+  target: Rev2026Target,
   type: 'http' | 'sse',
   protocol: '2025-11-25' | '2026-07-28',
   logger: Logger,
@@ -84,7 +84,7 @@ function convertHub(
  */
 export function serveTrustedConvert(
   opts: CliOptions,
-  target: ModernTarget,
+  target: Rev2026Target,
   kind: 'http' | 'sse',
   logger: Logger,
 ): Promise<number> {
@@ -94,15 +94,15 @@ export function serveTrustedConvert(
   return serveHubOverStdio(convertHub(opts, target, kind, '2025-11-25', logger), opts, logger, { serverId: target.id });
 }
 
-export async function runModernConvert(
+export async function runConvertThroughHub(
   opts: CliOptions,
-  target: ModernTarget,
+  target: Rev2026Target,
   logger: Logger,
 ): Promise<number | undefined> {
   if (target.kind === 'sse' || target.protocol === '2025-11-25') return undefined;
   const log = logger.child('convert');
   if (target.protocol !== '2026-07-28') {
-    const era = await probeHttpEra(target.url, target.headers, PROXY_ENVELOPE, {
+    const era = await probeHttpRevision(target.url, target.headers, PROXY_ENVELOPE, {
       timeoutMs: PROBE_TIMEOUT_MS,
       logger: log,
     }).catch((err: Error) => {
@@ -153,9 +153,9 @@ class HandedOverTransport implements Transport {
  * `downstream`, the pipe's started stdio transport, from its first message `first` on.
  * Resolves with the stop of what it started (the session, then the server's connection).
  */
-export function serveModernClient(
+export function serve2026Client(
   opts: CliOptions,
-  target: ModernTarget,
+  target: Rev2026Target,
   kind: 'http' | 'sse',
   logger: Logger,
   downstream: Transport,

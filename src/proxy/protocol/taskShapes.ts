@@ -11,7 +11,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSION,
+  REV2026_PROTOCOL_VERSION,
   TASKS_EXTENSION,
 } from './rev2026-07-28/vocabulary.js';
 import { RELATED_TASK } from '../hub/tasks/taskTable.js';
@@ -30,7 +30,7 @@ export function withoutRelatedTask(r: Obj): Obj {
 }
 
 /** A 2025 Task as a 2026 extension task under the id `id` (status and payload fields left to the caller). */
-export function modernTask(id: string, legacy: Obj): Obj {
+export function task2026(id: string, legacy: Obj): Obj {
   const { taskId: _id, ttl, pollInterval, ...rest } = withoutRelatedTask(legacy);
   return {
     ...rest,
@@ -41,7 +41,7 @@ export function modernTask(id: string, legacy: Obj): Obj {
 }
 
 /** A 2026 extension task (a CreateTaskResult or DetailedTask) as a 2025 Task under the id `id`. */
-export function legacyTask(id: string, modern: Obj): Obj {
+export function task2025(id: string, modern: Obj): Obj {
   const {
     taskId: _id,
     ttlMs,
@@ -69,7 +69,7 @@ export function legacyTask(id: string, modern: Obj): Obj {
 export function taskEnvelope(u: Upstream, meta: unknown): Obj {
   return {
     ...(meta as Obj | undefined),
-    [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION,
+    [META_PROTOCOL_VERSION]: REV2026_PROTOCOL_VERSION,
     [META_CLIENT_INFO]: CLIENT_INFO,
     [META_CLIENT_CAPABILITIES]: {
       ...declaredCapabilities(u.entry.clientCapabilities),

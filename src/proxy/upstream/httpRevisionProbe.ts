@@ -15,13 +15,13 @@ import type { Logger } from '../common/logger.js';
 import type { RpcErrorObject } from '../jsonrpc/jsonRpc.js';
 import {
   isDiscoverResult,
-  isModernError,
-  MODERN_PROTOCOL_VERSION,
+  isRev2026Error,
+  REV2026_PROTOCOL_VERSION,
   supportedVersionsOf,
   withEnvelope,
   type Envelope,
 } from '../protocol/rev2026-07-28/vocabulary.js';
-import { modernHeaders } from '../protocol/rev2026-07-28/httpClientTransport.js';
+import { rev2026Headers } from '../protocol/rev2026-07-28/httpClientTransport.js';
 
 export type Era = 'modern' | 'legacy';
 
@@ -44,7 +44,7 @@ function firstMessage(text: string, type: string): Record<string, unknown> | und
   return undefined;
 }
 
-export async function probeHttpEra(
+export async function probeHttpRevision(
   url: string,
   headers: Record<string, string>,
   env: Envelope,
@@ -64,7 +64,7 @@ export async function probeHttpEra(
       method: 'POST',
       headers: {
         ...plain.headers,
-        ...modernHeaders(message),
+        ...rev2026Headers(message),
         'Content-Type': 'application/json',
         Accept: 'application/json, text/event-stream',
       },
@@ -82,11 +82,11 @@ export async function probeHttpEra(
     const error = reply?.error as RpcErrorObject | undefined;
     let era: Era = 'legacy';
     if (res.ok && isDiscoverResult(reply?.result as Record<string, unknown> | undefined)) era = 'modern';
-    else if (isModernError(error)) {
+    else if (isRev2026Error(error)) {
       const supported = supportedVersionsOf(error!);
-      if (supported.length > 0 && !supported.includes(MODERN_PROTOCOL_VERSION)) {
+      if (supported.length > 0 && !supported.includes(REV2026_PROTOCOL_VERSION)) {
         throw new Error(
-          `server speaks only MCP ${supported.join(', ')}; this proxy speaks 2025-11-25 and ${MODERN_PROTOCOL_VERSION}`,
+          `server speaks only MCP ${supported.join(', ')}; this proxy speaks 2025-11-25 and ${REV2026_PROTOCOL_VERSION}`,
         );
       }
       era = 'modern';

@@ -3,7 +3,7 @@
  * call). The entry's `protocol` forces one; "auto" (the default) probes:
  *
  * - remote (url, streamable HTTP): `server/discover` first (upstream/httpRevisionProbe.ts), the fallback
- *   the HTTP binding documents; a modern server gets a ModernHttpClientTransport, a legacy
+ *   the HTTP binding documents; a modern server gets a Rev2026HttpClientTransport, a legacy
  *   one the transports of today (and its `initialize`);
  * - stdio: `initialize` first, so a 2025 server starts exactly as before (no probe, no
  *   timeout to wait out for a server that ignores unknown pre-initialize requests); when
@@ -31,16 +31,16 @@ import type { JsonRpcPeer } from '../jsonrpc/jsonRpcPeer.js';
 import type { ListCache } from './listCache.js';
 import { CLIENT_INFO, handshake } from './upstreamHandshake.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { probeHttpEra } from './httpRevisionProbe.js';
-import { ModernHttpClientTransport } from '../protocol/rev2026-07-28/httpClientTransport.js';
+import { probeHttpRevision } from './httpRevisionProbe.js';
+import { Rev2026HttpClientTransport } from '../protocol/rev2026-07-28/httpClientTransport.js';
 import {
   initRecordFromDiscover,
   isDiscoverResult,
   TASKS_EXTENSION,
   type Envelope,
 } from '../protocol/rev2026-07-28/vocabulary.js';
-import { speakModern } from '../protocol/rev2026-07-28/envelopedTransport.js';
-import { ModernResourceListen } from '../protocol/rev2026-07-28/resourceListen.js';
+import { speak2026 } from '../protocol/rev2026-07-28/envelopedTransport.js';
+import { ResourceListen2026 } from '../protocol/rev2026-07-28/resourceListen.js';
 
 /**
  * The envelope of the discover probe. Later requests declare what the proxy declares in a
@@ -57,7 +57,7 @@ interface BuiltTransport {
   transport: Transport;
   kind: 'stdio' | 'http' | 'sse';
   era?: 'modern';
-  resourceListen?: ModernResourceListen;
+  resourceListen?: ResourceListen2026;
 }
 
 /**
@@ -65,7 +65,7 @@ interface BuiltTransport {
  * (then the caller builds today's transport). Only streamable-HTTP entries are probed: SSE
  * and our own bridge's stream link are 2025-era.
  */
-export async function modernRemoteTransport(
+export async function probedRemoteTransport(
   entry: ServerEntry & { kind: 'remote' },
   headers: Record<string, string>,
   logger: Logger,
@@ -74,10 +74,11 @@ export async function modernRemoteTransport(
   if (protocol === '2025-11-25' || entry.type === 'sse' || entry.type === 'bridge') return undefined;
   if (protocol === 'auto') {
     const timeoutMs = Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs);
-    if ((await probeHttpEra(entry.url, headers, PROXY_ENVELOPE, { timeoutMs, logger })) === 'legacy') return undefined;
+    if ((await probeHttpRevision(entry.url, headers, PROXY_ENVELOPE, { timeoutMs, logger })) === 'legacy')
+      return undefined;
   }
   return {
-    transport: new ModernHttpClientTransport(new URL(entry.url), { headers, logger }),
+    transport: new Rev2026HttpClientTransport(new URL(entry.url), { headers, logger }),
     kind: 'http',
     era: 'modern',
   };
@@ -91,7 +92,7 @@ interface HandshakeOptions {
 }
 
 /** The handshake for either era; resolves with the server's initialize-shaped record. */
-export async function eraHandshake(
+export async function revisionHandshake(
   peer: JsonRpcPeer,
   built: BuiltTransport,
   lists: ListCache,
@@ -100,7 +101,7 @@ export async function eraHandshake(
   logger: Logger,
 ): Promise<Record<string, unknown>> {
   const modern = built.era === 'modern' || (built.kind === 'stdio' && entry.protocol === '2026-07-28');
-  if (modern) return modernHandshake(peer, built, lists, opts, true, logger);
+  if (modern) return handshake2026(peer, built, lists, opts, true, logger);
   if (built.kind !== 'stdio' || entry.protocol === '2025-11-25') return handshake(peer, lists, opts);
   try {
     return await handshake(peer, lists, opts);
@@ -113,13 +114,13 @@ export async function eraHandshake(
     )
       throw err;
     logger.debug(`initialize refused (${err.message}); trying server/discover`);
-    return modernHandshake(peer, built, lists, opts, false, logger).catch(() => {
+    return handshake2026(peer, built, lists, opts, false, logger).catch(() => {
       throw err;
     });
   }
 }
 
-async function modernHandshake(
+async function handshake2026(
   peer: JsonRpcPeer,
   built: BuiltTransport,
   lists: ListCache,
@@ -133,8 +134,8 @@ async function modernHandshake(
   // with its extensions (MCP Apps), and the tasks extension: the proxy follows a task to its end for a 2025 client (protocol/crossings/inputRoundTasks.ts).
   const declared = opts.capabilities.extensions as Record<string, unknown> | undefined;
   const clientCapabilities = { ...opts.capabilities, extensions: { ...declared, [TASKS_EXTENSION]: {} } };
-  const resources = new ModernResourceListen(peer, logger);
-  speakModern(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));
+  const resources = new ResourceListen2026(peer, logger);
+  speak2026(built.transport, { ...PROXY_ENVELOPE, clientCapabilities }, (id, n) => resources.acknowledged(id, n));
   if (start) await withDeadline(peer.start(), left(), `no answer to the connection within ${opts.timeoutMs} ms`);
   const discover = await withDeadline(
     peer.call('server/discover'),

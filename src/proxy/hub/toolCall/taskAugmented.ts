@@ -5,7 +5,7 @@
  * one field check and goes on.
  */
 import { taskCreated } from '../tasks/taskRequests.js';
-import { legacyTaskCallOnModern } from '../../protocol/crossings/inputRoundTasks.js';
+import { taskCallOn2026Server } from '../../protocol/crossings/inputRoundTasks.js';
 import { ownerOf, type ToolCallStage } from './toolCall.js';
 
 export const taskAugmented: ToolCallStage = (next) => (call) => {
@@ -13,6 +13,6 @@ export const taskAugmented: ToolCallStage = (next) => (call) => {
   if (req.params?.task === undefined) return next(call);
   const u = ownerOf(call);
   const created = (r: Record<string, unknown>) => taskCreated(hub, s, u, !s.single, r);
-  if (u.isModern) return legacyTaskCallOnModern(s, req, u, call.params, call.timeoutMs!, created);
+  if (u.speaks2026) return taskCallOn2026Server(s, req, u, call.params, call.timeoutMs!, created);
   return s.forward(req, u, call.params, call.timeoutMs, created);
 };

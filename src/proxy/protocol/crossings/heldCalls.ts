@@ -4,8 +4,9 @@
  * `input_required` answer on. A request without `requestState` starts a held call (any
  * `inputResponses` it carries answer nothing yet and are dropped, once checked for shape); a
  * request with one resumes the call the state names, if the state verifies
- * (heldInputTable.ts). Other requests of a modern client, and every request of a 2025
- * client, never come here.
+ * (heldInputTable.ts). Other requests of a 2026-07-28 client, and every request of a
+ * 2025 client, never come here. The adapter of this crossing: a 2026 session's codec hands it
+ * the call (rev2026-07-28/sessionCodec2026.ts: hold).
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
@@ -14,7 +15,7 @@ import {
   META_CLIENT_CAPABILITIES,
   META_CLIENT_INFO,
   META_SERVER_PROTOCOL,
-  MODERN_PROTOCOL_VERSION,
+  REV2026_PROTOCOL_VERSION,
 } from '../rev2026-07-28/vocabulary.js';
 import { HeldCall, type HeldSession } from './heldCall.js';
 import type { HeldHost } from '../../hub/sessionContracts.js';
@@ -30,8 +31,10 @@ export const HELD_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts
  * server's `input_required` through for a request with a 2026 envelope, and the retry's
  * `requestState` is the server's.
  */
-export function isLegacyUpstream(u: Upstream): boolean {
-  return !u.isModern && (u.initResult?._meta as Params | undefined)?.[META_SERVER_PROTOCOL] !== MODERN_PROTOCOL_VERSION;
+export function isRev2025Upstream(u: Upstream): boolean {
+  return (
+    !u.speaks2026 && (u.initResult?._meta as Params | undefined)?.[META_SERVER_PROTOCOL] !== REV2026_PROTOCOL_VERSION
+  );
 }
 
 const isObject = (v: unknown): v is Params => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -37,7 +37,7 @@ export interface ParkedInput {
   readonly requestId: RequestId;
 }
 
-export interface EraTask {
+export interface HeldTask {
   /** The id the 2026 client uses. */
   readonly id: string;
   readonly upstream: Upstream;
@@ -62,23 +62,23 @@ export interface EraTask {
 }
 
 /** Wakes the waiters of `t`. */
-export function touched(t: EraTask): void {
+export function touched(t: HeldTask): void {
   const waiters = [...t.waiters];
   t.waiters.clear();
   for (const w of waiters) w();
 }
 
-function fresh(): Pick<EraTask, 'inputs' | 'keys' | 'waiters' | 'watchers'> {
+function fresh(): Pick<HeldTask, 'inputs' | 'keys' | 'waiters' | 'watchers'> {
   return { inputs: new Map(), keys: 0, waiters: new Set(), watchers: new Set() };
 }
 
-export class EraTaskTable {
-  private readonly byId = new Map<string, EraTask>();
+export class HeldTaskTable {
+  private readonly byId = new Map<string, HeldTask>();
   /** `<upstream id>\0<server task id>` -> task. */
-  private readonly byServer = new Map<string, EraTask>();
+  private readonly byServer = new Map<string, HeldTask>();
 
   /** A translated task: a fresh unguessable id. */
-  addTranslated(u: Upstream, taskId: string): EraTask {
+  addTranslated(u: Upstream, taskId: string): HeldTask {
     return this.add({
       id: randomKey(16),
       upstream: u,
@@ -89,23 +89,23 @@ export class EraTaskTable {
   }
 
   /** A 2026 server's task seen in aggregate scope: `<serverId>__<taskId>`. */
-  addPassed(u: Upstream, taskId: string): EraTask {
+  addPassed(u: Upstream, taskId: string): HeldTask {
     const known = this.byServer.get(`${u.id}\0${taskId}`);
     if (known) return known;
     return this.add({ id: `${u.id}${NAME_SEPARATOR}${taskId}`, upstream: u, taskId, translated: false, ...fresh() });
   }
 
-  get(id: string): EraTask | undefined {
+  get(id: string): HeldTask | undefined {
     return this.byId.get(id);
   }
 
   /** The translated task behind the server's id `taskId` on `u`. */
-  ofServer(u: Upstream, taskId: string): EraTask | undefined {
+  ofServer(u: Upstream, taskId: string): HeldTask | undefined {
     return this.byServer.get(`${u.id}\0${taskId}`);
   }
 
   /** Parks a server request of task `t`; false when the task has too many already. */
-  park(t: EraTask, method: string, params: Obj, requestId: RequestId): boolean {
+  park(t: HeldTask, method: string, params: Obj, requestId: RequestId): boolean {
     if (t.inputs.size >= MAX_INPUTS_PER_TASK) return false;
     t.inputs.set(`input-${++t.keys}`, { method, params, requestId });
     touched(t);
@@ -113,7 +113,7 @@ export class EraTaskTable {
   }
 
   /** Answers every parked request of `t` with `error` (the task ended or was dropped). */
-  releaseInputs(t: EraTask, error: RpcErrorObject): void {
+  releaseInputs(t: HeldTask, error: RpcErrorObject): void {
     for (const p of t.inputs.values()) t.upstream.respondError(p.requestId, error);
     t.inputs.clear();
   }
@@ -126,7 +126,7 @@ export class EraTaskTable {
     }
   }
 
-  private add(t: EraTask): EraTask {
+  private add(t: HeldTask): HeldTask {
     this.byId.set(t.id, t);
     this.byServer.set(`${t.upstream.id}\0${t.taskId}`, t);
     if (this.byId.size > MAX_ERA_TASKS) {

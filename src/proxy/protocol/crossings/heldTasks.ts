@@ -30,8 +30,8 @@ import { ErrorCode, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/j
 import type { Upstream } from '../../upstream/upstream.js';
 import type { RoutingSession, SessionHost } from '../../hub/sessionContracts.js';
 import { RELATED_TASK } from '../../hub/tasks/taskTable.js';
-import { touched, type EraTask, type EraTaskTable } from './heldTaskTable.js';
-import { modernTask, TASKS_EXTENSION, withoutRelatedTask } from '../taskShapes.js';
+import { touched, type HeldTask, type HeldTaskTable } from './heldTaskTable.js';
+import { task2026, TASKS_EXTENSION, withoutRelatedTask } from '../taskShapes.js';
 import { META_CLIENT_CAPABILITIES } from '../rev2026-07-28/vocabulary.js';
 
 type Obj = Record<string, unknown>;
@@ -65,7 +65,7 @@ function taskSupportOf(u: Upstream, name: string): unknown {
 }
 
 /** A modern session's `tools/call` of tool `params.name` (already the server's name) on `u`. */
-export function modernToolCall(
+export function tasksExtensionCall(
   hub: SessionHost,
   s: RoutingSession,
   req: RpcRequest,
@@ -73,11 +73,11 @@ export function modernToolCall(
   params: Obj,
   timeoutMs: number,
 ): Promise<void> {
-  if (u.isModern) {
+  if (u.speaks2026) {
     if (s.single) return s.forward(req, u, params, timeoutMs);
     return s.forward(req, u, params, timeoutMs, (r) =>
       r.resultType === 'task' && typeof r.taskId === 'string'
-        ? { ...r, taskId: hub.eraTasks.addPassed(u, r.taskId).id }
+        ? { ...r, taskId: hub.heldTasks.addPassed(u, r.taskId).id }
         : r,
     );
   }
@@ -94,16 +94,16 @@ export function modernToolCall(
 function translatedCreated(hub: SessionHost, u: Upstream, r: Obj): Obj {
   const task = r.task as Obj | undefined;
   if (typeof task?.taskId !== 'string') return r; // the server ran it as a plain call
-  const t = hub.eraTasks.addTranslated(u, task.taskId);
+  const t = hub.heldTasks.addTranslated(u, task.taskId);
   t.last = task;
   hub.tasks.takeHeld(u, task.taskId); // statuses sent before the CreateTaskResult: the client polls
   fetchOutcome(t);
   const { task: _task, ...rest } = r;
-  return { ...withoutRelatedTask(rest), ...modernTask(t.id, task), resultType: 'task' };
+  return { ...withoutRelatedTask(rest), ...task2026(t.id, task), resultType: 'task' };
 }
 
 /** Starts the server's `tasks/result` for `t` unless it is running or has answered. */
-function fetchOutcome(t: EraTask): void {
+function fetchOutcome(t: HeldTask): void {
   if (t.outcome || t.fetching) return;
   const u = t.upstream;
   t.fetching = u.forward('tasks/result', { taskId: t.taskId }, { timeoutMs: u.entry.timeoutMs }).then((res) => {
@@ -117,7 +117,7 @@ function fetchOutcome(t: EraTask): void {
 }
 
 /** Resolves when `t` changes or after `ms`. */
-function changed(t: EraTask, ms: number): Promise<void> {
+function changed(t: HeldTask, ms: number): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(done, ms);
     t.waiters.add(done);
@@ -130,12 +130,12 @@ function changed(t: EraTask, ms: number): Promise<void> {
 }
 
 /** `tasks/get`, `tasks/update` and `tasks/cancel` of a modern session. */
-export function routeModernTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
+export function routeExtensionTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   const p = req.params ?? {};
   const id = String(p.taskId ?? '');
-  const t = hub.eraTasks.get(id);
+  const t = hub.heldTasks.get(id);
   // Single scope on a 2026 server: its own ids, everything as the server answers it.
-  if (!t && s.single && s.single.isModern) return s.forward(req, s.single, p);
+  if (!t && s.single && s.single.speaks2026) return s.forward(req, s.single, p);
   if (!declaresTasks(req)) return s.fail(req.id, missingExtension(req.method));
   if (!t || (s.single && t.upstream !== s.single) || !hub.inScope(s.scope).includes(t.upstream)) {
     return s.fail(req.id, {
@@ -150,16 +150,16 @@ export function routeModernTaskRequest(hub: SessionHost, s: RoutingSession, req:
   }
   if (req.method === 'tasks/get') return getTranslated(s, req, t);
   if (req.method === 'tasks/update') return updateTranslated(s, req, t);
-  return cancelTranslated(hub.eraTasks, s, req, t);
+  return cancelTranslated(hub.heldTasks, s, req, t);
 }
 
-function inputRequestsOf(t: EraTask): Obj {
+function inputRequestsOf(t: HeldTask): Obj {
   const out: Obj = {};
   for (const [key, p] of t.inputs) out[key] = { method: p.method, params: p.params };
   return out;
 }
 
-async function getTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Promise<void> {
+async function getTranslated(s: RoutingSession, req: RpcRequest, t: HeldTask): Promise<void> {
   if (t.final) return s.reply(req.id, t.final);
   const u = t.upstream;
   const res = await u.forward('tasks/get', { taskId: t.taskId }, { timeoutMs: u.entry.timeoutMs });
@@ -173,9 +173,9 @@ async function getTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Pr
  * the error when its result does not come; waits up to `inputWaitMs` for the request of an
  * input-required task. A terminal state is kept in `t.final`.
  */
-export async function detailedTask(t: EraTask, legacy: Obj, inputWaitMs: number): Promise<Obj | RpcErrorObject> {
+export async function detailedTask(t: HeldTask, legacy: Obj, inputWaitMs: number): Promise<Obj | RpcErrorObject> {
   if (t.final) return t.final;
-  const base = modernTask(t.id, legacy);
+  const base = task2026(t.id, legacy);
   const status = legacy.status;
   if (status !== 'completed' && status !== 'failed' && status !== 'cancelled') {
     fetchOutcome(t);
@@ -203,7 +203,7 @@ export async function detailedTask(t: EraTask, legacy: Obj, inputWaitMs: number)
   return t.final;
 }
 
-function updateTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Promise<void> {
+function updateTranslated(s: RoutingSession, req: RpcRequest, t: HeldTask): Promise<void> {
   const responses = req.params?.inputResponses;
   if (typeof responses !== 'object' || responses === null || Array.isArray(responses)) {
     return s.fail(req.id, {
@@ -220,7 +220,7 @@ function updateTranslated(s: RoutingSession, req: RpcRequest, t: EraTask): Promi
   return s.reply(req.id, {});
 }
 
-async function cancelTranslated(table: EraTaskTable, s: RoutingSession, req: RpcRequest, t: EraTask): Promise<void> {
+async function cancelTranslated(table: HeldTaskTable, s: RoutingSession, req: RpcRequest, t: HeldTask): Promise<void> {
   if (t.final) return s.reply(req.id, {});
   const u = t.upstream;
   const res = await u.forward('tasks/cancel', { taskId: t.taskId }, { timeoutMs: u.entry.timeoutMs });
@@ -237,7 +237,7 @@ async function cancelTranslated(table: EraTaskTable, s: RoutingSession, req: Rpc
  * A 2025 server's request tied to a translated task (`_meta` related-task): parked for the
  * client's `tasks/update`. False when it is not about such a task (routed as before).
  */
-export function parkTaskInput(table: EraTaskTable, u: Upstream, req: RpcRequest): boolean {
+export function parkTaskInput(table: HeldTaskTable, u: Upstream, req: RpcRequest): boolean {
   const meta = req.params?._meta as Obj | undefined;
   const taskId = (meta?.[RELATED_TASK] as Obj | undefined)?.taskId;
   const t = typeof taskId === 'string' ? table.ofServer(u, taskId) : undefined;
@@ -252,7 +252,7 @@ export function parkTaskInput(table: EraTaskTable, u: Upstream, req: RpcRequest)
 }
 
 /** A 2025 server's `notifications/tasks/status`: false when it is not about a 2026 client's task. */
-export function eraTaskStatus(table: EraTaskTable, u: Upstream, params: Obj): boolean {
+export function heldTaskStatus(table: HeldTaskTable, u: Upstream, params: Obj): boolean {
   const t = table.ofServer(u, String(params.taskId));
   if (t) emitStatus(t, params);
   return t !== undefined;
@@ -262,7 +262,7 @@ export function eraTaskStatus(table: EraTaskTable, u: Upstream, params: Obj): bo
  * The server's `notifications/tasks/status` (or a parked request) for translated task `t`:
  * the DetailedTask, as `tasks/get` would answer it now, to every listen that asked for it.
  */
-export function emitStatus(t: EraTask, legacy: Obj, only?: (d: Obj) => void): void {
+export function emitStatus(t: HeldTask, legacy: Obj, only?: (d: Obj) => void): void {
   t.last = legacy;
   if (t.watchers.size === 0 || !t.translated) return;
   void detailedTask(t, legacy, 0).then((d) => {
@@ -273,7 +273,7 @@ export function emitStatus(t: EraTask, legacy: Obj, only?: (d: Obj) => void): vo
 }
 
 /** Tells a new listen `watch` where translated task `t` is now (it may have changed before the listen came). */
-export function currentStatus(t: EraTask, watch: (d: Obj) => void): void {
+export function currentStatus(t: HeldTask, watch: (d: Obj) => void): void {
   if (t.final) watch(t.final);
   else if (t.last) emitStatus(t, t.inputs.size > 0 ? { ...t.last, status: 'input_required' } : t.last, watch);
 }

@@ -22,7 +22,7 @@ import { ErrorCode, type RpcErrorObject, type RpcRequest, type RpcResponse } fro
 import type { Upstream } from '../../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from '../../hub/sessionContracts.js';
 import { RELATED_TASK, type ServerTask } from '../../hub/tasks/taskTable.js';
-import { legacyTask, taskEnvelope } from '../taskShapes.js';
+import { task2025, taskEnvelope } from '../taskShapes.js';
 import { answerInputRequests, isInputRequired, retryWithInput } from './inputRounds.js';
 
 type Obj = Record<string, unknown>;
@@ -36,7 +36,7 @@ const MAX_POLLS = 20_000;
 const MAX_LISTED = 100;
 
 /** A 2025 session's task-augmented `tools/call` on 2026 server `u`. */
-export function legacyTaskCallOnModern(
+export function taskCallOn2026Server(
   s: RoutingSession,
   req: RpcRequest,
   u: Upstream,
@@ -47,7 +47,7 @@ export function legacyTaskCallOnModern(
   const { task: _task, ...plain } = params;
   return s.forward(req, u, { ...plain, _meta: taskEnvelope(u, plain._meta) }, timeoutMs, (r) => {
     if (r.resultType !== 'task' || typeof r.taskId !== 'string') return r;
-    return created({ task: legacyTask(r.taskId, r) });
+    return created({ task: task2025(r.taskId, r) });
   });
 }
 
@@ -56,7 +56,7 @@ function ask(u: Upstream, method: string, taskId: string, extra: Obj = {}): Prom
 }
 
 /** `tasks/get`, `tasks/result` or `tasks/cancel` of a 2025 session for its task `route` on a 2026 server. */
-export async function legacyTaskRequestOnModern(
+export async function taskRequestOn2026Server(
   s: RoutingSession,
   req: RpcRequest,
   route: ServerTask<HubSession, Upstream>,
@@ -69,7 +69,7 @@ export async function legacyTaskRequestOnModern(
   }
   const res = await ask(u, 'tasks/get', route.taskId);
   if ('error' in res) return s.fail(req.id, res.error);
-  return s.reply(req.id, legacyTask(route.exposed, res.result));
+  return s.reply(req.id, task2025(route.exposed, res.result));
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -163,7 +163,7 @@ function withRelatedTask(requests: Obj, exposed: string): Obj {
  * servers, as it can follow one: the server decides) followed to its end, the client getting
  * the final result as from a direct call; anything else as it is.
  */
-export function answerModernResult(
+export function answerRoundsOrTask(
   s: RoutingSession & Parameters<typeof retryWithInput>[0],
   req: RpcRequest,
   u: Upstream,
@@ -180,12 +180,12 @@ export function answerModernResult(
 }
 
 /** A `tasks/list` page for session `s` on 2026 server `u`: its own tasks there, as they are now. */
-export async function legacyTaskListOnModern(hub: SessionHost, s: RoutingSession, u: Upstream): Promise<Obj[]> {
+export async function taskListOn2026Server(hub: SessionHost, s: RoutingSession, u: Upstream): Promise<Obj[]> {
   const own = hub.tasks.serverTasksOf(s, u).slice(-MAX_LISTED);
   const got = await Promise.all(
     own.map((route) =>
       ask(u, 'tasks/get', route.taskId).then((res) =>
-        'result' in res ? legacyTask(route.exposed, res.result) : undefined,
+        'result' in res ? task2025(route.exposed, res.result) : undefined,
       ),
     ),
   );

@@ -5,7 +5,9 @@
  * `sampling/createMessage`, `roots/list`, on the call's own stream), collects the answers,
  * and DownstreamSession re-issues the call with `inputResponses` and the server's
  * `requestState` echoed unchanged; a server that asks again gets another round, up to
- * MAX_INPUT_ROUNDS. A modern client never gets here: it receives `input_required` itself.
+ * MAX_INPUT_ROUNDS. A 2026-07-28 client never gets here: it receives `input_required` itself.
+ * The adapter of this crossing: a 2025 session's codec hands it the result
+ * (rev2025-11-25/sessionCodec2025.ts, through inputRoundTasks.ts:answerRoundsOrTask).
  */
 import {
   ErrorCode,

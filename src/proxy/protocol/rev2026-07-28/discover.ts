@@ -19,13 +19,13 @@ import { offersTasks } from '../crossings/heldTasks.js';
 import { TASKS_EXTENSION } from '../taskShapes.js';
 import { META_SERVER_INFO, SERVED_VERSIONS } from './vocabulary.js';
 import { withKeptResults } from '../../hub/economy/resultCap.js';
-import { modernResult } from './envelope.js';
+import { rev2026Result } from './envelope.js';
 
 const KINDS = ['tools', 'prompts', 'resources', 'completions'] as const;
 
 /**
  * `resultType` and the cache hints (`ttlMs: 0`: servers start, stop and reload behind the proxy) are
- * envelope.ts `modernResult`'s, added here too: a session whose era is not chosen yet adds none.
+ * envelope.ts `rev2026Result`'s, added here too: a session whose era is not chosen yet adds none.
  */
 export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
   await hub.waitReady(s.scope);
@@ -47,7 +47,7 @@ export async function answerDiscover(hub: SessionHost, s: RoutingSession, req: R
   const serverInfo = s.single ? (s.single.initResult?.serverInfo ?? CLIENT_INFO) : CLIENT_INFO;
   return s.reply(
     req.id,
-    modernResult('server/discover', {
+    rev2026Result('server/discover', {
       supportedVersions: SERVED_VERSIONS,
       // An aggregate whose results may be cut offers them back as resources (economy/resultCap.ts).
       capabilities: s.single ? capabilities : withKeptResults(capabilities, hub.config),

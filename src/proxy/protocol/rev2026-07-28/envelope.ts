@@ -5,13 +5,13 @@
  * a missing required field, as 2026-07-28 "_meta" says), and each result completed with
  * `resultType: "complete"` and, on cacheable methods, the cache hints (`ttlMs: 0`,
  * `cacheScope: "private"` unless the server gave its own). A 2025 session never gets here:
- * DownstreamSession checks one flag.
+ * its codec is another (protocol/sessionCodec.ts).
  */
 import { ErrorCode, type RequestId, type RpcErrorObject, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import {
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSION,
+  REV2026_PROTOCOL_VERSION,
   SERVED_VERSIONS,
 } from './vocabulary.js';
 import { isLogLevel, META_LOG_LEVEL } from './logLevels.js';
@@ -36,7 +36,7 @@ const CACHEABLE = new Set([
 ]);
 
 /** True for a request that carries the 2026-07-28 envelope, or opens with server/discover. */
-export function isModernRequest(req: RpcRequest): boolean {
+export function isRev2026Request(req: RpcRequest): boolean {
   if (req.method === 'server/discover') return true;
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   return typeof meta?.[META_PROTOCOL_VERSION] === 'string';
@@ -49,7 +49,7 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   if (req.method === 'server/discover' && version === undefined) return undefined;
   if (typeof version !== 'string')
     return { code: ErrorCode.InvalidParams, message: `Invalid params: _meta["${META_PROTOCOL_VERSION}"] is required` };
-  if (version !== MODERN_PROTOCOL_VERSION) {
+  if (version !== REV2026_PROTOCOL_VERSION) {
     return {
       code: ErrorCode.UnsupportedProtocolVersion,
       message: `Unsupported protocol version: ${version}`,
@@ -59,7 +59,7 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
   if (REMOVED.has(req.method))
     return {
       code: ErrorCode.MethodNotFound,
-      message: `Method not found: ${req.method} (not part of MCP ${MODERN_PROTOCOL_VERSION})`,
+      message: `Method not found: ${req.method} (not part of MCP ${REV2026_PROTOCOL_VERSION})`,
     };
   const level = meta?.[META_LOG_LEVEL];
   if (level !== undefined && !isLogLevel(level))
@@ -77,7 +77,7 @@ export function envelopeError(req: RpcRequest): RpcErrorObject | undefined {
  * An error as a 2026-07-28 client expects it: a server's unknown resource (2025-11-25:
  * -32002 with `data.uri`) is -32602.
  */
-export function modernError(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
+export function rev2026Error(method: string | undefined, error: RpcErrorObject): RpcErrorObject {
   const data = error.data as { uri?: unknown } | undefined;
   return method === 'resources/read' && error.code === -32002 && data?.uri !== undefined
     ? { ...error, code: ErrorCode.InvalidParams }
@@ -85,14 +85,18 @@ export function modernError(method: string | undefined, error: RpcErrorObject): 
 }
 
 /** Forgets the modern request `id` (it is being answered with `error`); the error as its client expects it. */
-export function forgetModern(requests: Map<RequestId, string>, id: RequestId, error: RpcErrorObject): RpcErrorObject {
+export function forget2026Request(
+  requests: Map<RequestId, string>,
+  id: RequestId,
+  error: RpcErrorObject,
+): RpcErrorObject {
   const method = requests.get(id);
   requests.delete(id);
-  return modernError(method, error);
+  return rev2026Error(method, error);
 }
 
 /** A result as a 2026-07-28 client expects it. */
-export function modernResult(method: string | undefined, result: Record<string, unknown>): Record<string, unknown> {
+export function rev2026Result(method: string | undefined, result: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { resultType: 'complete', ...result };
   if (method && CACHEABLE.has(method)) {
     if (typeof out.ttlMs !== 'number') out.ttlMs = 0;

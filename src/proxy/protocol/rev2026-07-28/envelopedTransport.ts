@@ -22,7 +22,7 @@ const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
 /** A listen's acknowledgement: its id (the listen request's) and the filter the server honours. */
 export type OnAcknowledged = (subscriptionId: unknown, notifications: Record<string, unknown>) => void;
 
-export function speakModern(transport: Transport, env: Envelope, onAcknowledged?: OnAcknowledged): void {
+export function speak2026(transport: Transport, env: Envelope, onAcknowledged?: OnAcknowledged): void {
   const send = transport.send.bind(transport);
   transport.send = (message, options) => {
     const m = message as unknown as RpcMessage;

@@ -1,5 +1,5 @@
 /**
- * ModernHttpClientTransport: the client side of 2026-07-28 Streamable HTTP on `node:http`.
+ * Rev2026HttpClientTransport: the client side of 2026-07-28 Streamable HTTP on `node:http`.
  * Stateless: every message is its own POST, no session id, no GET stream, nothing to
  * reconnect (hence no ResilientTransportWrapper around it). Each POST carries the request
  * metadata headers the revision requires, mirrored from the body: `MCP-Protocol-Version`
@@ -27,18 +27,18 @@ import { ErrorCode, type RequestId } from '../../jsonrpc/jsonRpc.js';
 import { describeConnectError, httpStatusError } from '../../upstream/upstreamErrors.js';
 import { readText } from '../../upstream/readText.js';
 import { errorText, type Logger } from '../../common/logger.js';
-import { META_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from './vocabulary.js';
+import { META_PROTOCOL_VERSION, REV2026_PROTOCOL_VERSION } from './vocabulary.js';
 import { headerValue, MCP_NAME_FIELD } from '../../common/mcpParamHeaders.js';
 import { ToolParamHeaders } from './toolParamHeaders.js';
 
 const ERROR_BODY_LIMIT = 64_000;
 
 /** The request metadata headers of one message (method, name, protocol version). */
-export function modernHeaders(m: { method?: string; params?: Record<string, unknown> }): Record<string, string> {
+export function rev2026Headers(m: { method?: string; params?: Record<string, unknown> }): Record<string, string> {
   const h: Record<string, string> = {};
   const meta = m.params?._meta as Record<string, unknown> | undefined;
   const version = meta?.[META_PROTOCOL_VERSION];
-  h['MCP-Protocol-Version'] = typeof version === 'string' ? version : MODERN_PROTOCOL_VERSION;
+  h['MCP-Protocol-Version'] = typeof version === 'string' ? version : REV2026_PROTOCOL_VERSION;
   if (!m.method) return h;
   h['Mcp-Method'] = m.method;
   const field = MCP_NAME_FIELD[m.method];
@@ -47,7 +47,7 @@ export function modernHeaders(m: { method?: string; params?: Record<string, unkn
   return h;
 }
 
-export class ModernHttpClientTransport implements Transport {
+export class Rev2026HttpClientTransport implements Transport {
   onmessage?: Transport['onmessage'];
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -88,7 +88,7 @@ export class ModernHttpClientTransport implements Transport {
     const body = JSON.stringify(message);
     const headers = {
       ...this.opts.headers,
-      ...modernHeaders(m),
+      ...rev2026Headers(m),
       ...(m.method === 'tools/call' ? this.params.headersFor(m.params) : undefined),
       'Content-Type': 'application/json',
       Accept: 'application/json, text/event-stream',

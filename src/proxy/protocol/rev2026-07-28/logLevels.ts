@@ -42,7 +42,7 @@ export function withLogLevel(params: Record<string, unknown>, level: string): Re
 }
 
 /** Delivers one hub notification to a modern session (its peer, listens and per-request levels), by the rules of the header. */
-export function modernNotify(
+export function notify2026(
   peer: { notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> },
   listens: ListenSet | undefined,
   levels: ReadonlyMap<RequestId, string> | undefined,

@@ -27,7 +27,7 @@ interface Listen {
 
 const OK: RpcResponse = { jsonrpc: '2.0', id: 0, result: {} };
 
-export class ModernResourceListen {
+export class ResourceListen2026 {
   private readonly uris = new Set<string>();
   /** The acknowledged listen (undefined: none, or the set is empty). */
   private current?: Listen;

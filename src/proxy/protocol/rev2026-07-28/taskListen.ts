@@ -47,7 +47,7 @@ export function listenTasks(
   const scope = hub.inScope(s.scope);
   const watch = (d: Obj) => send({ ...d, _meta: { ...(d._meta as Obj | undefined), [SUBSCRIPTION_ID]: req.id } });
   const tasks = asked
-    .map((id) => (typeof id === 'string' ? hub.eraTasks.get(id) : undefined))
+    .map((id) => (typeof id === 'string' ? hub.heldTasks.get(id) : undefined))
     .filter((t) => t !== undefined && t.translated && scope.includes(t.upstream));
   for (const t of tasks) {
     t!.watchers.add(watch);

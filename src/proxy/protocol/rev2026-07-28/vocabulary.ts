@@ -7,9 +7,9 @@
 import { ErrorCode, type RpcErrorObject } from '../../jsonrpc/jsonRpc.js';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../common/protocolVersion.js';
 
-export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+export const REV2026_PROTOCOL_VERSION = '2026-07-28';
 /** Every revision the proxy serves (a 2026 error's `data.supported`, discover's `supportedVersions`); the 2025 ones through `initialize`. */
-export const SERVED_VERSIONS: readonly string[] = [MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+export const SERVED_VERSIONS: readonly string[] = [REV2026_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
 /** The tasks extension (SEP-2663). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
@@ -31,7 +31,7 @@ const MODERN_ERROR_CODES: ReadonlySet<number> = new Set([
   ErrorCode.UnsupportedProtocolVersion,
 ]);
 
-export function isModernError(err: RpcErrorObject | undefined): boolean {
+export function isRev2026Error(err: RpcErrorObject | undefined): boolean {
   return err !== undefined && MODERN_ERROR_CODES.has(err.code);
 }
 
@@ -41,7 +41,7 @@ export function isModernError(err: RpcErrorObject | undefined): boolean {
  * the body in its message). A reconnect that gets one gives up, so the upstream restarts and
  * probes the era again (resilientTransport.ts).
  */
-export function refusedAsModern(err: unknown): boolean {
+export function refusedAs2026(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const e = err as { code?: unknown; status?: unknown; message?: unknown };
   if (typeof e.code === 'number' && MODERN_ERROR_CODES.has(e.code)) return true;
@@ -71,7 +71,7 @@ export function withEnvelope(params: Record<string, unknown> | undefined, env: E
     ...params,
     _meta: {
       ...meta,
-      [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION,
+      [META_PROTOCOL_VERSION]: REV2026_PROTOCOL_VERSION,
       [META_CLIENT_INFO]: env.clientInfo,
       [META_CLIENT_CAPABILITIES]: env.clientCapabilities,
     },
@@ -80,7 +80,7 @@ export function withEnvelope(params: Record<string, unknown> | undefined, env: E
 
 /** A `server/discover` result that names 2026-07-28 among its versions. */
 export function isDiscoverResult(r: Record<string, unknown> | undefined): boolean {
-  return Array.isArray(r?.supportedVersions) && (r.supportedVersions as unknown[]).includes(MODERN_PROTOCOL_VERSION);
+  return Array.isArray(r?.supportedVersions) && (r.supportedVersions as unknown[]).includes(REV2026_PROTOCOL_VERSION);
 }
 
 /**
@@ -98,7 +98,7 @@ export function initRecordFromDiscover(d: Record<string, unknown>): Record<strin
     capabilities = { ...capabilities, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } };
   }
   const out: Record<string, unknown> = {
-    protocolVersion: MODERN_PROTOCOL_VERSION,
+    protocolVersion: REV2026_PROTOCOL_VERSION,
     capabilities,
     serverInfo: (meta[META_SERVER_INFO] as Record<string, unknown> | undefined) ?? { name: 'unknown', version: '0' },
   };

@@ -2,8 +2,8 @@
 // shapes mapped both ways, the 2025 capability a 2026 server with the extension gets, the
 // unguessable ids, parked server requests released when a task is dropped.
 import { describe, expect, it } from 'vitest';
-import { EraTaskTable, MAX_ERA_TASKS } from '../../../../src/proxy/protocol/crossings/heldTaskTable.js';
-import { legacyTask, modernTask } from '../../../../src/proxy/protocol/taskShapes.js';
+import { HeldTaskTable, MAX_ERA_TASKS } from '../../../../src/proxy/protocol/crossings/heldTaskTable.js';
+import { task2025, task2026 } from '../../../../src/proxy/protocol/taskShapes.js';
 import { initRecordFromDiscover } from '../../../../src/proxy/protocol/rev2026-07-28/vocabulary.js';
 import type { Upstream } from '../../../../src/proxy/upstream/upstream.js';
 
@@ -27,7 +27,7 @@ describe('task shapes across the eras', () => {
       ttl: 1000,
       pollInterval: 50,
     };
-    const modern = modernTask('x1', legacy);
+    const modern = task2026('x1', legacy);
     expect(modern).toEqual({
       taskId: 'x1',
       status: 'working',
@@ -37,8 +37,8 @@ describe('task shapes across the eras', () => {
       ttlMs: 1000,
       pollIntervalMs: 50,
     });
-    expect(modernTask('x2', { ...legacy, ttl: null, pollInterval: undefined }).ttlMs).toBeNull();
-    const back = legacyTask('s1', {
+    expect(task2026('x2', { ...legacy, ttl: null, pollInterval: undefined }).ttlMs).toBeNull();
+    const back = task2025('s1', {
       ...modern,
       resultType: 'complete',
       result: { content: [] },
@@ -63,9 +63,9 @@ describe('task shapes across the eras', () => {
   });
 });
 
-describe('EraTaskTable', () => {
+describe('HeldTaskTable', () => {
   it('mints unguessable ids for translated tasks and prefixes passed-through ones', () => {
-    const table = new EraTaskTable();
+    const table = new HeldTaskTable();
     const { u } = fakeUpstream('srv');
     const a = table.addTranslated(u, 'same');
     const b = table.addTranslated(u, 'other');
@@ -79,7 +79,7 @@ describe('EraTaskTable', () => {
   });
 
   it('parks server requests under fresh keys, forgets a withdrawn one, and answers the parked ones of a dropped task', () => {
-    const table = new EraTaskTable();
+    const table = new HeldTaskTable();
     const { u, errors } = fakeUpstream('srv');
     const first = table.addTranslated(u, 't0');
     expect(table.park(first, 'elicitation/create', { message: 'a' }, 7)).toBe(true);
