@@ -107,9 +107,9 @@ export async function runConvertThroughHub(
       logger: log,
     }).catch((err: Error) => {
       log.debug(`era probe failed (${errorText(err)}); using the 2025 pipe`);
-      return 'legacy' as const;
+      return '2025-11-25' as const;
     });
-    if (era === 'legacy') return undefined;
+    if (era === '2025-11-25') return undefined;
   }
   log.info(`exposing ${redactUrl(target.url)} (MCP 2026-07-28, streamable HTTP) over stdio`);
   const { oauth: _none, ...rest } = target; // a 2026-only server behind OAuth is not reached yet

@@ -6,7 +6,7 @@
  * server's 400 "not initialized", 404, 405, a non-JSON body) means legacy, and the caller
  * goes on with `initialize` as before. Like the transport probe (transportProbe.ts) it runs
  * once per start, bounded in time; a refused connection or no answer reject, so the start
- * fails at once with the reason. A 401/403 is answered 'legacy': the legacy path signs in
+ * fails at once with the reason. A 401/403 is answered '2025-11-25': the legacy path signs in
  * (OAuth) or reports it.
  */
 import { splitCredentials } from './sseClientUpstream.js';
@@ -23,7 +23,8 @@ import {
 } from '../protocol/rev2026-07-28/vocabulary.js';
 import { rev2026Headers } from '../protocol/rev2026-07-28/httpClientTransport.js';
 
-export type Era = 'modern' | 'legacy';
+/** The revision a server answered the probe in. */
+export type ProbedRevision = '2026-07-28' | '2025-11-25';
 
 /** The first JSON-RPC message of a JSON or event-stream body. */
 function firstMessage(text: string, type: string): Record<string, unknown> | undefined {
@@ -49,7 +50,7 @@ export async function probeHttpRevision(
   headers: Record<string, string>,
   env: Envelope,
   opts: { timeoutMs: number; logger?: Logger },
-): Promise<Era> {
+): Promise<ProbedRevision> {
   const ctrl = new AbortController();
   const timer = setTimeout(() => ctrl.abort(), opts.timeoutMs);
   const plain = splitCredentials(new URL(url), headers);
@@ -76,12 +77,12 @@ export async function probeHttpRevision(
     // 401/403 reporting) takes over; a 2026-only server behind OAuth is not detected yet.
     if (res.status === 401 || res.status === 403) {
       opts.logger?.debug(`era probe: HTTP ${res.status}, left to the sign-in of the legacy path`);
-      return 'legacy';
+      return '2025-11-25';
     }
     const reply = firstMessage(text, res.headers.get('content-type') ?? '');
     const error = reply?.error as RpcErrorObject | undefined;
-    let era: Era = 'legacy';
-    if (res.ok && isDiscoverResult(reply?.result as Record<string, unknown> | undefined)) era = 'modern';
+    let era: ProbedRevision = '2025-11-25';
+    if (res.ok && isDiscoverResult(reply?.result as Record<string, unknown> | undefined)) era = '2026-07-28';
     else if (isRev2026Error(error)) {
       const supported = supportedVersionsOf(error!);
       if (supported.length > 0 && !supported.includes(REV2026_PROTOCOL_VERSION)) {
@@ -89,7 +90,7 @@ export async function probeHttpRevision(
           `server speaks only MCP ${supported.join(', ')}; this proxy speaks 2025-11-25 and ${REV2026_PROTOCOL_VERSION}`,
         );
       }
-      era = 'modern';
+      era = '2026-07-28';
     }
     opts.logger?.debug(`era probe: ${era} (HTTP ${res.status})`);
     return era;

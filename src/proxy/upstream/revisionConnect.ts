@@ -56,7 +56,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 interface BuiltTransport {
   transport: Transport;
   kind: 'stdio' | 'http' | 'sse';
-  era?: 'modern';
+  revision?: '2026-07-28';
   resourceListen?: ResourceListen2026;
 }
 
@@ -74,13 +74,13 @@ export async function probedRemoteTransport(
   if (protocol === '2025-11-25' || entry.type === 'sse' || entry.type === 'bridge') return undefined;
   if (protocol === 'auto') {
     const timeoutMs = Math.min(PROBE_TIMEOUT_MS, entry.connectionTimeoutMs);
-    if ((await probeHttpRevision(entry.url, headers, PROXY_ENVELOPE, { timeoutMs, logger })) === 'legacy')
+    if ((await probeHttpRevision(entry.url, headers, PROXY_ENVELOPE, { timeoutMs, logger })) === '2025-11-25')
       return undefined;
   }
   return {
     transport: new Rev2026HttpClientTransport(new URL(entry.url), { headers, logger }),
     kind: 'http',
-    era: 'modern',
+    revision: '2026-07-28',
   };
 }
 
@@ -100,7 +100,7 @@ export async function revisionHandshake(
   opts: HandshakeOptions,
   logger: Logger,
 ): Promise<Record<string, unknown>> {
-  const modern = built.era === 'modern' || (built.kind === 'stdio' && entry.protocol === '2026-07-28');
+  const modern = built.revision === '2026-07-28' || (built.kind === 'stdio' && entry.protocol === '2026-07-28');
   if (modern) return handshake2026(peer, built, lists, opts, true, logger);
   if (built.kind !== 'stdio' || entry.protocol === '2025-11-25') return handshake(peer, lists, opts);
   try {
@@ -143,7 +143,7 @@ async function handshake2026(
     `no answer to server/discover within ${opts.timeoutMs} ms`,
   );
   if (!isDiscoverResult(discover)) throw new Error('the server/discover answer does not offer MCP 2026-07-28');
-  built.era = 'modern';
+  built.revision = '2026-07-28';
   built.resourceListen = resources;
   const init = initRecordFromDiscover(discover);
   const caps = init.capabilities as Record<string, Record<string, unknown> | undefined>;

@@ -101,7 +101,7 @@ export class Upstream {
   }
   /** The server speaks 2026-07-28 (this connection: a restart probes again). */
   get speaks2026(): boolean {
-    return this.built?.era === 'modern';
+    return this.built?.revision === '2026-07-28';
   }
   /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts); undefined for a 2025 server. */
   get resourceListen(): ResourceListen2026 | undefined {
@@ -253,7 +253,8 @@ export class Upstream {
     this.peer = peer;
     peer.onrequest = (req, related) => this.inbound.request(req, related);
     // The request a notification came with counts for a modern server only (a request-scoped log).
-    peer.onnotification = (n, related) => this.inbound.notification(n, built.era === 'modern' ? related : undefined);
+    peer.onnotification = (n, related) =>
+      this.inbound.notification(n, built.revision === '2026-07-28' ? related : undefined);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));

@@ -42,7 +42,7 @@ export interface BuiltTransport {
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
   /** Set when the server speaks 2026-07-28 (upstream/revisionConnect.ts); absent for 2025-11-25. */
-  era?: 'modern';
+  revision?: '2026-07-28';
   /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts). */
   resourceListen?: ResourceListen2026;
 }
