@@ -51,6 +51,13 @@ const rendererForbidden = forbidModules(
   'src/renderer and src/shared run in the page: no electron, no Node.',
 );
 
+/** src/proxy's own layer: no other src layer but src/shared. */
+const proxyOwnLayer = {
+  target: './src/proxy',
+  from: ['./src/main', './src/renderer', './src/index'],
+  message: 'src/proxy imports no other src layer but src/shared.',
+};
+
 /** Code lines (blank and comment lines not counted) past which a file in src/ is flagged as likely holding two ideas. */
 const SRC_CODE_LINES_GUIDE = 500;
 
@@ -152,11 +159,45 @@ export default tseslint.config(
       'import-x/no-restricted-paths': [
         'error',
         {
+          zones: [proxyOwnLayer],
+        },
+      ],
+    },
+  },
+  {
+    // The protocol layer (docs/protocol-eras.md): the revisions and their crossings sit below
+    // the bridge, the modes and the CLI that run them.
+    files: ['src/proxy/protocol/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
           zones: [
+            proxyOwnLayer,
             {
-              target: './src/proxy',
-              from: ['./src/main', './src/renderer', './src/index'],
-              message: 'src/proxy imports no other src layer but src/shared.',
+              target: './src/proxy/protocol',
+              from: ['./src/proxy/bridge', './src/proxy/modes', './src/proxy/cli'],
+              message:
+                'src/proxy/protocol sits below the bridge, the modes and the CLI: they import it, never the reverse.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // ...and above the JSON-RPC layer, the shared helpers and the config, which never import it.
+    files: ['src/proxy/jsonrpc/**', 'src/proxy/common/**', 'src/proxy/config/**'],
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            proxyOwnLayer,
+            {
+              target: ['./src/proxy/jsonrpc', './src/proxy/common', './src/proxy/config'],
+              from: './src/proxy/protocol',
+              message: 'src/proxy/jsonrpc, common and config sit below src/proxy/protocol: they never import it.',
             },
           ],
         },

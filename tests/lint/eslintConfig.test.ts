@@ -46,6 +46,31 @@ describe('eslint config: src/proxy is pure Node', () => {
   });
 });
 
+describe('eslint config: the protocol layer (src/proxy/protocol)', () => {
+  it.each([
+    ["import { x } from '../../bridge/rev2026Endpoint.js';\nexport { x };", 'src/proxy/protocol/crossings/offender.ts'],
+    ["import { x } from '../modes/convertThroughHub.js';\nexport { x };", 'src/proxy/protocol/offender.ts'],
+    ["import { x } from '../protocol/rev2026-07-28/vocabulary.js';\nexport { x };", 'src/proxy/common/offender.ts'],
+    ["import { x } from '../protocol/taskShapes.js';\nexport { x };", 'src/proxy/jsonrpc/offender.ts'],
+    ["import { x } from '../../main/runtime/mcpRuntime.js';\nexport { x };", 'src/proxy/protocol/offender.ts'],
+  ])('rejects %s in %s', async (code, file) => {
+    expect(await errors(code, file)).toContain('import-x/no-restricted-paths');
+  });
+
+  it('lets the hub, upstream/ and the bridge import it, and it the hub and jsonrpc/', async () => {
+    const use = "import { x } from '../protocol/rev2026-07-28/vocabulary.js';\nexport { x };";
+    expect(await errors(use, 'src/proxy/hub/fine.ts')).toEqual([]);
+    expect(await errors(use, 'src/proxy/bridge/fine.ts')).toEqual([]);
+    expect(await errors(use, 'src/proxy/upstream/fine.ts')).toEqual([]);
+    expect(
+      await errors(
+        "import { x } from '../../hub/sessionContracts.js';\nimport { y } from '../../jsonrpc/jsonRpc.js';\nexport { x, y };",
+        'src/proxy/protocol/crossings/fine.ts',
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('eslint config: src/proxy writes stdout only through the protocol writer', () => {
   it.each([
     ["process.stdout.write('x');", 'no-restricted-syntax'],

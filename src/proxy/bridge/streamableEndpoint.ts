@@ -17,7 +17,7 @@ import { ErrorCode } from '../jsonrpc/jsonRpc.js';
 import { routeOf, type McpSessionHandler } from './mcpRoute.js';
 import { admitRoute, connectTransport, type SessionEntry, type SessionTable } from './sessionTable.js';
 import { StreamableSessionTransport } from './streamableSessionTransport.js';
-import { isModernHttpRequest, serveModern } from './modernEndpoint.js';
+import { isRev2026HttpRequest, serve2026 } from './rev2026Endpoint.js';
 
 export interface StreamableEndpointOptions {
   handler: McpSessionHandler;
@@ -98,10 +98,10 @@ export class StreamableEndpoint {
   async handle(req: IncomingMessage, res: ServerResponse, serverId: string | undefined, body: unknown): Promise<void> {
     const sessionId = headerValue(req, 'mcp-session-id');
     const post = req.method === 'POST' ? checkPost(req, body) : undefined;
-    // MCP 2026-07-28: stateless, one request per POST, no session (modernEndpoint.ts).
-    if (sessionId === undefined && isModernHttpRequest(req)) {
+    // MCP 2026-07-28: stateless, one request per POST, no session (bridge/rev2026Endpoint.ts).
+    if (sessionId === undefined && isRev2026HttpRequest(req)) {
       if (Array.isArray(post)) return refuse(res, post);
-      return serveModern(this.opts.handler, this.opts.logger, req, res, serverId, post?.messages ?? []);
+      return serve2026(this.opts.handler, this.opts.logger, req, res, serverId, post?.messages ?? []);
     }
     if (sessionId === undefined) {
       if (post === undefined || Array.isArray(post) || !isInitialize(post.messages[0])) {

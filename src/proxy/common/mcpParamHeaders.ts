@@ -2,14 +2,14 @@
  * The `Mcp-Param-{Name}` headers of MCP 2026-07-28 Streamable HTTP: a tool whose `inputSchema`
  * marks a property with `x-mcp-header` has that argument mirrored into a header on every
  * `tools/call` POST. Both sides of the proxy use this file: the upstream transport to a
- * modern HTTP server sends the headers (modernHttpTransport.ts), the bridge's modern endpoint
- * checks them against the body (modernEndpoint.ts), with the value encoding the revision
+ * modern HTTP server sends the headers (protocol/rev2026-07-28/httpClientTransport.ts), the bridge's modern endpoint
+ * checks them against the body (bridge/rev2026Endpoint.ts), with the value encoding the revision
  * defines ("Value Encoding": plain visible ASCII, else `=?base64?...?=`, decoded strictly).
  */
 
 /**
- * The body field each method's `Mcp-Name` header mirrors (sent by modernHttpTransport.ts,
- * checked by modernEndpoint.ts); the tasks extension (SEP-2663) routes tasks/get|update|cancel
+ * The body field each method's `Mcp-Name` header mirrors (sent by protocol/rev2026-07-28/httpClientTransport.ts,
+ * checked by bridge/rev2026Endpoint.ts); the tasks extension (SEP-2663) routes tasks/get|update|cancel
  * by `Mcp-Name: <taskId>`.
  */
 export const MCP_NAME_FIELD: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {

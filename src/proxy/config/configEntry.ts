@@ -91,7 +91,7 @@ const NORMAL_TYPE: Record<string, 'stdio' | 'http' | 'sse' | 'bridge'> = {
   sse: 'sse',
   bridge: 'bridge',
 };
-/** An entry's `protocol`: the MCP era spoken to it (upstream/era/), "auto" probing. */
+/** An entry's `protocol`: the MCP era spoken to it (protocol/rev2026-07-28/), "auto" probing. */
 const PROTOCOLS = ['2025-11-25', '2026-07-28', 'auto'] as const;
 /** An entry's `expose`: `always` keeps its tools listed when an aggregate lists by search (hub/economy/). */
 const EXPOSE = ['always', 'deferred'] as const;

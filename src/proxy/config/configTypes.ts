@@ -20,7 +20,7 @@ export interface EntryCommon {
   persistent: boolean;
   /** What the proxy declares to this server (the top-level default merged in); see clientCapabilities.ts. */
   clientCapabilities?: ClientCapabilityFlags;
-  /** Which MCP era to speak to this server; absent means "auto" (probe; upstream/era/). */
+  /** Which MCP era to speak to this server; absent means "auto" (probe; protocol/rev2026-07-28/). */
   protocol?: '2025-11-25' | '2026-07-28' | 'auto';
   /** This server's cap on a tool result in an aggregate session, winning over the top-level one (hub/economy/resultCap.ts). */
   maxResultBytes?: number | 'off';

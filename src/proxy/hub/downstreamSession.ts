@@ -19,20 +19,16 @@ import type { ListKind } from '../upstream/listCache.js';
 import { SessionQueueBound } from './sessionQueueBound.js';
 import { routeRequest } from './routeRequest.js';
 import { initializeResult } from './initializeResult.js';
-import { answerDiscover } from './modern/discover.js';
-import { envelopeError, forgetModern, isModernRequest, modernResult } from './modern/envelope.js';
-import { ListenSet } from './modern/listenSet.js';
+import { answerDiscover } from '../protocol/rev2026-07-28/discover.js';
 import { ListChangeNotices } from './listChangeNotices.js';
-import { modernNotify, requestLogLevel, withLogLevel } from './modern/logLevels.js';
-import { forwardHeld, HELD_METHODS, isLegacyUpstream } from './modern/heldForward.js';
-import type { HeldSession } from './modern/heldCall.js';
-import { listenTasks } from './tasks/modernTaskListen.js';
-import { answerModernResult } from './tasks/forLegacyClient.js';
+import { withLogLevel } from '../protocol/rev2026-07-28/logLevels.js';
+import type { CodecSession, SessionCodec } from '../protocol/sessionCodec.js';
+import { SESSION_CODEC_2025 } from '../protocol/rev2025-11-25/sessionCodec2025.js';
+import { clientNameOf, clientVersionOf } from '../protocol/clientInfo.js';
 import type { FoundTools } from './economy/foundTools.js';
 import { resultCapOf, sizeOverCap } from './economy/resultCap.js';
 import type { ResultStore } from './economy/resultStore.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../common/messageLimits.js';
-import { META_CLIENT_INFO } from '../upstream/era/modernProtocol.js';
 import type { ActiveCall } from '../activity/activityRecorder.js';
 import type { ActivityApp } from '../../shared/activity.js';
 import { wireBytesOf } from '../common/wireBytes.js';
@@ -50,7 +46,7 @@ export const DRAIN_ON_EOF_MS = 10_000;
 
 let sessionCount = 0;
 
-export class DownstreamSession implements HeldSession {
+export class DownstreamSession implements CodecSession {
   readonly peer: JsonRpcPeer;
   /** This process's count of sessions when this one began: how the status names it. */
   readonly serial = ++sessionCount;
@@ -64,15 +60,13 @@ export class DownstreamSession implements HeldSession {
   onclosed?: () => void;
   clientCapabilities: Record<string, unknown> = {};
   lastActive = Date.now();
-  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers); a 2026 client's levels per request: logLevels.ts. */
+  /** A 2025 client's `logging/setLevel` (sent per request to 2026 servers: protocol/rev2025-11-25/setLevel.ts). */
   logLevel?: string;
-  private logLevels?: Map<RequestId, string>;
+  /** The session's protocol revision: 2025-11-25 until a request chooses 2026-07-28 (protocol/codecChoice.ts). */
+  codec: SessionCodec = SESSION_CODEC_2025;
   private initialized = false;
   /** Settles once a pending `initialize` was answered (undefined otherwise). */
   private initializing?: Promise<void>;
-  /** A 2026-07-28 client (modern/envelope.ts): the method of each of its requests in flight. */
-  private modern?: Map<RequestId, string>;
-  private listens?: ListenSet;
   /** This session's calls forwarded to servers (held calls put theirs here too: heldCall.ts). */
   readonly inflight = new Map<RequestId, InFlight>();
   private readonly notices: ListChangeNotices;
@@ -187,8 +181,8 @@ export class DownstreamSession implements HeldSession {
   }
 
   /** A 2026-07-28 client: never sent server-to-client requests (its calls to 2025 servers are held: heldCall.ts). */
-  get isModern(): boolean {
-    return this.modern !== undefined;
+  get speaks2026(): boolean {
+    return this.codec.speaks2026;
   }
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
@@ -198,18 +192,18 @@ export class DownstreamSession implements HeldSession {
       if (call) call.progress++;
     }
     if (this.initialized) void this.peer.notify(method, params, relatedRequestId);
-    else if (this.modern) modernNotify(this.peer, this.listens, this.logLevels, method, params, relatedRequestId);
+    else this.codec.notifyUninitialized(method, params, relatedRequestId);
   }
 
   /** A list of `kind` changed: a 2026 client's listens hear of it, a 2025 client as listChangeNotices.ts decides. */
   listChanged(kind: ListKind): void {
-    this.listens?.changed(kind);
+    this.codec.listChanged(kind);
     if (this.initialized) this.notices.changed(kind);
   }
 
   /** Tools joined this session's own `tools/list` (found by search): only its client hears of it. */
   toolsFound(): void {
-    this.listens?.changed('tools');
+    this.codec.listChanged('tools');
     if (this.initialized) this.notices.changedHere('tools');
   }
 
@@ -223,7 +217,7 @@ export class DownstreamSession implements HeldSession {
     if (this.closing) return;
     this.closing = true;
     // Open listens end with the session (and are not waited for by the drain below).
-    if (this.listens?.closeAll()) await new Promise(setImmediate);
+    if (this.codec.closeListens()) await new Promise(setImmediate);
     const boundMs = drainMs > 0 ? Math.max(drainMs, this.hub.readyWindowLeftMs(this.scope)) : 0;
     if (boundMs > 0 && this.unanswered.size > 0) {
       await new Promise<void>((resolve) => {
@@ -263,20 +257,10 @@ export class DownstreamSession implements HeldSession {
     this.lastActive = Date.now();
     // A request pipelined behind `initialize` is answered after it, as a server would.
     if (this.initializing && req.method !== 'initialize') await this.initializing;
-    // The era is chosen at the first request that is not `server/discover`: a client that
-    // discovered may still `initialize`, in any version the discover offered (a 2025 session).
-    const probe = !this.initialized && !this.modern && req.method === 'server/discover';
-    if (probe || (!this.initialized && (this.modern || isModernRequest(req)))) {
-      const bad = envelopeError(req);
-      if (bad) return this.fail(req.id, bad);
-      const info = (req.params?._meta as Record<string, unknown> | undefined)?.[META_CLIENT_INFO];
-      this.clientName ??= clientNameOf(info);
-      this.clientVersion ??= clientVersionOf(info);
-      if (probe) return answerDiscover(this.hub, this, req);
-      (this.modern ??= new Map()).set(req.id, req.method);
-      if (requestLogLevel(req.params)) (this.logLevels ??= new Map()).set(req.id, requestLogLevel(req.params)!);
-      // No handshake to wait in: a 2026 request waits, as `initialize` does, for servers in their first start.
-      await this.hub.waitReady(this.scope);
+    // Before `initialize`, the codec takes the request first; it may choose 2026-07-28 (protocol/codecChoice.ts).
+    if (!this.initialized) {
+      const taken = this.codec.take(this.hub, this, req);
+      if (taken && (await taken)) return;
     }
     const list = LIST_METHODS[req.method];
     if (list) {
@@ -305,13 +289,8 @@ export class DownstreamSession implements HeldSession {
         return this.reply(req.id, {});
       case 'server/discover':
         return answerDiscover(this.hub, this, req);
-      case 'subscriptions/listen': {
-        if (!this.modern) return routeRequest(this.hub, this, req);
-        this.listens ??= new ListenSet((m, p, rel) => void this.peer.notify(m, p, rel), this.hub, this);
-        const tasks = listenTasks(this.hub, this, req, (p) => void this.peer.notify('notifications/tasks', p, req.id));
-        if (tasks.error) return this.fail(req.id, tasks.error);
-        return this.listens.listen(req, tasks.ack).finally(tasks.stop);
-      }
+      case 'subscriptions/listen':
+        return this.codec.listen(this.hub, this, req) ?? routeRequest(this.hub, this, req);
       default:
         return routeRequest(this.hub, this, req);
     }
@@ -323,7 +302,7 @@ export class DownstreamSession implements HeldSession {
     if (n.method === 'notifications/cancelled') {
       const id = n.params?.requestId as RequestId;
       this.calls?.get(id)?.cancelled();
-      if (this.listens?.cancel(id)) return;
+      if (this.codec.cancelListen(id)) return;
       const f = this.inflight.get(id);
       if (!f) {
         if (this.unanswered.has(id)) this.cancelledEarly.add(id);
@@ -394,10 +373,10 @@ export class DownstreamSession implements HeldSession {
     const call = this.calls?.get(req.id);
     if (call) call.server = u.id;
     if (this.queue.full(u)) return this.fail(req.id, this.queue.fullError(u));
-    // A 2026 client's plain call to a 2025 server is held across its input rounds (a task-augmented one: forModernClient.ts).
-    if (this.modern && !mapResult && HELD_METHODS.has(req.method) && isLegacyUpstream(u))
-      return forwardHeld(this.hub, this, req, u, params, timeoutMs, call);
-    if (this.logLevel !== undefined && u.isModern) params = withLogLevel(params, this.logLevel);
+    // A call the session's revision forwards its own way (a 2026 client's call to a 2025 server: held).
+    const held = this.codec.hold(this.hub, this, req, u, params, timeoutMs, call, mapResult);
+    if (held) return held;
+    if (this.logLevel !== undefined && u.speaks2026) params = withLogLevel(params, this.logLevel);
     const traced = call?.toServer?.(u, req.method, params);
     if (traced) params = traced.params;
     const meta = params._meta as Record<string, unknown> | undefined;
@@ -421,10 +400,11 @@ export class DownstreamSession implements HeldSession {
         this.hub.urlElicitationsRequired(u, this, response.error.data);
       return this.fail(req.id, response.error);
     }
-    // A 2026 server asked this 2025 client for input (ask it, re-issue the call) or made a task of its call (follow it):
-    // forLegacyClient.ts. A request with a 2026 client's envelope (relayed by a proxy of ours: the stream link) gets it as is.
-    if (!this.modern && response.result.resultType !== undefined && !isModernRequest(req))
-      return answerModernResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
+    // A result with a `resultType` the session's revision may cross (a 2026 server's input rounds or task for a 2025 client).
+    if (response.result.resultType !== undefined) {
+      const crossed = this.codec.crossResult(this, req, u, params, response.result, timeoutMs, round, mapResult);
+      if (crossed) return crossed;
+    }
     return this.reply(req.id, mapResult ? mapResult(response.result) : response.result);
   }
 
@@ -470,11 +450,7 @@ export class DownstreamSession implements HeldSession {
   }
 
   private send(id: RequestId, result: Record<string, unknown>): Promise<void> {
-    if (this.modern) {
-      result = modernResult(this.modern.get(id), result);
-      this.modern.delete(id);
-      this.logLevels?.delete(id);
-    }
+    result = this.codec.encodeResult(id, result);
     if (this.calls) return this.sendRecorded(id, result);
     return this.closed ? Promise.resolve() : this.peer.respond(id, result);
   }
@@ -492,21 +468,10 @@ export class DownstreamSession implements HeldSession {
   fail(id: RequestId, error: RpcErrorObject): Promise<void> {
     this.resultCaps?.delete(id);
     this.calls?.get(id)?.failed(error);
-    if (this.modern) error = forgetModern(this.modern, id, error);
-    this.logLevels?.delete(id);
+    error = this.codec.encodeError(id, error);
     if (this.closed) return Promise.resolve();
     const call = this.calls?.get(id);
     if (call) return this.peer.answer(id, { error }).then((bytes) => void (call.bytesOut = bytes));
     return this.peer.respondError(id, error);
   }
-}
-
-function clientNameOf(info: unknown): string | undefined {
-  const name = (info as { name?: unknown } | undefined)?.name;
-  return typeof name === 'string' ? name.slice(0, 100) : undefined;
-}
-
-function clientVersionOf(info: unknown): string | undefined {
-  const version = (info as { version?: unknown } | undefined)?.version;
-  return typeof version === 'string' ? version.slice(0, 40) : undefined;
 }

@@ -17,12 +17,12 @@ import { NameTable, namespacedName, type NamedItem } from './naming.js';
 import type { HubSession, SessionHost, SessionScope } from './sessionContracts.js';
 import { SubscriptionTable } from './subscriptionTable.js';
 import { TaskTable } from './tasks/taskTable.js';
-import { EraTaskTable } from './tasks/modernTaskTable.js';
-import { parkTaskInput } from './tasks/forModernClient.js';
+import { HeldTaskTable } from '../protocol/crossings/heldTaskTable.js';
+import { parkTaskInput } from '../protocol/crossings/heldTasks.js';
 import { routeUpstreamNotification } from './upstreamNotification.js';
 import { ProgressTable } from './progressTable.js';
 import { itemMatches } from './uriTemplateMatch.js';
-import { HeldInputTable } from './modern/heldInputTable.js';
+import { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
 import { Upstream, DEFAULT_SUPERVISION, type SupervisionOptions, type UpstreamListener } from '../upstream/upstream.js';
 import { invalidEntryStatus } from '../upstream/upstreamStatus.js';
 import type { ListKind, Item } from '../upstream/listCache.js';
@@ -87,7 +87,7 @@ export class Hub implements SessionHost {
   readonly tasks = new TaskTable<HubSession, Upstream>();
   /** Calls of 2026-07-28 clients to 2025-11-25 servers waiting for client input (heldCall.ts). */
   readonly held = new HeldInputTable();
-  readonly eraTasks = new EraTaskTable();
+  readonly heldTasks = new HeldTaskTable();
   /** Called whenever any server's status changes. */
   onstatus?: () => void;
   /** Who answers an approval `ask` for the user (the app over IPC: modes/bridgeApproval.ts). */
@@ -393,9 +393,9 @@ export class Hub implements SessionHost {
     return this.subscriptions.unsubscribe(u, uri, s);
   }
 
-  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (forModernClient.ts). */
+  /** A server request tied to a 2026 client's task: parked for its `tasks/update` (protocol/crossings/heldTasks.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean {
-    return parkTaskInput(this.eraTasks, u, req);
+    return parkTaskInput(this.heldTasks, u, req);
   }
 
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void {

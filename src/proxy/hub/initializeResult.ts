@@ -8,7 +8,7 @@
  */
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../common/protocolVersion.js';
 import { CLIENT_INFO } from '../upstream/upstream.js';
-import { META_SERVER_PROTOCOL, MODERN_PROTOCOL_VERSION } from '../upstream/era/modernProtocol.js';
+import { META_SERVER_PROTOCOL, REV2026_PROTOCOL_VERSION } from '../protocol/rev2026-07-28/vocabulary.js';
 import { aggregateCapabilities } from './aggregateCapabilities.js';
 import { withKeptResults } from './economy/resultCap.js';
 import { initializeWait } from './initializeWait.js';
@@ -27,12 +27,15 @@ export async function initializeResult(
   const servers = hub.inScope(scope);
   if (scope.serverId !== undefined) {
     const own = servers[0]?.initResult ?? {};
-    if (own.protocolVersion !== MODERN_PROTOCOL_VERSION) return { ...own, protocolVersion };
+    if (own.protocolVersion !== REV2026_PROTOCOL_VERSION) return { ...own, protocolVersion };
     // A 2026 server answered under a 2025 version: marked, for a proxy of ours in front (the stream link).
     return {
       ...own,
       protocolVersion,
-      _meta: { ...(own._meta as Record<string, unknown> | undefined), [META_SERVER_PROTOCOL]: MODERN_PROTOCOL_VERSION },
+      _meta: {
+        ...(own._meta as Record<string, unknown> | undefined),
+        [META_SERVER_PROTOCOL]: REV2026_PROTOCOL_VERSION,
+      },
     };
   }
   const instructions = servers

@@ -3,14 +3,12 @@
  * (for `DownstreamSession`): a tool call through the tool-call pipeline (toolCall/), a prompt
  * by its exposed name (promptGet.ts), a resource by its uri,
  * a completion by its ref, each to the upstream that owns it under its own name; a log
- * level to every capable 2025 server of an aggregate (answered locally for a 2026 one); a task request by its task id
- * (taskRequests.ts); anything else to a single-server session's server, or Method not found.
+ * level as 2025-11-25 sets it (protocol/rev2025-11-25/setLevel.ts); a task request as the
+ * session's revision has it (its codec: protocol/sessionCodec.ts); anything else to a single-server session's server, or Method not found.
  */
 import { ErrorCode, type RpcRequest } from '../jsonrpc/jsonRpc.js';
 import type { RoutingSession, SessionHost } from './sessionContracts.js';
-import { routeTaskRequest } from './tasks/taskRequests.js';
-import { isLogLevel } from './modern/logLevels.js';
-import { routeModernTaskRequest } from './tasks/forModernClient.js';
+import { setLevel } from '../protocol/rev2025-11-25/setLevel.js';
 import { META_TOOL_NAMES } from './economy/metaToolNames.js';
 import { KEPT_RESULT_SCHEME } from './economy/resultCap.js';
 import { callTool } from './toolCall/toolCallPipeline.js';
@@ -40,39 +38,15 @@ export function routeRequest(hub: SessionHost, s: RoutingSession, req: RpcReques
     case 'tasks/result':
     case 'tasks/cancel':
     case 'tasks/list':
-      // A 2026 client's task requests (the tasks extension; tasks/result and tasks/list are refused before this).
-      return s.isModern ? routeModernTaskRequest(hub, s, req) : routeTaskRequest(hub, s, req);
     case 'tasks/update':
-      if (s.isModern) return routeModernTaskRequest(hub, s, req);
-      return s.single
-        ? s.forward(req, s.single, p)
-        : s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
+      // As the session's revision has them: 2025-11-25's task requests, or 2026-07-28's tasks extension.
+      return s.codec.routeTasks(hub, s, req);
     case 'logging/setLevel':
       return setLevel(hub, s, req);
     default:
       if (s.single) return s.forward(req, s.single, p);
       return s.fail(req.id, { code: ErrorCode.MethodNotFound, message: `Method not found: ${req.method}` });
   }
-}
-
-/**
- * A 2025 client's log level: recorded on the session (a 2026 server gets it on each request
- * of that session: logLevels.ts), and sent to the 2025 servers in scope as before.
- */
-function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
-  const p = req.params ?? {};
-  if (isLogLevel(p.level)) s.logLevel = p.level;
-  if (s.single && !s.single.isModern) return s.forward(req, s.single, p);
-  if (!isLogLevel(p.level))
-    return s.fail(req.id, {
-      code: ErrorCode.InvalidParams,
-      message: `Invalid params: unknown log level ${JSON.stringify(p.level)}`,
-    });
-  for (const u of s.single ? [] : hub.inScope(s.scope)) {
-    if (u.isReady && u.capabilities.logging && !u.isModern)
-      void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
-  }
-  return s.reply(req.id, {});
 }
 
 /** `search_tools` or `call_tool`; `call_tool` routes its tool as a `tools/call` of that name (one in-process hop). */

@@ -38,7 +38,7 @@ import { ErrorCode, type RequestId, type RpcRequest } from '../jsonrpc/jsonRpc.j
 import type { Upstream } from '../upstream/upstream.js';
 import type { HubSession } from './sessionContracts.js';
 import { MAX_TASK_ROUTES, RELATED_TASK, type TaskTable } from './tasks/taskTable.js';
-import type { HeldInputTable } from './modern/heldInputTable.js';
+import type { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
 
 /** What the router needs from the hub. */
 export interface RouterHost {
@@ -46,14 +46,14 @@ export interface RouterHost {
   readonly held: HeldInputTable;
   sessionsFor(u: Upstream): HubSession[];
   progressOwner(u: Upstream, upstreamToken: unknown): { session: HubSession; requestId: RequestId } | undefined;
-  /** True when `req` belongs to a 2026 client's task and was kept for it (forModernClient.ts). */
+  /** True when `req` belongs to a 2026 client's task and was kept for it (protocol/crossings/heldTasks.ts). */
   parkTaskInput(u: Upstream, req: RpcRequest): boolean;
 }
 
 type Params = Record<string, unknown>;
 type MapResult = (r: Params) => Params;
 
-/** The client capability each server-to-client request needs (also used by heldCall.ts and inputRounds.ts). */
+/** The client capability each server-to-client request needs (also used by heldCall.ts and protocol/crossings/inputRounds.ts). */
 export const CAPABILITY_OF: Readonly<Record<string, string>> = {
   'sampling/createMessage': 'sampling',
   'elicitation/create': 'elicitation',
@@ -90,7 +90,7 @@ export class ServerRequestRouter {
   pickSession(u: Upstream, method?: string, params?: Params): HubSession | undefined {
     const sessions = this.hub
       .sessionsFor(u)
-      .filter((s) => !s.isModern && (!method || canAnswer(s.clientCapabilities, method, params)));
+      .filter((s) => !s.speaks2026 && (!method || canAnswer(s.clientCapabilities, method, params)));
     let best: { s: HubSession; related: boolean; at: number } | undefined;
     for (const s of sessions) {
       const related = s.hasCallOn(u);
@@ -108,7 +108,7 @@ export class ServerRequestRouter {
   ): { session: HubSession; callId?: RequestId } | undefined {
     if (relatedRequestId !== undefined) {
       for (const session of this.hub.sessionsFor(u)) {
-        if (session.isModern) continue;
+        if (session.speaks2026) continue;
         const callId = session.callWithUpstreamId(u, relatedRequestId);
         if (callId !== undefined) return { session, callId };
       }
@@ -120,7 +120,7 @@ export class ServerRequestRouter {
     if (task) return { session: task.session, callId: task.session.relatedCallOn(u) };
     const token = meta.progressToken;
     const route = token === undefined ? undefined : this.hub.progressOwner(u, token);
-    return route && !route.session.isModern ? { session: route.session, callId: route.requestId } : undefined;
+    return route && !route.session.speaks2026 ? { session: route.session, callId: route.requestId } : undefined;
   }
 
   route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
@@ -130,7 +130,7 @@ export class ServerRequestRouter {
     if (held) return held.ask(req, true);
     if (req.params?._meta !== undefined && this.hub.parkTaskInput(u, req)) return;
     const owner = this.owner(u, req, relatedRequestId);
-    if (!owner && this.hub.held.size > 0 && !this.hub.sessionsFor(u).some((s) => !s.isModern && s.hasCallOn(u))) {
+    if (!owner && this.hub.held.size > 0 && !this.hub.sessionsFor(u).some((s) => !s.speaks2026 && s.hasCallOn(u))) {
       // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the held
       // call whose turn it is on this server (askingGate.ts), or the one running; never a guess between several.
       const call = this.hub.held.unlinked(u);
@@ -140,7 +140,7 @@ export class ServerRequestRouter {
       }
       if (call) return call.ask(req, false);
     }
-    const able = (s: HubSession) => !s.isModern && canAnswer(s.clientCapabilities, req.method, req.params);
+    const able = (s: HubSession) => !s.speaks2026 && canAnswer(s.clientCapabilities, req.method, req.params);
     const session = owner
       ? able(owner.session)
         ? owner.session

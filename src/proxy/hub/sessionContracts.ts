@@ -12,8 +12,8 @@ import type { PendingHandle, RequestOptions } from '../jsonrpc/jsonRpcPeer.js';
 import type { RequestId, RpcErrorObject, RpcRequest, RpcResponse } from '../jsonrpc/jsonRpc.js';
 import type { NamedItem } from './naming.js';
 import type { TaskTable } from './tasks/taskTable.js';
-import type { HeldInputTable } from './modern/heldInputTable.js';
-import type { EraTaskTable } from './tasks/modernTaskTable.js';
+import type { HeldInputTable } from '../protocol/crossings/heldInputTable.js';
+import type { HeldTaskTable } from '../protocol/crossings/heldTaskTable.js';
 import type { FoundTools } from './economy/foundTools.js';
 import type { ToolExposure } from './economy/toolExposure.js';
 import type { ToolDrift } from '../../shared/status.js';
@@ -46,7 +46,7 @@ export interface HubSession {
   readonly clientCapabilities: Record<string, unknown>;
   readonly lastActive: number;
   /** A 2026-07-28 client: server-to-client requests never go to it. */
-  readonly isModern?: boolean;
+  readonly speaks2026?: boolean;
   readonly peer: {
     request(
       method: string,
@@ -64,16 +64,18 @@ export interface HubSession {
 /** A session as routeRequest.ts sees it. */
 export interface RoutingSession extends HubSession {
   /** The client's own name (`clientInfo.name`), once it said it. */
-  readonly clientName?: string;
+  clientName?: string;
   /** Its `clientInfo.version`, likewise. */
-  readonly clientVersion?: string;
+  clientVersion?: string;
   /** This process's count of sessions when this one began: how the status names it. */
   readonly serial: number;
   readonly single: Upstream | undefined;
-  /** The level of a 2025 client's `logging/setLevel` (hub/modern/logLevels.ts). */
+  /** The level of a 2025 client's `logging/setLevel` (protocol/rev2026-07-28/logLevels.ts). */
   logLevel?: string;
-  /** A 2026-07-28 client (modern/envelope.ts). */
-  readonly isModern: boolean;
+  /** A 2026-07-28 client (its codec: protocol/sessionCodec.ts). */
+  readonly speaks2026: boolean;
+  /** What the routers ask of the session's protocol revision. */
+  readonly codec: SessionRevision;
   /** An aggregate session's tools found by `search_tools` (economy/foundTools.ts), from its first search. */
   found?: FoundTools;
   /** Tools joined this session's own `tools/list`: its client hears `list_changed`. */
@@ -98,6 +100,14 @@ export interface RoutingSession extends HubSession {
     timeoutMs?: number,
     mapResult?: (r: Record<string, unknown>) => Record<string, unknown>,
   ): Promise<void>;
+}
+
+/** What the routers see of a session's protocol revision (its codec: protocol/sessionCodec.ts). */
+export interface SessionRevision {
+  /** 2026-07-28: server-to-client requests never go to the session. */
+  readonly speaks2026: boolean;
+  /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list` and `tasks/update` of session `s`. */
+  routeTasks(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void>;
 }
 
 /** What a held call needs of the hub (heldCall.ts). */
@@ -163,8 +173,8 @@ export interface SessionHost extends HeldHost {
   unsubscribe(u: Upstream, uri: string, s: HubSession): Promise<RpcResponse>;
   /** The tasks passing through the hub and the session that owns each (taskTable.ts). */
   readonly tasks: TaskTable<HubSession, Upstream>;
-  /** The tasks 2026-07-28 clients got through the proxy (modernTaskTable.ts). */
-  readonly eraTasks: EraTaskTable;
+  /** The tasks 2026-07-28 clients got through the proxy (protocol/crossings/heldTaskTable.ts). */
+  readonly heldTasks: HeldTaskTable;
   /** A call of `s` on `u` failed with -32042: route the URL elicitations it names back to `s`. */
   urlElicitationsRequired(u: Upstream, s: HubSession, data: unknown): void;
   /** Releases every subscription of a closing session. */

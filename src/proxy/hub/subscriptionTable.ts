@@ -6,7 +6,7 @@
  * back on a new connection (restart, reconnect), the held URIs are asked for again. Sessions of either era
  * are counted alike (a 2025 `resources/subscribe`, a 2026 `subscriptions/listen` with
  * `resourceSubscriptions`: hub/listenResources.ts); toward a 2026-07-28 server, which has no
- * `resources/subscribe`, the held URIs are its resource listen (upstream/era/modernResourceListen.ts),
+ * `resources/subscribe`, the held URIs are its resource listen (protocol/rev2026-07-28/resourceListen.ts),
  * and one that does not declare `resources.subscribe` is not asked (-32601 at once).
  */
 import { ErrorCode, type RpcResponse } from '../jsonrpc/jsonRpc.js';

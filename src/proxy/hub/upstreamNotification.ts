@@ -1,7 +1,7 @@
 /**
  * Where a notification from a server goes (for the Hub): progress to the request that asked
  * for it, a cancel to the server request it names, a task's status to the session that owns
- * the task (or the 2026 client's translated task: forModernClient.ts), a URL elicitation's completion
+ * the task (or the 2026 client's translated task: protocol/crossings/heldTasks.ts), a URL elicitation's completion
  * to the session that got it, a request-scoped notification of a 2026 server to that call's
  * session, `resources/updated` to the subscribed sessions, anything else to every session of
  * that server (related to its call in flight, if any).
@@ -13,8 +13,8 @@ import type { ProgressTable } from './progressTable.js';
 import type { ServerRequestRouter } from './serverRequestRouter.js';
 import type { SubscriptionTable } from './subscriptionTable.js';
 import type { TaskTable } from './tasks/taskTable.js';
-import type { EraTaskTable } from './tasks/modernTaskTable.js';
-import { eraTaskStatus } from './tasks/forModernClient.js';
+import type { HeldTaskTable } from '../protocol/crossings/heldTaskTable.js';
+import { heldTaskStatus } from '../protocol/crossings/heldTasks.js';
 
 /** The parts of the Hub this needs. */
 export interface NotificationHost {
@@ -22,7 +22,7 @@ export interface NotificationHost {
   readonly serverRequests: ServerRequestRouter;
   readonly subscriptions: SubscriptionTable;
   readonly tasks: TaskTable<HubSession, Upstream>;
-  readonly eraTasks: EraTaskTable;
+  readonly heldTasks: HeldTaskTable;
   sessionsFor(u: Upstream): HubSession[];
 }
 
@@ -40,14 +40,14 @@ export function routeUpstreamNotification(
   }
   if (n.method === 'notifications/cancelled') {
     hub.serverRequests.cancelled(u, params);
-    return hub.eraTasks.withdraw(u, params.requestId);
+    return hub.heldTasks.withdraw(u, params.requestId);
   }
   if (n.method === 'notifications/tasks/status') {
     // Only the owning session hears of it; one sent before the CreateTaskResult waits for it.
     const task = hub.tasks.serverTaskOwner(u, String(params.taskId));
     if (task)
       task.session.notify(n.method, task.exposed === task.taskId ? params : { ...params, taskId: task.exposed });
-    else if (!eraTaskStatus(hub.eraTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: forModernClient.ts
+    else if (!heldTaskStatus(hub.heldTasks, u, params)) hub.tasks.holdStatus(u, String(params.taskId), params); // a 2026 client's task: protocol/crossings/heldTasks.ts
     return;
   }
   if (n.method === 'notifications/elicitation/complete' && hub.serverRequests.elicitationComplete(u, params)) return;

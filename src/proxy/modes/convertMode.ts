@@ -4,7 +4,7 @@
  * keeps the connection and replays `initialize`. Tool filters, when given, are the only
  * rewrite: filtered tools vanish from `tools/list` and calling one is refused. Where one end
  * speaks MCP 2026-07-28 (the server, or the client's first message), a hub serves instead
- * (convertModern.ts).
+ * (modes/convertThroughHub.ts).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { StdioServerTransport } from '../stdio/stdioServerTransport.js';
@@ -21,8 +21,8 @@ import { headerSecrets, redactUrl, urlSecrets } from '../config/redact.js';
 import type { Logger } from '../common/logger.js';
 import { installOAuth, OAuthRegistry } from '../oauth/oauthRegistry.js';
 import type { OAuthSettings } from '../oauth/oauthSettings.js';
-import { isModernRequest } from '../hub/modern/envelope.js';
-import { runModernConvert, serveModernClient, serveTrustedConvert } from './convertModern.js';
+import { isRev2026Request } from '../protocol/rev2026-07-28/envelope.js';
+import { runConvertThroughHub, serve2026Client, serveTrustedConvert } from './convertThroughHub.js';
 import { convertTrust, type ConvertTrust } from './convertTrust.js';
 
 interface Target {
@@ -93,8 +93,8 @@ async function resolveTarget(opts: CliOptions, logger: Logger): Promise<Target> 
 export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<number> {
   const target = await resolveTarget(opts, logger);
   logger.secrets.add([...headerSecrets(target.headers), ...urlSecrets(target.url)]);
-  // A server that speaks only 2026-07-28 cannot be piped to: the hub serves it (convertModern.ts).
-  const modern = await runModernConvert(opts, target, logger);
+  // A server that speaks only 2026-07-28 cannot be piped to: the hub serves it (modes/convertThroughHub.ts).
+  const modern = await runConvertThroughHub(opts, target, logger);
   if (modern !== undefined) return modern;
   const log = logger.child('convert');
   // One client and nothing else to serve: a request that needs a sign-in waits for it.
@@ -166,15 +166,15 @@ export async function runConvertMode(opts: CliOptions, logger: Logger): Promise<
     });
   };
   // The era is chosen once, at the client's first message: a 2025 client keeps the pipe (and
-  // pays nothing more per message); a 2026 one is served by a hub (convertModern.ts).
+  // pays nothing more per message); a 2026 one is served by a hub (modes/convertThroughHub.ts).
   downstream.onmessage = (message) => {
     const m = message as unknown as RpcMessage;
-    if (!isRequest(m) || !isModernRequest(m)) {
+    if (!isRequest(m) || !isRev2026Request(m)) {
       downstream.onmessage = pipe;
       return pipe(message);
     }
     const closed = () => void lifecycle.shutdown('client closed the connection');
-    stop = serveModernClient(opts, target, kind, logger, downstream, message, closed);
+    stop = serve2026Client(opts, target, kind, logger, downstream, message, closed);
     void upstream.close();
   };
   upstream.onmessage = (message) => {

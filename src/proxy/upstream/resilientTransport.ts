@@ -30,7 +30,7 @@ import {
 import { errorText } from '../common/logger.js';
 import { withDeadline } from '../common/deadline.js';
 import { isAuthRefusal } from './upstreamErrors.js';
-import { refusedAsModern } from './era/modernProtocol.js';
+import { refusedAs2026 } from '../protocol/rev2026-07-28/vocabulary.js';
 import { Heartbeat } from './heartbeat.js';
 import { INTERNAL_PREFIX, InternalRequests } from './internalRequests.js';
 import {
@@ -213,8 +213,8 @@ export class ResilientTransportWrapper implements Transport {
       this.inner = undefined;
       await t?.close().catch(() => undefined);
       // A server that now speaks only 2026-07-28 refuses the replayed initialize: retrying cannot
-      // help, the upstream's restart probes the era again (era/eraConnect.ts).
-      if ((first && !this.o.retryBeforeEstablished) || isAuthRefusal(err) || refusedAsModern(err)) {
+      // help, the upstream's restart probes the era again (upstream/revisionConnect.ts).
+      if ((first && !this.o.retryBeforeEstablished) || isAuthRefusal(err) || refusedAs2026(err)) {
         this.giveUp(err as Error);
         if (first) throw err;
         return;

@@ -18,8 +18,8 @@ import {
 } from '../jsonrpc/jsonRpc.js';
 import { buildUpstreamTransport, type BuiltTransport, type UpstreamTransportOptions } from './upstreamTransport.js';
 import { ListCache, type ListKind } from './listCache.js';
-import { eraHandshake } from './era/eraConnect.js';
-import type { ModernResourceListen } from './era/modernResourceListen.js';
+import { revisionHandshake } from './revisionConnect.js';
+import type { ResourceListen2026 } from '../protocol/rev2026-07-28/resourceListen.js';
 import { declaredCapabilities } from '../config/clientCapabilities.js';
 import { DEFAULT_SUPERVISION, type SupervisionOptions } from './restartPolicy.js';
 import type { ServerState, ServerStatus } from '../../shared/status.js';
@@ -100,11 +100,11 @@ export class Upstream {
     return (this.initResult?.capabilities as Record<string, unknown>) ?? {};
   }
   /** The server speaks 2026-07-28 (this connection: a restart probes again). */
-  get isModern(): boolean {
-    return this.built?.era === 'modern';
+  get speaks2026(): boolean {
+    return this.built?.revision === '2026-07-28';
   }
-  /** A modern server's resource subscriptions (era/modernResourceListen.ts); undefined for a 2025 server. */
-  get resourceListen(): ModernResourceListen | undefined {
+  /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts); undefined for a 2025 server. */
+  get resourceListen(): ResourceListen2026 | undefined {
     return this.built?.resourceListen;
   }
   get isReady(): boolean {
@@ -253,7 +253,8 @@ export class Upstream {
     this.peer = peer;
     peer.onrequest = (req, related) => this.inbound.request(req, related);
     // The request a notification came with counts for a modern server only (a request-scoped log).
-    peer.onnotification = (n, related) => this.inbound.notification(n, built.era === 'modern' ? related : undefined);
+    peer.onnotification = (n, related) =>
+      this.inbound.notification(n, built.revision === '2026-07-28' ? related : undefined);
     peer.onerror = (e) => this.log.debug(`transport error: ${e.message}`);
     peer.onclose = () => this.onClosed(peer);
     if (built.child) built.child.onexit = (info) => peer.setCloseReason(exitText(this.id, info.code, info.signal));
@@ -263,7 +264,7 @@ export class Upstream {
       startedAt,
       capabilities: declaredCapabilities(this.entry.clientCapabilities),
     };
-    this.initResult = await eraHandshake(peer, built, this.lists, this.entry, opts, this.log);
+    this.initResult = await revisionHandshake(peer, built, this.lists, this.entry, opts, this.log);
   }
 
   /** The tool list through its gate again, sessions told `list_changed` (tool pinning's accept and reject). */

@@ -16,9 +16,9 @@ import type { ServerEntry } from '../config/config.js';
 import type { Logger } from '../common/logger.js';
 import { oauthFor } from '../oauth/oauthRegistry.js';
 import type { RequestAuth } from '../oauth/oauthSettings.js';
-import { modernRemoteTransport } from './era/eraConnect.js';
+import { probedRemoteTransport } from './revisionConnect.js';
 import { serverMessageLimit } from '../common/messageLimits.js';
-import type { ModernResourceListen } from './era/modernResourceListen.js';
+import type { ResourceListen2026 } from '../protocol/rev2026-07-28/resourceListen.js';
 
 export interface UpstreamTransportHooks {
   logger: Logger;
@@ -41,10 +41,10 @@ export interface BuiltTransport {
   child?: ChildProcessTransport;
   resilient?: ResilientTransportWrapper;
   kind: 'stdio' | 'http' | 'sse';
-  /** Set when the server speaks 2026-07-28 (era/eraConnect.ts); absent for 2025-11-25. */
-  era?: 'modern';
-  /** A modern server's resource subscriptions (era/modernResourceListen.ts). */
-  resourceListen?: ModernResourceListen;
+  /** Set when the server speaks 2026-07-28 (upstream/revisionConnect.ts); absent for 2025-11-25. */
+  revision?: '2026-07-28';
+  /** A modern server's resource subscriptions (protocol/rev2026-07-28/resourceListen.ts). */
+  resourceListen?: ResourceListen2026;
 }
 
 /**
@@ -90,7 +90,7 @@ export async function buildUpstreamTransport(
     return { transport: child, child, kind: 'stdio' };
   }
   const headers = { ...entry.headers };
-  const modern = await modernRemoteTransport(entry, headers, hooks.logger);
+  const modern = await probedRemoteTransport(entry, headers, hooks.logger);
   if (modern) return modern;
   let kind: 'http' | 'sse' = entry.type === 'sse' ? 'sse' : 'http';
   const auth = await oauthFor(entry);

@@ -34,7 +34,7 @@ function deniedMessage(exposed: string, u: Upstream, name: string, why: string):
 /** Whether the client takes a form elicitation: `elicitation: {}` (form only) or `elicitation: {form}`. */
 function takesFormElicitation(s: RoutingSession): boolean {
   const e = s.clientCapabilities.elicitation;
-  if (s.isModern || typeof e !== 'object' || e === null) return false;
+  if (s.speaks2026 || typeof e !== 'object' || e === null) return false;
   const modes = e as Record<string, unknown>;
   return modes.form !== undefined || modes.url === undefined;
 }

@@ -10,7 +10,7 @@ import { ErrorCode, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { Upstream } from '../../upstream/upstream.js';
 import type { HubSession, RoutingSession, SessionHost } from '../sessionContracts.js';
 import { RELATED_TASK, type ServerTask } from './taskTable.js';
-import { legacyTaskListOnModern, legacyTaskRequestOnModern } from './forLegacyClient.js';
+import { taskListOn2026Server, taskRequestOn2026Server } from '../../protocol/crossings/inputRoundTasks.js';
 
 type Result = Record<string, unknown>;
 
@@ -32,7 +32,7 @@ export function routeTaskRequest(hub: SessionHost, s: RoutingSession, req: RpcRe
   const route = hub.tasks.ownTask(s, id, s.single);
   if (!route) return s.fail(req.id, { code: ErrorCode.InvalidParams, message: `Task not found: ${id}` });
   if (req.method === 'tasks/result') s.capResult(req.id, route.upstream);
-  if (route.upstream.isModern) return legacyTaskRequestOnModern(s, req, route);
+  if (route.upstream.speaks2026) return taskRequestOn2026Server(s, req, route);
   if (route.exposed === route.taskId) return s.forward(req, route.upstream, p);
   return s.forward(req, route.upstream, { ...p, taskId: route.taskId }, undefined, (r) => exposeIds(r, route));
 }
@@ -59,7 +59,7 @@ function ownTasks(hub: SessionHost, s: HubSession, u: Upstream, tasks: unknown):
 }
 
 async function listSingle(hub: SessionHost, s: RoutingSession, req: RpcRequest, u: Upstream): Promise<void> {
-  if (u.isModern) return s.reply(req.id, { tasks: await legacyTaskListOnModern(hub, s, u) });
+  if (u.speaks2026) return s.reply(req.id, { tasks: await taskListOn2026Server(hub, s, u) });
   return s.forward(req, u, req.params ?? {}, undefined, (r) => ({ ...r, tasks: ownTasks(hub, s, u, r.tasks) }));
 }
 
@@ -99,8 +99,8 @@ async function listAggregate(hub: SessionHost, s: RoutingSession, req: RpcReques
   const u = servers[index];
   if (!u) return s.reply(req.id, { tasks: [] });
   const next = servers[index + 1];
-  if (u.isModern) {
-    const tasks = await legacyTaskListOnModern(hub, s, u);
+  if (u.speaks2026) {
+    const tasks = await taskListOn2026Server(hub, s, u);
     return s.reply(req.id, { tasks, ...(next ? { nextCursor: encodeCursor(next.id) } : {}) });
   }
   return s.forward(

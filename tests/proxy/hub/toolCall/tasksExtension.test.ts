@@ -9,8 +9,8 @@ import { tasksExtension } from '../../../../src/proxy/hub/toolCall/tasksExtensio
 import {
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
-  MODERN_PROTOCOL_VERSION,
-} from '../../../../src/proxy/upstream/era/modernProtocol.js';
+  REV2026_PROTOCOL_VERSION,
+} from '../../../../src/proxy/protocol/rev2026-07-28/vocabulary.js';
 
 let kit: Kit | undefined;
 afterEach(async () => {
@@ -18,7 +18,7 @@ afterEach(async () => {
   kit = undefined;
 });
 
-const ENVELOPE = { [META_PROTOCOL_VERSION]: MODERN_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: {} };
+const ENVELOPE = { [META_PROTOCOL_VERSION]: REV2026_PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: {} };
 
 /** Makes `at`'s session a 2026-07-28 one: its first request carries the envelope. */
 async function speak2026(at: StageSession): Promise<void> {
