@@ -21,7 +21,7 @@ import { routeRequest } from './routeRequest.js';
 import { initializeResult } from './initializeResult.js';
 import { answerDiscover } from '../protocol/rev2026-07-28/discover.js';
 import { ListChangeNotices } from './listChangeNotices.js';
-import { withLogLevel } from '../protocol/rev2026-07-28/logLevels.js';
+import { levelToServer } from '../protocol/rev2025-11-25/setLevel.js';
 import type { CodecSession, SessionCodec } from '../protocol/sessionCodec.js';
 import { SESSION_CODEC_2025 } from '../protocol/rev2025-11-25/sessionCodec2025.js';
 import { clientNameOf, clientVersionOf } from '../protocol/clientInfo.js';
@@ -183,6 +183,11 @@ export class DownstreamSession implements CodecSession {
   /** A 2026-07-28 client: never sent server-to-client requests (its calls to 2025 servers are held: heldCall.ts). */
   get speaks2026(): boolean {
     return this.codec.speaks2026;
+  }
+
+  /** Whether servers' requests to their client may go to this session (not a 2026-07-28 one's). */
+  get takesServerRequests(): boolean {
+    return this.codec.takesServerRequests;
   }
 
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): void {
@@ -376,7 +381,7 @@ export class DownstreamSession implements CodecSession {
     // A call the session's revision forwards its own way (a 2026 client's call to a 2025 server: held).
     const held = this.codec.hold(this.hub, this, req, u, params, timeoutMs, call, mapResult);
     if (held) return held;
-    if (this.logLevel !== undefined && u.speaks2026) params = withLogLevel(params, this.logLevel);
+    if (this.logLevel !== undefined) params = levelToServer(u, params, this.logLevel);
     const traced = call?.toServer?.(u, req.method, params);
     if (traced) params = traced.params;
     const meta = params._meta as Record<string, unknown> | undefined;

@@ -90,7 +90,7 @@ export class ServerRequestRouter {
   pickSession(u: Upstream, method?: string, params?: Params): HubSession | undefined {
     const sessions = this.hub
       .sessionsFor(u)
-      .filter((s) => !s.speaks2026 && (!method || canAnswer(s.clientCapabilities, method, params)));
+      .filter((s) => s.takesServerRequests && (!method || canAnswer(s.clientCapabilities, method, params)));
     let best: { s: HubSession; related: boolean; at: number } | undefined;
     for (const s of sessions) {
       const related = s.hasCallOn(u);
@@ -108,7 +108,7 @@ export class ServerRequestRouter {
   ): { session: HubSession; callId?: RequestId } | undefined {
     if (relatedRequestId !== undefined) {
       for (const session of this.hub.sessionsFor(u)) {
-        if (session.speaks2026) continue;
+        if (!session.takesServerRequests) continue;
         const callId = session.callWithUpstreamId(u, relatedRequestId);
         if (callId !== undefined) return { session, callId };
       }
@@ -120,7 +120,7 @@ export class ServerRequestRouter {
     if (task) return { session: task.session, callId: task.session.relatedCallOn(u) };
     const token = meta.progressToken;
     const route = token === undefined ? undefined : this.hub.progressOwner(u, token);
-    return route && !route.session.speaks2026 ? { session: route.session, callId: route.requestId } : undefined;
+    return route && route.session.takesServerRequests ? { session: route.session, callId: route.requestId } : undefined;
   }
 
   route(u: Upstream, req: RpcRequest, relatedRequestId?: RequestId): void {
@@ -130,7 +130,11 @@ export class ServerRequestRouter {
     if (held) return held.ask(req, true);
     if (req.params?._meta !== undefined && this.hub.parkTaskInput(u, req)) return;
     const owner = this.owner(u, req, relatedRequestId);
-    if (!owner && this.hub.held.size > 0 && !this.hub.sessionsFor(u).some((s) => !s.speaks2026 && s.hasCallOn(u))) {
+    if (
+      !owner &&
+      this.hub.held.size > 0 &&
+      !this.hub.sessionsFor(u).some((s) => s.takesServerRequests && s.hasCallOn(u))
+    ) {
       // The wire does not say: a 2025 session's call in flight goes first (as without held calls), then the held
       // call whose turn it is on this server (askingGate.ts), or the one running; never a guess between several.
       const call = this.hub.held.unlinked(u);
@@ -140,7 +144,7 @@ export class ServerRequestRouter {
       }
       if (call) return call.ask(req, false);
     }
-    const able = (s: HubSession) => !s.speaks2026 && canAnswer(s.clientCapabilities, req.method, req.params);
+    const able = (s: HubSession) => s.takesServerRequests && canAnswer(s.clientCapabilities, req.method, req.params);
     const session = owner
       ? able(owner.session)
         ? owner.session

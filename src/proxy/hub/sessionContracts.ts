@@ -45,8 +45,8 @@ export interface HubSession {
   readonly scope: SessionScope;
   readonly clientCapabilities: Record<string, unknown>;
   readonly lastActive: number;
-  /** A 2026-07-28 client: server-to-client requests never go to it. */
-  readonly speaks2026?: boolean;
+  /** Whether servers' requests to their client may go to it (a 2026-07-28 client: never). */
+  readonly takesServerRequests: boolean;
   readonly peer: {
     request(
       method: string,
@@ -104,8 +104,10 @@ export interface RoutingSession extends HubSession {
 
 /** What the routers see of a session's protocol revision (its codec: protocol/sessionCodec.ts). */
 export interface SessionRevision {
-  /** 2026-07-28: server-to-client requests never go to the session. */
+  /** 2026-07-28: the session speaks it. */
   readonly speaks2026: boolean;
+  /** Whether servers' requests to their client may go to the session (2026-07-28: never). */
+  readonly takesServerRequests: boolean;
   /** `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list` and `tasks/update` of session `s`. */
   routeTasks(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void>;
 }

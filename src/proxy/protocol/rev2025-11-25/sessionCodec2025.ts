@@ -15,6 +15,7 @@ import { takeFirst2026Request } from '../codecChoice.js';
 
 export const SESSION_CODEC_2025: SessionCodec = {
   speaks2026: false,
+  takesServerRequests: true,
   take: (hub, s, req) => (isRev2026Request(req) ? takeFirst2026Request(hub, s, req) : undefined),
   notifyUninitialized: () => undefined,
   listen: () => undefined,

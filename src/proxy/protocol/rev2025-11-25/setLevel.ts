@@ -6,7 +6,8 @@
  */
 import { ErrorCode, type RpcRequest } from '../../jsonrpc/jsonRpc.js';
 import type { RoutingSession, SessionHost } from '../../hub/sessionContracts.js';
-import { isLogLevel } from '../rev2026-07-28/logLevels.js';
+import type { Upstream } from '../../upstream/upstream.js';
+import { isLogLevel, withLogLevel } from '../rev2026-07-28/logLevels.js';
 
 /** Sets `s`'s log level: on a single 2025 server, its own answer; otherwise answered here. */
 export function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): Promise<void> {
@@ -23,4 +24,9 @@ export function setLevel(hub: SessionHost, s: RoutingSession, req: RpcRequest): 
       void u.forward(req.method, p, { timeoutMs: u.entry.timeoutMs });
   }
   return s.reply(req.id, {});
+}
+
+/** `params` of a session's request to `u` with the session's `level` when `u` speaks 2026-07-28 (as it is otherwise). */
+export function levelToServer(u: Upstream, params: Record<string, unknown>, level: string): Record<string, unknown> {
+  return u.speaks2026 ? withLogLevel(params, level) : params;
 }

@@ -33,6 +33,7 @@ export function takeClientInfo(s: CodecSession, req: RpcRequest): void {
 
 export class SessionCodec2026 implements SessionCodec {
   readonly speaks2026 = true;
+  readonly takesServerRequests = false;
   /** The method of each request in flight (its result's cache hints, its error's code). */
   private readonly methods = new Map<RequestId, string>();
   /** The per-request log levels of requests in flight that asked for logs. */

@@ -3,7 +3,7 @@
 // fixture (taskServer.mjs), over the stdio aggregation (raw JSON-RPC: SDK v2 2.4.0 has no
 // tasks extension) and over the bridge's stateless POSTs, where every request is a session of
 // its own; and the 2026 passthrough against our hand-written 2026 tasks server
-// (tasksModernServer.mjs). The 2025 client of a 2026 server is in tasksEraLegacy.test.ts.
+// (tasksModernServer.mjs). The 2025 client of a 2026 server is in inputRoundTasks.test.ts.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { cleanup, CliProcess, configJson, waitFor } from '../../../helpers/cliProcess.js';
