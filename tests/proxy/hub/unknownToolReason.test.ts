@@ -20,7 +20,7 @@ describe('calling a tool of a server that is not ready', () => {
       mcpServers: {
         local: fixtureEntry('local'),
         broken: { command: '/nonexistent/qiming-no-such-server' },
-        remote: { url: `http://127.0.0.1:${denied.port}/mcp`, type: 'http', connectionTimeoutMs: 2000 },
+        remote: { url: `http://127.0.0.1:${denied.port}/mcp`, type: 'http', connectionTimeoutMs: 10_000 },
       },
       readyTimeoutMs: 10_000,
     };
