@@ -259,6 +259,19 @@ function envTopLevel(name) {
 }
 
 /** Shared resources (the SDK HTTP echo server, the bridge), started on first use. */
+/**
+ * Gives this process, and so every process it starts (ours, the peers, the servers), a HOME and
+ * XDG folders under `home`: a run never reads or writes the user's pins, activity or secrets.
+ * @param {string} home
+ */
+function isolateHome(home) {
+  const dirs = { HOME: '', XDG_CONFIG_HOME: '.config', XDG_DATA_HOME: '.local/share', XDG_STATE_HOME: '.local/state' };
+  for (const [name, sub] of Object.entries(dirs)) {
+    process.env[name] = join(home, sub);
+    mkdirSync(process.env[name], { recursive: true });
+  }
+}
+
 export class Shared {
   /** @type {Promise<{ pid: number | undefined; url: string }> | undefined} */
   echoHttpP;
@@ -280,6 +293,7 @@ export class Shared {
     // The before-* twins' options: the same, unless QIMING_BENCH_TOP_LEVEL_BEFORE says otherwise (one build, two settings).
     this.topLevelBefore = { ...this.topLevel, ...envTopLevel('QIMING_BENCH_TOP_LEVEL_BEFORE') };
     this.dir = mkdtempSync(join(tmpdir(), 'qiming-bench-'));
+    isolateHome(join(this.dir, 'home'));
     this.guardLog = join(this.dir, 'guard.log');
     writeFileSync(this.guardLog, '');
   }
