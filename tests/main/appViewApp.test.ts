@@ -3,43 +3,26 @@
 // CSP from its `csp` parameter, framed only by file: pages) and its relay, nothing else; a
 // view's `ui/open-link` from the app's page opens an http(s) URL in the system browser and
 // refuses any other scheme before the opener, as a sign-in page is.
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { APP_VIEW_SANDBOX_URL, APP_VIEW_SCHEME } from '../../src/main/app/appViewProtocol.js';
-import {
-  ensureCli,
-  killQuietly,
-  notRunning,
-  removeTempDirs,
-  tempDir,
-  waitAllNotRunning,
-  waitFor,
-  writeConfig,
-} from './mainHarness.js';
-import { MAIN, startFakeMain, type FakeMain } from './fakeMain.js';
+import { removeTempDirs, waitFor } from './mainHarness.js';
+import { fakeMainRoot, startFakeMain, stopFakeMain, type FakeMain } from './fakeMain.js';
 
 type Answer = { status: number; headers: Record<string, string>; body: string };
 let app: FakeMain | undefined;
 const pids = new Set<number>();
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
-  for (const p of pids) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning([...pids], 3000);
+  const left = await stopFakeMain(app, pids);
   removeTempDirs();
   expect(left).toEqual([]);
 });
 
 describe('MCP Apps views in the app (built main, fake electron)', () => {
   it('serves the sandbox origin on its own scheme and opens only http(s) links', async () => {
-    ensureCli();
-    expect(existsSync(MAIN), 'dist/main/main.cjs (tests/globalSetup.ts builds it)').toBe(true);
-    const root = tempDir();
-    mkdirSync(join(root, 'userData'), { recursive: true });
-    writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: {} });
+    const root = fakeMainRoot({ mcpServers: {} });
     app = startFakeMain(root);
     const { messages, ask, invoke } = app;
     pids.add(app.child.pid!);

@@ -12,26 +12,14 @@ import type { AppViewAnswer, AppViewResult } from '../../src/shared/appView.js';
 import type { ActivityRecord } from '../../src/shared/activity.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { APP_VIEW_SANDBOX_URL } from '../../src/main/app/appViewProtocol.js';
-import {
-  ensureCli,
-  FIXTURES,
-  killQuietly,
-  notRunning,
-  removeTempDirs,
-  tempDir,
-  waitAllNotRunning,
-  waitFor,
-  writeConfig,
-} from './mainHarness.js';
-import { MAIN, startFakeMain, type FakeMain } from './fakeMain.js';
+import { ensureCli, FIXTURES, removeTempDirs, tempDir, waitFor, writeConfig } from './mainHarness.js';
+import { MAIN, startFakeMain, stopFakeMain, type FakeMain } from './fakeMain.js';
 
 let app: FakeMain | undefined;
 const pids = new Set<number>();
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
-  for (const p of pids) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning([...pids], 3000);
+  const left = await stopFakeMain(app, pids);
   removeTempDirs();
   expect(left).toEqual([]);
 });

@@ -3,9 +3,21 @@
 // messages (the fake's reports), its stderr, and the parent's commands: `invoke` an IPC
 // handler as the app's page (or any frame URL), and `ask` any other command and wait for its result.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { FIXTURES, ROOT, waitFor } from './mainHarness.js';
+import { expect } from 'vitest';
+import {
+  ensureCli,
+  FIXTURES,
+  killQuietly,
+  notRunning,
+  ROOT,
+  tempDir,
+  waitAllNotRunning,
+  waitFor,
+  writeConfig,
+} from './mainHarness.js';
 
 export const MAIN = join(ROOT, 'dist', 'main', 'main.cjs');
 /** The app's page as the built main loads it: the frame URL its IPC handlers trust. */
@@ -65,4 +77,21 @@ export function startFakeMain(root: string, options: FakeMainOptions = {}): Fake
     ask,
     invoke: (channel, ...args) => ask({ type: 'invoke', channel, url: PAGE_URL, args }),
   };
+}
+
+/** A folder for main's FAKE_ELECTRON_ROOT whose `userData/mcp.json` holds `config`, with the CLI and main built. */
+export function fakeMainRoot(config: unknown): string {
+  ensureCli();
+  expect(existsSync(MAIN), 'dist/main/main.cjs (tests/globalSetup.ts builds it)').toBe(true);
+  const root = tempDir();
+  mkdirSync(join(root, 'userData'), { recursive: true });
+  writeConfig(join(root, 'userData', 'mcp.json'), config);
+  return root;
+}
+
+/** Ends `app` if it still runs and every process of `pids`; resolves with those still running 3 s later. */
+export async function stopFakeMain(app: FakeMain | undefined, pids: Iterable<number>): Promise<number[]> {
+  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
+  for (const p of pids) if (!notRunning(p)) killQuietly(p);
+  return waitAllNotRunning([...pids], 3000);
 }

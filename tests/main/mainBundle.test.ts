@@ -8,17 +8,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
-import {
-  ensureCli,
-  notRunning,
-  killQuietly,
-  removeTempDirs,
-  ROOT,
-  tempDir,
-  waitFor,
-  waitAllNotRunning,
-} from './mainHarness.js';
-import { MAIN, PAGE_URL, startFakeMain, type FakeMain } from './fakeMain.js';
+import { ensureCli, removeTempDirs, ROOT, tempDir, waitFor, waitAllNotRunning } from './mainHarness.js';
+import { MAIN, PAGE_URL, startFakeMain, stopFakeMain, type FakeMain } from './fakeMain.js';
 
 let app: FakeMain | undefined;
 const pids = new Set<number>();
@@ -31,9 +22,7 @@ beforeAll(() => {
 });
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
-  for (const p of pids) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning([...pids], 3000);
+  const left = await stopFakeMain(app, pids);
   removeTempDirs();
   expect(left).toEqual([]);
 });

@@ -3,26 +3,14 @@
 // opener, and the built main process under a fake electron, signing in to a server whose
 // authorization server names `file:///etc/passwd` as its sign-in page, never calls
 // shell.openExternal and answers the page with the error.
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from '../../src/shared/ipcContract.js';
 import type { RuntimeStatus } from '../../src/shared/status.js';
 import { openSignIn } from '../../src/main/runtime/runtimeSignIn.js';
 import { externalUrl } from '../../src/main/runtime/externalUrl.js';
 import { startFixture, type Fixture } from '../proxy/oauth/oauthKit.js';
-import {
-  ensureCli,
-  killQuietly,
-  memoryLogger,
-  notRunning,
-  removeTempDirs,
-  tempDir,
-  waitAllNotRunning,
-  waitFor,
-  writeConfig,
-} from './mainHarness.js';
-import { MAIN, startFakeMain, type FakeMain } from './fakeMain.js';
+import { memoryLogger, removeTempDirs, waitFor } from './mainHarness.js';
+import { fakeMainRoot, startFakeMain, stopFakeMain, type FakeMain } from './fakeMain.js';
 
 const NOT_WEB = [
   'file:///etc/passwd?response_type=code',
@@ -81,9 +69,7 @@ let fx: Fixture | undefined;
 const pids = new Set<number>();
 
 afterAll(async () => {
-  if (app && app.child.exitCode === null) killQuietly(app.child.pid);
-  for (const p of pids) if (!notRunning(p)) killQuietly(p);
-  const left = await waitAllNotRunning([...pids], 3000);
+  const left = await stopFakeMain(app, pids);
   await fx?.close();
   removeTempDirs();
   expect(left).toEqual([]);
@@ -91,12 +77,8 @@ afterAll(async () => {
 
 describe('the built main process with a fake electron', () => {
   it('signing in to a server whose sign-in page is a file: URL opens nothing and answers the error', async () => {
-    ensureCli();
-    expect(existsSync(MAIN), 'dist/main/main.cjs (tests/globalSetup.ts builds it)').toBe(true);
     fx = await startFixture({ authorizationEndpoint: 'file:///etc/passwd' });
-    const root = tempDir();
-    mkdirSync(join(root, 'userData'), { recursive: true });
-    writeConfig(join(root, 'userData', 'mcp.json'), { mcpServers: { evil: { url: fx.url } } });
+    const root = fakeMainRoot({ mcpServers: { evil: { url: fx.url } } });
     app = startFakeMain(root, { env: { QIMING_OAUTH_BROWSER: '/bin/false' } });
     const { messages, invoke } = app;
     pids.add(app.child.pid!);
