@@ -15,6 +15,7 @@ import type {
 } from '../../shared/install.js';
 import type { SandboxSetting } from '../../shared/sandbox.js';
 import { readBundleFile } from './bundleFiles.js';
+import { askBridge } from '../runtime/bridgeAsk.js';
 
 export interface InstallServiceOptions {
   /** The running bridge; rejects when it is not ready. */
@@ -29,7 +30,6 @@ type Failure = { ok: false; error: string };
 
 /** At most this many opened bundles wait for the page; an older one is dropped past it. */
 const MAX_OPENED = 8;
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export class InstallService implements InstallIpcApi {
   private opened: OpenedBundle[] = [];
@@ -85,36 +85,12 @@ export class InstallService implements InstallIpcApi {
   }
 
   private async call<T>(method: string, path: string, body?: unknown): Promise<T | Failure> {
-    let bridge: { url: string; token: string };
-    try {
-      bridge = await this.opts.bridge();
-    } catch (err) {
-      return { ok: false, error: `the MCP bridge is not running (${message(err)})` };
-    }
-    const raw = Buffer.isBuffer(body);
-    const headers: Record<string, string> = { Authorization: `Bearer ${bridge.token}` };
-    if (body !== undefined)
-      Object.assign(headers, {
-        'Content-Type': raw ? 'application/octet-stream' : 'application/json',
-        Origin: new URL(bridge.url).origin,
-      });
-    try {
-      const res = await fetch(`${bridge.url}${path}`, {
-        method,
-        headers,
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 120_000),
-        ...(body !== undefined ? { body: raw ? (body as Buffer<ArrayBuffer>) : JSON.stringify(body) } : {}),
-      });
-      const json = (await res.json().catch(() => undefined)) as (T & { ok?: boolean; error?: unknown }) | undefined;
-      if (!json) return { ok: false, error: `the bridge answered HTTP ${res.status}` };
-      if (!res.ok || json.ok === false)
-        return {
-          ok: false,
-          error: typeof json.error === 'string' ? json.error : `the bridge answered HTTP ${res.status}`,
-        };
-      return json;
-    } catch (err) {
-      return { ok: false, error: message(err) };
-    }
+    const r = await askBridge(this.opts.bridge, method, path, body, this.opts.timeoutMs ?? 120_000);
+    if (!r.ok) return r;
+    const json = r.json as (T & { ok?: boolean; error?: unknown }) | undefined;
+    if (!json) return { ok: false, error: `the bridge answered HTTP ${r.status}` };
+    if (r.status < 200 || r.status > 299 || json.ok === false)
+      return { ok: false, error: typeof json.error === 'string' ? json.error : `the bridge answered HTTP ${r.status}` };
+    return json;
   }
 }

@@ -1,15 +1,14 @@
 /**
  * One request of the app to its running bridge's routes: its token, its own Origin with a
- * JSON body, a deadline; the answer's status and parsed JSON (undefined when the body is not
+ * body (JSON, or a Buffer sent as it is), a deadline; the answer's status and parsed JSON (undefined when the body is not
  * JSON), or why no answer came. Used by the services behind the panel's IPC.
  */
+import { errorMessage as message } from '../logs/runtimeLogger.js';
 
 /** The running bridge; rejects when it is not ready (`McpRuntime.whenReady`). */
 export type BridgeLocator = () => Promise<{ url: string; token: string }>;
 
 export type BridgeReply = { ok: true; status: number; json: unknown } | { ok: false; error: string };
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export async function askBridge(
   bridge: BridgeLocator,
@@ -24,15 +23,19 @@ export async function askBridge(
   } catch (err) {
     return { ok: false, error: `the MCP bridge is not running (${message(err)})` };
   }
+  const raw = Buffer.isBuffer(body);
   const headers: Record<string, string> = { Authorization: `Bearer ${at.token}` };
   if (body !== undefined)
-    Object.assign(headers, { 'Content-Type': 'application/json', Origin: new URL(at.url).origin });
+    Object.assign(headers, {
+      'Content-Type': raw ? 'application/octet-stream' : 'application/json',
+      Origin: new URL(at.url).origin,
+    });
   try {
     const res = await fetch(`${at.url}${path}`, {
       method,
       headers,
       signal: AbortSignal.timeout(timeoutMs),
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined ? { body: raw ? (body as Buffer<ArrayBuffer>) : JSON.stringify(body) } : {}),
     });
     return { ok: true, status: res.status, json: await res.json().catch(() => undefined) };
   } catch (err) {
